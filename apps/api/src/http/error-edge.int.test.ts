@@ -1,0 +1,123 @@
+import { Repositories, type Repositories as RepositoriesPort } from '@mailcast/core';
+import request from 'supertest';
+import { startApi, type ApiHarness } from '../test-support/harness';
+
+describe('the HTTP error edge (spec: Errors; CONTRACT §2 HTTP)', () => {
+  let api: ApiHarness;
+  let token: string;
+
+  beforeAll(async () => {
+    api = await startApi();
+    token = (await api.fixtures.aTenant()).token;
+  });
+  afterAll(() => api.close());
+
+  it('answers malformed JSON with 400 {"error": "Invalid JSON"}', async () => {
+    const res = await request(api.app)
+      .post('/api/v1/broadcasts')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json')
+      .send('{"broadcast": {"subject": ');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Invalid JSON' });
+  });
+
+  it('answers a JSON body that is not an object or array with 400', async () => {
+    const res = await request(api.app)
+      .post('/api/v1/broadcasts')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json')
+      .send('"just a string"');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Invalid JSON' });
+  });
+
+  it('answers a body over 1 MB with 413 {error}', async () => {
+    const res = await request(api.app)
+      .post('/api/v1/broadcasts')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ broadcast: { body: 'x'.repeat(1_100_000) } }));
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: 'Request body too large' });
+  });
+
+  it('answers an unknown route with 404 {"error": "Not found"}', async () => {
+    for (const path of ['/api/v1/nothing-here', '/api/v1/broadcasts/1/nope']) {
+      const res = await request(api.app).get(path).set('Authorization', `Bearer ${token}`);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: 'Not found' });
+    }
+    const outside = await request(api.app).get('/not-the-api');
+    expect(outside.status).toBe(404);
+    expect(outside.body).toEqual({ error: 'Not found' });
+  });
+
+  it('answers with JSON content type on errors', async () => {
+    const res = await request(api.app).get('/api/v1/broadcasts');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  describe('an unexpected failure', () => {
+    let failing: ApiHarness;
+    beforeAll(async () => {
+      // A repository that breaks like a driver would: the edge must not leak its message.
+      const broken = new Error('connection terminated: secret-host-detail at /srv/app/x.js:1:1');
+      const explode = () => Promise.reject(broken);
+      failing = await startApi({
+        overrides: [
+          {
+            token: Repositories,
+            value: new Proxy({} as RepositoriesPort, {
+              get: () => new Proxy({}, { get: () => explode }),
+            }),
+          },
+        ],
+      });
+    });
+    afterAll(() => failing.close());
+
+    it('is a 500 with an id and no detail, and is logged under that id', async () => {
+      const res = await request(failing.app).get('/api/v1/broadcasts').set('Authorization', 'Bearer mc_whatever');
+      expect(res.status).toBe(500);
+      expect(res.body.error).toMatch(/^Internal server error \(id [0-9a-f-]{36}\)$/);
+      expect(JSON.stringify(res.body)).not.toMatch(/secret-host-detail|\.js:\d|stack/);
+      const id = /id ([0-9a-f-]{36})/.exec(res.body.error)?.[1];
+      const logged = failing.logs.find((entry) => entry.errorId === id);
+      expect(logged).toBeDefined();
+      expect(JSON.stringify(logged)).toContain('secret-host-detail');
+    });
+  });
+});
+
+describe('health (CONTRACT §1 Observability)', () => {
+  let api: ApiHarness;
+  beforeAll(async () => {
+    api = await startApi();
+  });
+  afterAll(() => api.close());
+
+  it('serves /healthz without authentication', async () => {
+    const res = await request(api.app).get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('serves /readyz: database reachable and migrations current', async () => {
+    const res = await request(api.app).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { database: true, migrations: true } });
+  });
+
+  it('reports not ready, 503, when a migration is pending', async () => {
+    const [latest] = await api.database.db('knex_migrations').orderBy('id', 'desc').limit(1);
+    await api.database.db('knex_migrations').where({ id: latest.id }).delete();
+    try {
+      const res = await request(api.app).get('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'not_ready', checks: { database: true, migrations: false } });
+    } finally {
+      await api.database.db('knex_migrations').insert(latest);
+    }
+  });
+});

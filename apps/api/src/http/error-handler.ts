@@ -1,0 +1,68 @@
+import { NotFoundError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
+import { DomainError } from '@mailcast/domain';
+import type { Logger } from '@mailcast/adapters';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+
+type ErrorBody = { error: string } | { errors: FieldErrors };
+
+/** Errors raised by body-parser and other http-errors producers carry status and type. */
+interface HttpError {
+  status: number;
+  type?: string;
+  expose?: boolean;
+}
+
+const isHttpError = (error: unknown): error is HttpError =>
+  typeof error === 'object' && error !== null && typeof (error as HttpError).status === 'number';
+
+/** The one table from error to status and body (spec: Errors; CONTRACT §2 HTTP). */
+export function toHttpResponse(error: unknown): { status: number; body: ErrorBody } | null {
+  if (error instanceof UnauthorizedError) return { status: 401, body: { error: 'Unauthorized' } };
+  if (error instanceof NotFoundError) return { status: 404, body: { error: error.message } };
+  if (error instanceof ValidationError) {
+    return { status: 422, body: error.fields ? { errors: error.fields } : { error: error.message } };
+  }
+  if (error instanceof DomainError) return { status: 422, body: { error: error.message } };
+  if (isHttpError(error) && error.status >= 400 && error.status < 500) {
+    switch (error.type) {
+      case 'entity.parse.failed':
+        return { status: 400, body: { error: 'Invalid JSON' } };
+      case 'entity.too.large':
+        return { status: 413, body: { error: 'Request body too large' } };
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return { status: 415, body: { error: 'Unsupported content encoding' } };
+      default:
+        return { status: error.status, body: { error: 'Bad request' } };
+    }
+  }
+  return null;
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const known = toHttpResponse(error);
+    if (known) {
+      res.status(known.status).json(known.body);
+      return;
+    }
+    // Unexpected: logged in full under an id the caller can quote; the body says nothing more.
+    const id = randomUUID();
+    logger.error('unhandled error', {
+      errorId: id,
+      method: req.method,
+      path: req.path,
+      error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+    });
+    res.status(500).json({ error: `Internal server error (id ${id})` });
+  };
+}
+
+export const notFound: RequestHandler = (_req, res) => {
+  res.status(404).json({ error: 'Not found' });
+};

@@ -1,0 +1,22 @@
+import type { Logger } from '@mailcast/adapters';
+import type { RequestHandler } from 'express';
+
+/**
+ * One line per request with method, route, status and time. The path is logged without its
+ * query string and headers are never logged, so tokens and addresses stay out of the logs.
+ */
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.http(`${req.method} ${req.path} ${res.statusCode} ${ms.toFixed(1)}ms`, {
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        durationMs: Math.round(ms * 10) / 10,
+      });
+    });
+    next();
+  };
+}

@@ -1,0 +1,37 @@
+import 'reflect-metadata';
+import { createLogger, exitOnStartupError, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
+import { resolveDatabase } from '@mailcast/devkit';
+import type { AddressInfo } from 'node:net';
+import { buildContainer } from './container';
+import { createApp } from './http/app';
+
+async function main(): Promise<void> {
+  let logger: Logger | undefined;
+  try {
+    const config = loadConfig();
+    logger = createLogger({ level: config.logLevel, production: config.production, service: 'api' });
+    const database = await resolveDatabase(config.databaseUrl);
+    const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'api' });
+    const app = createApp(buildContainer(infra));
+    const server = app.listen(config.port);
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const { port } = server.address() as AddressInfo;
+    logger.info(`api listening on http://localhost:${port}`);
+
+    const log = logger;
+    onShutdown(log, async () => {
+      // Stop accepting, let in-flight requests finish, then release the pool.
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await infra.close();
+      await database.stop();
+      log.info('api stopped');
+    });
+  } catch (error) {
+    exitOnStartupError(logger, error);
+  }
+}
+
+void main();

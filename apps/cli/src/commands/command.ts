@@ -1,0 +1,34 @@
+import type { DependencyContainer } from 'tsyringe';
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+/** One admin command: its result is the JSON document `--json` prints, `human` the plain text. */
+export interface Command {
+  usage: string;
+  flags: Record<string, { type: 'string' | 'boolean' }>;
+  run(container: DependencyContainer, flags: Flags): Promise<{ json: unknown; human: string }>;
+}
+
+export function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export function optional(flags: Flags, name: string): string | null {
+  const value = flags[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+export function positiveInteger(flags: Flags, name: string): number {
+  const raw = required(flags, name);
+  if (!/^[1-9]\d{0,15}$/.test(raw)) throw new UsageError(`--${name} must be a positive integer`);
+  return Number(raw);
+}

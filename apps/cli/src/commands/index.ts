@@ -1,0 +1,12 @@
+import { channelCreate } from './channel';
+import type { Command } from './command';
+import { emailServerAdd } from './email-server';
+import { tokenCreate, tokenRevoke } from './token';
+
+/** `<noun> <verb>` → command (CONTRACT §1, Admin CLI). */
+export const COMMANDS: Readonly<Record<string, Command>> = {
+  'channel create': channelCreate,
+  'token create': tokenCreate,
+  'token revoke': tokenRevoke,
+  'email-server add': emailServerAdd,
+};

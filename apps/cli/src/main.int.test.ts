@@ -1,0 +1,101 @@
+import request from 'supertest';
+import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
+import { runCli } from './main';
+
+/** CONTRACT §1 Admin CLI: with --json, exactly one JSON document on stdout. */
+describe('admin CLI', () => {
+  let api: ApiHarness;
+  beforeAll(async () => {
+    api = await startApi();
+  });
+  afterAll(() => api.close());
+
+  async function admin(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, { out: (t) => (stdout += t), err: (t) => (stderr += t) }, { DATABASE_URL: api.database.url });
+    let json: unknown;
+    try {
+      json = JSON.parse(stdout);
+    } catch {
+      json = undefined;
+    }
+    return { code, stdout, stderr, json };
+  }
+
+  const broadcastsWith = (token: string) => request(api.app).get('/api/v1/broadcasts').set('Authorization', `Bearer ${token}`);
+
+  it('channel create prints the channel and a token with every permission', async () => {
+    const result = await admin('channel', 'create', '--name', 'Weekly', '--from-email', 'news@example.com', '--json');
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(result.json).toEqual({ channel: { id: expect.any(Number), name: 'Weekly' }, token: expect.stringMatching(/^mc_/) });
+    expect((await broadcastsWith(result.json.token)).status).toBe(200);
+    const channel = await api.database.db('channels').where({ id: result.json.channel.id }).first();
+    expect(channel).toMatchObject({ name: 'Weekly', from_email: 'news@example.com', from_name: null });
+  });
+
+  it('token create issues a token with exactly the given permissions; revoke ends it', async () => {
+    const { json: created } = await admin('channel', 'create', '--name', 'Scoped', '--json');
+    const issued = await admin(
+      'token', 'create', '--channel', String(created.channel.id), '--permissions', 'subscribers_read, broadcasts_read', '--json',
+    );
+    expect(issued.code).toBe(0);
+    expect(issued.json).toEqual({ token: expect.stringMatching(/^mc_/), id: expect.any(Number), permissions: ['subscribers_read', 'broadcasts_read'] });
+    expect((await broadcastsWith(issued.json.token)).status).toBe(200);
+
+    const revoked = await admin('token', 'revoke', '--id', String(issued.json.id), '--json');
+    expect(revoked).toMatchObject({ code: 0, json: { revoked: issued.json.id } });
+    expect((await broadcastsWith(issued.json.token)).status).toBe(401);
+  });
+
+  it('a token without broadcasts_read is refused on broadcast routes', async () => {
+    const { json: created } = await admin('channel', 'create', '--name', 'Narrow', '--json');
+    const issued = await admin('token', 'create', '--channel', String(created.channel.id), '--permissions', 'subscribers_read', '--json');
+    expect((await broadcastsWith(issued.json.token)).status).toBe(401);
+  });
+
+  it('email-server add stores the server for the channel', async () => {
+    const { json: created } = await admin('channel', 'create', '--name', 'Mail', '--json');
+    const result = await admin(
+      'email-server', 'add', '--channel', String(created.channel.id), '--host', 'smtp.example.com', '--port', '465',
+      '--secure', '--user', 'u', '--pass', 'p', '--from-email', 'from@example.com', '--from-name', 'Sender', '--json',
+    );
+    expect(result.code).toBe(0);
+    expect(result.json).toEqual({ email_server: { id: expect.any(Number), host: 'smtp.example.com', port: 465 } });
+    const row = await api.database.db('email_servers').where({ id: result.json.email_server.id }).first();
+    expect(row).toMatchObject({
+      channel_id: created.channel.id, host: 'smtp.example.com', port: 465, secure: true,
+      username: 'u', password: 'p', from_email: 'from@example.com', from_name: 'Sender',
+    });
+  });
+
+  it.each([
+    [['token', 'create', '--channel', '1', '--permissions', 'root', '--json'], 1, 'permissions unknown: root'],
+    [['token', 'create', '--channel', '999999', '--permissions', 'broadcasts_read', '--json'], 1, 'Channel not found'],
+    [['token', 'revoke', '--id', '999999', '--json'], 1, 'Token not found'],
+    [['token', 'revoke', '--id', 'x', '--json'], 2, '--id must be a positive integer\nusage: token revoke --id N'],
+    [['channel', 'create', '--json'], 2, '--name is required\nusage: channel create --name NAME [--from-email E] [--from-name N]'],
+    [['email-server', 'add', '--channel', '1', '--host', 'h', '--port', '0', '--json'], 2, '--port must be a positive integer\nusage: email-server add --channel ID --host H --port P [--secure] [--user U --pass P] [--from-email E] [--from-name N]'],
+  ])('%j fails with exit %i and one JSON error document', async (argv, code, message) => {
+    const result = await admin(...argv);
+    expect(result.code).toBe(code);
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(result.json).toEqual({ error: message });
+  });
+
+  it('refuses unknown commands and flags with a usage message', async () => {
+    const unknown = await admin('channel', 'destroy', '--json');
+    expect(unknown.code).toBe(2);
+    expect(unknown.json.error).toMatch(/^unknown command\nusage: npm run -s admin -- <command> \[--json\]\n {2}channel create/);
+    const badFlag = await admin('channel', 'create', '--name', 'x', '--colour', 'red', '--json');
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.json.error).toMatch(/Unknown option '--colour'/);
+  });
+
+  it('prints plain text without --json', async () => {
+    const result = await admin('channel', 'create', '--name', 'Plain');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^channel \d+ "Plain" created\napi token \(shown once\): mc_\S+\n$/);
+  });
+});

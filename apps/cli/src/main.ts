@@ -1,0 +1,82 @@
+import 'reflect-metadata';
+import { AppError } from '@mailcast/core';
+import { createBoss, createDatabase, createLogger, loadConfig } from '@mailcast/adapters';
+import { resolveDatabase } from '@mailcast/devkit';
+import { parseArgs } from 'node:util';
+import { UsageError } from './commands/command';
+import { COMMANDS } from './commands';
+import { buildContainer } from './container';
+
+const USAGE = ['usage: npm run -s admin -- <command> [--json]', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join(
+  '\n',
+);
+
+interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/**
+ * Runs one admin command. With --json, stdout receives exactly one JSON document, the
+ * result or `{"error": ...}` (CONTRACT §1); everything else goes to stderr. Returns the exit code.
+ */
+export async function runCli(argv: readonly string[], io: Output, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const json = argv.includes('--json');
+  const fail = (message: string, code: number) => {
+    if (json) io.out(JSON.stringify({ error: message }) + '\n');
+    else io.err(`${message}\n`);
+    return code;
+  };
+
+  const [noun, verb, ...rest] = argv;
+  const command = COMMANDS[`${noun ?? ''} ${verb ?? ''}`];
+  if (command === undefined) return fail(`unknown command\n${USAGE}`, 2);
+
+  let flags;
+  try {
+    flags = parseArgs({
+      args: rest,
+      options: { ...command.flags, json: { type: 'boolean' } },
+      strict: true,
+      allowPositionals: false,
+    }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    return fail(`${(error as Error).message}\nusage: ${command.usage}`, 2);
+  }
+
+  const config = loadConfig(env);
+  const logger = createLogger({ level: 'warn', production: config.production, service: 'admin' });
+  const database = await resolveDatabase(config.databaseUrl, env);
+  const db = createDatabase(database.url, { poolMax: 2 });
+  // The admin commands never enqueue; the queue client is bound but never started.
+  const boss = createBoss(database.url, 'api');
+  try {
+    const result = await command.run(buildContainer({ config, logger, db, boss }), flags);
+    io.out(json ? JSON.stringify(result.json) + '\n' : result.human + '\n');
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) return fail(`${error.message}\nusage: ${command.usage}`, 2);
+    if (error instanceof AppError) return fail(error.message, 1);
+    throw error;
+  } finally {
+    await db.destroy();
+    await database.stop();
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2), {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (process.argv.includes('--json')) process.stdout.write(JSON.stringify({ error: message }) + '\n');
+      else process.stderr.write(`admin: ${message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

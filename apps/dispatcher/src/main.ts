@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { createLogger, exitOnStartupError, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
+import { resolveDatabase } from '@mailcast/devkit';
+import type http from 'node:http';
+import { buildContainer } from './container';
+import { HANDLERS, startWorkers } from './handlers/registry';
+import { portOf, startHealthServer } from './health-server';
+
+/** Any number of dispatchers may run against one database; pg-boss hands each job to one. */
+async function main(): Promise<void> {
+  let logger: Logger | undefined;
+  try {
+    const config = loadConfig();
+    logger = createLogger({ level: config.logLevel, production: config.production, service: 'dispatcher' });
+    const database = await resolveDatabase(config.databaseUrl);
+    const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
+    const container = buildContainer(infra);
+    await startWorkers(infra.boss, container);
+    let stopping = false;
+    let health: http.Server | undefined;
+    if (config.dispatcherMetricsPort !== undefined) {
+      health = await startHealthServer(config.dispatcherMetricsPort, () => !stopping);
+      logger.info(`dispatcher health on http://localhost:${portOf(health)}/healthz`);
+    }
+    logger.info(`dispatcher working ${HANDLERS.length} queue(s)`);
+
+    const log = logger;
+    onShutdown(log, async () => {
+      stopping = true;
+      // pg-boss stops fetching and waits for the jobs in hand; unfinished ones go back.
+      await infra.close();
+      await database.stop();
+      health?.close();
+      log.info('dispatcher stopped');
+    });
+  } catch (error) {
+    exitOnStartupError(logger, error);
+  }
+}
+
+void main();

@@ -1,0 +1,71 @@
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig (CONTRACT §1 environment)', () => {
+  it('applies the contract defaults', () => {
+    expect(loadConfig({})).toEqual({
+      databaseUrl: undefined,
+      port: 3000,
+      publicUrl: 'http://localhost:3000',
+      webhookAllowPrivate: false,
+      webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000],
+      webhookTimeoutMs: 30_000,
+      rateLimitPerMinute: 1200,
+      dispatcherMetricsPort: undefined,
+      logLevel: 'info',
+      production: false,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u:p@db.internal:5432/mailcast',
+      PORT: '8080',
+      PUBLIC_URL: 'https://mail.example.com/',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1s, 2s,250ms',
+      WEBHOOK_TIMEOUT_MS: '1500',
+      RATE_LIMIT_PER_MINUTE: '0',
+      DISPATCHER_METRICS_PORT: '9464',
+      LOG_LEVEL: 'debug',
+      NODE_ENV: 'production',
+    });
+    expect(config).toEqual({
+      databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
+      port: 8080,
+      publicUrl: 'https://mail.example.com',
+      webhookAllowPrivate: true,
+      webhookRetryScheduleMs: [1000, 2000, 250],
+      webhookTimeoutMs: 1500,
+      rateLimitPerMinute: 0,
+      dispatcherMetricsPort: 9464,
+      logLevel: 'debug',
+      production: true,
+    });
+  });
+
+  it('derives PUBLIC_URL from PORT', () => {
+    expect(loadConfig({ PORT: '4000' }).publicUrl).toBe('http://localhost:4000');
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, port: 3000 });
+  });
+
+  it.each([
+    ['PORT', 'eighty', '"PORT" must be a number'],
+    ['PORT', '70000', '"PORT" must be less than or equal to 65535'],
+    ['DATABASE_URL', 'mysql://x/y', '"DATABASE_URL" must be a valid uri with a scheme matching the postgres|postgresql pattern'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'yes please', '"WEBHOOK_ALLOW_PRIVATE" must be a boolean'],
+    ['WEBHOOK_RETRY_SCHEDULE', '1s,soon', '"WEBHOOK_RETRY_SCHEDULE" must be comma-separated durations such as 1s,2s,3s (units ms, s, m, h)'],
+    ['WEBHOOK_TIMEOUT_MS', '0', '"WEBHOOK_TIMEOUT_MS" must be greater than or equal to 1'],
+    ['RATE_LIMIT_PER_MINUTE', '-5', '"RATE_LIMIT_PER_MINUTE" must be greater than or equal to 0'],
+    ['LOG_LEVEL', 'loud', '"LOG_LEVEL" must be one of [error, warn, info, http, verbose, debug, silly]'],
+  ])('refuses %s=%s with a message naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${message}`);
+  });
+
+  it('reports every bad variable at once', () => {
+    expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/"PORT".*; "LOG_LEVEL"/);
+  });
+});

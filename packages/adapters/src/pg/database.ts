@@ -1,0 +1,34 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+
+// bigint (int8) columns are the spec's integer ids and counts; they stay far below 2^53,
+// so they are read as numbers instead of pg's default strings.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export type Database = Knex;
+
+export function createDatabase(connectionString: string, options: { poolMax?: number } = {}): Database {
+  return knexFactory({
+    client: 'pg',
+    connection: { connectionString, application_name: 'mailcast' },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+  });
+}
+
+/**
+ * pg-boss speaks `executeSql(text, values)` with $n placeholders. Inside a knex transaction the
+ * job insert must run on that transaction's own connection, so it commits or rolls back with
+ * the change (STYLE: Transactions and jobs); knex hands a transaction's client its connection.
+ */
+export function transactionExecutor(trx: Knex.Transaction): {
+  executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+} {
+  const client = trx.client as { acquireConnection(): Promise<pg.ClientBase> };
+  return {
+    async executeSql(text, values) {
+      const connection = await client.acquireConnection();
+      const result = await connection.query(text, values);
+      return { rows: result.rows };
+    },
+  };
+}

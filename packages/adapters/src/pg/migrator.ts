@@ -1,0 +1,53 @@
+import { QUEUES } from '@mailcast/core';
+import path from 'node:path';
+import PgBoss from 'pg-boss';
+import type { Database } from './database';
+
+/** The repository's top-level migrations/ folder, from src/pg or dist/pg alike. */
+export const MIGRATIONS_DIRECTORY = path.resolve(__dirname, '../../../../migrations');
+
+export const PG_BOSS_SCHEMA = 'pgboss';
+
+export interface MigrationResult {
+  applied: string[];
+}
+
+/**
+ * Brings a database to the current schema: the knex migrations, then pg-boss's own schema and
+ * the queues the dispatcher works. Idempotent, and safe to run while the app runs.
+ */
+export async function migrate(db: Database, connectionString: string): Promise<MigrationResult> {
+  const [, applied] = (await db.migrate.latest({
+    directory: MIGRATIONS_DIRECTORY,
+    loadExtensions: ['.js'],
+  })) as [number, string[]];
+  const boss = new PgBoss({
+    connectionString,
+    schema: PG_BOSS_SCHEMA,
+    max: 2,
+    migrate: true,
+    supervise: false,
+    schedule: false,
+  });
+  boss.on('error', () => undefined);
+  await boss.start();
+  try {
+    for (const name of QUEUES) {
+      // createQueue is idempotent in pg-boss 10. retryLimit is explicit: its default is not 0,
+      // and our jobs decide their own retries.
+      await boss.createQueue(name, { name, retryLimit: 0 });
+    }
+  } finally {
+    await boss.stop({ graceful: false, close: true, wait: true });
+  }
+  return { applied };
+}
+
+/** True when no knex migration is waiting (the api's readiness). */
+export async function migrationsAreCurrent(db: Database): Promise<boolean> {
+  const [, pending] = (await db.migrate.list({ directory: MIGRATIONS_DIRECTORY, loadExtensions: ['.js'] })) as [
+    unknown[],
+    unknown[],
+  ];
+  return pending.length === 0;
+}

@@ -1,0 +1,34 @@
+import type { Repositories, Transactor } from '@mailcast/core';
+import type { Knex } from 'knex';
+import type PgBoss from 'pg-boss';
+import { PgBossJobQueue } from '../queue/pg-boss-job-queue';
+import { transactionExecutor } from './database';
+import { PgApiTokenRepository } from './pg-api-token.repository';
+import { PgBroadcastRepository } from './pg-broadcast.repository';
+import { PgChannelRepository } from './pg-channel.repository';
+import { PgEmailServerRepository } from './pg-email-server.repository';
+import { PgEventOutbox } from './pg-event-outbox';
+
+/** Every repository over one connection or transaction; jobs go through the same one. */
+export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
+  const inTransaction = db.isTransaction === true;
+  return {
+    channels: new PgChannelRepository(db),
+    apiTokens: new PgApiTokenRepository(db),
+    emailServers: new PgEmailServerRepository(db),
+    broadcasts: new PgBroadcastRepository(db),
+    outbox: new PgEventOutbox(db),
+    jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
+  };
+}
+
+export class PgTransactor implements Transactor {
+  constructor(
+    private readonly db: Knex,
+    private readonly boss: PgBoss,
+  ) {}
+
+  run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+    return this.db.transaction((trx) => work(pgRepositories(trx, this.boss)));
+  }
+}

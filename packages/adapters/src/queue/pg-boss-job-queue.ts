@@ -1,0 +1,25 @@
+import type { JobName, JobOptions, JobPayloads, JobQueue } from '@mailcast/core';
+import type PgBoss from 'pg-boss';
+
+/**
+ * pg-boss behind the JobQueue port. Constructed with a transaction's executor, a send is part
+ * of that transaction. retryLimit is always 0: pg-boss's default is not 0, and every job that
+ * needs retries schedules its own next attempt (the spec's retry schedule is not expressible
+ * in pg-boss's backoff).
+ */
+export class PgBossJobQueue implements JobQueue {
+  constructor(
+    private readonly boss: PgBoss,
+    private readonly db?: PgBoss.Db,
+  ) {}
+
+  async send<Name extends JobName>(name: Name, data: JobPayloads[Name], options: JobOptions = {}): Promise<string> {
+    const sendOptions: PgBoss.SendOptions = { retryLimit: 0 };
+    if (this.db) sendOptions.db = this.db;
+    if (options.startAfter) sendOptions.startAfter = options.startAfter;
+    const id = await this.boss.send(name, data as object, sendOptions);
+    // pg-boss returns null only for throttled or singleton sends, which this port never makes.
+    if (id === null) throw new Error(`pg-boss refused a job on ${name}`);
+    return id;
+  }
+}

@@ -1,0 +1,37 @@
+import { Clock, JobQueue, RandomSource, Repositories, Transactor } from '@mailcast/core';
+import type { Knex } from 'knex';
+import type PgBoss from 'pg-boss';
+import type { DependencyContainer } from 'tsyringe';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import { pgRepositories, PgTransactor } from './pg/pg-transactor';
+import { PgBossJobQueue } from './queue/pg-boss-job-queue';
+import { CryptoRandom } from './system/crypto-random';
+import { SystemClock } from './system/system-clock';
+
+/** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
+export const ConfigToken = Symbol.for('mailcast.Config');
+export const LoggerToken = Symbol.for('mailcast.Logger');
+export const DatabaseToken = Symbol.for('mailcast.Database');
+export const BossToken = Symbol.for('mailcast.Boss');
+
+export interface Infrastructure {
+  config: Config;
+  logger: Logger;
+  db: Knex;
+  boss: PgBoss;
+}
+
+/** Binds every port to its PostgreSQL / pg-boss / system adapter. */
+export function registerAdapters(container: DependencyContainer, infra: Infrastructure): DependencyContainer {
+  container.registerInstance(ConfigToken, infra.config);
+  container.registerInstance(LoggerToken, infra.logger);
+  container.registerInstance(DatabaseToken, infra.db);
+  container.registerInstance(BossToken, infra.boss);
+  container.registerInstance(Clock, new SystemClock());
+  container.registerInstance(RandomSource, new CryptoRandom());
+  container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss));
+  container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
+  container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
+  return container;
+}

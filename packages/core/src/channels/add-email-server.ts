@@ -1,0 +1,21 @@
+import { inject, injectable } from 'tsyringe';
+import { NotFoundError, ValidationError } from '../errors';
+import { Transactor, type EmailServer, type NewEmailServer } from '../ports';
+
+@injectable()
+export class AddEmailServer {
+  constructor(@inject(Transactor) private readonly transactor: Transactor) {}
+
+  async execute(input: NewEmailServer): Promise<EmailServer> {
+    if (!Number.isInteger(input.port) || input.port < 1 || input.port > 65535) {
+      throw ValidationError.forFields({ port: ['must be an integer from 1 to 65535'] });
+    }
+    if (input.host.trim() === '') throw ValidationError.forFields({ host: ["can't be blank"] });
+    return this.transactor.run(async (repositories) => {
+      if ((await repositories.channels.findById(input.channelId)) === null) {
+        throw new NotFoundError('Channel not found');
+      }
+      return repositories.emailServers.create(input);
+    });
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Application errors. They carry meaning, never an HTTP status: the api's error handler is the
+ * one table from these to status codes and bodies (STYLE: How an error travels).
+ */
+export abstract class AppError extends Error {
+  abstract readonly kind: 'not_found' | 'validation' | 'unauthorized';
+}
+
+/** The resource does not exist in the caller's channel (spec: another channel's is nonexistent). */
+export class NotFoundError extends AppError {
+  readonly kind = 'not_found' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFoundError';
+  }
+}
+
+export type FieldErrors = Readonly<Record<string, readonly string[]>>;
+
+/** A 422: either one message (`{error}`) or errors keyed by field (`{errors}`), as the spec shows. */
+export class ValidationError extends AppError {
+  readonly kind = 'validation' as const;
+  readonly fields: FieldErrors | undefined;
+  constructor(message: string, fields?: FieldErrors) {
+    super(message);
+    this.name = 'ValidationError';
+    this.fields = fields;
+  }
+
+  static forFields(fields: FieldErrors): ValidationError {
+    const summary = Object.entries(fields)
+      .map(([field, messages]) => `${field} ${messages.join(', ')}`)
+      .join('; ');
+    return new ValidationError(summary, fields);
+  }
+}
+
+/** Missing, unknown or revoked token, or a token without the permission (spec: 401). */
+export class UnauthorizedError extends AppError {
+  readonly kind = 'unauthorized' as const;
+  constructor() {
+    super('Unauthorized');
+    this.name = 'UnauthorizedError';
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * Job names and payload types shared by the api (which enqueues) and the dispatcher (which
+ * works). Payloads carry ids and a version, never whole records: the handler reloads state.
+ *
+ * Later capabilities add their queues here; `QUEUES` is what `npm run migrate` creates.
+ */
+export interface JobPayloads {
+  /** Fan one outbox event out to the webhook endpoints that subscribe to its type. */
+  'events.fanout': { eventId: number };
+}
+
+export type JobName = keyof JobPayloads;
+
+export const QUEUES: readonly JobName[] = ['events.fanout'];

@@ -1,0 +1,177 @@
+import type { BroadcastStatus, EventType, Permission } from '@mailcast/domain';
+import type { JobName, JobPayloads } from './jobs';
+
+/*
+ * Ports: what the use cases need from the world. Each DI token has the same name as the
+ * interface it stands for, so `@inject(Clock) clock: Clock` reads as what it is.
+ */
+
+export interface Clock {
+  now(): Date;
+}
+export const Clock = Symbol.for('mailcast.Clock');
+
+export interface RandomSource {
+  bytes(length: number): Uint8Array;
+}
+export const RandomSource = Symbol.for('mailcast.RandomSource');
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface Channel {
+  id: number;
+  name: string;
+  fromEmail: string | null;
+  fromName: string | null;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  createdAt: Date;
+}
+
+export interface NewChannel {
+  name: string;
+  fromEmail?: string | null;
+  fromName?: string | null;
+}
+
+export interface ChannelRepository {
+  create(channel: NewChannel): Promise<Channel>;
+  findById(id: number): Promise<Channel | null>;
+  count(): Promise<number>;
+}
+
+export interface ApiTokenRecord {
+  id: number;
+  channelId: number;
+  permissions: Permission[];
+  revokedAt: Date | null;
+}
+
+export interface ApiTokenRepository {
+  create(token: { channelId: number; hash: Uint8Array; prefix: string; permissions: Permission[] }): Promise<ApiTokenRecord>;
+  /** The token whose hash matches, revoked or not; the caller decides. */
+  findByHash(hash: Uint8Array): Promise<(ApiTokenRecord & { hash: Uint8Array }) | null>;
+  /** Returns false when no token has that id. Revoking twice keeps the first time. */
+  revoke(id: number, at: Date): Promise<boolean>;
+}
+
+export interface EmailServer {
+  id: number;
+  channelId: number;
+  host: string;
+  port: number;
+  secure: boolean;
+  username: string | null;
+  password: string | null;
+  fromEmail: string | null;
+  fromName: string | null;
+}
+
+export type NewEmailServer = Omit<EmailServer, 'id'>;
+
+export interface EmailServerRepository {
+  create(server: NewEmailServer): Promise<EmailServer>;
+  listForChannel(channelId: number): Promise<EmailServer[]>;
+}
+
+export interface EmailHeader {
+  key: string;
+  value: string;
+}
+
+export interface Broadcast {
+  id: number;
+  channelId: number;
+  name: string | null;
+  subject: string;
+  preheader: string | null;
+  body: string | null;
+  htmlBody: string | null;
+  includeUnsubscribeLink: boolean;
+  replyTo: string | null;
+  status: BroadcastStatus;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  useAnyEmailServer: boolean;
+  emailHeaders: EmailHeader[];
+  tags: string[];
+  segmentIds: number[];
+  emailServerIds: number[];
+  totalRecipients: number;
+  broadcastRecipientsCount: number;
+  scheduledSendAt: Date | null;
+  scheduledTimezone: string | null;
+  beginSendAt: Date | null;
+  sentAt: Date | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewBroadcast = Omit<
+  Broadcast,
+  'id' | 'status' | 'totalRecipients' | 'broadcastRecipientsCount' | 'beginSendAt' | 'sentAt' | 'version' | 'createdAt' | 'updatedAt'
+>;
+
+export interface BroadcastRepository {
+  create(broadcast: NewBroadcast, now: Date): Promise<Broadcast>;
+  /** Scoped to the channel: another channel's broadcast is null, as if it did not exist. */
+  findById(channelId: number, id: number): Promise<Broadcast | null>;
+  /** Most recently created first (spec: List). */
+  list(channelId: number, page: Page): Promise<{ items: Broadcast[]; total: number }>;
+}
+
+/** An event as the outbox stores it; the webhooks dispatcher wraps it in the spec's envelope. */
+export interface OutboxEvent {
+  channelId: number;
+  type: EventType;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface RecordedEvent extends OutboxEvent {
+  id: number;
+}
+
+/**
+ * The transactional outbox. Only reachable through a unit of work, so an event is always
+ * written in the transaction of the change that caused it (CONTRACT: Webhooks).
+ */
+export interface EventOutbox {
+  record(event: OutboxEvent): Promise<RecordedEvent>;
+}
+
+export interface JobOptions {
+  /** Run no earlier than this instant (pg-boss startAfter): time-exact work, not cron. */
+  startAfter?: Date;
+}
+
+export interface JobQueue {
+  /** Returns the job id. */
+  send<Name extends JobName>(name: Name, data: JobPayloads[Name], options?: JobOptions): Promise<string>;
+}
+export const JobQueue = Symbol.for('mailcast.JobQueue');
+
+/** Every repository, bound to one transaction. */
+export interface Repositories {
+  channels: ChannelRepository;
+  apiTokens: ApiTokenRepository;
+  emailServers: EmailServerRepository;
+  broadcasts: BroadcastRepository;
+  outbox: EventOutbox;
+  jobs: JobQueue;
+}
+/** The same repositories outside any transaction, for reads. */
+export const Repositories = Symbol.for('mailcast.Repositories');
+
+/**
+ * Runs work in one database transaction: the state change, the events it emits and the jobs
+ * it triggers commit together or not at all (STYLE: Transactions and jobs).
+ */
+export interface Transactor {
+  run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
+}
+export const Transactor = Symbol.for('mailcast.Transactor');

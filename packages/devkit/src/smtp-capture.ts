@@ -1,0 +1,103 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+
+export interface CapturedMessage {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  receivedAt: Date;
+}
+
+/** Lets a test answer a recipient with an SMTP error, e.g. 550 (hard bounce) or 451 (delay). */
+export type RecipientVerdict = { code: number; message: string } | undefined;
+
+export interface SmtpCaptureOptions {
+  port?: number;
+  host?: string;
+  onMessage?: (message: CapturedMessage) => void | Promise<void>;
+  verdictFor?: (recipient: string) => RecipientVerdict;
+}
+
+export interface SmtpCapture {
+  port: number;
+  messages: CapturedMessage[];
+  /** Resolves once at least `count` messages arrived (or rejects after `timeoutMs`). */
+  waitFor(count: number, timeoutMs?: number): Promise<CapturedMessage[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real SMTP server that accepts everything and keeps it: the mailbox of `npm start` and of
+ * the tests. Plain SMTP with optional AUTH (any credentials), on loopback by default.
+ */
+export async function startSmtpCapture(options: SmtpCaptureOptions = {}): Promise<SmtpCapture> {
+  const messages: CapturedMessage[] = [];
+  const waiters = new Set<() => void>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    size: 25 * 1024 * 1024,
+    onAuth(_auth, _session, callback) {
+      callback(null, { user: 'capture' });
+    },
+    onRcptTo(address: SMTPServerAddress, _session, callback) {
+      const verdict = options.verdictFor?.(address.address);
+      if (verdict) {
+        const error = Object.assign(new Error(verdict.message), { responseCode: verdict.code });
+        callback(error);
+        return;
+      }
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', callback);
+      stream.on('end', () => {
+        const message: CapturedMessage = {
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+          receivedAt: new Date(),
+        };
+        messages.push(message);
+        Promise.resolve(options.onMessage?.(message))
+          .catch(() => undefined)
+          .finally(() => {
+            for (const wake of waiters) wake();
+            callback();
+          });
+      });
+    },
+  });
+  server.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.server.address() as AddressInfo).port;
+
+  return {
+    port,
+    messages,
+    waitFor(count, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (messages.length >= count) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(messages);
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`expected ${count} messages, got ${messages.length} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

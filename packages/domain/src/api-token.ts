@@ -1,0 +1,45 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** The six permissions of CONTRACT §1; a token holds a subset, the spec's 401 otherwise. */
+export const PERMISSIONS = [
+  'broadcasts_read',
+  'broadcasts_write',
+  'subscribers_read',
+  'subscribers_write',
+  'webhook_endpoints_read',
+  'webhook_endpoints_write',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export function isPermission(value: string): value is Permission {
+  return (PERMISSIONS as readonly string[]).includes(value);
+}
+
+const TOKEN_PREFIX = 'mc_';
+const TOKEN_BYTES = 32;
+
+/**
+ * An API token is `mc_` + base64url of 32 random bytes: 256 bits, so a plain SHA-256 is a
+ * sufficient at-rest hash (no slow KDF needed for non-human secrets). Randomness comes in.
+ */
+export function formatApiToken(random: Uint8Array): string {
+  if (random.length !== TOKEN_BYTES) {
+    throw new RangeError(`an API token needs exactly ${TOKEN_BYTES} random bytes`);
+  }
+  return TOKEN_PREFIX + Buffer.from(random).toString('base64url');
+}
+
+export function hashApiToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** What may be shown of a token after creation: enough to recognise it, not to use it. */
+export function apiTokenPrefix(token: string): string {
+  return token.slice(0, TOKEN_PREFIX.length + 6);
+}
+
+/** Constant-time equality of two byte strings (false at once for different lengths). */
+export function timingSafeEqualBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}

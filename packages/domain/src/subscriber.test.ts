@@ -1,0 +1,190 @@
+import {
+  type SubscriberState,
+  activate,
+  confirm,
+  confirmationStatus,
+  deactivate,
+  decideCreate,
+  isValidEmail,
+  normalizeEmail,
+  parseCustomDataFilterValue,
+  redactedEmail,
+  redactionPatch,
+  resubscribe,
+  unsubscribe,
+} from './subscriber';
+
+describe('normalizeEmail', () => {
+  test.each([
+    ['  Jane.Doe@Example.COM ', 'jane.doe@example.com'],
+    ['\tBOB@EXAMPLE.TEST\n', 'bob@example.test'],
+    ['already@lower.case', 'already@lower.case'],
+  ])('%j → %j', (raw, expected) => {
+    expect(normalizeEmail(raw)).toBe(expected);
+  });
+});
+
+describe('isValidEmail (CONTRACT: syntactic only)', () => {
+  test.each([
+    'jane@example.com',
+    'jane.doe+tag@sub.example.co.uk',
+    'user@example.test',
+    'user@localhost.localdomain',
+    'x@a.b',
+    'o\'neil@example.org',
+    'user@xn--bcher-kva.example',
+    'zoë@bücher.de',
+    'user@例え.テスト',
+    'a-b@my-host.example',
+    'UPPER@EXAMPLE.COM',
+    `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`, // exactly 254
+  ])('accepts %j', (email) => {
+    expect(isValidEmail(email)).toBe(true);
+  });
+
+  test.each([
+    '',
+    'plainaddress',
+    '@example.com',
+    'user@',
+    'user@localhost',
+    'user@@example.com',
+    'a@b@example.com',
+    'user@.example.com',
+    'user@example.com.',
+    'user@example..com',
+    'user@-example.com',
+    'user@example-.com',
+    'user@exa_mple.com',
+    'us er@example.com',
+    ' user@example.com',
+    'user@example.com ',
+    'user\u0000@example.com',
+    'user\n@example.com',
+    'user\u00a0@example.com',
+    'user@[127.0.0.1]',
+    `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`, // 255
+  ])('refuses %j', (email) => {
+    expect(isValidEmail(email)).toBe(false);
+  });
+});
+
+describe('subscriber state table', () => {
+  const t0 = new Date('2026-01-01T00:00:00Z');
+  const now = new Date('2026-02-01T12:00:00Z');
+  const active: SubscriberState = { isActive: true, unsubscribedAt: null, confirmedAt: null, redactedAt: null };
+  const unsubscribed: SubscriberState = { isActive: false, unsubscribedAt: t0, confirmedAt: t0, redactedAt: null };
+  const deactivated: SubscriberState = { isActive: false, unsubscribedAt: null, confirmedAt: null, redactedAt: null };
+
+  test.each([
+    ['deactivate', 'active', deactivate, active, { ...active, isActive: false }],
+    ['deactivate', 'unsubscribed', deactivate, unsubscribed, unsubscribed],
+    ['activate', 'deactivated', activate, deactivated, { ...deactivated, isActive: true }],
+    ['activate', 'unsubscribed (unsubscribed_at kept)', activate, unsubscribed, { ...unsubscribed, isActive: true }],
+    ['unsubscribe', 'active', (s: SubscriberState) => unsubscribe(s, now), active, { ...active, isActive: false, unsubscribedAt: now }],
+    [
+      'unsubscribe',
+      'unsubscribed (time set again)',
+      (s: SubscriberState) => unsubscribe(s, now),
+      unsubscribed,
+      { ...unsubscribed, unsubscribedAt: now },
+    ],
+    ['resubscribe', 'unsubscribed', resubscribe, unsubscribed, { ...unsubscribed, isActive: true, unsubscribedAt: null }],
+    ['resubscribe', 'deactivated', resubscribe, deactivated, { ...deactivated, isActive: true }],
+    ['confirm', 'unconfirmed', (s: SubscriberState) => confirm(s, now), active, { ...active, confirmedAt: now }],
+    ['confirm', 'confirmed (first time kept)', (s: SubscriberState) => confirm(s, now), unsubscribed, unsubscribed],
+  ] as const)('%s from %s', (_verb, _from, transition, before, after) => {
+    const snapshot = { ...before };
+    expect(transition(before)).toEqual(after);
+    expect(before).toEqual(snapshot); // never mutated
+  });
+
+  test('transitions keep the other fields of a whole record', () => {
+    const record = { ...active, id: 7, email: 'a@b.test' };
+    const result = unsubscribe(record, now);
+    expect(result).toEqual({ id: 7, email: 'a@b.test', isActive: false, unsubscribedAt: now, confirmedAt: null, redactedAt: null });
+  });
+
+  test.each([
+    [null, 'unconfirmed'],
+    [t0, 'confirmed'],
+  ] as const)('confirmationStatus(%s) is %s', (confirmedAt, expected) => {
+    expect(confirmationStatus(confirmedAt)).toBe(expected);
+  });
+});
+
+describe('decideCreate', () => {
+  const t0 = new Date('2026-01-01T00:00:00Z');
+  test.each([
+    ['new, no double opt-in', null, false, { kind: 'create' }],
+    ['new, double opt-in', null, true, { kind: 'create_pending' }],
+    ['unconfirmed, double opt-in', { confirmedAt: null, isActive: true, unsubscribedAt: null }, true, { kind: 'reissue_confirmation' }],
+    ['confirmed, double opt-in', { confirmedAt: t0, isActive: true, unsubscribedAt: null }, true, { kind: 'return_unchanged' }],
+    [
+      'confirmed but unsubscribed, double opt-in',
+      { confirmedAt: t0, isActive: false, unsubscribedAt: t0 },
+      true,
+      { kind: 'return_unchanged' },
+    ],
+    [
+      'active, no double opt-in',
+      { confirmedAt: null, isActive: true, unsubscribedAt: null },
+      false,
+      { kind: 'update_and_reactivate', resubscribed: false },
+    ],
+    [
+      'unsubscribed, no double opt-in',
+      { confirmedAt: null, isActive: false, unsubscribedAt: t0 },
+      false,
+      { kind: 'update_and_reactivate', resubscribed: true },
+    ],
+    [
+      'deactivated, no double opt-in',
+      { confirmedAt: t0, isActive: false, unsubscribedAt: null },
+      false,
+      { kind: 'update_and_reactivate', resubscribed: true },
+    ],
+  ] as const)('%s', (_label, existing, doubleOptIn, expected) => {
+    expect(decideCreate(existing, doubleOptIn)).toEqual(expected);
+  });
+});
+
+describe('redaction (CONTRACT: redacted-<id>@redacted.invalid)', () => {
+  test('placeholder email', () => {
+    expect(redactedEmail(42)).toBe('redacted-42@redacted.invalid');
+    expect(isValidEmail(redactedEmail(42))).toBe(true);
+  });
+
+  test('patch clears personal data', () => {
+    expect(redactionPatch(7)).toEqual({
+      email: 'redacted-7@redacted.invalid',
+      firstName: null,
+      lastName: null,
+      ipAddress: null,
+      customData: {},
+    });
+  });
+});
+
+describe('parseCustomDataFilterValue', () => {
+  test.each([
+    ['42', 42],
+    ['-3', -3],
+    ['0', 0],
+    ['3.5', 3.5],
+    ['007', 7],
+    ['true', true],
+    ['false', false],
+    ['True', 'True'],
+    ['pro', 'pro'],
+    ['', ''],
+    ['1e3', '1e3'],
+    ['0x10', '0x10'],
+    [' 42', ' 42'],
+    ['1.', '1.'],
+    ['.5', '.5'],
+    ['12345678901234567890', '12345678901234567890'],
+  ] as const)('%j → %j', (input, expected) => {
+    expect(parseCustomDataFilterValue(input)).toBe(expected);
+  });
+});

@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import { createDatabase, migrate } from '../packages/adapters/src';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../packages/devkit/src';
+import { mkdtemp } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { TEMPLATE_ENV, ADMIN_URL_ENV } from './support/env';
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __MAILCAST_TEST_PG__: EmbeddedDatabase | undefined;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * One PostgreSQL for the whole run: DATABASE_URL's server when set, else an embedded cluster
+ * in a temporary directory. A template database is migrated once; every test file clones it
+ * (CREATE DATABASE … TEMPLATE, a file copy) so files run in parallel on private databases.
+ */
+export default async function globalSetup(): Promise<void> {
+  let adminUrl = process.env.DATABASE_URL;
+  if (adminUrl === undefined || adminUrl === '') {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mailcast-test-pg-'));
+    const cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, database: 'postgres' });
+    globalThis.__MAILCAST_TEST_PG__ = cluster;
+    adminUrl = cluster.adminUrl;
+  }
+
+  const template = `mailcast_template_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${template}`);
+  await admin.query(`CREATE DATABASE ${template}`);
+  await admin.end();
+
+  const url = new URL(adminUrl);
+  url.pathname = `/${template}`;
+  const db = createDatabase(url.toString(), { poolMax: 2 });
+  await migrate(db, url.toString());
+  await db.destroy();
+
+  process.env[ADMIN_URL_ENV] = adminUrl;
+  process.env[TEMPLATE_ENV] = template;
+}

@@ -1,0 +1,56 @@
+import { createDatabase, type Database } from '@mailcast/adapters';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { ADMIN_URL_ENV, TEMPLATE_ENV } from './env';
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  db: Database;
+  drop(): Promise<void>;
+}
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through jest (global setup)`);
+  return value;
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: env(ADMIN_URL_ENV) });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A private, migrated database cloned from the run's template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `mailcast_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await withAdmin(async (client) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`CREATE DATABASE ${name} TEMPLATE ${env(TEMPLATE_ENV)}`);
+        return;
+      } catch (error) {
+        // 55006: the template is briefly in use by a concurrent clone; try again.
+        if ((error as { code?: string }).code !== '55006' || attempt === 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
+  });
+  const url = new URL(env(ADMIN_URL_ENV));
+  url.pathname = `/${name}`;
+  const db = createDatabase(url.toString(), { poolMax: 5 });
+  return {
+    name,
+    url: url.toString(),
+    db,
+    async drop() {
+      await db.destroy();
+      await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}

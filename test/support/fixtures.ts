@@ -1,0 +1,63 @@
+import { pgRepositories, type Database } from '@mailcast/adapters';
+import {
+  issueApiToken,
+  type Broadcast,
+  type Channel,
+  type NewBroadcast,
+  type RandomSource,
+  type Repositories,
+} from '@mailcast/core';
+import { PERMISSIONS, type Permission } from '@mailcast/domain';
+import { randomBytes } from 'node:crypto';
+import type PgBoss from 'pg-boss';
+
+const random: RandomSource = { bytes: (n) => randomBytes(n) };
+
+/** Builders that seed through the real repositories, so fixtures obey the same rules as the app. */
+export class Fixtures {
+  readonly repositories: Repositories;
+
+  constructor(db: Database, boss: PgBoss) {
+    this.repositories = pgRepositories(db, boss);
+  }
+
+  aChannel(overrides: Partial<{ name: string; fromEmail: string; fromName: string }> = {}): Promise<Channel> {
+    return this.repositories.channels.create({ name: 'Test channel', ...overrides });
+  }
+
+  async aToken(channelId: number, permissions: readonly Permission[] = PERMISSIONS): Promise<string> {
+    return (await issueApiToken(this.repositories, random, channelId, [...permissions])).token;
+  }
+
+  /** A channel and a token with every permission on it. */
+  async aTenant(): Promise<{ channel: Channel; token: string }> {
+    const channel = await this.aChannel();
+    return { channel, token: await this.aToken(channel.id) };
+  }
+
+  aBroadcast(channelId: number, overrides: Partial<NewBroadcast> = {}, now = new Date()): Promise<Broadcast> {
+    return this.repositories.broadcasts.create(
+      {
+        channelId,
+        name: 'Spring newsletter',
+        subject: 'Hello {{ subscriber.first_name }}',
+        preheader: null,
+        body: 'Body',
+        htmlBody: null,
+        includeUnsubscribeLink: true,
+        replyTo: null,
+        trackOpens: true,
+        trackClicks: true,
+        useAnyEmailServer: false,
+        emailHeaders: [],
+        tags: [],
+        segmentIds: [],
+        emailServerIds: [],
+        scheduledSendAt: null,
+        scheduledTimezone: null,
+        ...overrides,
+      },
+      now,
+    );
+  }
+}
