@@ -9,7 +9,6 @@ import pg from 'pg';
 import { TEMPLATE_ENV, ADMIN_URL_ENV } from './support/env';
 
 declare global {
-  // eslint-disable-next-line no-var
   var __MAILCAST_TEST_PG__: EmbeddedDatabase | undefined;
 }
 

@@ -15,7 +15,11 @@ async function main(): Promise<void> {
     const database = await resolveDatabase(config.databaseUrl);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
     const container = buildContainer(infra);
-    await startWorkers(infra.boss, container);
+    const log = logger;
+    await startWorkers(infra.boss, container, HANDLERS, {
+      onJobFailed: (queue, jobId, error) =>
+        log.warn('job failed', { queue, jobId, error: error instanceof Error ? error.message : String(error) }),
+    });
     let stopping = false;
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
@@ -24,7 +28,6 @@ async function main(): Promise<void> {
     }
     logger.info(`dispatcher working ${HANDLERS.length} queue(s)`);
 
-    const log = logger;
     onShutdown(log, async () => {
       stopping = true;
       // pg-boss stops fetching and waits for the jobs in hand; unfinished ones go back.

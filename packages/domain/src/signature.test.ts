@@ -4,7 +4,7 @@ import { WEBHOOK_HEADERS, signWebhook, signedHeaders, verifyWebhook } from './si
 
 type Vector = { secret: string; timestamp: number; body: string; signature: string; why?: string };
 const vectors = JSON.parse(
-  readFileSync(join(__dirname, '../../../../shared/test-vectors/webhook-signature.json'), 'utf8'),
+  readFileSync(join(__dirname, '../test-vectors/webhook-signature.json'), 'utf8'),
 ) as { vectors: Vector[]; must_not_verify: Vector[]; tolerance: { seconds: number } };
 
 const headersOf = (v: Vector, id = 'evt_1'): Record<string, string> => ({

@@ -16,10 +16,20 @@ export interface JobHandler<Name extends JobName = JobName> {
 /** Every queue this dispatcher works. Capabilities add their handlers here. */
 export const HANDLERS: readonly JobHandler[] = [];
 
+export interface WorkerEvents {
+  onJobFailed?(queue: JobName, jobId: string, error: unknown): void;
+}
+
+/**
+ * pg-boss 10 settles a fetched batch as a whole: one throw would fail every job in it. So each
+ * job is settled on its own, in parallel within its batch; pg-boss's closing `complete` of the
+ * batch then touches only jobs still active, which is none.
+ */
 export async function startWorkers(
   boss: PgBoss,
   container: DependencyContainer,
   handlers: readonly JobHandler[] = HANDLERS,
+  events: WorkerEvents = {},
 ): Promise<string[]> {
   const ids: string[] = [];
   for (const handler of handlers) {
@@ -28,7 +38,18 @@ export async function startWorkers(
         handler.queue,
         { batchSize: handler.batchSize, pollingIntervalSeconds: 0.5 },
         async (jobs) => {
-          for (const job of jobs) await handler.handle(container, job);
+          await Promise.all(
+            jobs.map(async (job) => {
+              try {
+                await handler.handle(container, job);
+                await boss.complete(handler.queue, job.id);
+              } catch (error) {
+                events.onJobFailed?.(handler.queue, job.id, error);
+                const message = error instanceof Error ? error.message : String(error);
+                await boss.fail(handler.queue, job.id, { message });
+              }
+            }),
+          );
         },
       ),
     );

@@ -1,0 +1,43 @@
+// Fails CI when the domain package stops being pure: a declared dependency, or an import of
+// anything but its own files and node:crypto (STYLE: Layers; issue: the domain is reusable).
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const domain = path.join(root, 'packages/domain');
+const problems = [];
+
+const manifest = JSON.parse(readFileSync(path.join(domain, 'package.json'), 'utf8'));
+for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+  if (manifest[field] && Object.keys(manifest[field]).length > 0) {
+    problems.push(`packages/domain/package.json declares ${field}: ${Object.keys(manifest[field]).join(', ')}`);
+  }
+}
+
+function* sources(dir) {
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) {
+      if (name !== 'test-support') yield* sources(file);
+    } else if (name.endsWith('.ts') && !name.endsWith('.test.ts')) {
+      yield file;
+    }
+  }
+}
+
+const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
+for (const file of sources(path.join(domain, 'src'))) {
+  const text = readFileSync(file, 'utf8');
+  for (const match of text.matchAll(specifier)) {
+    const target = match[1];
+    if (target !== 'node:crypto' && !target.startsWith('./') && !target.startsWith('../')) {
+      problems.push(`${path.relative(root, file)} imports '${target}'`);
+    }
+  }
+}
+
+if (problems.length > 0) {
+  console.error('domain boundary violated:\n  ' + problems.join('\n  '));
+  process.exit(1);
+}
+console.log('domain boundary holds: no dependencies, imports only its own files and node:crypto');
