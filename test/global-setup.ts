@@ -2,26 +2,16 @@ import 'reflect-metadata';
 import { createDatabase, migrate } from '../packages/adapters/src';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../packages/devkit/src';
 import { mkdtemp } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { TEMPLATE_ENV, ADMIN_URL_ENV } from './support/env';
+import { ADMIN_URL_ENV, TEMPLATE_ENV } from './support/env';
+import { freePort } from './support/net';
 
 declare global {
   var __MAILCAST_TEST_PG__: EmbeddedDatabase | undefined;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * One PostgreSQL for the whole run: DATABASE_URL's server when set, else an embedded cluster

@@ -1,3 +1,4 @@
 export * from './database';
 export * from './fixtures';
 export * from './logger';
+export * from './net';

@@ -1,17 +1,12 @@
-import { registerAdapters, type Infrastructure } from '@mailcast/adapters';
-import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { composeContainer, type Infrastructure, type Override } from '@mailcast/adapters';
+import type { DependencyContainer } from 'tsyringe';
 
-export interface Override<T = unknown> {
-  token: InjectionToken<T>;
-  value: T;
-}
+export type { Override };
 
 /**
  * The api's composition root: the only place that binds ports to adapters. A test passes
- * overrides (say a fixed Clock) that replace single tokens in a child container.
+ * overrides that replace single tokens (the clock, say) in a child container.
  */
 export function buildContainer(infra: Infrastructure, overrides: readonly Override[] = []): DependencyContainer {
-  const container = registerAdapters(rootContainer.createChildContainer(), infra);
-  for (const { token, value } of overrides) container.registerInstance(token, value);
-  return container;
+  return composeContainer(infra, overrides);
 }

@@ -1,10 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@mailcast/testkit';
 
 /**
  * CONTRACT §1, end to end on the built product: `npm start` brings up the embedded database,
@@ -15,16 +15,6 @@ import { promisify } from 'node:util';
 const ROOT = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('npm start (development all-in-one)', () => {
   let dataDir: string;

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { createBoss, createDatabase, createLogger, registerAdapters, type Config } from '@mailcast/adapters';
+import { composeContainer, createBoss, createDatabase, createLogger, type Config } from '@mailcast/adapters';
 import { AddEmailServer, CreateChannel, Repositories } from '@mailcast/core';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { container as rootContainer } from 'tsyringe';
 
 export interface SeedResult {
   created: boolean;
@@ -23,7 +22,7 @@ export async function seedDevelopmentData(options: {
 }): Promise<SeedResult> {
   const db = createDatabase(options.databaseUrl, { poolMax: 2 });
   const logger = createLogger({ level: 'warn', production: false, service: 'seed' });
-  const container = registerAdapters(rootContainer.createChildContainer(), {
+  const container = composeContainer({
     config: options.config,
     logger,
     db,

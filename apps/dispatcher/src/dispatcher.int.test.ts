@@ -1,8 +1,7 @@
 import { createBoss } from '@mailcast/adapters';
-import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, freePort, type TestDatabase } from '@mailcast/testkit';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import type PgBoss from 'pg-boss';
 import { container } from 'tsyringe';
@@ -10,26 +9,7 @@ import { startWorkers, type JobHandler } from './handlers/registry';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('dispatcher', () => {
   let database: TestDatabase;
@@ -64,7 +44,7 @@ describe('dispatcher', () => {
         }),
       );
       await startWorkers(boss, container, [handler as unknown as JobHandler]);
-      const states = await until(async () => {
+      const states = await eventually(async () => {
         const rows = (await database.db.raw('SELECT data, state FROM pgboss.job WHERE id = ANY(?)', [ids])).rows as Array<{
           data: { eventId: number };
           state: string;
@@ -93,7 +73,7 @@ describe('dispatcher', () => {
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
 
-    const health = await until(async () => {
+    const health = await eventually(async () => {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       return { status: res.status, body: await res.json() };
     });

@@ -1,7 +1,7 @@
 import { Clock, JobQueue, RandomSource, Repositories, Transactor } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
-import type { DependencyContainer } from 'tsyringe';
+import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
@@ -33,5 +33,20 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss));
   container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
+  return container;
+}
+
+export interface Override<T = unknown> {
+  token: InjectionToken<T>;
+  value: T;
+}
+
+/**
+ * A child container with every adapter bound, then the overrides (a test's fixed clock, say)
+ * on top. Each app's composition root starts from here and adds what is its own.
+ */
+export function composeContainer(infra: Infrastructure, overrides: readonly Override[] = []): DependencyContainer {
+  const container = registerAdapters(rootContainer.createChildContainer(), infra);
+  for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;
 }
