@@ -15,3 +15,6 @@ export * from './system/crypto-random';
 export * from './system/system-clock';
 export * from './infrastructure';
 export * from './process';
+export * from './http/address-policy';
+export * from './http/got-webhook-sender';
+export * from './mail/nodemailer-mailer';

@@ -1,9 +1,20 @@
-import { Clock, JobQueue, RandomSource, Repositories, Transactor } from '@mailcast/core';
+import {
+  Clock,
+  JobQueue,
+  Mailer,
+  RandomSource,
+  Repositories,
+  Transactor,
+  WebhookDestinations,
+  WebhookSender,
+} from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
-import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { instanceCachingFactory, container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
+import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { CryptoRandom } from './system/crypto-random';
@@ -33,6 +44,10 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss));
   container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
+  container.register(Mailer, { useFactory: instanceCachingFactory(() => new NodemailerMailer()) });
+  const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
+  container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
+  container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
   return container;
 }
 

@@ -175,3 +175,55 @@ export interface Transactor {
   run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
 }
 export const Transactor = Symbol.for('mailcast.Transactor');
+
+export interface MailAddress {
+  email: string;
+  name?: string | null;
+}
+
+export interface OutgoingEmail {
+  /** Fixed per recipient before the first attempt: a resend after a crash keeps it. */
+  messageId: string;
+  from: MailAddress;
+  to: string;
+  replyTo?: string | null;
+  subject: string;
+  text: string;
+  html?: string | null;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** What the SMTP server said about one message (domain: smtpFailureKind decides permanence). */
+export type MailOutcome =
+  | { kind: 'accepted'; response: string }
+  | { kind: 'rejected'; permanent: boolean; code: number | null; message: string };
+
+export interface Mailer {
+  /** Never throws for SMTP or connection failures: they are outcomes, told apart by permanence. */
+  send(server: EmailServer, email: OutgoingEmail): Promise<MailOutcome>;
+  close(): Promise<void>;
+}
+export const Mailer = Symbol.for('mailcast.Mailer');
+
+export interface WebhookPost {
+  url: string;
+  /** Sent byte for byte as given: it is what the signature covers. */
+  body: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+export type WebhookResult =
+  | { kind: 'response'; status: number; body: string }
+  | { kind: 'failed'; reason: 'timeout' | 'refused_destination' | 'network'; message: string };
+
+export interface WebhookSender {
+  /** Never throws for network trouble: a time-out or refusal is a result, retried per schedule. */
+  post(request: WebhookPost): Promise<WebhookResult>;
+}
+export const WebhookSender = Symbol.for('mailcast.WebhookSender');
+
+/** Whether a webhook URL may be registered: HTTPS and a public destination (CONTRACT: Webhooks). */
+export interface WebhookDestinations {
+  check(url: string): Promise<{ ok: true } | { ok: false; reason: string }>;
+}
+export const WebhookDestinations = Symbol.for('mailcast.WebhookDestinations');

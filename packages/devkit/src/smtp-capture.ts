@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import PostalMime from 'postal-mime';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 
 export interface CapturedMessage {
@@ -21,6 +22,8 @@ export interface SmtpCaptureOptions {
 export interface SmtpCapture {
   port: number;
   messages: CapturedMessage[];
+  /** SMTP connections opened so far (pooled senders open few). */
+  connections(): number;
   /** Resolves once at least `count` messages arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<CapturedMessage[]>;
   close(): Promise<void>;
@@ -33,11 +36,16 @@ export interface SmtpCapture {
 export async function startSmtpCapture(options: SmtpCaptureOptions = {}): Promise<SmtpCapture> {
   const messages: CapturedMessage[] = [];
   const waiters = new Set<() => void>();
+  let connections = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     size: 25 * 1024 * 1024,
+    onConnect(_session, callback) {
+      connections += 1;
+      callback();
+    },
     onAuth(_auth, _session, callback) {
       callback(null, { user: 'capture' });
     },
@@ -81,6 +89,7 @@ export async function startSmtpCapture(options: SmtpCaptureOptions = {}): Promis
   return {
     port,
     messages,
+    connections: () => connections,
     waitFor(count, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -99,5 +108,32 @@ export async function startSmtpCapture(options: SmtpCaptureOptions = {}): Promis
       });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface ParsedEmail {
+  messageId: string | undefined;
+  subject: string | undefined;
+  from: { address: string | undefined; name: string | undefined } | undefined;
+  replyTo: string | undefined;
+  text: string | undefined;
+  html: string | undefined;
+  /** Header names lower-cased, values as sent (unfolded). */
+  headers: Record<string, string>;
+}
+
+/** Parses a captured message (MIME, encodings, multipart) the way a mail client would. */
+export async function parseEmail(raw: Buffer | string): Promise<ParsedEmail> {
+  const email = await PostalMime.parse(raw);
+  const headers: Record<string, string> = {};
+  for (const header of email.headers) headers[header.key.toLowerCase()] = header.value;
+  return {
+    messageId: email.messageId,
+    subject: email.subject,
+    from: email.from ? { address: email.from.address, name: email.from.name } : undefined,
+    replyTo: email.replyTo?.[0]?.address,
+    text: email.text,
+    html: email.html,
+    headers,
   };
 }

@@ -63,6 +63,13 @@ test('the barrel exports the public API', () => {
     'EVENT_TYPES',
     'isEventType',
     'broadcastEventType',
+    'PERMISSIONS',
+    'isPermission',
+    'formatApiToken',
+    'hashApiToken',
+    'apiTokenPrefix',
+    'timingSafeEqualBytes',
+    'smtpFailureKind',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);

@@ -8,6 +8,5 @@ export * from './signature';
 export * from './retry-schedule';
 export * from './secret';
 export * from './events';
-// Added to this package by the auth work (not part of the original domain brief); exported
-// because packages/core and packages/adapters import it through the barrel.
 export * from './api-token';
+export * from './smtp';
