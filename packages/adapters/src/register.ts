@@ -3,6 +3,7 @@ import {
   JobQueue,
   Mailer,
   RandomSource,
+  RateLimitCounter,
   Repositories,
   Transactor,
   WebhookDestinations,
@@ -15,6 +16,7 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
 import { NodemailerMailer } from './mail/nodemailer-mailer';
+import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { CryptoRandom } from './system/crypto-random';
@@ -44,6 +46,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss));
   container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
+  container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.register(Mailer, { useFactory: instanceCachingFactory(() => new NodemailerMailer()) });
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));

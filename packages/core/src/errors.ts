@@ -3,7 +3,7 @@
  * one table from these to status codes and bodies (STYLE: How an error travels).
  */
 export abstract class AppError extends Error {
-  abstract readonly kind: 'not_found' | 'validation' | 'unauthorized';
+  abstract readonly kind: 'not_found' | 'validation' | 'unauthorized' | 'rate_limited';
 }
 
 /** The resource does not exist in the caller's channel (spec: another channel's is nonexistent). */
@@ -41,5 +41,14 @@ export class UnauthorizedError extends AppError {
   constructor() {
     super('Unauthorized');
     this.name = 'UnauthorizedError';
+  }
+}
+
+/** The token used up its requests for this window (CONTRACT §1: 429 with Retry-After). */
+export class RateLimitedError extends AppError {
+  readonly kind = 'rate_limited' as const;
+  constructor(readonly retryAfterSeconds: number) {
+    super('Rate limit exceeded');
+    this.name = 'RateLimitedError';
   }
 }

@@ -11,3 +11,4 @@ export * from './channels/create-channel';
 export * from './channels/add-email-server';
 export * from './broadcasts/get-broadcast';
 export * from './broadcasts/list-broadcasts';
+export * from './limits/check-rate-limit';

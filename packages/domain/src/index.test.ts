@@ -70,6 +70,8 @@ test('the barrel exports the public API', () => {
     'apiTokenPrefix',
     'timingSafeEqualBytes',
     'smtpFailureKind',
+    'rateLimitWindowStart',
+    'decideRateLimit',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);

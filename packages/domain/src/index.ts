@@ -10,3 +10,4 @@ export * from './secret';
 export * from './events';
 export * from './api-token';
 export * from './smtp';
+export * from './rate-limit';

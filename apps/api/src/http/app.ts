@@ -1,7 +1,7 @@
-import { LoggerToken, type Logger } from '@mailcast/adapters';
+import { ConfigToken, LoggerToken, type Config, type Logger } from '@mailcast/adapters';
 import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { authenticate } from './auth';
+import { authenticate, rateLimit } from './auth';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
@@ -11,6 +11,7 @@ export const JSON_BODY_LIMIT = '1mb';
 
 export function createApp(container: DependencyContainer): Express {
   const logger = container.resolve<Logger>(LoggerToken);
+  const config = container.resolve<Config>(ConfigToken);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -22,6 +23,7 @@ export function createApp(container: DependencyContainer): Express {
 
   const api = express.Router();
   api.use(authenticate(container));
+  api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(broadcastsRoutes(container));
   app.use('/api/v1', api);

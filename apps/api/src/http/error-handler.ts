@@ -1,4 +1,4 @@
-import { NotFoundError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
+import { NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
 import { DomainError } from '@mailcast/domain';
 import type { Logger } from '@mailcast/adapters';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
@@ -17,11 +17,16 @@ const isHttpError = (error: unknown): error is HttpError =>
   typeof error === 'object' && error !== null && typeof (error as HttpError).status === 'number';
 
 /** The one table from error to status and body (spec: Errors; CONTRACT §2 HTTP). */
-export function toHttpResponse(error: unknown): { status: number; body: ErrorBody } | null {
+export function toHttpResponse(
+  error: unknown,
+): { status: number; body: ErrorBody; headers?: Record<string, string> } | null {
   if (error instanceof UnauthorizedError) return { status: 401, body: { error: 'Unauthorized' } };
   if (error instanceof NotFoundError) return { status: 404, body: { error: error.message } };
   if (error instanceof ValidationError) {
     return { status: 422, body: error.fields ? { errors: error.fields } : { error: error.message } };
+  }
+  if (error instanceof RateLimitedError) {
+    return { status: 429, body: { error: error.message }, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
   }
   if (error instanceof DomainError) return { status: 422, body: { error: error.message } };
   if (isHttpError(error) && error.status >= 400 && error.status < 500) {
@@ -48,6 +53,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const known = toHttpResponse(error);
     if (known) {
+      if (known.headers) res.set(known.headers);
       res.status(known.status).json(known.body);
       return;
     }
