@@ -1,4 +1,5 @@
 import { Repositories, type Repositories as RepositoriesPort } from '@mailcast/core';
+import { eventually } from '@mailcast/testkit';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../test-support/harness';
 
@@ -51,6 +52,15 @@ describe('the HTTP error edge (spec: Errors; CONTRACT §2 HTTP)', () => {
     const outside = await request(api.app).get('/not-the-api');
     expect(outside.status).toBe(404);
     expect(outside.body).toEqual({ error: 'Not found' });
+  });
+
+  it('logs one line per request at the default level, with method, path, status and time', async () => {
+    await request(api.app).get('/api/v1/broadcasts?limit=3&email=someone%40example.com').set('Authorization', `Bearer ${token}`);
+    // Written on the response's 'finish', which may come just after the client has the answer.
+    const line = await eventually(async () => api.logs.find((e) => e.path === '/api/v1/broadcasts' && e.method === 'GET'));
+    expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/api/v1/broadcasts', status: 200, durationMs: expect.any(Number) });
+    expect(line!.message).toMatch(/^GET \/api\/v1\/broadcasts 200 \d+\.\dms$/);
+    expect(JSON.stringify(line)).not.toContain('someone');
   });
 
   it('answers with JSON content type on errors', async () => {

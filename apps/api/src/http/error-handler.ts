@@ -62,7 +62,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error('unhandled error', {
       errorId: id,
       method: req.method,
-      path: req.path,
+      path: req.originalUrl.split('?', 1)[0],
       error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
     });
     res.status(500).json({ error: `Internal server error (id ${id})` });

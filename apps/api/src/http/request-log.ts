@@ -8,11 +8,13 @@ import type { RequestHandler } from 'express';
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
+    // originalUrl, not path: inside a mounted router Express rewrites req.url ("/broadcasts").
+    const path = req.originalUrl.split('?', 1)[0] ?? '';
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.http(`${req.method} ${req.path} ${res.statusCode} ${ms.toFixed(1)}ms`, {
+      logger.info(`${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms`, {
         method: req.method,
-        path: req.path,
+        path,
         status: res.statusCode,
         durationMs: Math.round(ms * 10) / 10,
       });
