@@ -42,6 +42,11 @@ describe('authentication (spec: Authentication; CONTRACT §1 tokens)', () => {
     expect(res.body).toEqual({ error: 'Unauthorized' });
   });
 
+  it('accepts the scheme in any case (RFC 7235)', async () => {
+    expect((await get(`bearer ${token}`)).status).toBe(200);
+    expect((await get(`BEARER ${token}`)).status).toBe(200);
+  });
+
   it('refuses a token without the permission the route needs, with 401', async () => {
     const writeOnly = await api.fixtures.aToken(channelId, ['broadcasts_write', 'subscribers_read']);
     const res = await get(`Bearer ${writeOnly}`);

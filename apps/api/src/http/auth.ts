@@ -1,6 +1,6 @@
 import { Authenticate, CheckRateLimit, requirePermission, type Principal } from '@mailcast/core';
 import type { Permission } from '@mailcast/domain';
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 
 /** Resolves the bearer token once per request; every route below it is channel-scoped. */
@@ -35,5 +35,3 @@ export function principal(res: Response, permission: Permission): Principal {
   requirePermission(found, permission);
   return found;
 }
-
-export type { Request };

@@ -10,7 +10,8 @@ export interface Principal {
   permissions: readonly Permission[];
 }
 
-const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/;
+// The scheme is case-insensitive (RFC 7235 §2.1); the token is visible ASCII, bounded in length.
+const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/i;
 
 @injectable()
 export class Authenticate {
