@@ -26,10 +26,14 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
   }
 }
 
-/** A private, migrated database cloned from the run's template. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A private, migrated database cloned from the run's template (or an empty one). */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const name = `mailcast_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   await withAdmin(async (client) => {
+    if (options.empty) {
+      await client.query(`CREATE DATABASE ${name}`);
+      return;
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         await client.query(`CREATE DATABASE ${name} TEMPLATE ${env(TEMPLATE_ENV)}`);

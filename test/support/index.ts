@@ -2,3 +2,4 @@ export * from './database';
 export * from './fixtures';
 export * from './logger';
 export * from './net';
+export * from './process';

@@ -1,13 +1,8 @@
 import { createBoss } from '@mailcast/adapters';
-import { createTestDatabase, eventually, freePort, type TestDatabase } from '@mailcast/testkit';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
+import { createTestDatabase, eventually, freePort, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 import { container } from 'tsyringe';
 import { startWorkers, type JobHandler } from './handlers/registry';
-
-const ROOT = path.resolve(__dirname, '../../..');
 
 
 
@@ -61,18 +56,13 @@ describe('dispatcher', () => {
   });
 
   it('runs as a process: health on DISPATCHER_METRICS_PORT, clean exit on SIGTERM', async () => {
-    expect(existsSync(path.join(ROOT, 'apps/dispatcher/dist/main.js'))).toBe(true);
     const port = await freePort();
-    const child = spawn(process.execPath, ['apps/dispatcher/dist/main.js'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: database.url, DISPATCHER_METRICS_PORT: String(port), LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const dispatcher = spawnBuilt('apps/dispatcher/dist/main.js', {
+      ...process.env,
+      DATABASE_URL: database.url,
+      DISPATCHER_METRICS_PORT: String(port),
+      LOG_LEVEL: 'info',
     });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-
     const health = await eventually(async () => {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       return { status: res.status, body: await res.json() };
@@ -80,23 +70,21 @@ describe('dispatcher', () => {
     expect(health).toEqual({ status: 200, body: { status: 'ok' } });
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
 
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(output).toContain('dispatcher stopped');
+    dispatcher.child.kill('SIGTERM');
+    expect(await dispatcher.exited).toBe(0);
+    expect(dispatcher.output()).toContain('dispatcher stopped');
   });
 
   it('refuses to start on a bad configuration, naming the variable', async () => {
-    const child = spawn(process.execPath, ['apps/dispatcher/dist/main.js'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: database.url, WEBHOOK_RETRY_SCHEDULE: 'often' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const dispatcher = spawnBuilt('apps/dispatcher/dist/main.js', {
+      ...process.env,
+      DATABASE_URL: database.url,
+      WEBHOOK_RETRY_SCHEDULE: 'often',
     });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).toBe(1);
-    expect(output).toContain('failed to start: Invalid configuration: "WEBHOOK_RETRY_SCHEDULE" must be comma-separated durations');
-    expect(output).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await dispatcher.exited).toBe(1);
+    expect(dispatcher.output()).toContain(
+      'failed to start: Invalid configuration: "WEBHOOK_RETRY_SCHEDULE" must be comma-separated durations',
+    );
+    expect(dispatcher.output()).not.toMatch(/\n\s+at /); // no stack trace
   });
 });

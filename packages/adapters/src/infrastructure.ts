@@ -15,7 +15,7 @@ export async function openInfrastructure(options: {
   databaseUrl: string;
   role: 'api' | 'dispatcher';
 }): Promise<OpenInfrastructure> {
-  const db = createDatabase(options.databaseUrl);
+  const db = createDatabase(options.databaseUrl, { log: options.logger });
   const boss = createBoss(options.databaseUrl, options.role);
   boss.on('error', (error: Error) => options.logger.error('queue error', { error: error.message }));
   await boss.start();

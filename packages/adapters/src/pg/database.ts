@@ -7,11 +7,28 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export type Database = Knex;
 
-export function createDatabase(connectionString: string, options: { poolMax?: number } = {}): Database {
+interface KnexLog {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/**
+ * A knex pool. knex's own messages go to the process logger when given. Short-lived commands
+ * (migrate, admin) give none: knex's messages repeat the failure their promise already carries,
+ * and the command reports that once.
+ */
+export function createDatabase(connectionString: string, options: { poolMax?: number; log?: KnexLog } = {}): Database {
+  const log = options.log;
   return knexFactory({
     client: 'pg',
     connection: { connectionString, application_name: 'mailcast' },
     pool: { min: 0, max: options.poolMax ?? 10 },
+    log: {
+      warn: (message: string) => log?.warn(`knex: ${message}`),
+      error: (message: string) => log?.error(`knex: ${message}`),
+      deprecate: (method: string, alternative: string) => log?.warn(`knex: ${method} is deprecated, use ${alternative}`),
+      debug: () => undefined,
+    },
   });
 }
 

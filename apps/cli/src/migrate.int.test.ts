@@ -1,0 +1,47 @@
+import { createTestDatabase, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
+
+/** CONTRACT §1: `npm run migrate` applies the knex migrations and pg-boss's schema to DATABASE_URL. */
+describe('npm run migrate', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase({ empty: true });
+  });
+  afterAll(() => database.drop());
+
+  const migrate = async () => {
+    const run = spawnBuilt('apps/cli/dist/migrate.js', { ...process.env, DATABASE_URL: database.url });
+    return { code: await run.exited, output: run.output() };
+  };
+
+  it('brings an empty database to the current schema, then finds nothing to do', async () => {
+    const first = await migrate();
+    expect(first.code).toBe(0);
+    expect(first.output).toMatch(/^applied 2 migration\(s\):\n {2}20261122000000_foundation\.js\n {2}20261122000100_rate_limits\.js\n$/);
+
+    const tables = (
+      await database.db.raw(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)
+    ).rows.map((r: { table_name: string }) => r.table_name);
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        'api_tokens', 'broadcast_links', 'broadcast_recipients', 'broadcasts', 'channels', 'confirmation_templates',
+        'email_events', 'email_servers', 'events', 'rate_limit_windows', 'segment_memberships', 'segments',
+        'subscriber_confirmations', 'subscribers', 'webhook_deliveries', 'webhook_endpoints',
+      ]),
+    );
+    const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;
+    expect(queues).toEqual([{ name: 'events.fanout', retry_limit: 0 }]);
+
+    const second = await migrate();
+    expect(second).toEqual({ code: 0, output: 'database is up to date\n' });
+  });
+
+  it('fails with a clear message and exit 1 when the database cannot be reached', async () => {
+    const run = spawnBuilt('apps/cli/dist/migrate.js', {
+      ...process.env,
+      DATABASE_URL: 'postgres://nobody:wrong@127.0.0.1:1/none',
+    });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toMatch(/^migrate failed: /);
+    expect(run.output()).not.toMatch(/\n\s+at /);
+  });
+});
