@@ -1,10 +1,11 @@
 import { ConfigToken, LoggerToken, type Config, type Logger } from '@mailcast/adapters';
 import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { authenticate, rateLimit } from './auth';
+import { authenticate } from './auth';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
+import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
 
 export const JSON_BODY_LIMIT = '1mb';

@@ -1,4 +1,4 @@
-import { Authenticate, CheckRateLimit, requirePermission, type Principal } from '@mailcast/core';
+import { Authenticate, requirePermission, type Principal } from '@mailcast/core';
 import type { Permission } from '@mailcast/domain';
 import type { RequestHandler, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -7,23 +7,6 @@ import type { DependencyContainer } from 'tsyringe';
 export function authenticate(container: DependencyContainer): RequestHandler {
   return async (req, res, next) => {
     res.locals.principal = await container.resolve(Authenticate).execute({ authorization: req.get('authorization') });
-    next();
-  };
-}
-
-/**
- * CONTRACT §1 RATE_LIMIT_PER_MINUTE: per token, fixed one-minute windows counted in PostgreSQL
- * (so the limit holds across api replicas); the X-RateLimit-* headers on every answer while on.
- */
-export function rateLimit(container: DependencyContainer, limitPerMinute: number): RequestHandler {
-  return async (_req, res, next) => {
-    await container.resolve(CheckRateLimit).execute(res.locals.principal as Principal, limitPerMinute, (decision) => {
-      res.set({
-        'X-RateLimit-Limit': String(decision.limit),
-        'X-RateLimit-Remaining': String(decision.remaining),
-        'X-RateLimit-Reset': decision.resetAt.toISOString(),
-      });
-    });
     next();
   };
 }
