@@ -57,8 +57,16 @@ describe('the HTTP error edge (spec: Errors; CONTRACT §2 HTTP)', () => {
   it('logs one line per request at the default level, with method, path, status and time', async () => {
     await request(api.app).get('/api/v1/broadcasts?limit=3&email=someone%40example.com').set('Authorization', `Bearer ${token}`);
     // Written on the response's 'finish', which may come just after the client has the answer.
-    const line = await eventually(async () => api.logs.find((e) => e.path === '/api/v1/broadcasts' && e.method === 'GET'));
-    expect(line).toMatchObject({ level: 'info', method: 'GET', path: '/api/v1/broadcasts', status: 200, durationMs: expect.any(Number) });
+    const line = await eventually(async () =>
+      api.logs.find((e) => {
+        const http = e.http as { method?: string; path?: string; status?: number } | undefined;
+        return http?.method === 'GET' && http.path === '/api/v1/broadcasts' && http.status === 200;
+      }),
+    );
+    expect(line).toMatchObject({
+      level: 'info',
+      http: { method: 'GET', path: '/api/v1/broadcasts', status: 200, durationMs: expect.any(Number) },
+    });
     expect(line!.message).toMatch(/^GET \/api\/v1\/broadcasts 200 \d+\.\dms$/);
     expect(JSON.stringify(line)).not.toContain('someone');
   });

@@ -13,10 +13,7 @@ export function requestLog(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(`${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms`, {
-        method: req.method,
-        path,
-        status: res.statusCode,
-        durationMs: Math.round(ms * 10) / 10,
+        http: { method: req.method, path, status: res.statusCode, durationMs: Math.round(ms * 10) / 10 },
       });
     });
     next();
