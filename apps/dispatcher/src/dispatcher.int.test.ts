@@ -38,7 +38,10 @@ describe('dispatcher', () => {
           return id;
         }),
       );
-      await startWorkers(boss, container, [handler as unknown as JobHandler]);
+      const failures: Array<{ queue: string; jobId: string; message: string }> = [];
+      await startWorkers(boss, container, [handler as unknown as JobHandler], {
+        onJobFailed: (queue, jobId, error) => failures.push({ queue, jobId, message: (error as Error).message }),
+      });
       const states = await eventually(async () => {
         const rows = (await database.db.raw('SELECT data, state FROM pgboss.job WHERE id = ANY(?)', [ids])).rows as Array<{
           data: { eventId: number };
@@ -52,6 +55,9 @@ describe('dispatcher', () => {
         3: 'failed',
       });
       expect([...seen].sort()).toEqual([1, 2, 3]);
+      expect(failures).toEqual([{ queue: 'events.fanout', jobId: ids[2], message: 'try again later' }]);
+      const output = (await database.db.raw('SELECT output FROM pgboss.job WHERE id = ?', [ids[2]!])).rows[0].output;
+      expect(output).toEqual({ message: 'try again later' });
     });
   });
 

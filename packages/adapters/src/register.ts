@@ -11,7 +11,7 @@ import {
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
-import { instanceCachingFactory, container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
@@ -47,7 +47,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
-  container.register(Mailer, { useFactory: instanceCachingFactory(() => new NodemailerMailer()) });
+  container.registerInstance(Mailer, new NodemailerMailer());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));

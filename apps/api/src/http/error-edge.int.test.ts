@@ -102,7 +102,7 @@ describe('the HTTP error edge (spec: Errors; CONTRACT §2 HTTP)', () => {
       expect(JSON.stringify(res.body)).not.toMatch(/secret-host-detail|\.js:\d|stack/);
       const id = /id ([0-9a-f-]{36})/.exec(res.body.error)?.[1];
       const logged = failing.logs.find((entry) => entry.errorId === id);
-      expect(logged).toBeDefined();
+      expect(logged).toMatchObject({ level: 'error', method: 'GET', path: '/api/v1/broadcasts' });
       expect(JSON.stringify(logged)).toContain('secret-host-detail');
     });
   });

@@ -3,6 +3,7 @@ import { DomainError } from '@mailcast/domain';
 import type { Logger } from '@mailcast/adapters';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
+import { pathOf } from './request-log';
 
 type ErrorBody = { error: string } | { errors: FieldErrors };
 
@@ -62,7 +63,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error('unhandled error', {
       errorId: id,
       method: req.method,
-      path: req.originalUrl.split('?', 1)[0],
+      path: pathOf(req),
       error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
     });
     res.status(500).json({ error: `Internal server error (id ${id})` });

@@ -41,6 +41,19 @@ describe('rate limit per token (CONTRACT §1 RATE_LIMIT_PER_MINUTE, §2 headers)
     expect(refused.headers['x-ratelimit-reset']).toBe('2026-11-22T10:16:00.000Z');
   });
 
+  it('puts the headers on authenticated error answers too (CONTRACT §2: every API response)', async () => {
+    const fresh = await api.fixtures.aToken((await api.fixtures.aChannel()).id);
+    const missing = await request(api.app).get('/api/v1/broadcasts/999999').set('Authorization', `Bearer ${fresh}`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers['x-ratelimit-remaining']).toBe('2');
+    const invalid = await request(api.app).get('/api/v1/broadcasts?limit=-1').set('Authorization', `Bearer ${fresh}`);
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers['x-ratelimit-remaining']).toBe('1');
+    const unknown = await request(api.app).get('/api/v1/nothing').set('Authorization', `Bearer ${fresh}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['x-ratelimit-remaining']).toBe('0');
+  });
+
   it('keeps each token to its own count', async () => {
     const res = await list(api.app, other);
     expect(res.status).toBe(200);

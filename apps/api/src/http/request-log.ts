@@ -1,15 +1,22 @@
 import type { Logger } from '@mailcast/adapters';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 
 /**
  * One line per request with method, route, status and time. The path is logged without its
  * query string and headers are never logged, so tokens and addresses stay out of the logs.
  */
+/**
+ * The request's path as the client sent it, without the query string. Not req.path: inside a
+ * mounted router Express rewrites req.url (`/broadcasts` for `/api/v1/broadcasts`).
+ */
+export function pathOf(req: Request): string {
+  return req.originalUrl.split('?', 1)[0] ?? '';
+}
+
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    // originalUrl, not path: inside a mounted router Express rewrites req.url ("/broadcasts").
-    const path = req.originalUrl.split('?', 1)[0] ?? '';
+    const path = pathOf(req);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(`${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms`, {

@@ -62,8 +62,11 @@ export function isForbiddenAddress(address: string): boolean {
   return true; // not an IP address at all: refuse rather than guess
 }
 
+/** The code a refused destination carries through got's RequestError (got copies it over). */
+export const REFUSED_DESTINATION_CODE = 'ERR_MAILCAST_REFUSED_DESTINATION';
+
 export class RefusedDestinationError extends Error {
-  readonly code = 'ERR_MAILCAST_REFUSED_DESTINATION';
+  readonly code = REFUSED_DESTINATION_CODE;
   constructor(address: string) {
     super(`destination address ${address} is not allowed (private, loopback, link-local or reserved)`);
     this.name = 'RefusedDestinationError';
@@ -93,11 +96,21 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
   });
 }
 
+/**
+ * For a URL hostname that is an IP literal (IPv6 in brackets, as URL gives it): the refusal
+ * reason when the address is forbidden, else null. A DNS name is not a literal: also null.
+ */
+export function forbiddenLiteral(hostname: string): string | null {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  return net.isIP(bare) !== 0 && isForbiddenAddress(bare) ? `address ${bare} is not allowed` : null;
+}
+
 /** Resolves a hostname (or takes an IP literal) and tells whether every address is allowed. */
 export async function destinationAllowed(hostname: string): Promise<{ ok: true } | { ok: false; reason: string }> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(bare)) {
-    return isForbiddenAddress(bare) ? { ok: false, reason: `address ${bare} is not allowed` } : { ok: true };
+    const refusal = forbiddenLiteral(bare);
+    return refusal === null ? { ok: true } : { ok: false, reason: refusal };
   }
   try {
     const addresses = await dns.promises.lookup(bare, { all: true });

@@ -1,7 +1,6 @@
 import type { WebhookDestinations, WebhookPost, WebhookResult, WebhookSender } from '@mailcast/core';
 import got, { type RequestError } from 'got';
-import net from 'node:net';
-import { destinationAllowed, guardedLookup, isForbiddenAddress } from './address-policy';
+import { REFUSED_DESTINATION_CODE, destinationAllowed, forbiddenLiteral, guardedLookup } from './address-policy';
 
 /** Spec: Delivery request. CONTRACT: the service name is Mailcast. */
 export const WEBHOOK_USER_AGENT = 'Mailcast-Webhooks/1.0';
@@ -31,11 +30,10 @@ export class GotWebhookSender implements WebhookSender {
       return { kind: 'failed', reason: 'refused_destination', message: 'invalid URL' };
     }
     if (!this.options.allowPrivate) {
-      if (url.protocol !== 'https:') return { kind: 'failed', reason: 'refused_destination', message: 'only https URLs are allowed' };
-      const literal = url.hostname.replace(/^\[|\]$/g, '');
-      if (net.isIP(literal) && isForbiddenAddress(literal)) {
-        return { kind: 'failed', reason: 'refused_destination', message: `address ${literal} is not allowed` };
-      }
+      // A literal address never goes through the lookup, so it is checked here; names are
+      // checked by guardedLookup on the address actually dialled.
+      const refusal = url.protocol === 'https:' ? forbiddenLiteral(url.hostname) : 'only https URLs are allowed';
+      if (refusal !== null) return { kind: 'failed', reason: 'refused_destination', message: refusal };
     }
 
     return new Promise<WebhookResult>((resolve) => {
@@ -58,7 +56,6 @@ export class GotWebhookSender implements WebhookSender {
         followRedirect: false,
         throwHttpErrors: false,
         retry: { limit: 0 },
-        decompress: true,
         ...(this.options.allowPrivate ? {} : { dnsLookup: guardedLookup as never }),
       });
       stream.on('response', (response: { statusCode: number }) => {
@@ -76,10 +73,9 @@ export class GotWebhookSender implements WebhookSender {
       });
       stream.on('end', answer);
       stream.on('error', (error: RequestError) => {
-        if (status !== undefined && settled) return;
-        if (error.name === 'TimeoutError' || error.code === 'ETIMEDOUT') {
+        if (error.name === 'TimeoutError') {
           settle({ kind: 'failed', reason: 'timeout', message: `no response within ${this.options.timeoutMs} ms` });
-        } else if ((error.cause as { code?: string } | undefined)?.code === 'ERR_MAILCAST_REFUSED_DESTINATION' || error.code === 'ERR_MAILCAST_REFUSED_DESTINATION') {
+        } else if (error.code === REFUSED_DESTINATION_CODE) {
           settle({ kind: 'failed', reason: 'refused_destination', message: error.message });
         } else if (status !== undefined) {
           answer(); // the receiver answered, then broke the body off

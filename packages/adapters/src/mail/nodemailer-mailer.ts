@@ -8,6 +8,9 @@ interface SmtpError {
   message?: string;
 }
 
+/** Also the most messages one dispatcher has in flight per server (CONTRACT: exactly once). */
+export const MAX_CONNECTIONS_PER_SERVER = 5;
+
 /**
  * nodemailer with one pooled transport per email server: connections are reused across
  * messages (and across recipients of a broadcast) instead of a handshake per email. A server's
@@ -15,8 +18,6 @@ interface SmtpError {
  */
 export class NodemailerMailer implements Mailer {
   private readonly pools = new Map<string, Transporter>();
-
-  constructor(private readonly options: { maxConnections?: number; socketTimeoutMs?: number } = {}) {}
 
   private transportFor(server: EmailServer): Transporter {
     const key = JSON.stringify([server.id, server.host, server.port, server.secure, server.username, server.password]);
@@ -27,11 +28,11 @@ export class NodemailerMailer implements Mailer {
         host: server.host,
         port: server.port,
         secure: server.secure,
-        maxConnections: this.options.maxConnections ?? 5,
+        maxConnections: MAX_CONNECTIONS_PER_SERVER,
         maxMessages: Infinity,
-        connectionTimeout: this.options.socketTimeoutMs ?? 30_000,
-        greetingTimeout: this.options.socketTimeoutMs ?? 30_000,
-        socketTimeout: this.options.socketTimeoutMs ?? 60_000,
+        connectionTimeout: 30_000,
+        greetingTimeout: 30_000,
+        socketTimeout: 60_000,
         ...(server.username ? { auth: { user: server.username, pass: server.password ?? '' } } : {}),
       });
       this.pools.set(key, transport);
