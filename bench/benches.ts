@@ -1,0 +1,4 @@
+import type { Bench } from './harness';
+
+/** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
+export const BENCHES: readonly Bench[] = [];

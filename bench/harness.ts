@@ -1,0 +1,119 @@
+import 'reflect-metadata';
+import { createDatabase, migrate, type Database } from '@mailcast/adapters';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mailcast/devkit';
+import { mkdtemp } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/** One row of the report: a figure, and when it has one, the ceiling it is measured against. */
+export interface BenchFigure {
+  metric: string;
+  value: number;
+  unit: string;
+  /** The bare baseline measured in the same run (direct SQL, bare nodemailer, bare got...). */
+  ceiling?: number;
+  /** What the issue asks for, in words: "p99 < 50 ms", ">= 0.7x ceiling". */
+  target?: string;
+  /** Whether the target holds; omitted when the figure has no target. */
+  met?: boolean;
+}
+
+export interface BenchSection {
+  title: string;
+  /** What was run, at what size, so the figures can be reproduced and compared. */
+  setup: string;
+  figures: BenchFigure[];
+  notes?: string[];
+}
+
+export interface Bench {
+  name: string;
+  run(context: BenchContext): Promise<BenchSection>;
+}
+
+export interface BenchContext {
+  /** A fresh, migrated database of its own for this benchmark. */
+  database(): Promise<{ url: string; db: Database }>;
+  log(message: string): void;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Percentile of a sample (nearest rank). */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Wall-clock milliseconds of each of `runs` calls, after `warmup` untimed ones. */
+export async function timeEach(runs: number, work: () => Promise<unknown>, warmup = 5): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await work();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    await work();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return samples;
+}
+
+export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/**
+ * PostgreSQL for the benchmarks: DATABASE_URL's server when set, else an embedded cluster in a
+ * temporary directory. Each benchmark gets a database of its own.
+ */
+export async function openBenchPostgres(): Promise<{ context: (log: (m: string) => void) => BenchContext; close(): Promise<void> }> {
+  let cluster: EmbeddedDatabase | undefined;
+  let adminUrl = process.env.DATABASE_URL;
+  if (adminUrl === undefined || adminUrl === '') {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mailcast-bench-pg-'));
+    cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, database: 'postgres' });
+    adminUrl = cluster.adminUrl;
+  }
+  const created: { name: string; db: Database }[] = [];
+  let counter = 0;
+  const context = (log: (m: string) => void): BenchContext => ({
+    log,
+    async database() {
+      const name = `mailcast_bench_${process.pid}_${++counter}`;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      const url = new URL(adminUrl!);
+      url.pathname = `/${name}`;
+      const db = createDatabase(url.toString(), { poolMax: 10 });
+      await migrate(db, url.toString());
+      created.push({ name, db });
+      return { url: url.toString(), db };
+    },
+  });
+  return {
+    context,
+    async close() {
+      for (const { name, db } of created) {
+        await db.destroy();
+        const admin = new pg.Client({ connectionString: adminUrl });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      }
+      await cluster?.stop();
+    },
+  };
+}
