@@ -29,7 +29,11 @@ describe('npm run migrate', () => {
       ]),
     );
     const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;
-    expect(queues).toEqual([{ name: 'events.fanout', retry_limit: 0 }]);
+    expect(queues).toEqual([
+      { name: 'broadcasts.due', retry_limit: 0 },
+      { name: 'broadcasts.send', retry_limit: 0 },
+      { name: 'events.fanout', retry_limit: 0 },
+    ]);
 
     const second = await migrate();
     expect(second).toEqual({ code: 0, output: 'database is up to date\n' });

@@ -5,6 +5,7 @@ import {
   RandomSource,
   RateLimitCounter,
   Repositories,
+  Templates,
   Transactor,
   WebhookDestinations,
   WebhookSender,
@@ -19,6 +20,7 @@ import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
+import { LiquidTemplates } from './templates/liquid-templates';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
 
@@ -48,6 +50,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(Mailer, new NodemailerMailer());
+  container.registerInstance(Templates, new LiquidTemplates());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));

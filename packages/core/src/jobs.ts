@@ -7,8 +7,12 @@
 export interface JobPayloads {
   /** Fan one outbox event out to the webhook endpoints that subscribe to its type. */
   'events.fanout': { eventId: number };
+  /** A scheduled broadcast's time has come: move it from future_scheduled on (if `version` still holds). */
+  'broadcasts.due': { broadcastId: number; version: number };
+  /** Drive a broadcast through queueing and sending; any number of dispatchers may work one. */
+  'broadcasts.send': { broadcastId: number };
 }
 
 export type JobName = keyof JobPayloads;
 
-export const QUEUES: readonly JobName[] = ['events.fanout'];
+export const QUEUES: readonly JobName[] = ['events.fanout', 'broadcasts.due', 'broadcasts.send'];

@@ -155,12 +155,53 @@ export interface JobQueue {
 }
 export const JobQueue = Symbol.for('mailcast.JobQueue');
 
+/**
+ * What happened to one recipient's email, as the statistics count it. One row per occurrence:
+ * `processed` handed to SMTP, `delivered` accepted (2xx), `delayed` temporary failure (4xx),
+ * `bounced` permanent rejection (5xx), `failed` given up, `opened`, `clicked` (with a link),
+ * `complained`, `unsubscribed` (through this broadcast's link or one-click header).
+ */
+export const EMAIL_EVENT_KINDS = [
+  'processed',
+  'delivered',
+  'delayed',
+  'bounced',
+  'failed',
+  'opened',
+  'clicked',
+  'complained',
+  'unsubscribed',
+] as const;
+export type EmailEventKind = (typeof EMAIL_EVENT_KINDS)[number];
+
+export interface EmailEventRecord {
+  channelId: number;
+  broadcastId: number;
+  recipientId: number;
+  subscriberId: number;
+  kind: EmailEventKind;
+  /** The broadcast_links row clicked; only for `clicked`. */
+  linkId?: number | null;
+  occurredAt: Date;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Records recipient email events for the statistics. The recorder also keeps whatever
+ * aggregates the statistics read (so they never scan events), in the same transaction.
+ */
+export interface EmailEvents {
+  /** `firstForRecipient`: no earlier event of this kind (and link, for clicks) for the recipient. */
+  record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }>;
+}
+
 /** Every repository, bound to one transaction. */
 export interface Repositories {
   channels: ChannelRepository;
   apiTokens: ApiTokenRepository;
   emailServers: EmailServerRepository;
   broadcasts: BroadcastRepository;
+  emailEvents: EmailEvents;
   outbox: EventOutbox;
   jobs: JobQueue;
 }
@@ -227,6 +268,21 @@ export interface WebhookDestinations {
   check(url: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 export const WebhookDestinations = Symbol.for('mailcast.WebhookDestinations');
+
+/** Variables a template may read; plain data only (CONTRACT: Liquid). */
+export type TemplateScope = Readonly<Record<string, unknown>>;
+
+/**
+ * Liquid templates (subject, body, html_body, confirmation emails), rendered sandboxed: no file
+ * system, bounded time and memory.
+ */
+export interface Templates {
+  /** null when the source is valid Liquid, else the parser's message (a 422 at create/update). */
+  check(source: string): string | null;
+  /** `html` escapes every output value for an HTML context; `text` leaves values as they are. */
+  render(source: string, scope: TemplateScope, context: 'html' | 'text'): Promise<string>;
+}
+export const Templates = Symbol.for('mailcast.Templates');
 
 /** Counts requests per token in fixed windows, shared by every api replica. */
 export interface RateLimitCounter {

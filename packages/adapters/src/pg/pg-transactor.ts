@@ -6,6 +6,7 @@ import { transactionExecutor } from './database';
 import { PgApiTokenRepository } from './pg-api-token.repository';
 import { PgBroadcastRepository } from './pg-broadcast.repository';
 import { PgChannelRepository } from './pg-channel.repository';
+import { PgEmailEvents } from './pg-email-events';
 import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
 
@@ -17,6 +18,7 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     apiTokens: new PgApiTokenRepository(db),
     emailServers: new PgEmailServerRepository(db),
     broadcasts: new PgBroadcastRepository(db),
+    emailEvents: new PgEmailEvents(db),
     outbox: new PgEventOutbox(db),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
   };

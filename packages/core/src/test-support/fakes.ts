@@ -17,6 +17,8 @@ import type {
   Page,
   RandomSource,
   RecordedEvent,
+  EmailEventRecord,
+  EmailEvents,
   Repositories,
   Transactor,
 } from '../ports';
@@ -111,6 +113,22 @@ export class FakeOutbox implements EventOutbox {
   }
 }
 
+export class FakeEmailEvents implements EmailEvents {
+  readonly events: Array<EmailEventRecord & { id: number }> = [];
+  async record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }> {
+    const firstForRecipient = !this.events.some(
+      (e) =>
+        e.broadcastId === event.broadcastId &&
+        e.recipientId === event.recipientId &&
+        e.kind === event.kind &&
+        (e.linkId ?? null) === (event.linkId ?? null),
+    );
+    const id = this.events.length + 1;
+    this.events.push({ ...event, id });
+    return { id, firstForRecipient };
+  }
+}
+
 export class FakeJobs implements JobQueue {
   readonly sent: Array<{ name: string; data: unknown; startAfter?: Date }> = [];
   async send(name: string, data: unknown, options: { startAfter?: Date } = {}): Promise<string> {
@@ -124,6 +142,7 @@ export function fakeRepositories(): Repositories & {
   apiTokens: FakeApiTokens;
   emailServers: FakeEmailServers;
   broadcasts: FakeBroadcasts;
+  emailEvents: FakeEmailEvents;
   outbox: FakeOutbox;
   jobs: FakeJobs;
 } {
@@ -132,6 +151,7 @@ export function fakeRepositories(): Repositories & {
     apiTokens: new FakeApiTokens(),
     emailServers: new FakeEmailServers(),
     broadcasts: new FakeBroadcasts(),
+    emailEvents: new FakeEmailEvents(),
     outbox: new FakeOutbox(),
     jobs: new FakeJobs(),
   };
