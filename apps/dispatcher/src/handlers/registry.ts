@@ -17,7 +17,8 @@ export interface JobHandler<Name extends JobName = JobName> {
 export const HANDLERS: readonly JobHandler[] = [];
 
 export interface WorkerEvents {
-  onJobFailed?(queue: JobName, jobId: string, error: unknown): void;
+  onJobCompleted?(queue: JobName, jobId: string, seconds: number): void;
+  onJobFailed?(queue: JobName, jobId: string, error: unknown, seconds: number): void;
 }
 
 /**
@@ -40,11 +41,14 @@ export async function startWorkers(
         async (jobs) => {
           await Promise.all(
             jobs.map(async (job) => {
+              const started = process.hrtime.bigint();
+              const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
               try {
                 await handler.handle(container, job);
                 await boss.complete(handler.queue, job.id);
+                events.onJobCompleted?.(handler.queue, job.id, seconds());
               } catch (error) {
-                events.onJobFailed?.(handler.queue, job.id, error);
+                events.onJobFailed?.(handler.queue, job.id, error, seconds());
                 const message = error instanceof Error ? error.message : String(error);
                 await boss.fail(handler.queue, job.id, { message });
               }
