@@ -11,4 +11,5 @@ export * from './channels/create-channel';
 export * from './channels/add-email-server';
 export * from './broadcasts/get-broadcast';
 export * from './broadcasts/list-broadcasts';
+export * from './broadcasts/get-broadcast-progress';
 export * from './limits/check-rate-limit';

@@ -122,6 +122,8 @@ export interface BroadcastRepository {
   findById(channelId: number, id: number): Promise<Broadcast | null>;
   /** Most recently created first (spec: List). */
   list(channelId: number, page: Page): Promise<{ items: Broadcast[]; total: number }>;
+  /** Unscoped, for the operator's admin CLI only; never reachable from the API. */
+  findAnyById(id: number): Promise<Broadcast | null>;
 }
 
 /** An event as the outbox stores it; the webhooks dispatcher wraps it in the spec's envelope. */

@@ -104,4 +104,9 @@ export class PgBroadcastRepository implements BroadcastRepository {
     ]);
     return { items: rows.map(toBroadcast), total: Number(count?.count ?? 0) };
   }
+
+  async findAnyById(id: number): Promise<Broadcast | null> {
+    const row = await this.db<BroadcastRow>('broadcasts').where({ id }).first();
+    return row ? toBroadcast(row) : null;
+  }
 }

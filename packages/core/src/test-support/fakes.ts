@@ -98,6 +98,9 @@ export class FakeBroadcasts implements BroadcastRepository {
   async findById(channelId: number, id: number): Promise<Broadcast | null> {
     return this.rows.find((b) => b.channelId === channelId && b.id === id) ?? null;
   }
+  async findAnyById(id: number): Promise<Broadcast | null> {
+    return this.rows.find((b) => b.id === id) ?? null;
+  }
   async list(channelId: number, page: Page) {
     const mine = this.rows.filter((b) => b.channelId === channelId).reverse();
     return { items: mine.slice(page.offset, page.offset + page.limit), total: mine.length };
