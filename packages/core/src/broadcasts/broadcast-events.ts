@@ -35,7 +35,7 @@ export async function recordBroadcastStatus(repositories: Repositories, b: Broad
 }
 
 /** Under the row lock the conditional write cannot miss; if it ever does, nothing commits. */
-export function written(b: Broadcast | null): Broadcast {
+export function writtenBroadcast(b: Broadcast | null): Broadcast {
   if (b === null) throw new Error('broadcast changed during its own transaction');
   return b;
 }

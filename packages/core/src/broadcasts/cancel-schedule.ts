@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
 import { Clock, Transactor } from '../ports';
-import { written } from './broadcast-events';
+import { writtenBroadcast } from './broadcast-events';
 import { BROADCAST_NOT_FOUND } from './get-broadcast';
 import type { BroadcastStatusAnswer } from './send-broadcast';
 
@@ -23,7 +23,7 @@ export class CancelSchedule {
       const current = await repositories.broadcasts.lock(caller.channelId, input.id);
       if (current === null) throw new NotFoundError(BROADCAST_NOT_FOUND);
       const status = planCancelSchedule(current.status);
-      const updated = written(
+      const updated = writtenBroadcast(
         await repositories.broadcasts.update(
           current.id,
           { statuses: [current.status], version: current.version },

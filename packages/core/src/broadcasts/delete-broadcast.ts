@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
 import { Transactor } from '../ports';
-import { written } from './broadcast-events';
+import { writtenBroadcast } from './broadcast-events';
 import { BROADCAST_NOT_FOUND } from './get-broadcast';
 
 /** Spec: Delete, only in draft or future_scheduled. A pending due job finds no row and does nothing. */
@@ -17,7 +17,7 @@ export class DeleteBroadcast {
       if (current === null) throw new NotFoundError(BROADCAST_NOT_FOUND);
       assertCanDelete(current.status);
       const deleted = await repositories.broadcasts.delete(caller.channelId, current.id, [current.status]);
-      written(deleted ? current : null);
+      writtenBroadcast(deleted ? current : null);
       return { message: 'Broadcast deleted successfully' };
     });
   }

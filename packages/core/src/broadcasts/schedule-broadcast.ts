@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError, ValidationError } from '../errors';
 import { Clock, Transactor } from '../ports';
-import { recordBroadcastStatus, written } from './broadcast-events';
+import { recordBroadcastStatus, writtenBroadcast } from './broadcast-events';
 import { BROADCAST_NOT_FOUND } from './get-broadcast';
 
 export interface ScheduleAnswer {
@@ -49,7 +49,7 @@ export class ScheduleBroadcast {
       else throw new ValidationError('Scheduled send time is required');
 
       const status = planSchedule({ status: current.status, scheduledSendAt: at, now });
-      const updated = written(
+      const updated = writtenBroadcast(
         await repositories.broadcasts.update(
           current.id,
           { statuses: [current.status], version: current.version },

@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
 import { Clock, Transactor, type Broadcast, type EmailServer } from '../ports';
-import { recordBroadcastStatus, written } from './broadcast-events';
+import { recordBroadcastStatus, writtenBroadcast } from './broadcast-events';
 import { BROADCAST_NOT_FOUND } from './get-broadcast';
 
 export interface BroadcastStatusAnswer {
@@ -48,7 +48,7 @@ export class SendBroadcast {
       // A failed broadcast sent again goes to those not yet reached (ports: prepareRetry).
       if (current.status === 'failed') await repositories.broadcasts.prepareRetry(current.id);
       const now = this.clock.now();
-      const updated = written(
+      const updated = writtenBroadcast(
         await repositories.broadcasts.update(
           current.id,
           { statuses: [current.status], version: current.version },

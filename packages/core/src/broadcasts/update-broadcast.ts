@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError, ValidationError } from '../errors';
 import { Clock, Templates, Transactor, type Broadcast } from '../ports';
-import { written } from './broadcast-events';
+import { writtenBroadcast } from './broadcast-events';
 import { toBroadcastChanges, type BroadcastInput } from './broadcast-input';
 import { BROADCAST_NOT_FOUND } from './get-broadcast';
 
@@ -42,7 +42,7 @@ export class UpdateBroadcast {
         planSchedule({ status: current.status, scheduledSendAt: at, now });
       }
 
-      const updated = written(
+      const updated = writtenBroadcast(
         await repositories.broadcasts.update(current.id, { statuses: [current.status], version: current.version }, changes, now),
       );
       if (updated.status === 'future_scheduled' && updated.scheduledSendAt !== null) {

@@ -3,7 +3,7 @@ import { Clock, Transactor, type Broadcast, type Repositories } from '../ports';
 import { recordBroadcastStatus } from './broadcast-events';
 
 /** One move of a due broadcast: broadcast.scheduled (status scheduled) and its send job. */
-async function started(repositories: Repositories, b: Broadcast, now: Date): Promise<void> {
+export async function beginScheduledSend(repositories: Repositories, b: Broadcast, now: Date): Promise<void> {
   await recordBroadcastStatus(repositories, b, now);
   await repositories.jobs.send('broadcasts.send', { broadcastId: b.id });
 }
@@ -26,7 +26,7 @@ export class StartDueBroadcast {
       const expected = { statuses: ['future_scheduled'] as const, version: input.version };
       const moved = await repositories.broadcasts.update(input.broadcastId, { ...expected, dueBy: now }, { status: 'scheduled' }, now);
       if (moved !== null) {
-        await started(repositories, moved, now);
+        await beginScheduledSend(repositories, moved, now);
         return 'started';
       }
       // pg-boss's clock (the database's) may run ahead of ours: a job that fired early waits again.
@@ -42,35 +42,5 @@ export class StartDueBroadcast {
       }
       return 'stale';
     });
-  }
-}
-
-/** How many due broadcasts one sweep transaction moves. */
-const SWEEP_BATCH = 100;
-
-/**
- * The safety net for a lost due job (pg-boss cron, every minute): moves every future_scheduled
- * broadcast whose time has passed. The conditional UPDATE with SKIP LOCKED moves each once,
- * however many dispatchers sweep at the same time.
- */
-@injectable()
-export class SweepDueBroadcasts {
-  constructor(
-    @inject(Transactor) private readonly transactor: Transactor,
-    @inject(Clock) private readonly clock: Clock,
-  ) {}
-
-  async execute(): Promise<number[]> {
-    const now = this.clock.now();
-    const ids: number[] = [];
-    for (;;) {
-      const batch = await this.transactor.run(async (repositories) => {
-        const moved = await repositories.broadcasts.startDue(now, SWEEP_BATCH);
-        for (const b of moved) await started(repositories, b, now);
-        return moved.map((b) => b.id);
-      });
-      ids.push(...batch);
-      if (batch.length < SWEEP_BATCH) return ids;
-    }
   }
 }
