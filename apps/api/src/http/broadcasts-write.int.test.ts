@@ -147,6 +147,14 @@ describe('broadcast create, update and delete', () => {
       expect(await count()).toBe(before);
     });
 
+    it('names the parser problem: an unknown filter or tag', async () => {
+      const filter = await mine.post('/api/v1/broadcasts', { broadcast: { subject: 'Hi {{ subscriber.first_name | shout }}' } });
+      expect(filter.status).toBe(422);
+      expect(filter.body).toEqual({ error: 'Subject is not valid Liquid: undefined filter: shout, line:1, col:4' });
+      const tag = await mine.post('/api/v1/broadcasts', { broadcast: { subject: 'S', body: '{% bogus %}' } });
+      expect(tag.body).toEqual({ error: 'Body is not valid Liquid: tag "bogus" not found, line:1, col:1' });
+    });
+
     it.each([
       [{ subject: 42 }, 'subject must be a string'],
       [{ subject: 'S', track_opens: 'yes' }, 'track_opens must be a boolean'],
