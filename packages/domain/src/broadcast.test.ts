@@ -3,6 +3,7 @@ import {
   BROADCAST_TRANSITIONS,
   type BroadcastStatus,
   assertCanDelete,
+  assertCanSchedule,
   assertCanUpdate,
   assertTransition,
   canTransition,
@@ -203,6 +204,14 @@ describe('planSchedule', () => {
       message: 'Scheduled send time must be in the future',
     });
   });
+
+  test.each(ALL.map((s) => [s, s === 'draft' || s === 'future_scheduled'] as const))(
+    'assertCanSchedule(%s) passes: %s',
+    (status, ok) => {
+      if (ok) expect(() => assertCanSchedule(status)).not.toThrow();
+      else expect(errorOf(() => assertCanSchedule(status)).code).toBe('broadcast_not_schedulable');
+    },
+  );
 
   test('an invalid Date is an invalid time, not a past one', () => {
     expect(errorOf(() => planSchedule({ status: 'draft', scheduledSendAt: new Date(NaN), now })).code).toBe(

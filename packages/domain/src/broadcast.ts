@@ -140,18 +140,23 @@ export function planSend(input: PlanSendInput): 'scheduled' {
   return 'scheduled';
 }
 
+/**
+ * CONTRACT §Broadcasts: schedule from draft, or from future_scheduled as a reschedule. Checked
+ * on its own first, so a refused status wins over whatever the parameters say.
+ */
+export function assertCanSchedule(status: BroadcastStatus): void {
+  if (!allowedByTrigger('schedule', status)) {
+    throw new DomainError('broadcast_not_schedulable', 'Broadcast cannot be scheduled in current status');
+  }
+}
+
 /** CONTRACT §Broadcasts: schedule from draft, or from future_scheduled as a reschedule. */
 export function planSchedule(input: {
   status: BroadcastStatus;
   scheduledSendAt: Date;
   now: Date;
 }): 'future_scheduled' {
-  if (!allowedByTrigger('schedule', input.status)) {
-    throw new DomainError(
-      'broadcast_not_schedulable',
-      'Broadcast cannot be scheduled in current status',
-    );
-  }
+  assertCanSchedule(input.status);
   if (Number.isNaN(input.scheduledSendAt.getTime())) {
     throw new DomainError('invalid_scheduled_time', 'Scheduled send time is invalid');
   }

@@ -1,4 +1,4 @@
-import { DomainError, isValidTimezone, planSchedule, resolveScheduledSendAt } from '@mailcast/domain';
+import { assertCanSchedule, DomainError, isValidTimezone, planSchedule, resolveScheduledSendAt } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError, ValidationError } from '../errors';
@@ -35,10 +35,7 @@ export class ScheduleBroadcast {
       const current = await repositories.broadcasts.lock(caller.channelId, input.id);
       if (current === null) throw new NotFoundError(BROADCAST_NOT_FOUND);
       const now = this.clock.now();
-      if (current.status !== 'draft' && current.status !== 'future_scheduled') {
-        // The status is refused first, whatever the parameters say.
-        planSchedule({ status: current.status, scheduledSendAt: now, now });
-      }
+      assertCanSchedule(current.status);
 
       const timezone = input.scheduledTimezone ?? current.scheduledTimezone;
       if (timezone === null) throw new ValidationError('Scheduled timezone is required');
