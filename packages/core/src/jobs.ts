@@ -11,8 +11,10 @@ export interface JobPayloads {
   'broadcasts.due': { broadcastId: number; version: number };
   /** Drive a broadcast through queueing and sending; any number of dispatchers may work one. */
   'broadcasts.send': { broadcastId: number };
+  /** Safety net (cron, every minute): start any due scheduled broadcast whose job was lost. */
+  'broadcasts.sweep': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
 
-export const QUEUES: readonly JobName[] = ['events.fanout', 'broadcasts.due', 'broadcasts.send'];
+export const QUEUES: readonly JobName[] = ['events.fanout', 'broadcasts.due', 'broadcasts.send', 'broadcasts.sweep'];

@@ -106,6 +106,8 @@ export interface Broadcast {
   scheduledTimezone: string | null;
   beginSendAt: Date | null;
   sentAt: Date | null;
+  /** The stage a paused broadcast was paused in, so resume returns there; null unless paused. */
+  pausedFrom: BroadcastStatus | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -113,8 +115,33 @@ export interface Broadcast {
 
 export type NewBroadcast = Omit<
   Broadcast,
-  'id' | 'status' | 'totalRecipients' | 'broadcastRecipientsCount' | 'beginSendAt' | 'sentAt' | 'version' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'status'
+  | 'totalRecipients'
+  | 'broadcastRecipientsCount'
+  | 'beginSendAt'
+  | 'sentAt'
+  | 'pausedFrom'
+  | 'version'
+  | 'createdAt'
+  | 'updatedAt'
 >;
+
+/** What an edit or a status change may write; every write bumps `version`. */
+export type BroadcastChanges = Partial<
+  Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>
+>;
+
+/**
+ * The state a conditional write expects. The write happens only if the row still matches, so
+ * two concurrent transitions cannot both succeed and a stale job cannot act.
+ */
+export interface BroadcastExpectation {
+  statuses: readonly BroadcastStatus[];
+  version: number;
+  /** Only when scheduled_send_at is at or before this instant (a due scheduled broadcast). */
+  dueBy?: Date;
+}
 
 export interface BroadcastRepository {
   create(broadcast: NewBroadcast, now: Date): Promise<Broadcast>;
@@ -122,8 +149,27 @@ export interface BroadcastRepository {
   findById(channelId: number, id: number): Promise<Broadcast | null>;
   /** Most recently created first (spec: List). */
   list(channelId: number, page: Page): Promise<{ items: Broadcast[]; total: number }>;
-  /** Unscoped, for the operator's admin CLI only; never reachable from the API. */
-  findAnyById(id: number): Promise<Broadcast | null>;
+  /** Like findById, and holds the row until the transaction ends, so checks and write agree. */
+  lock(channelId: number, id: number): Promise<Broadcast | null>;
+  /** For job handlers, which carry only an id. */
+  findByIdInAnyChannel(id: number): Promise<Broadcast | null>;
+  /** Writes only if the row matches `expected`; bumps version. Null when it did not match. */
+  update(id: number, expected: BroadcastExpectation, changes: BroadcastChanges, now: Date): Promise<Broadcast | null>;
+  /** Deletes only in one of `statuses`; false when nothing was deleted. */
+  delete(channelId: number, id: number, statuses: readonly BroadcastStatus[]): Promise<boolean>;
+  /**
+   * Moves up to `limit` future_scheduled broadcasts due by `now` to scheduled (version bumped),
+   * skipping rows another transaction holds, so several dispatchers move each one exactly once.
+   */
+  startDue(now: Date, limit: number): Promise<Broadcast[]>;
+  /** The ids among `segmentIds` that are not segments of the channel. */
+  unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]>;
+  /**
+   * Before a failed broadcast is sent again: recipients whose email failed go back to pending
+   * (keeping their Message-ID); those sent, bounced or skipped stay as they are, so nobody
+   * receives it twice. The processed count is recomputed to match.
+   */
+  prepareRetry(id: number): Promise<void>;
 }
 
 /** An event as the outbox stores it; the webhooks dispatcher wraps it in the spec's envelope. */

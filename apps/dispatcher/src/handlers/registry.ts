@@ -1,6 +1,7 @@
 import type { JobName, JobPayloads } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
+import { broadcastDueHandler, broadcastSweepHandler } from './broadcast-due.handler';
 
 /**
  * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
@@ -10,11 +11,16 @@ import type { DependencyContainer } from 'tsyringe';
 export interface JobHandler<Name extends JobName = JobName> {
   queue: Name;
   batchSize: number;
+  /** A pg-boss cron expression: the queue also gets one job per match (one across dispatchers). */
+  cron?: string;
   handle(container: DependencyContainer, job: PgBoss.Job<JobPayloads[Name]>): Promise<void>;
 }
 
 /** Every queue this dispatcher works. Capabilities add their handlers here. */
-export const HANDLERS: readonly JobHandler[] = [];
+export const HANDLERS: readonly JobHandler[] = [
+  broadcastDueHandler as unknown as JobHandler,
+  broadcastSweepHandler as unknown as JobHandler,
+];
 
 export interface WorkerEvents {
   onJobCompleted?(queue: JobName, jobId: string, seconds: number): void;
@@ -34,6 +40,7 @@ export async function startWorkers(
 ): Promise<string[]> {
   const ids: string[] = [];
   for (const handler of handlers) {
+    if (handler.cron !== undefined) await boss.schedule(handler.queue, handler.cron, {});
     ids.push(
       await boss.work<JobPayloads[JobName]>(
         handler.queue,

@@ -23,7 +23,7 @@ export class GetBroadcastProgress {
   constructor(@inject(Repositories) private readonly repositories: Repositories) {}
 
   async execute(input: { id: number }): Promise<BroadcastProgress> {
-    const broadcast = await this.repositories.broadcasts.findAnyById(input.id);
+    const broadcast = await this.repositories.broadcasts.findByIdInAnyChannel(input.id);
     if (broadcast === null) throw new NotFoundError(BROADCAST_NOT_FOUND);
     return {
       id: broadcast.id,
