@@ -1,6 +1,7 @@
 import { ConfigToken, LoggerToken, type Config, type Logger } from '@mailcast/adapters';
 import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
+import { docsRoutes } from '../openapi/docs.routes';
 import { authenticate } from './auth';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { errorHandler, notFound } from './error-handler';
@@ -21,6 +22,8 @@ export function createApp(container: DependencyContainer): Express {
 
   app.use(requestLog(logger));
   app.use(healthRoutes(container));
+  // The document and its docs page are public: mounted before the authenticated /api/v1 router.
+  app.use(docsRoutes());
 
   const api = express.Router();
   api.use(authenticate(container));
