@@ -1,5 +1,5 @@
-// Create a subscriber, then find it again by email. Run against `npm start`:
-//   MAILCAST_TOKEN=$(cat .data/dev-token) npx ts-node packages/client/examples/create-subscriber.ts
+// Create a subscriber, then find it again by email. Against `npm start`, the token is the one
+// it printed (also in .data/dev-token). Type-checked by `npm run typecheck:tests`.
 import { MailcastClient, MailcastError } from '@mailcast/client';
 
 export async function main(): Promise<void> {

@@ -758,7 +758,6 @@ export function buildOpenApiDocument(): Json {
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     security: [{ bearerAuth: [] }],
     tags: [
       { name: BROADCASTS, description: 'Email campaigns: drafted, sent or scheduled, paused, resumed or aborted.' },
