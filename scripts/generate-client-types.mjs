@@ -20,9 +20,16 @@ export async function generate(document) {
   return HEADER + '\n' + astToString(ast);
 }
 
+// Read as a stream: readFileSync(0) fails with EAGAIN when stdin is a non-blocking pipe.
+async function readStdin() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 const args = new Set(process.argv.slice(2));
 if (args.has('--stdin')) {
-  process.stdout.write(await generate(JSON.parse(readFileSync(0, 'utf8'))));
+  process.stdout.write(await generate(JSON.parse(await readStdin())));
 } else {
   const require = createRequire(import.meta.url);
   const { OPENAPI_DOCUMENT } = require(path.join(root, 'apps/api/dist/openapi/document.js'));

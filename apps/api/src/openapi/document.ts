@@ -149,7 +149,8 @@ const PATHS: Record<string, Json> = {
     post: authenticated({
       operationId: 'createBroadcast',
       summary: 'Create a broadcast',
-      description: 'Created as a draft. Subject, body and html_body are Liquid templates; invalid Liquid is a 422.',
+      description:
+        'Created as a draft. A blank subject is a 422 "Subject can\'t be blank". Subject, body and html_body are Liquid templates; invalid Liquid is a 422.',
       tag: BROADCASTS,
       permission: 'broadcasts_write',
       body: { schema: ref('BroadcastCreateBody') },
@@ -410,7 +411,7 @@ const PATHS: Record<string, Json> = {
       operationId: 'redactSubscriber',
       summary: 'Redact a subscriber (GDPR)',
       description:
-        'Irreversible. The email becomes `redacted-<id>@redacted.invalid`; names, IP address and custom data are removed; statistics are kept. Emits subscriber.deleted.',
+        'Irreversible. The email becomes `redacted-<id>@redacted.invalid`; names, IP address and custom data are removed; statistics are kept. Emits subscriber.deleted. A failure is a 422 "Failed to redact subscriber" followed by the reason.',
       tag: SUBSCRIBERS,
       permission: 'subscribers_write',
       body: { schema: ref('EmailBody') },

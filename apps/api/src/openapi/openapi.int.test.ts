@@ -73,9 +73,10 @@ describe('the OpenAPI document is valid OpenAPI 3.1', () => {
     // The validator is ESM-only; it runs in a child Node process, which loads ESM natively.
     const script = `
       import { Validator } from '@seriousme/openapi-schema-validator';
-      import { readFileSync } from 'node:fs';
+      const chunks = [];
+      for await (const chunk of process.stdin) chunks.push(chunk);
       const validator = new Validator();
-      const result = await validator.validate(JSON.parse(readFileSync(0, 'utf8')));
+      const result = await validator.validate(JSON.parse(Buffer.concat(chunks).toString('utf8')));
       process.stdout.write(JSON.stringify({ ...result, version: validator.version }));
     `;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
@@ -92,8 +93,9 @@ describe('the OpenAPI document is valid OpenAPI 3.1', () => {
     const broken = { ...doc, paths: { '/x': { get: { responses: { '200': { content: 'nope' } } } } } };
     const script = `
       import { Validator } from '@seriousme/openapi-schema-validator';
-      import { readFileSync } from 'node:fs';
-      const result = await new Validator().validate(JSON.parse(readFileSync(0, 'utf8')));
+      const chunks = [];
+      for await (const chunk of process.stdin) chunks.push(chunk);
+      const result = await new Validator().validate(JSON.parse(Buffer.concat(chunks).toString('utf8')));
       process.stdout.write(JSON.stringify({ valid: result.valid }));
     `;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, input: JSON.stringify(broken), encoding: 'utf8' });

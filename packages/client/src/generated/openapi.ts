@@ -20,7 +20,7 @@ export interface paths {
         put?: never;
         /**
          * Create a broadcast
-         * @description Created as a draft. Subject, body and html_body are Liquid templates; invalid Liquid is a 422.
+         * @description Created as a draft. A blank subject is a 422 "Subject can't be blank". Subject, body and html_body are Liquid templates; invalid Liquid is a 422.
          *
          *     Permission: `broadcasts_write`.
          */
@@ -444,7 +444,7 @@ export interface paths {
         put?: never;
         /**
          * Redact a subscriber (GDPR)
-         * @description Irreversible. The email becomes `redacted-<id>@redacted.invalid`; names, IP address and custom data are removed; statistics are kept. Emits subscriber.deleted.
+         * @description Irreversible. The email becomes `redacted-<id>@redacted.invalid`; names, IP address and custom data are removed; statistics are kept. Emits subscriber.deleted. A failure is a 422 "Failed to redact subscriber" followed by the reason.
          *
          *     Permission: `subscribers_write`.
          */
