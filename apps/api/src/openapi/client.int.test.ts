@@ -107,4 +107,18 @@ describe('@mailcast/client against the running API', () => {
     const checked = new MailcastClient({ baseUrl: served.baseUrl, token: 'mc_x', fetch: documentCheckingFetch(lying) });
     await expect(checked.broadcasts.get(1)).rejects.toThrow(/GET \/api\/v1\/broadcasts\/\{id\} → 200: body does not match/);
   });
+
+  it('sends request bodies the document accepts, in the nested form', async () => {
+    const seen: Array<{ method: string; path: string; body: unknown }> = [];
+    const recording: typeof fetch = async (input, init) => {
+      seen.push({ method: init!.method!, path: new URL(String(input)).pathname, body: JSON.parse(String(init!.body)) });
+      return new Response(JSON.stringify({ id: 1 }), { status: 201, headers: { 'content-type': 'application/json' } });
+    };
+    const checked = new MailcastClient({ baseUrl: 'http://127.0.0.1:1', token: 'mc_x', fetch: documentCheckingFetch(recording) });
+    await expect(checked.broadcasts.create({ subject: 'Hi', email_headers: [{ key: 'X-A', value: 'b' }] })).resolves.toEqual({ id: 1 });
+    expect(seen).toEqual([{ method: 'POST', path: '/api/v1/broadcasts', body: { broadcast: { subject: 'Hi', email_headers: [{ key: 'X-A', value: 'b' }] } } }]);
+    // A body the document refuses never leaves the client in these tests.
+    await expect(checked.broadcasts.create({} as never)).rejects.toThrow(/POST \/api\/v1\/broadcasts request: body does not match/);
+    expect(seen).toHaveLength(1);
+  });
 });

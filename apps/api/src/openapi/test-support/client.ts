@@ -1,17 +1,21 @@
 import { MailcastClient } from '@mailcast/client';
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
-import { expectMatchesDocument } from './match-document';
+import { DocumentMatcher, expectMatchesDocument } from './match-document';
 
 /**
- * A fetch that holds every answer against the OpenAPI document before handing it on: a test
- * that drives the API through @mailcast/client checks the document for free.
+ * A fetch that holds every request body and every answer against the OpenAPI document: a test
+ * that drives the API through @mailcast/client checks the document (and the client) for free.
  */
 export function documentCheckingFetch(inner: typeof fetch = globalThis.fetch): typeof fetch {
+  const matcher = new DocumentMatcher();
   return async (input, init) => {
-    const response = await inner(input, init);
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    const sent = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
+    const refused = matcher.checkRequest(method, url.pathname, sent);
+    if (refused.length > 0) throw new Error(refused.join('\n'));
+    const response = await inner(input, init);
     const text = await response.clone().text();
     const isJson = /^application\/json/.test(response.headers.get('content-type') ?? '');
     const headers = Object.fromEntries(response.headers.entries());

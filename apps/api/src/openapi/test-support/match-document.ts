@@ -94,6 +94,18 @@ export class DocumentMatcher {
     return (this.document.components as { headers: Record<string, Json> }).headers[target.slice('#/components/headers/'.length)]!;
   }
 
+  /** Problems of a request body against the operation's documented requestBody (JSON only). */
+  checkRequest(method: string, path: string, body: unknown): string[] {
+    const { template, operation } = this.operation(method, path);
+    const where = `${method.toUpperCase()} ${template} request`;
+    const requestBody = operation.requestBody as { required?: boolean; content?: Record<string, Json> } | undefined;
+    if (body === undefined) return requestBody?.required ? [`${where}: body required`] : [];
+    const media = requestBody?.content?.['application/json'];
+    if (!media) return [`${where}: no JSON body is documented`];
+    const validate = this.validator(`${where} body`, media.schema);
+    return validate(body) ? [] : [`${where}: body does not match: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}`];
+  }
+
   /** Returns the problems found; an empty list means the answer is what the document promises. */
   check(method: string, path: string, status: number, body: unknown, headers: Record<string, unknown> = {}): string[] {
     const { template, operation } = this.operation(method, path);
