@@ -64,6 +64,24 @@ export default tseslint.config(
     },
   },
   {
+    // The client is published on its own: its own files and the domain (the webhook verifier).
+    files: ['packages/client/src/**/*.ts'],
+    ignores: tests,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@mailcast/domain$|\\.{1,2}/)',
+              message: 'packages/client imports only its own files and @mailcast/domain (it runs in customer code).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Adapters implement ports; they never reach into the apps.
     files: ['packages/adapters/src/**/*.ts'],
     ignores: tests,

@@ -35,7 +35,7 @@ const config: Config = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper: {
-    '^@mailcast/(domain|core|adapters|devkit)$': '<rootDir>/packages/$1/src',
+    '^@mailcast/(domain|core|adapters|devkit|client)$': '<rootDir>/packages/$1/src',
     '^@mailcast/testkit$': '<rootDir>/test/support',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],

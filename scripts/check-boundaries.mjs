@@ -36,8 +36,25 @@ for (const file of sources(path.join(domain, 'src'))) {
   }
 }
 
+// The client runs in customer code: it depends on the domain alone (for the webhook verifier).
+const client = path.join(root, 'packages/client');
+const clientManifest = JSON.parse(readFileSync(path.join(client, 'package.json'), 'utf8'));
+for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+  const names = Object.keys(clientManifest[field] ?? {}).filter((name) => name !== '@mailcast/domain');
+  if (names.length > 0) problems.push(`packages/client/package.json declares ${field}: ${names.join(', ')}`);
+}
+for (const file of sources(path.join(client, 'src'))) {
+  for (const match of readFileSync(file, 'utf8').matchAll(specifier)) {
+    const target = match[1];
+    if (target !== '@mailcast/domain' && !target.startsWith('./') && !target.startsWith('../')) {
+      problems.push(`${path.relative(root, file)} imports '${target}'`);
+    }
+  }
+}
+
 if (problems.length > 0) {
-  console.error('domain boundary violated:\n  ' + problems.join('\n  '));
+  console.error('package boundary violated:\n  ' + problems.join('\n  '));
   process.exit(1);
 }
 console.log('domain boundary holds: no dependencies, imports only its own files and node:crypto');
+console.log('client boundary holds: depends on @mailcast/domain alone');

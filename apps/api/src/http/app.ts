@@ -2,6 +2,7 @@ import { ConfigToken, LoggerToken, type Config, type Logger } from '@mailcast/ad
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
+import { docsRoutes } from '../openapi/docs.routes';
 import { authenticate } from './auth';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { errorHandler, notFound } from './error-handler';
@@ -29,6 +30,8 @@ export function createApp(container: DependencyContainer): Express {
   app.use(metrics.middleware);
   app.use(healthRoutes(container));
   app.use(metrics.routes);
+  // The document and its docs page are public: mounted before the authenticated /api/v1 router.
+  app.use(docsRoutes());
 
   const api = express.Router();
   api.use(authenticate(container));

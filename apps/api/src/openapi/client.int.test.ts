@@ -1,0 +1,124 @@
+import {
+  MailcastClient,
+  MailcastError,
+  verifyWebhook,
+  WEBHOOK_HEADERS,
+  type Broadcast,
+  type Schemas,
+} from '@mailcast/client';
+import { signedHeaders } from '@mailcast/domain';
+import { startApi, type ApiHarness } from '../test-support/harness';
+import { documentCheckingFetch, serveForClient, type ClientHarness } from './test-support/client';
+
+/**
+ * @mailcast/client against the running API on loopback, every answer checked against the
+ * OpenAPI document on the way (documentCheckingFetch). Only the routes that exist on this
+ * branch are driven here; the others are typed from the same document.
+ */
+describe('@mailcast/client against the running API', () => {
+  let api: ApiHarness;
+  let served: ClientHarness;
+  let client: MailcastClient;
+  let channelId: number;
+  const ids: number[] = [];
+
+  beforeAll(async () => {
+    api = await startApi({ env: { RATE_LIMIT_PER_MINUTE: '50' } });
+    served = await serveForClient(api.app);
+    const tenant = await api.fixtures.aTenant();
+    channelId = tenant.channel.id;
+    client = served.client(tenant.token);
+    for (let i = 0; i < 3; i++) {
+      ids.push((await api.fixtures.aBroadcast(channelId, { name: `b${i}` }, new Date(Date.UTC(2026, 0, 1, 0, 0, i)))).id);
+    }
+  });
+  afterAll(async () => {
+    await served.close();
+    await api.close();
+  });
+
+  it('lists broadcasts, newest first, with limit and offset, and reads the rate-limit headers', async () => {
+    const all = await client.broadcasts.list();
+    expect(all.total).toBe(3);
+    expect(all.data.map((b) => b.id)).toEqual([...ids].reverse());
+    const page = await client.broadcasts.list({ limit: 1, offset: 1 });
+    expect(page).toEqual({ data: [expect.objectContaining({ id: ids[1], name: 'b1' })], total: 3 });
+    expect(client.rateLimit).toEqual({ limit: 50, remaining: expect.any(Number), reset: expect.any(Date) });
+    expect(client.rateLimit!.remaining).toBeLessThan(50);
+  });
+
+  it('gets one broadcast as the typed Broadcast of the document', async () => {
+    const broadcast: Broadcast = await client.broadcasts.get(ids[0]!);
+    expect(broadcast).toMatchObject({ id: ids[0], name: 'b0', status: 'draft', html_body: null, tags: [] });
+    const status: Schemas['BroadcastStatus'] = broadcast.status;
+    expect(status).toBe('draft');
+  });
+
+  it('rejects with a MailcastError carrying status and the error body', async () => {
+    const missing = await client.broadcasts.get(999_999_999).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(MailcastError);
+    expect(missing).toMatchObject({ status: 404, error: 'Broadcast not found', body: { error: 'Broadcast not found' }, operationId: 'getBroadcast' });
+    expect((missing as Error).message).toBe('getBroadcast failed with 404: Broadcast not found');
+
+    const invalid = await client.broadcasts.list({ limit: -1 }).catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ status: 422, error: 'limit must be a non-negative integer' });
+
+    const stranger = served.client('mc_not-a-real-token');
+    await expect(stranger.broadcasts.list()).rejects.toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+  });
+
+  it('refuses to be built without a token', () => {
+    expect(() => new MailcastClient({ baseUrl: served.baseUrl, token: '' })).toThrow('MailcastClient needs a token');
+  });
+
+  it('surfaces Retry-After on 429', async () => {
+    const limited = await startApi({ env: { RATE_LIMIT_PER_MINUTE: '1' } });
+    const server = await serveForClient(limited.app);
+    try {
+      const c = server.client((await limited.fixtures.aTenant()).token);
+      await c.broadcasts.list();
+      const refused = await c.broadcasts.list().catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(MailcastError);
+      const error = refused as MailcastError;
+      expect(error.status).toBe(429);
+      expect(error.error).toBe('Rate limit exceeded');
+      expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(error.retryAfterSeconds).toBeLessThanOrEqual(60);
+      expect(error.rateLimit).toMatchObject({ limit: 1, remaining: 0 });
+    } finally {
+      await server.close();
+      await limited.close();
+    }
+  });
+
+  it('re-exports the webhook verifier of the domain package', () => {
+    const secret = 'whsec_dGVzdC1zZWNyZXQtZm9yLXRoZS1jbGllbnQtcGFja2FnZQ==';
+    const body = JSON.stringify({ id: 7, type: 'test.webhook', created_at: '2026-11-22T10:00:00Z', data: {} });
+    const now = 1_795_000_000;
+    const headers = signedHeaders({ eventId: 7, secret, timestamp: now, rawBody: body });
+    expect(Object.keys(headers).sort()).toEqual(Object.values(WEBHOOK_HEADERS).sort());
+    expect(verifyWebhook(secret, headers, body, { now: now * 1000 })).toEqual({ ok: true, id: '7', timestamp: now });
+    expect(verifyWebhook(secret, headers, body + ' ', { now: now * 1000 })).toEqual({ ok: false, reason: 'invalid_signature' });
+  });
+
+  it('fails a call whose answer the document does not describe (the check is live)', async () => {
+    const lying: typeof fetch = async () =>
+      new Response(JSON.stringify({ id: 'not-a-number' }), { status: 200, headers: { 'content-type': 'application/json' } });
+    const checked = new MailcastClient({ baseUrl: served.baseUrl, token: 'mc_x', fetch: documentCheckingFetch(lying) });
+    await expect(checked.broadcasts.get(1)).rejects.toThrow(/GET \/api\/v1\/broadcasts\/\{id\} → 200: body does not match/);
+  });
+
+  it('sends request bodies the document accepts, in the nested form', async () => {
+    const seen: Array<{ method: string; path: string; body: unknown }> = [];
+    const recording: typeof fetch = async (input, init) => {
+      seen.push({ method: init!.method!, path: new URL(String(input)).pathname, body: JSON.parse(String(init!.body)) });
+      return new Response(JSON.stringify({ id: 1 }), { status: 201, headers: { 'content-type': 'application/json' } });
+    };
+    const checked = new MailcastClient({ baseUrl: 'http://127.0.0.1:1', token: 'mc_x', fetch: documentCheckingFetch(recording) });
+    await expect(checked.broadcasts.create({ subject: 'Hi', email_headers: [{ key: 'X-A', value: 'b' }] })).resolves.toEqual({ id: 1 });
+    expect(seen).toEqual([{ method: 'POST', path: '/api/v1/broadcasts', body: { broadcast: { subject: 'Hi', email_headers: [{ key: 'X-A', value: 'b' }] } } }]);
+    // A body the document refuses never leaves the client in these tests.
+    await expect(checked.broadcasts.create({} as never)).rejects.toThrow(/POST \/api\/v1\/broadcasts request: body does not match/);
+    expect(seen).toHaveLength(1);
+  });
+});

@@ -1,0 +1,211 @@
+import { MailcastError, type RateLimitInfo } from './errors';
+import type { components } from './generated/openapi';
+import {
+  fillPath,
+  ROUTES,
+  toQueryString,
+  type ClientOperationId,
+  type QueryOf,
+  type QueryValue,
+  type RequestBody,
+  type SuccessBody,
+} from './http';
+
+/** The document's component schemas, by name (`Schemas['Broadcast']`). */
+export type Schemas = components['schemas'];
+
+export type Broadcast = Schemas['Broadcast'];
+export type BroadcastStatus = Schemas['BroadcastStatus'];
+export type BroadcastCreateInput = Schemas['BroadcastCreateInput'];
+export type BroadcastInput = Schemas['BroadcastInput'];
+export type ScheduleInput = Schemas['ScheduleInput'];
+export type Subscriber = Schemas['Subscriber'];
+export type SubscriberCreateInput = Schemas['SubscriberCreateInput'];
+export type SubscriberUpdateInput = Schemas['SubscriberUpdateInput'];
+export type DoubleOptInOptions = Schemas['DoubleOptInOptions'];
+export type DoubleOptInResult = Schemas['DoubleOptInResult'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEndpointCreateInput = Schemas['WebhookEndpointCreateInput'];
+export type WebhookEndpointUpdateInput = Schemas['WebhookEndpointUpdateInput'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type StatisticsSummary = Schemas['StatisticsSummary'];
+export type Timeline = Schemas['Timeline'];
+export type TimelineMetric = Schemas['TimelineMetric'];
+export type LinkStatistics = Schemas['LinkStatistics'];
+
+/** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
+export type Page = QueryOf<'listBroadcasts'>;
+
+/** The subscriber list's filters, with tags and custom_data as plain values. */
+export type SubscriberFilters = Omit<QueryOf<'listSubscribers'>, 'tags[]' | 'custom_data' | 'is_active'> & {
+  /** Every listed tag (AND); sent as `tags[]=a&tags[]=b`. */
+  tags?: readonly string[];
+  /** Containment; sent as `custom_data[key]=value`. */
+  custom_data?: Record<string, string | number | boolean>;
+  is_active?: boolean;
+};
+
+export interface MailcastClientOptions {
+  /** Where the service runs, e.g. `https://mail.example.com` (without `/api/v1`). */
+  baseUrl: string | URL;
+  /** An API token (`mc_…`); its permissions decide which calls succeed. */
+  token: string;
+  /** Another fetch (a proxy agent, a test double); default the global fetch. */
+  fetch?: typeof fetch;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** Gives up on a request after this many milliseconds (an AbortError). */
+  timeoutMs?: number;
+}
+
+interface CallInit<Id extends ClientOperationId> {
+  params?: Record<string, string | number>;
+  query?: Record<string, QueryValue>;
+  body?: RequestBody<Id>;
+}
+
+function integerHeader(headers: Headers, name: string): number | undefined {
+  const raw = headers.get(name);
+  return raw !== null && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
+}
+
+function rateLimitOf(headers: Headers): RateLimitInfo | undefined {
+  const limit = integerHeader(headers, 'x-ratelimit-limit');
+  const remaining = integerHeader(headers, 'x-ratelimit-remaining');
+  const reset = headers.get('x-ratelimit-reset');
+  if (limit === undefined || remaining === undefined || reset === null) return undefined;
+  return { limit, remaining, reset: new Date(reset) };
+}
+
+/**
+ * A typed client of the Mailcast API. Request and response types are generated from the
+ * service's OpenAPI document; bodies are sent in the canonical nested form
+ * (`{"broadcast": {...}}`). Every non-2xx answer rejects with a MailcastError.
+ */
+export class MailcastClient {
+  /** The X-RateLimit-* headers of the most recent answer that carried them. */
+  rateLimit: RateLimitInfo | undefined;
+
+  private readonly baseUrl: string;
+  private readonly token: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly extraHeaders: Record<string, string>;
+  private readonly timeoutMs: number | undefined;
+
+  constructor(options: MailcastClientOptions) {
+    if (!options.token) throw new TypeError('MailcastClient needs a token');
+    this.baseUrl = String(options.baseUrl).replace(/\/+$/, '');
+    this.token = options.token;
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.extraHeaders = options.headers ?? {};
+    this.timeoutMs = options.timeoutMs;
+  }
+
+  readonly broadcasts = {
+    list: (page: Page = {}) => this.call('listBroadcasts', { query: page }),
+    get: (id: number) => this.call('getBroadcast', { params: { id } }),
+    /** Creates a draft; resolves to `{id}`. */
+    create: (broadcast: BroadcastCreateInput) => this.call('createBroadcast', { body: { broadcast } }),
+    /** Only the fields given change; only in draft or future_scheduled. */
+    update: (id: number, broadcast: BroadcastInput) => this.call('updateBroadcast', { params: { id }, body: { broadcast } }),
+    delete: (id: number) => this.call('deleteBroadcast', { params: { id } }),
+    send: (id: number) => this.call('sendBroadcast', { params: { id } }),
+    /** Without a schedule, confirms the one already set on the broadcast. */
+    schedule: (id: number, schedule?: ScheduleInput) =>
+      this.call('scheduleBroadcast', { params: { id }, ...(schedule ? { body: { broadcast: schedule } } : {}) }),
+    cancelSchedule: (id: number) => this.call('cancelSchedule', { params: { id } }),
+    pause: (id: number) => this.call('pauseBroadcast', { params: { id } }),
+    resume: (id: number) => this.call('resumeBroadcast', { params: { id } }),
+    abort: (id: number) => this.call('abortBroadcast', { params: { id } }),
+    statistics: (id: number) => this.call('getBroadcastStatistics', { params: { id } }),
+    timeline: (id: number, options: { timeframe?: QueryOf<'getBroadcastTimeline'>['timeframe']; metrics?: string | readonly TimelineMetric[] } = {}) =>
+      this.call('getBroadcastTimeline', {
+        params: { id },
+        query: {
+          timeframe: options.timeframe,
+          metrics: Array.isArray(options.metrics) ? options.metrics.join(',') : (options.metrics as string | undefined),
+        },
+      }),
+    links: (id: number, options: QueryOf<'getBroadcastLinks'> = {}) => this.call('getBroadcastLinks', { params: { id }, query: options }),
+  };
+
+  readonly subscribers = {
+    list: (filters: SubscriberFilters = {}) => {
+      const { tags, custom_data, is_active, ...rest } = filters;
+      return this.call('listSubscribers', {
+        query: { ...rest, 'tags[]': tags, custom_data, is_active: is_active === undefined ? undefined : String(is_active) },
+      });
+    },
+    /** Exact, case-insensitive address match; a 404 MailcastError when there is none. */
+    find: (email: string) => this.call('findSubscriber', { query: { email } }),
+    /**
+     * A new address resolves to the subscriber (201); an existing one is updated and reactivated
+     * (200). With `double_opt_in` the answer is the double opt-in shape, with a confirmation_url.
+     */
+    create: (
+      subscriber: SubscriberCreateInput,
+      options: { double_opt_in?: boolean | DoubleOptInOptions; confirmation_template_id?: number } = {},
+    ) => this.call('createSubscriber', { body: { subscriber, ...options } }),
+    /** `subscriber.email` names the subscriber; `tags` and `custom_data` replace the old values. */
+    update: (subscriber: SubscriberUpdateInput & { email: string }) => this.call('updateSubscriber', { body: { subscriber } }),
+    deactivate: (email: string) => this.call('deactivateSubscriber', { body: { email } }),
+    activate: (email: string) => this.call('activateSubscriber', { body: { email } }),
+    addTags: (email: string, tags: string[]) => this.call('addSubscriberTags', { body: { email, tags } }),
+    removeTags: (email: string, tags: string[]) => this.call('removeSubscriberTags', { body: { email, tags } }),
+    unsubscribe: (email: string) => this.call('unsubscribeSubscriber', { body: { email } }),
+    resubscribe: (email: string) => this.call('resubscribeSubscriber', { body: { email } }),
+    /** GDPR redaction; irreversible. */
+    redact: (email: string) => this.call('redactSubscriber', { body: { email } }),
+  };
+
+  readonly webhookEndpoints = {
+    list: (page: Page = {}) => this.call('listWebhookEndpoints', { query: page }),
+    get: (id: number) => this.call('getWebhookEndpoint', { params: { id } }),
+    /** The only answer with the whole secret: keep it to verify deliveries. */
+    create: (webhook_endpoint: WebhookEndpointCreateInput) => this.call('createWebhookEndpoint', { body: { webhook_endpoint } }),
+    update: (id: number, webhook_endpoint: WebhookEndpointUpdateInput) =>
+      this.call('updateWebhookEndpoint', { params: { id }, body: { webhook_endpoint } }),
+    delete: (id: number) => this.call('deleteWebhookEndpoint', { params: { id } }),
+    /** Queues a delivery of `eventType` (default test.webhook). */
+    test: (id: number, eventType?: NonNullable<RequestBody<'testWebhookEndpoint'>['event_type']>) =>
+      this.call('testWebhookEndpoint', { params: { id }, body: eventType === undefined ? {} : { event_type: eventType } }),
+    deliveries: (id: number, page: Page = {}) => this.call('listWebhookDeliveries', { params: { id }, query: page }),
+  };
+
+  private async call<Id extends ClientOperationId>(id: Id, init: CallInit<Id> = {}): Promise<SuccessBody<Id>> {
+    const route = ROUTES[id];
+    const url = this.baseUrl + fillPath(route.path, init.params) + toQueryString(init.query);
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      ...this.extraHeaders,
+      Authorization: `Bearer ${this.token}`,
+    };
+    const request: RequestInit = { method: route.method, headers };
+    if (init.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      request.body = JSON.stringify(init.body);
+    }
+    if (this.timeoutMs !== undefined) request.signal = AbortSignal.timeout(this.timeoutMs);
+
+    const response = await this.fetchImpl(url, request);
+    const rateLimit = rateLimitOf(response.headers);
+    if (rateLimit) this.rateLimit = rateLimit;
+    const text = await response.text();
+    const isJson = /^application\/(.+\+)?json\b/i.test(response.headers.get('content-type') ?? '');
+    let body: unknown = text;
+    if (isJson && text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // kept as text: the error below carries what was received
+      }
+    }
+    if (!response.ok) {
+      throw new MailcastError(response.status, body, id, integerHeader(response.headers, 'retry-after'), rateLimit);
+    }
+    if (!isJson || typeof body === 'string') {
+      throw new MailcastError(response.status, body, id, undefined, rateLimit);
+    }
+    return body as SuccessBody<Id>;
+  }
+}

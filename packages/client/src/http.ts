@@ -1,0 +1,113 @@
+import type { operations } from './generated/openapi';
+
+/** Every operation of the document, by operationId. */
+export type OperationId = keyof operations;
+
+/** Operations the client does not wrap: pages for people and probes for operators. */
+type NotWrapped =
+  | 'getApiDocs'
+  | 'getOpenApiDocument'
+  | 'getHealth'
+  | 'getReadiness'
+  | 'getMetrics'
+  | 'confirmSubscription'
+  | 'trackOpen'
+  | 'trackClick'
+  | 'unsubscribePage'
+  | 'unsubscribeOneClick'
+  // the document's `webhooks`: requests the service sends, not operations it answers
+  | 'subscriberEvent'
+  | 'emailEvent'
+  | 'broadcastEvent'
+  | 'attemptExhaustedEvent'
+  | 'sequenceEvent'
+  | 'testWebhookEvent';
+
+export type ClientOperationId = Exclude<OperationId, NotWrapped>;
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/**
+ * Where each operation lives. The mapped type makes this table exhaustive: an operation added to
+ * the document and regenerated into ./generated is a compile error here until it is wrapped (or
+ * listed in NotWrapped); a test in apps/api checks each method and path against the document.
+ */
+export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; path: string } } = {
+  listBroadcasts: { method: 'GET', path: '/api/v1/broadcasts' },
+  createBroadcast: { method: 'POST', path: '/api/v1/broadcasts' },
+  getBroadcast: { method: 'GET', path: '/api/v1/broadcasts/{id}' },
+  updateBroadcast: { method: 'PATCH', path: '/api/v1/broadcasts/{id}' },
+  deleteBroadcast: { method: 'DELETE', path: '/api/v1/broadcasts/{id}' },
+  sendBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/send_broadcast' },
+  scheduleBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/schedule_broadcast' },
+  cancelSchedule: { method: 'POST', path: '/api/v1/broadcasts/{id}/cancel_schedule' },
+  pauseBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/pause_broadcast' },
+  resumeBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/resume_broadcast' },
+  abortBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/abort_broadcast' },
+  getBroadcastStatistics: { method: 'GET', path: '/api/v1/broadcasts/{id}/statistics' },
+  getBroadcastTimeline: { method: 'GET', path: '/api/v1/broadcasts/{id}/statistics/timeline' },
+  getBroadcastLinks: { method: 'GET', path: '/api/v1/broadcasts/{id}/statistics/links' },
+  listSubscribers: { method: 'GET', path: '/api/v1/subscribers.json' },
+  findSubscriber: { method: 'GET', path: '/api/v1/subscribers/find.json' },
+  createSubscriber: { method: 'POST', path: '/api/v1/subscribers.json' },
+  updateSubscriber: { method: 'PATCH', path: '/api/v1/subscribers.json' },
+  deactivateSubscriber: { method: 'POST', path: '/api/v1/subscribers/deactivate.json' },
+  activateSubscriber: { method: 'POST', path: '/api/v1/subscribers/activate.json' },
+  addSubscriberTags: { method: 'POST', path: '/api/v1/subscribers/add_tag.json' },
+  removeSubscriberTags: { method: 'DELETE', path: '/api/v1/subscribers/remove_tag.json' },
+  unsubscribeSubscriber: { method: 'POST', path: '/api/v1/subscribers/unsubscribe.json' },
+  resubscribeSubscriber: { method: 'POST', path: '/api/v1/subscribers/resubscribe.json' },
+  redactSubscriber: { method: 'POST', path: '/api/v1/subscribers/redact.json' },
+  listWebhookEndpoints: { method: 'GET', path: '/api/v1/webhook_endpoints' },
+  createWebhookEndpoint: { method: 'POST', path: '/api/v1/webhook_endpoints' },
+  getWebhookEndpoint: { method: 'GET', path: '/api/v1/webhook_endpoints/{id}' },
+  updateWebhookEndpoint: { method: 'PATCH', path: '/api/v1/webhook_endpoints/{id}' },
+  deleteWebhookEndpoint: { method: 'DELETE', path: '/api/v1/webhook_endpoints/{id}' },
+  testWebhookEndpoint: { method: 'POST', path: '/api/v1/webhook_endpoints/{id}/test' },
+  listWebhookDeliveries: { method: 'GET', path: '/api/v1/webhook_endpoints/{id}/deliveries' },
+};
+
+type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+/** The JSON body the document gives the operation's request. */
+export type RequestBody<Id extends OperationId> = JsonContent<NonNullable<operations[Id]['requestBody']>>;
+
+/** The JSON body of the operation's 2xx answer(s). */
+export type SuccessBody<Id extends OperationId> = {
+  [S in keyof operations[Id]['responses']]: S extends 200 | 201 ? JsonContent<operations[Id]['responses'][S]> : never;
+}[keyof operations[Id]['responses']];
+
+/** The operation's query parameters as the document names them. */
+export type QueryOf<Id extends OperationId> = NonNullable<operations[Id]['parameters']['query']>;
+
+export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[] | { [key: string]: string | number | boolean };
+
+/**
+ * The query string the API reads (express "extended" parser, CONTRACT §2): arrays repeat their
+ * key (give it as `tags[]`), objects become `key[sub]=value` (`custom_data[plan]=pro`).
+ */
+export function toQueryString(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) params.append(key, String(item));
+    } else if (typeof value === 'object') {
+      for (const [sub, inner] of Object.entries(value)) params.append(`${key}[${sub}]`, String(inner));
+    } else {
+      params.append(key, String(value));
+    }
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** `/broadcasts/{id}` with its parameters filled in, each one URL-encoded. */
+export function fillPath(template: string, params: Record<string, string | number> = {}): string {
+  return template.replace(/\{([^}]+)\}/g, (_whole, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`missing path parameter ${name} for ${template}`);
+    return encodeURIComponent(String(value));
+  });
+}
