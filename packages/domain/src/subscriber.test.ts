@@ -1,5 +1,11 @@
+import { createHash } from 'node:crypto';
 import {
   type SubscriberState,
+  fillPlaceholders,
+  formatConfirmationToken,
+  hashConfirmationToken,
+  isConfirmationTokenShape,
+  subscriberPagination,
   activate,
   confirm,
   confirmationStatus,
@@ -186,5 +192,53 @@ describe('parseCustomDataFilterValue', () => {
     ['12345678901234567890', '12345678901234567890'],
   ] as const)('%j → %j', (input, expected) => {
     expect(parseCustomDataFilterValue(input)).toBe(expected);
+  });
+});
+
+describe('subscriberPagination (spec: pages of 250)', () => {
+  test.each([
+    ['empty list', 0, 1, 0, { total: 0, count: 0, from: 0, to: 0, current: 1, total_pages: 0 }],
+    ['one partial page', 3, 1, 3, { total: 3, count: 3, from: 1, to: 3, current: 1, total_pages: 1 }],
+    ['exact multiple, last page', 500, 2, 250, { total: 500, count: 250, from: 251, to: 500, current: 2, total_pages: 2 }],
+    ['past the end', 500, 3, 0, { total: 500, count: 0, from: 0, to: 0, current: 3, total_pages: 2 }],
+    ['short last page', 501, 3, 1, { total: 501, count: 1, from: 501, to: 501, current: 3, total_pages: 3 }],
+  ])('%s', (_name, total, current, count, expected) => {
+    expect(subscriberPagination(total, current, count)).toEqual(expected);
+  });
+});
+
+describe('confirmation tokens', () => {
+  const bytes = Uint8Array.from({ length: 32 }, (_, i) => i);
+
+  test('base64url of 32 bytes, recognised by shape, hashed with SHA-256', () => {
+    const token = formatConfirmationToken(bytes);
+    expect(token).toBe('AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8');
+    expect(isConfirmationTokenShape(token)).toBe(true);
+    expect(hashConfirmationToken(token).toString('hex')).toBe(
+      createHash('sha256').update(token).digest('hex'),
+    );
+  });
+
+  test.each(['', 'short', 'A'.repeat(44), `${'A'.repeat(42)}=`, `${'A'.repeat(42)}/`])('%p is not a token', (s) => {
+    expect(isConfirmationTokenShape(s)).toBe(false);
+  });
+
+  test('refuses the wrong amount of randomness', () => {
+    expect(() => formatConfirmationToken(new Uint8Array(16))).toThrow(RangeError);
+  });
+});
+
+describe('fillPlaceholders', () => {
+  test('fills known names, with or without spaces, and empties unknown ones', () => {
+    expect(
+      fillPlaceholders('Hi {{ subscriber.first_name }}, {{confirmation_url}} {{ nope }}!', {
+        'subscriber.first_name': 'Ada',
+        confirmation_url: 'https://x.test/c/1',
+      }),
+    ).toBe('Hi Ada, https://x.test/c/1 !');
+  });
+
+  test('does not re-expand a value that itself looks like a placeholder', () => {
+    expect(fillPlaceholders('{{ a }}', { a: '{{ b }}', b: 'x' })).toBe('{{ b }}');
   });
 });
