@@ -29,7 +29,10 @@ describe('npm run migrate', () => {
       ]),
     );
     const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;
-    expect(queues).toEqual([{ name: 'events.fanout', retry_limit: 0 }]);
+    expect(queues).toEqual([
+      { name: 'events.fanout', retry_limit: 0 },
+      { name: 'subscribers.confirmation', retry_limit: 0 },
+    ]);
 
     const second = await migrate();
     expect(second).toEqual({ code: 0, output: 'database is up to date\n' });

@@ -7,8 +7,10 @@
 export interface JobPayloads {
   /** Fan one outbox event out to the webhook endpoints that subscribe to its type. */
   'events.fanout': { eventId: number };
+  /** Send the double opt-in email of one confirmation request; `attempt` counts from 1. */
+  'subscribers.confirmation': { confirmationId: number; attempt?: number };
 }
 
 export type JobName = keyof JobPayloads;
 
-export const QUEUES: readonly JobName[] = ['events.fanout'];
+export const QUEUES: readonly JobName[] = ['events.fanout', 'subscribers.confirmation'];
