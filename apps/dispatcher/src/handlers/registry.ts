@@ -1,6 +1,7 @@
 import type { JobName, JobPayloads } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
+import { confirmationEmailHandler } from './confirmation-email.handler';
 
 /**
  * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
@@ -14,7 +15,8 @@ export interface JobHandler<Name extends JobName = JobName> {
 }
 
 /** Every queue this dispatcher works. Capabilities add their handlers here. */
-export const HANDLERS: readonly JobHandler[] = [];
+// A handler of one queue is a handler of "a" queue; the parameter's variance needs the cast.
+export const HANDLERS: readonly JobHandler[] = [confirmationEmailHandler as unknown as JobHandler];
 
 export interface WorkerEvents {
   onJobFailed?(queue: JobName, jobId: string, error: unknown): void;
