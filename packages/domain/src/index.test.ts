@@ -35,6 +35,7 @@ test('the barrel exports the public API', () => {
     'parseCustomDataFilterValue',
     'SUBSCRIBERS_PAGE_SIZE',
     'subscriberPagination',
+    'totalFromPage',
     'formatConfirmationToken',
     'hashConfirmationToken',
     'isConfirmationTokenShape',

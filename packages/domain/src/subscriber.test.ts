@@ -6,6 +6,7 @@ import {
   hashConfirmationToken,
   isConfirmationTokenShape,
   subscriberPagination,
+  totalFromPage,
   activate,
   confirm,
   confirmationStatus,
@@ -240,5 +241,17 @@ describe('fillPlaceholders', () => {
 
   test('does not re-expand a value that itself looks like a placeholder', () => {
     expect(fillPlaceholders('{{ a }}', { a: '{{ b }}', b: 'x' })).toBe('{{ b }}');
+  });
+});
+
+describe('totalFromPage (the count is saved only when the page proves the total)', () => {
+  test.each([
+    ['empty first page', 0, 250, 0, 0],
+    ['short first page', 0, 250, 37, 37],
+    ['short later page', 500, 250, 1, 501],
+    ['full page: more may follow', 0, 250, 250, null],
+    ['empty later page: the total is unknown', 500, 250, 0, null],
+  ])('%s', (_name, offset, limit, length, expected) => {
+    expect(totalFromPage(offset, limit, length)).toBe(expected);
   });
 });

@@ -161,6 +161,17 @@ export function subscriberPagination(total: number, current: number, count: numb
   };
 }
 
+/**
+ * The total a page proves by itself, or null when only a count can tell. A page that is neither
+ * full nor empty is the last one, so total = offset + its length; an empty first page means
+ * none. Exact, never an estimate: the count query is only saved when it could add nothing.
+ */
+export function totalFromPage(offset: number, limit: number, length: number): number | null {
+  if (length > 0 && length < limit) return offset + length;
+  if (length === 0 && offset === 0) return 0;
+  return null;
+}
+
 const CONFIRMATION_TOKEN_BYTES = 32;
 const CONFIRMATION_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 

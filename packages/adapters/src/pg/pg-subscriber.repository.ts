@@ -1,4 +1,5 @@
 import { ValidationError, type NewSubscriber, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
+import { totalFromPage } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
 export interface SubscriberRow {
@@ -66,6 +67,20 @@ export function applySubscriberFilter(query: Knex.QueryBuilder, channelId: numbe
     query.whereRaw('custom_data @> ?::jsonb', [JSON.stringify(filter.customData)]);
   }
   return query;
+}
+
+/** The page query and the count query of a list, as the repository runs them (and the benchmark). */
+export function subscriberListQueries(db: Knex, channelId: number, filter: SubscriberFilter, page: Page) {
+  const pageQuery = applySubscriberFilter(db('subscribers'), channelId, filter)
+    .select('*')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(page.limit)
+    .offset(page.offset);
+  const countQuery = applySubscriberFilter(db('subscribers'), channelId, filter).count<{ count: number }[]>({ count: '*' });
+  return { pageQuery, countQuery };
 }
 
 export class PgSubscriberRepository implements SubscriberRepository {
@@ -139,19 +154,10 @@ export class PgSubscriberRepository implements SubscriberRepository {
   }
 
   async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {
-    const scoped = applySubscriberFilter(this.db<SubscriberRow>('subscribers'), channelId, filter);
-    const [rows, count] = await Promise.all([
-      scoped
-        .clone()
-        .select('*')
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .limit(page.limit)
-        .offset(page.offset),
-      scoped.clone().count<{ count: number }[]>({ count: '*' }).first(),
-    ]);
-    return { items: (rows as SubscriberRow[]).map(toSubscriber), total: Number(count?.count ?? 0) };
+    const { pageQuery, countQuery } = subscriberListQueries(this.db, channelId, filter, page);
+    const rows = (await pageQuery) as SubscriberRow[];
+    // A short page proves the total; otherwise count exactly (never an estimate).
+    const total = totalFromPage(page.offset, page.limit, rows.length) ?? Number((await countQuery)[0]?.count ?? 0);
+    return { items: rows.map(toSubscriber), total };
   }
 }
