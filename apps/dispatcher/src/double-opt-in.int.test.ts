@@ -135,6 +135,10 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; CONTRACT:
     expect([reused.status, reused.html.includes('<h1>Already confirmed</h1>')]).toEqual([200, true]);
     expect((await open(res.body.confirmation_url)).html).toContain('Already confirmed');
     expect((await find('dora@example.com')).confirmed_at).toBe(confirmed.confirmed_at);
+    // The request log names the page, never the token.
+    const logged = JSON.stringify(api.logs);
+    expect(logged).toContain('GET /confirm/:token 200');
+    expect(logged).not.toContain(link.split('/').pop());
     expect(await eventTypes(id)).toEqual(['subscriber.created', 'subscriber.subscribed']);
   });
 
