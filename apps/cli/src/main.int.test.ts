@@ -98,4 +98,45 @@ describe('admin CLI', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^channel \d+ "Plain" created\napi token \(shown once\): mc_\S+\n$/);
   });
+
+  describe('broadcast progress', () => {
+    it('prints the current state once with --json', async () => {
+      const { channel } = await api.fixtures.aTenant();
+      const broadcast = await api.fixtures.aBroadcast(channel.id);
+      await api.database.db('broadcasts').where({ id: broadcast.id }).update({ status: 'sending', total_recipients: 8, broadcast_recipients_count: 2 });
+      const result = await admin('broadcast', 'progress', '--id', String(broadcast.id), '--json');
+      expect(result.code).toBe(0);
+      expect(result.json).toEqual({
+        id: broadcast.id,
+        status: 'sending',
+        total_recipients: 8,
+        broadcast_recipients_count: 2,
+        percentage_complete: 25,
+      });
+    });
+
+    it('follows a sending broadcast with a progress bar until it finishes', async () => {
+      const { channel } = await api.fixtures.aTenant();
+      const broadcast = await api.fixtures.aBroadcast(channel.id);
+      const rows = api.database.db('broadcasts').where({ id: broadcast.id });
+      await rows.clone().update({ status: 'sending', total_recipients: 4, broadcast_recipients_count: 1 });
+      const watching = admin('broadcast', 'progress', '--id', String(broadcast.id));
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await rows.clone().update({ broadcast_recipients_count: 3 });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await rows.clone().update({ status: 'sent', broadcast_recipients_count: 4 });
+      const result = await watching;
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(`broadcast ${broadcast.id}: sent, 4/4 recipients processed (100%)\n`);
+      // Off a terminal the bar prints lines: the first state and the last are both there.
+      expect(result.stderr).toContain(`broadcast ${broadcast.id} [`);
+      expect(result.stderr).toMatch(/25% \| 1\/4 \| sending/);
+      expect(result.stderr).toMatch(/100% \| 4\/4 \| sent/);
+    }, 15_000);
+
+    it('answers an unknown broadcast with an error and exit 1', async () => {
+      const result = await admin('broadcast', 'progress', '--id', '999999', '--json');
+      expect(result).toMatchObject({ code: 1, json: { error: 'Broadcast not found' } });
+    });
+  });
 });

@@ -3,7 +3,8 @@ import { AppError } from '@mailcast/core';
 import { createBoss, createDatabase, createLogger, loadConfig } from '@mailcast/adapters';
 import { resolveDatabase } from '@mailcast/devkit';
 import { parseArgs } from 'node:util';
-import { UsageError } from './commands/command';
+import { Writable } from 'node:stream';
+import { UsageError, type CommandIo } from './commands/command';
 import { COMMANDS } from './commands';
 import { buildContainer } from './container';
 
@@ -14,6 +15,18 @@ const USAGE = ['usage: npm run -s admin -- <command> [--json]', ...Object.values
 interface Output {
   out(text: string): void;
   err(text: string): void;
+  /** The terminal, when there is one: progress bars redraw in place there. */
+  isTTY?: boolean;
+}
+
+function progressStream(io: Output): CommandIo['progress'] {
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      io.err(chunk.toString());
+      done();
+    },
+  });
+  return Object.assign(stream, { isTTY: io.isTTY === true });
 }
 
 /**
@@ -51,7 +64,7 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
   // The admin commands never enqueue; the queue client is bound but never started.
   const boss = createBoss(database.url, 'api');
   try {
-    const result = await command.run(buildContainer({ config, logger, db, boss }), flags);
+    const result = await command.run(buildContainer({ config, logger, db, boss }), flags, { json, progress: progressStream(io) });
     io.out(json ? JSON.stringify(result.json) + '\n' : result.human + '\n');
     return 0;
   } catch (error) {
@@ -68,6 +81,7 @@ if (require.main === module) {
   runCli(process.argv.slice(2), {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
+    isTTY: process.stderr.isTTY,
   }).then(
     (code) => {
       process.exitCode = code;

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { createLogger, exitOnStartupError, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
+import { createLogger, createMetricsRegistry, exitOnStartupError, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
+import { Histogram } from 'prom-client';
 import { buildContainer } from './container';
 import { HANDLERS, startWorkers } from './handlers/registry';
 import { portOf, startHealthServer } from './health-server';
@@ -16,15 +17,26 @@ async function main(): Promise<void> {
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
     const container = buildContainer(infra);
     const log = logger;
+    const metrics = createMetricsRegistry('dispatcher');
+    const jobs = new Histogram({
+      name: 'mailcast_jobs_seconds',
+      help: 'Jobs this dispatcher handled, by queue and outcome, with their duration.',
+      labelNames: ['queue', 'outcome'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
+      registers: [metrics],
+    });
     await startWorkers(infra.boss, container, HANDLERS, {
-      onJobFailed: (queue, jobId, error) =>
-        log.warn('job failed', { queue, jobId, error: error instanceof Error ? error.message : String(error) }),
+      onJobCompleted: (queue, _jobId, seconds) => jobs.observe({ queue, outcome: 'completed' }, seconds),
+      onJobFailed: (queue, jobId, error, seconds) => {
+        jobs.observe({ queue, outcome: 'failed' }, seconds);
+        log.warn('job failed', { queue, jobId, error: error instanceof Error ? error.message : String(error) });
+      },
     });
     let stopping = false;
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
-      health = await startHealthServer(config.dispatcherMetricsPort, () => !stopping);
-      logger.info(`dispatcher health on http://localhost:${portOf(health)}/healthz`);
+      health = await startHealthServer(config.dispatcherMetricsPort, () => !stopping, metrics);
+      logger.info(`dispatcher health and metrics on http://localhost:${portOf(health)}/healthz and /metrics`);
     }
     logger.info(`dispatcher working ${HANDLERS.length} queue(s)`);
 

@@ -6,6 +6,7 @@ import {
   RandomSource,
   RateLimitCounter,
   Repositories,
+  Templates,
   Transactor,
   WebhookDestinations,
   WebhookSender,
@@ -21,6 +22,7 @@ import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
+import { LiquidTemplates } from './templates/liquid-templates';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
 
@@ -51,6 +53,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(Mailer, new NodemailerMailer());
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
+  container.registerInstance(Templates, new LiquidTemplates());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));

@@ -9,8 +9,20 @@ export interface JobPayloads {
   'events.fanout': { eventId: number };
   /** Send the double opt-in email of one confirmation request; `attempt` counts from 1. */
   'subscribers.confirmation': { confirmationId: number; attempt?: number };
+  /** A scheduled broadcast's time has come: move it from future_scheduled on (if `version` still holds). */
+  'broadcasts.due': { broadcastId: number; version: number };
+  /** Drive a broadcast through queueing and sending; any number of dispatchers may work one. */
+  'broadcasts.send': { broadcastId: number };
+  /** Safety net (cron, every minute): start any due scheduled broadcast whose job was lost. */
+  'broadcasts.sweep': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
 
-export const QUEUES: readonly JobName[] = ['events.fanout', 'subscribers.confirmation'];
+export const QUEUES: readonly JobName[] = [
+  'events.fanout',
+  'broadcasts.due',
+  'broadcasts.send',
+  'broadcasts.sweep',
+  'subscribers.confirmation',
+];

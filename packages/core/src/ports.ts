@@ -106,6 +106,8 @@ export interface Broadcast {
   scheduledTimezone: string | null;
   beginSendAt: Date | null;
   sentAt: Date | null;
+  /** The stage a paused broadcast was paused in, so resume returns there; null unless paused. */
+  pausedFrom: BroadcastStatus | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -113,8 +115,33 @@ export interface Broadcast {
 
 export type NewBroadcast = Omit<
   Broadcast,
-  'id' | 'status' | 'totalRecipients' | 'broadcastRecipientsCount' | 'beginSendAt' | 'sentAt' | 'version' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'status'
+  | 'totalRecipients'
+  | 'broadcastRecipientsCount'
+  | 'beginSendAt'
+  | 'sentAt'
+  | 'pausedFrom'
+  | 'version'
+  | 'createdAt'
+  | 'updatedAt'
 >;
+
+/** What an edit or a status change may write; every write bumps `version`. */
+export type BroadcastChanges = Partial<
+  Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>
+>;
+
+/**
+ * The state a conditional write expects. The write happens only if the row still matches, so
+ * two concurrent transitions cannot both succeed and a stale job cannot act.
+ */
+export interface BroadcastExpectation {
+  statuses: readonly BroadcastStatus[];
+  version: number;
+  /** Only when scheduled_send_at is at or before this instant (a due scheduled broadcast). */
+  dueBy?: Date;
+}
 
 export interface BroadcastRepository {
   create(broadcast: NewBroadcast, now: Date): Promise<Broadcast>;
@@ -122,6 +149,27 @@ export interface BroadcastRepository {
   findById(channelId: number, id: number): Promise<Broadcast | null>;
   /** Most recently created first (spec: List). */
   list(channelId: number, page: Page): Promise<{ items: Broadcast[]; total: number }>;
+  /** Like findById, and holds the row until the transaction ends, so checks and write agree. */
+  lock(channelId: number, id: number): Promise<Broadcast | null>;
+  /** For job handlers, which carry only an id. */
+  findByIdInAnyChannel(id: number): Promise<Broadcast | null>;
+  /** Writes only if the row matches `expected`; bumps version. Null when it did not match. */
+  update(id: number, expected: BroadcastExpectation, changes: BroadcastChanges, now: Date): Promise<Broadcast | null>;
+  /** Deletes only in one of `statuses`; false when nothing was deleted. */
+  delete(channelId: number, id: number, statuses: readonly BroadcastStatus[]): Promise<boolean>;
+  /**
+   * Moves up to `limit` future_scheduled broadcasts due by `now` to scheduled (version bumped),
+   * skipping rows another transaction holds, so several dispatchers move each one exactly once.
+   */
+  startDue(now: Date, limit: number): Promise<Broadcast[]>;
+  /** The ids among `segmentIds` that are not segments of the channel. */
+  unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]>;
+  /**
+   * Before a failed broadcast is sent again: recipients whose email failed go back to pending
+   * (keeping their Message-ID); those sent, bounced or skipped stay as they are, so nobody
+   * receives it twice. The processed count is recomputed to match.
+   */
+  prepareRetry(id: number): Promise<void>;
 }
 
 export interface Subscriber {
@@ -262,6 +310,46 @@ export interface JobQueue {
 }
 export const JobQueue = Symbol.for('mailcast.JobQueue');
 
+/**
+ * What happened to one recipient's email, as the statistics count it. One row per occurrence:
+ * `processed` handed to SMTP, `delivered` accepted (2xx), `delayed` temporary failure (4xx),
+ * `bounced` permanent rejection (5xx), `failed` given up, `opened`, `clicked` (with a link),
+ * `complained`, `unsubscribed` (through this broadcast's link or one-click header).
+ */
+export const EMAIL_EVENT_KINDS = [
+  'processed',
+  'delivered',
+  'delayed',
+  'bounced',
+  'failed',
+  'opened',
+  'clicked',
+  'complained',
+  'unsubscribed',
+] as const;
+export type EmailEventKind = (typeof EMAIL_EVENT_KINDS)[number];
+
+export interface EmailEventRecord {
+  channelId: number;
+  broadcastId: number;
+  recipientId: number;
+  subscriberId: number;
+  kind: EmailEventKind;
+  /** The broadcast_links row clicked; only for `clicked`. */
+  linkId?: number | null;
+  occurredAt: Date;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Records recipient email events for the statistics. The recorder also keeps whatever
+ * aggregates the statistics read (so they never scan events), in the same transaction.
+ */
+export interface EmailEvents {
+  /** `firstForRecipient`: no earlier event of this kind (and link, for clicks) for the recipient. */
+  record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }>;
+}
+
 /** Every repository, bound to one transaction. */
 export interface Repositories {
   channels: ChannelRepository;
@@ -271,6 +359,7 @@ export interface Repositories {
   subscribers: SubscriberRepository;
   subscriberConfirmations: SubscriberConfirmationRepository;
   confirmationTemplates: ConfirmationTemplateRepository;
+  emailEvents: EmailEvents;
   outbox: EventOutbox;
   jobs: JobQueue;
 }
@@ -337,6 +426,21 @@ export interface WebhookDestinations {
   check(url: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }
 export const WebhookDestinations = Symbol.for('mailcast.WebhookDestinations');
+
+/** Variables a template may read; plain data only (CONTRACT: Liquid). */
+export type TemplateScope = Readonly<Record<string, unknown>>;
+
+/**
+ * Liquid templates (subject, body, html_body, confirmation emails), rendered sandboxed: no file
+ * system, bounded time and memory.
+ */
+export interface Templates {
+  /** null when the source is valid Liquid, else the parser's message (a 422 at create/update). */
+  check(source: string): string | null;
+  /** `html` escapes every output value for an HTML context; `text` leaves values as they are. */
+  render(source: string, scope: TemplateScope, context: 'html' | 'text'): Promise<string>;
+}
+export const Templates = Symbol.for('mailcast.Templates');
 
 /** Counts requests per token in fixed windows, shared by every api replica. */
 export interface RateLimitCounter {

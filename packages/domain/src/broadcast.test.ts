@@ -3,6 +3,7 @@ import {
   BROADCAST_TRANSITIONS,
   type BroadcastStatus,
   assertCanDelete,
+  assertCanSchedule,
   assertCanUpdate,
   assertTransition,
   canTransition,
@@ -66,6 +67,8 @@ describe('transition table', () => {
     'scheduled>paused',
     'queueing>paused',
     'sending>paused',
+    'paused>scheduled',
+    'paused>queueing',
     'paused>sending',
     'future_scheduled>aborted',
     'scheduled>aborted',
@@ -165,11 +168,11 @@ describe('planSend', () => {
     expect(errorOf(() => planSend({ ...ready, emailServerCount: 0 }))).toEqual(noSmtp);
   });
 
-  test('checks status, then content, then SMTP', () => {
+  test("checks in the spec's order: status, then email server, then subject and body", () => {
     const everythingWrong = { status: 'sent' as const, subject: null, body: null, emailServerCount: 0 };
     expect(errorOf(() => planSend(everythingWrong))).toEqual(notSendable);
-    expect(errorOf(() => planSend({ ...everythingWrong, status: 'failed' }))).toEqual(notReady);
-    expect(errorOf(() => planSend({ ...everythingWrong, status: 'failed', subject: 'S', body: 'B' }))).toEqual(noSmtp);
+    expect(errorOf(() => planSend({ ...everythingWrong, status: 'failed' }))).toEqual(noSmtp);
+    expect(errorOf(() => planSend({ ...everythingWrong, status: 'failed', emailServerCount: 1 }))).toEqual(notReady);
   });
 });
 
@@ -201,6 +204,14 @@ describe('planSchedule', () => {
       message: 'Scheduled send time must be in the future',
     });
   });
+
+  test.each(ALL.map((s) => [s, s === 'draft' || s === 'future_scheduled'] as const))(
+    'assertCanSchedule(%s) passes: %s',
+    (status, ok) => {
+      if (ok) expect(() => assertCanSchedule(status)).not.toThrow();
+      else expect(errorOf(() => assertCanSchedule(status)).code).toBe('broadcast_not_schedulable');
+    },
+  );
 
   test('an invalid Date is an invalid time, not a past one', () => {
     expect(errorOf(() => planSchedule({ status: 'draft', scheduledSendAt: new Date(NaN), now })).code).toBe(
@@ -241,6 +252,24 @@ describe('cancel, pause, resume, abort', () => {
     } else {
       expect(errorOf(() => plan(status))).toEqual({ name: 'DomainError', code, message });
     }
+  });
+});
+
+describe('planResume returns to the stage paused in', () => {
+  test.each([
+    ['scheduled', 'scheduled'],
+    ['queueing', 'queueing'],
+    ['sending', 'sending'],
+    [null, 'sending'],
+    [undefined, 'sending'],
+    ['draft', 'sending'],
+  ] as const)('paused from %s resumes to %s', (pausedFrom, to) => {
+    expect(planResume('paused', pausedFrom)).toBe(to);
+    expect(canTransition('paused', to)).toBe(true);
+  });
+
+  test('a broadcast that is not paused cannot resume, whatever it was paused from', () => {
+    expect(errorOf(() => planResume('sending', 'queueing')).code).toBe('broadcast_not_resumable');
   });
 });
 

@@ -64,6 +64,9 @@ export const BROADCAST_TRANSITIONS: readonly BroadcastTransition[] = [
   { from: 'scheduled', to: 'paused', trigger: 'pause' },
   { from: 'queueing', to: 'paused', trigger: 'pause' },
   { from: 'sending', to: 'paused', trigger: 'pause' },
+  // Resume returns to the stage the broadcast was paused in (sending when unknown).
+  { from: 'paused', to: 'scheduled', trigger: 'resume' },
+  { from: 'paused', to: 'queueing', trigger: 'resume' },
   { from: 'paused', to: 'sending', trigger: 'resume' },
   { from: 'future_scheduled', to: 'aborted', trigger: 'abort' },
   { from: 'scheduled', to: 'aborted', trigger: 'abort' },
@@ -114,8 +117,8 @@ export type PlanSendInput = {
 };
 
 /**
- * Spec "Send prerequisites". The checks run in a fixed order (status, content, SMTP) so a
- * broadcast that fails several of them always gets the same message.
+ * Spec "Send prerequisites", checked in the order the spec lists them (status, email server,
+ * subject and body), so a broadcast that fails several of them always gets the same message.
  */
 export function planSend(input: PlanSendInput): 'scheduled' {
   if (!allowedByTrigger('send', input.status)) {
@@ -124,17 +127,27 @@ export function planSend(input: PlanSendInput): 'scheduled' {
       'Broadcast can only be sent from draft or failed status',
     );
   }
-  // A broadcast written only as raw HTML has a body too.
-  if (isBlank(input.subject) || (isBlank(input.body) && isBlank(input.htmlBody))) {
-    throw new DomainError('broadcast_not_ready', 'Broadcast is not ready to send');
-  }
   if (!(input.emailServerCount > 0)) {
     throw new DomainError(
       'smtp_not_configured',
       'SMTP settings are not configured, please check your settings',
     );
   }
+  // A broadcast written only as raw HTML has a body too.
+  if (isBlank(input.subject) || (isBlank(input.body) && isBlank(input.htmlBody))) {
+    throw new DomainError('broadcast_not_ready', 'Broadcast is not ready to send');
+  }
   return 'scheduled';
+}
+
+/**
+ * CONTRACT §Broadcasts: schedule from draft, or from future_scheduled as a reschedule. Checked
+ * on its own first, so a refused status wins over whatever the parameters say.
+ */
+export function assertCanSchedule(status: BroadcastStatus): void {
+  if (!allowedByTrigger('schedule', status)) {
+    throw new DomainError('broadcast_not_schedulable', 'Broadcast cannot be scheduled in current status');
+  }
 }
 
 /** CONTRACT §Broadcasts: schedule from draft, or from future_scheduled as a reschedule. */
@@ -143,12 +156,7 @@ export function planSchedule(input: {
   scheduledSendAt: Date;
   now: Date;
 }): 'future_scheduled' {
-  if (!allowedByTrigger('schedule', input.status)) {
-    throw new DomainError(
-      'broadcast_not_schedulable',
-      'Broadcast cannot be scheduled in current status',
-    );
-  }
+  assertCanSchedule(input.status);
   if (Number.isNaN(input.scheduledSendAt.getTime())) {
     throw new DomainError('invalid_scheduled_time', 'Scheduled send time is invalid');
   }
@@ -172,11 +180,19 @@ export function planPause(status: BroadcastStatus): 'paused' {
   return 'paused';
 }
 
-export function planResume(status: BroadcastStatus): 'sending' {
+/** The stages a broadcast can be paused in, and so resumed to. */
+export type PausableStatus = 'scheduled' | 'queueing' | 'sending';
+
+/**
+ * Resume goes back to the stage the broadcast was paused in, so the sending pipeline picks up
+ * where it stopped (a broadcast paused before its recipients were built must still build them).
+ * With that stage unknown it goes to sending, where the pipeline continues idempotently.
+ */
+export function planResume(status: BroadcastStatus, pausedFrom?: BroadcastStatus | null): PausableStatus {
   if (!allowedByTrigger('resume', status)) {
     throw new DomainError('broadcast_not_resumable', 'Broadcast cannot be resumed in current status');
   }
-  return 'sending';
+  return pausedFrom === 'scheduled' || pausedFrom === 'queueing' ? pausedFrom : 'sending';
 }
 
 export function planAbort(status: BroadcastStatus): 'aborted' {

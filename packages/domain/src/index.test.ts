@@ -10,6 +10,7 @@ test('the barrel exports the public API', () => {
     'assertCanDelete',
     'planSend',
     'planSchedule',
+    'assertCanSchedule',
     'planCancelSchedule',
     'planPause',
     'planResume',

@@ -1,11 +1,13 @@
 import { ConfigToken, LoggerToken, type Config, type Logger } from '@mailcast/adapters';
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
 import { authenticate } from './auth';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
+import { apiMetrics } from './metrics';
 import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
 import { subscribersRoutes } from './subscribers.routes';
@@ -21,8 +23,14 @@ export function createApp(container: DependencyContainer): Express {
   // Clients send tags[]=a&tags[]=b and custom_data[key]=value (CONTRACT §2): nested parsing.
   app.set('query parser', 'extended');
 
+  // Security headers on every answer: the public pages (confirmation, unsubscribe, docs) are
+  // opened in browsers; on JSON answers they cost nothing.
+  app.use(helmet());
   app.use(requestLog(logger));
+  const metrics = apiMetrics(container);
+  app.use(metrics.middleware);
   app.use(healthRoutes(container));
+  app.use(metrics.routes);
 
   const api = express.Router();
   api.use(authenticate(container));

@@ -1,13 +1,28 @@
-import { BROADCAST_NOT_FOUND, GetBroadcast, ListBroadcasts } from '@mailcast/core';
+import {
+  AbortBroadcast,
+  BROADCAST_NOT_FOUND,
+  CancelSchedule,
+  CreateBroadcast,
+  DeleteBroadcast,
+  GetBroadcast,
+  ListBroadcasts,
+  PauseBroadcast,
+  ResumeBroadcast,
+  ScheduleBroadcast,
+  SendBroadcast,
+  UpdateBroadcast,
+} from '@mailcast/core';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from './auth';
 import { presentBroadcast } from './broadcast.presenter';
+import { broadcastInput, scheduleInput } from './broadcasts.schemas';
 import { idParam, pageParams } from './params';
 
 /** Spec: Broadcasts. Route handlers never catch: errors travel to the error handler. */
 export function broadcastsRoutes(container: DependencyContainer): Router {
   const router = Router();
+  const id = (raw: string | string[] | undefined) => idParam(raw, BROADCAST_NOT_FOUND);
 
   router.get('/broadcasts', async (req, res) => {
     const caller = principal(res, 'broadcasts_read');
@@ -17,10 +32,58 @@ export function broadcastsRoutes(container: DependencyContainer): Router {
 
   router.get('/broadcasts/:id', async (req, res) => {
     const caller = principal(res, 'broadcasts_read');
-    const broadcast = await container
-      .resolve(GetBroadcast)
-      .execute(caller, { id: idParam(req.params.id, BROADCAST_NOT_FOUND) });
+    const broadcast = await container.resolve(GetBroadcast).execute(caller, { id: id(req.params.id) });
     res.json(presentBroadcast(broadcast));
+  });
+
+  router.post('/broadcasts', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    const created = await container.resolve(CreateBroadcast).execute(caller, broadcastInput(req.body));
+    res.status(201).json({ id: created.id });
+  });
+
+  router.patch('/broadcasts/:id', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    const target = id(req.params.id);
+    const updated = await container.resolve(UpdateBroadcast).execute(caller, { id: target, changes: broadcastInput(req.body) });
+    res.json(presentBroadcast(updated));
+  });
+
+  router.delete('/broadcasts/:id', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    res.json(await container.resolve(DeleteBroadcast).execute(caller, { id: id(req.params.id) }));
+  });
+
+  router.post('/broadcasts/:id/send_broadcast', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    res.json(await container.resolve(SendBroadcast).execute(caller, { id: id(req.params.id) }));
+  });
+
+  router.post('/broadcasts/:id/schedule_broadcast', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    const target = id(req.params.id);
+    res.json(await container.resolve(ScheduleBroadcast).execute(caller, { id: target, ...scheduleInput(req.body) }));
+  });
+
+  router.post('/broadcasts/:id/cancel_schedule', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    res.json(await container.resolve(CancelSchedule).execute(caller, { id: id(req.params.id) }));
+  });
+
+  // CONTRACT §Broadcasts: pause, resume and abort, beyond the spec.
+  router.post('/broadcasts/:id/pause_broadcast', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    res.json(await container.resolve(PauseBroadcast).execute(caller, { id: id(req.params.id) }));
+  });
+
+  router.post('/broadcasts/:id/resume_broadcast', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    res.json(await container.resolve(ResumeBroadcast).execute(caller, { id: id(req.params.id) }));
+  });
+
+  router.post('/broadcasts/:id/abort_broadcast', async (req, res) => {
+    const caller = principal(res, 'broadcasts_write');
+    res.json(await container.resolve(AbortBroadcast).execute(caller, { id: id(req.params.id) }));
   });
 
   return router;

@@ -18,8 +18,10 @@ export interface ApiHarness {
 export async function startApi(options: { overrides?: readonly Override[]; env?: NodeJS.ProcessEnv } = {}): Promise<ApiHarness> {
   const database = await createTestDatabase();
   const boss = createBoss(database.url, 'api');
-  await boss.start();
   const { logger, entries } = memoryLogger();
+  // As in openInfrastructure: a lost connection is logged, not an unhandled 'error' event.
+  boss.on('error', (error: Error) => logger.error('queue error', { error: error.message }));
+  await boss.start();
   const infra: Infrastructure = {
     config: loadConfig({ DATABASE_URL: database.url, ...options.env }),
     logger,

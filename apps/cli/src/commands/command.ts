@@ -9,11 +9,17 @@ export class UsageError extends Error {
 
 export type Flags = Record<string, string | boolean | undefined>;
 
+/** Where a long command shows its progress: stderr, so stdout keeps its one JSON document. */
+export interface CommandIo {
+  json: boolean;
+  progress: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
 /** One admin command: its result is the JSON document `--json` prints, `human` the plain text. */
 export interface Command {
   usage: string;
   flags: Record<string, { type: 'string' | 'boolean' }>;
-  run(container: DependencyContainer, flags: Flags): Promise<{ json: unknown; human: string }>;
+  run(container: DependencyContainer, flags: Flags, io: CommandIo): Promise<{ json: unknown; human: string }>;
 }
 
 export function required(flags: Flags, name: string): string {

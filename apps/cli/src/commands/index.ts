@@ -1,3 +1,4 @@
+import { broadcastProgress } from './broadcast';
 import { channelCreate } from './channel';
 import type { Command } from './command';
 import { emailServerAdd } from './email-server';
@@ -9,4 +10,5 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'token create': tokenCreate,
   'token revoke': tokenRevoke,
   'email-server add': emailServerAdd,
+  'broadcast progress': broadcastProgress,
 };

@@ -2,6 +2,7 @@ import type { JobName, JobPayloads } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { confirmationEmailHandler } from './confirmation-email.handler';
+import { broadcastDueHandler, broadcastSweepHandler } from './broadcast-due.handler';
 
 /**
  * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
@@ -11,15 +12,22 @@ import { confirmationEmailHandler } from './confirmation-email.handler';
 export interface JobHandler<Name extends JobName = JobName> {
   queue: Name;
   batchSize: number;
+  /** A pg-boss cron expression: the queue also gets one job per match (one across dispatchers). */
+  cron?: string;
   handle(container: DependencyContainer, job: PgBoss.Job<JobPayloads[Name]>): Promise<void>;
 }
 
 /** Every queue this dispatcher works. Capabilities add their handlers here. */
 // A handler of one queue is a handler of "a" queue; the parameter's variance needs the cast.
-export const HANDLERS: readonly JobHandler[] = [confirmationEmailHandler as unknown as JobHandler];
+export const HANDLERS: readonly JobHandler[] = [
+  broadcastDueHandler as unknown as JobHandler,
+  broadcastSweepHandler as unknown as JobHandler,
+  confirmationEmailHandler as unknown as JobHandler,
+];
 
 export interface WorkerEvents {
-  onJobFailed?(queue: JobName, jobId: string, error: unknown): void;
+  onJobCompleted?(queue: JobName, jobId: string, seconds: number): void;
+  onJobFailed?(queue: JobName, jobId: string, error: unknown, seconds: number): void;
 }
 
 /**
@@ -35,6 +43,7 @@ export async function startWorkers(
 ): Promise<string[]> {
   const ids: string[] = [];
   for (const handler of handlers) {
+    if (handler.cron !== undefined) await boss.schedule(handler.queue, handler.cron, {});
     ids.push(
       await boss.work<JobPayloads[JobName]>(
         handler.queue,
@@ -42,11 +51,14 @@ export async function startWorkers(
         async (jobs) => {
           await Promise.all(
             jobs.map(async (job) => {
+              const started = process.hrtime.bigint();
+              const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
               try {
                 await handler.handle(container, job);
                 await boss.complete(handler.queue, job.id);
+                events.onJobCompleted?.(handler.queue, job.id, seconds());
               } catch (error) {
-                events.onJobFailed?.(handler.queue, job.id, error);
+                events.onJobFailed?.(handler.queue, job.id, error, seconds());
                 const message = error instanceof Error ? error.message : String(error);
                 await boss.fail(handler.queue, job.id, { message });
               }

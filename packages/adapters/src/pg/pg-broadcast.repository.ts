@@ -1,4 +1,12 @@
-import type { Broadcast, BroadcastRepository, EmailHeader, NewBroadcast, Page } from '@mailcast/core';
+import type {
+  Broadcast,
+  BroadcastChanges,
+  BroadcastExpectation,
+  BroadcastRepository,
+  EmailHeader,
+  NewBroadcast,
+  Page,
+} from '@mailcast/core';
 import type { BroadcastStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
@@ -26,6 +34,7 @@ interface BroadcastRow {
   scheduled_timezone: string | null;
   begin_send_at: Date | null;
   sent_at: Date | null;
+  paused_from: string | null;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -56,10 +65,42 @@ const toBroadcast = (row: BroadcastRow): Broadcast => ({
   scheduledTimezone: row.scheduled_timezone,
   beginSendAt: row.begin_send_at,
   sentAt: row.sent_at,
+  pausedFrom: row.paused_from as BroadcastStatus | null,
   version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** Column of each writable field (BroadcastChanges); jsonb needs its text form. */
+function toRow(changes: BroadcastChanges): Record<string, unknown> {
+  const columns: Record<keyof BroadcastChanges, string> = {
+    name: 'name',
+    subject: 'subject',
+    preheader: 'preheader',
+    body: 'body',
+    htmlBody: 'html_body',
+    includeUnsubscribeLink: 'include_unsubscribe_link',
+    replyTo: 'reply_to',
+    trackOpens: 'track_opens',
+    trackClicks: 'track_clicks',
+    useAnyEmailServer: 'use_any_email_server',
+    emailHeaders: 'email_headers',
+    tags: 'tags',
+    segmentIds: 'segment_ids',
+    emailServerIds: 'email_server_ids',
+    scheduledSendAt: 'scheduled_send_at',
+    scheduledTimezone: 'scheduled_timezone',
+    status: 'status',
+    pausedFrom: 'paused_from',
+    sentAt: 'sent_at',
+  };
+  const row: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(changes) as Array<[keyof BroadcastChanges, unknown]>) {
+    if (value === undefined) continue;
+    row[columns[key]] = key === 'emailHeaders' ? JSON.stringify(value) : value;
+  }
+  return row;
+}
 
 export class PgBroadcastRepository implements BroadcastRepository {
   constructor(private readonly db: Knex) {}
@@ -103,5 +144,83 @@ export class PgBroadcastRepository implements BroadcastRepository {
       scoped.clone().count<{ count: number }[]>({ count: '*' }).first(),
     ]);
     return { items: rows.map(toBroadcast), total: Number(count?.count ?? 0) };
+  }
+
+  async lock(channelId: number, id: number): Promise<Broadcast | null> {
+    const row = await this.db<BroadcastRow>('broadcasts').where({ channel_id: channelId, id }).forUpdate().first();
+    return row ? toBroadcast(row) : null;
+  }
+
+  async findByIdInAnyChannel(id: number): Promise<Broadcast | null> {
+    const row = await this.db<BroadcastRow>('broadcasts').where({ id }).first();
+    return row ? toBroadcast(row) : null;
+  }
+
+  async update(id: number, expected: BroadcastExpectation, changes: BroadcastChanges, now: Date): Promise<Broadcast | null> {
+    const query = this.db<BroadcastRow>('broadcasts')
+      .where({ id, version: expected.version })
+      .whereRaw('status = ANY(?)', [[...expected.statuses]]);
+    if (expected.dueBy) query.where('scheduled_send_at', '<=', expected.dueBy);
+    const [row] = await query
+      .update({ ...toRow(changes), version: this.db.raw('version + 1'), updated_at: now } as never)
+      .returning('*');
+    return row ? toBroadcast(row as BroadcastRow) : null;
+  }
+
+  async delete(channelId: number, id: number, statuses: readonly string[]): Promise<boolean> {
+    const deleted = await this.db('broadcasts')
+      .where({ channel_id: channelId, id })
+      .whereRaw('status = ANY(?)', [[...statuses]])
+      .delete();
+    return deleted > 0;
+  }
+
+  async startDue(now: Date, limit: number): Promise<Broadcast[]> {
+    // SKIP LOCKED: a row another dispatcher (or an api call) holds is left to it, so each due
+    // broadcast moves once; the status condition is checked again by the UPDATE itself.
+    const { rows } = await this.db.raw<{ rows: BroadcastRow[] }>(
+      `UPDATE broadcasts SET status = 'scheduled', version = version + 1, updated_at = ?
+       WHERE id IN (
+         SELECT id FROM broadcasts
+         WHERE status = 'future_scheduled' AND scheduled_send_at <= ?
+         ORDER BY scheduled_send_at, id
+         LIMIT ?
+         FOR UPDATE SKIP LOCKED)
+       AND status = 'future_scheduled'
+       RETURNING *`,
+      [now, now, limit],
+    );
+    return rows.map(toBroadcast);
+  }
+
+  async unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]> {
+    if (segmentIds.length === 0) return [];
+    const found = await this.db('segments')
+      .where({ channel_id: channelId })
+      .whereIn('id', [...segmentIds])
+      .pluck<Array<number | string>>('id');
+    const known = new Set(found.map(Number));
+    return [...new Set(segmentIds)].filter((id) => !known.has(id));
+  }
+
+  async prepareRetry(id: number): Promise<void> {
+    await this.db('broadcast_recipients')
+      .where({ broadcast_id: id, status: 'failed' })
+      .update({
+        status: 'pending',
+        attempts: 0,
+        claimed_by: null,
+        lease_expires_at: null,
+        next_attempt_at: null,
+        failed_at: null,
+        error: null,
+      });
+    await this.db.raw(
+      `UPDATE broadcasts SET sent_at = NULL, broadcast_recipients_count = (
+         SELECT count(*) FROM broadcast_recipients r
+         WHERE r.broadcast_id = broadcasts.id AND r.status NOT IN ('pending', 'claimed'))
+       WHERE id = ?`,
+      [id],
+    );
   }
 }

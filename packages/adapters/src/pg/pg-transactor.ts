@@ -6,6 +6,7 @@ import { transactionExecutor } from './database';
 import { PgApiTokenRepository } from './pg-api-token.repository';
 import { PgBroadcastRepository } from './pg-broadcast.repository';
 import { PgChannelRepository } from './pg-channel.repository';
+import { PgEmailEvents } from './pg-email-events';
 import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
@@ -22,6 +23,7 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     subscribers: new PgSubscriberRepository(db),
     subscriberConfirmations: new PgSubscriberConfirmationRepository(db),
     confirmationTemplates: new PgConfirmationTemplateRepository(db),
+    emailEvents: new PgEmailEvents(db),
     outbox: new PgEventOutbox(db),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
   };

@@ -2,6 +2,8 @@ import type {
   ApiTokenRecord,
   ApiTokenRepository,
   Broadcast,
+  BroadcastChanges,
+  BroadcastExpectation,
   BroadcastRepository,
   Channel,
   ChannelRepository,
@@ -21,6 +23,8 @@ import type {
   Page,
   RandomSource,
   RecordedEvent,
+  EmailEventRecord,
+  EmailEvents,
   Repositories,
   Subscriber,
   SubscriberConfirmation,
@@ -95,6 +99,7 @@ export class FakeBroadcasts implements BroadcastRepository {
       broadcastRecipientsCount: 0,
       beginSendAt: null,
       sentAt: null,
+      pausedFrom: null,
       version: 0,
       createdAt: now,
       updatedAt: now,
@@ -108,6 +113,53 @@ export class FakeBroadcasts implements BroadcastRepository {
   async list(channelId: number, page: Page) {
     const mine = this.rows.filter((b) => b.channelId === channelId).reverse();
     return { items: mine.slice(page.offset, page.offset + page.limit), total: mine.length };
+  }
+  lock(channelId: number, id: number): Promise<Broadcast | null> {
+    return this.findById(channelId, id);
+  }
+  async findByIdInAnyChannel(id: number): Promise<Broadcast | null> {
+    return this.rows.find((b) => b.id === id) ?? null;
+  }
+  private matches(b: Broadcast, expected: BroadcastExpectation): boolean {
+    return (
+      expected.statuses.includes(b.status) &&
+      b.version === expected.version &&
+      (expected.dueBy === undefined || (b.scheduledSendAt !== null && b.scheduledSendAt <= expected.dueBy))
+    );
+  }
+  async update(id: number, expected: BroadcastExpectation, changes: BroadcastChanges, now: Date) {
+    const index = this.rows.findIndex((b) => b.id === id);
+    const current = this.rows[index];
+    if (current === undefined || !this.matches(current, expected)) return null;
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    const row: Broadcast = { ...current, ...defined, version: current.version + 1, updatedAt: now };
+    this.rows[index] = row;
+    return row;
+  }
+  async delete(channelId: number, id: number, statuses: readonly string[]): Promise<boolean> {
+    const index = this.rows.findIndex((b) => b.channelId === channelId && b.id === id && statuses.includes(b.status));
+    if (index < 0) return false;
+    this.rows.splice(index, 1);
+    return true;
+  }
+  async startDue(now: Date, limit: number): Promise<Broadcast[]> {
+    const due = this.rows
+      .filter((b) => b.status === 'future_scheduled' && b.scheduledSendAt !== null && b.scheduledSendAt <= now)
+      .slice(0, limit);
+    const moved: Broadcast[] = [];
+    for (const b of due) {
+      const row = await this.update(b.id, { statuses: ['future_scheduled'], version: b.version }, { status: 'scheduled' }, now);
+      if (row) moved.push(row);
+    }
+    return moved;
+  }
+  readonly segments: Array<{ id: number; channelId: number }> = [];
+  async unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]> {
+    return [...new Set(segmentIds)].filter((id) => !this.segments.some((s) => s.id === id && s.channelId === channelId));
+  }
+  readonly retried: number[] = [];
+  async prepareRetry(id: number): Promise<void> {
+    this.retried.push(id);
   }
 }
 
@@ -211,6 +263,22 @@ export class FakeOutbox implements EventOutbox {
   }
 }
 
+export class FakeEmailEvents implements EmailEvents {
+  readonly events: Array<EmailEventRecord & { id: number }> = [];
+  async record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }> {
+    const firstForRecipient = !this.events.some(
+      (e) =>
+        e.broadcastId === event.broadcastId &&
+        e.recipientId === event.recipientId &&
+        e.kind === event.kind &&
+        (e.linkId ?? null) === (event.linkId ?? null),
+    );
+    const id = this.events.length + 1;
+    this.events.push({ ...event, id });
+    return { id, firstForRecipient };
+  }
+}
+
 export class FakeJobs implements JobQueue {
   readonly sent: Array<{ name: string; data: unknown; startAfter?: Date }> = [];
   async send(name: string, data: unknown, options: { startAfter?: Date } = {}): Promise<string> {
@@ -227,6 +295,7 @@ export function fakeRepositories(): Repositories & {
   subscribers: FakeSubscribers;
   subscriberConfirmations: FakeSubscriberConfirmations;
   confirmationTemplates: FakeConfirmationTemplates;
+  emailEvents: FakeEmailEvents;
   outbox: FakeOutbox;
   jobs: FakeJobs;
 } {
@@ -238,6 +307,7 @@ export function fakeRepositories(): Repositories & {
     subscribers: new FakeSubscribers(),
     subscriberConfirmations: new FakeSubscriberConfirmations(),
     confirmationTemplates: new FakeConfirmationTemplates(),
+    emailEvents: new FakeEmailEvents(),
     outbox: new FakeOutbox(),
     jobs: new FakeJobs(),
   };

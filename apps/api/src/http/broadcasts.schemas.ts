@@ -1,0 +1,133 @@
+import { ValidationError, type BroadcastInput } from '@mailcast/core';
+import Joi from 'joi';
+
+/**
+ * The body of a create, update or schedule call: nested under `broadcast` (as the spec shows)
+ * or flat at the top level (CONTRACT §2 "Compatibility"). No body at all is an empty one.
+ */
+function unwrap(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('Request body must be a JSON object');
+  const nested = (body as Record<string, unknown>).broadcast;
+  if (nested === undefined) return body as Record<string, unknown>;
+  if (nested === null || typeof nested !== 'object' || Array.isArray(nested)) {
+    throw new ValidationError('broadcast must be an object');
+  }
+  return nested as Record<string, unknown>;
+}
+
+// RFC 5322 §3.6.8: a field name is printable ASCII except the colon. Values may not break the line.
+const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+const NO_LINE_BREAK = /^[^\r\n]*$/;
+
+/** Headers the service writes itself; a custom one of these names would forge or break the message. */
+const RESERVED_HEADERS = new Set(
+  [
+    'from',
+    'sender',
+    'to',
+    'cc',
+    'bcc',
+    'subject',
+    'reply-to',
+    'message-id',
+    'date',
+    'mime-version',
+    'content-type',
+    'content-transfer-encoding',
+    'list-unsubscribe',
+    'list-unsubscribe-post',
+  ],
+);
+
+const text = () => Joi.string().allow('', null);
+const ids = () => Joi.array().items(Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER));
+
+const broadcastSchema = Joi.object({
+  name: text(),
+  subject: Joi.string().allow('', null),
+  preheader: text(),
+  body: text(),
+  html_body: text(),
+  include_unsubscribe_link: Joi.boolean(),
+  reply_to: text(),
+  track_opens: Joi.boolean(),
+  track_clicks: Joi.boolean(),
+  use_any_email_server: Joi.boolean(),
+  email_headers: Joi.array().items(
+    Joi.object({
+      key: Joi.string()
+        .pattern(HEADER_NAME)
+        .max(76)
+        .required()
+        .custom((value: string, helpers) => (RESERVED_HEADERS.has(value.toLowerCase()) ? helpers.error('header.reserved') : value))
+        .messages({
+          'string.pattern.base': '{#label} must be a header name (printable ASCII, no spaces or colons)',
+          'header.reserved': '{#label} {#value} is set by Mailcast and cannot be overridden',
+        }),
+      value: Joi.string().allow('').pattern(NO_LINE_BREAK).max(998).required().messages({
+        'string.pattern.base': '{#label} must not contain line breaks',
+      }),
+    }),
+  ),
+  tags: Joi.array().items(Joi.string().min(1)),
+  segment_ids: ids(),
+  email_server_ids: ids(),
+  scheduled_send_at: Joi.string().allow(null),
+  scheduled_timezone: Joi.string().allow(null),
+})
+  // Fields the service owns (id, status, counters) and unknown ones are ignored, as read-back
+  // objects are often sent back whole.
+  .unknown(true)
+  .prefs({ abortEarly: false, convert: false, errors: { wrap: { label: false } } });
+
+function validate(schema: Joi.ObjectSchema, value: Record<string, unknown>): Record<string, unknown> {
+  const { error, value: valid } = schema.validate(value);
+  if (error) throw new ValidationError(error.details.map((d) => d.message).join(', '));
+  return valid as Record<string, unknown>;
+}
+
+type Body = Record<string, unknown>;
+const pick = <T>(body: Body, key: string) => body[key] as T | undefined;
+
+/** Create and update bodies (spec: Create / update body parameters) as the use case's input. */
+export function broadcastInput(rawBody: unknown): BroadcastInput {
+  const body = validate(broadcastSchema, unwrap(rawBody));
+  const input: BroadcastInput = {
+    name: pick(body, 'name'),
+    subject: pick(body, 'subject'),
+    preheader: pick(body, 'preheader'),
+    body: pick(body, 'body'),
+    htmlBody: pick(body, 'html_body'),
+    includeUnsubscribeLink: pick(body, 'include_unsubscribe_link'),
+    replyTo: pick(body, 'reply_to'),
+    trackOpens: pick(body, 'track_opens'),
+    trackClicks: pick(body, 'track_clicks'),
+    useAnyEmailServer: pick(body, 'use_any_email_server'),
+    emailHeaders: pick(body, 'email_headers'),
+    tags: pick(body, 'tags'),
+    segmentIds: pick(body, 'segment_ids'),
+    emailServerIds: pick(body, 'email_server_ids'),
+    scheduledSendAt: pick(body, 'scheduled_send_at'),
+    scheduledTimezone: pick(body, 'scheduled_timezone'),
+  };
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as BroadcastInput;
+}
+
+const scheduleSchema = Joi.object({
+  scheduled_send_at: Joi.string(),
+  scheduled_timezone: Joi.string(),
+})
+  .unknown(true)
+  .prefs({ abortEarly: false, convert: false, errors: { wrap: { label: false } } });
+
+/** schedule_broadcast: both fields optional here (the confirm form sends neither). */
+export function scheduleInput(rawBody: unknown): { scheduledSendAt?: string; scheduledTimezone?: string } {
+  const body = validate(scheduleSchema, unwrap(rawBody));
+  const input: { scheduledSendAt?: string; scheduledTimezone?: string } = {};
+  const at = pick<string>(body, 'scheduled_send_at');
+  const timezone = pick<string>(body, 'scheduled_timezone');
+  if (at !== undefined) input.scheduledSendAt = at;
+  if (timezone !== undefined) input.scheduledTimezone = timezone;
+  return input;
+}

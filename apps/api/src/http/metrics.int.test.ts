@@ -1,0 +1,130 @@
+import { createDatabase } from '@mailcast/adapters';
+import { startApi, type ApiHarness } from '../test-support/harness';
+import request from 'supertest';
+
+/** Issue 7: Prometheus metrics at /metrics; health and readiness while the database is away. */
+describe('observability', () => {
+  let api: ApiHarness;
+  let token: string;
+
+  beforeAll(async () => {
+    api = await startApi();
+    token = (await api.fixtures.aTenant()).token;
+  });
+  afterAll(() => api.close());
+
+  const scrape = async () => {
+    const res = await request(api.app).get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    return res.text;
+  };
+  /** The value of one series, by its exact label set as prom-client prints it. */
+  const valueOf = (text: string, series: string): number | undefined => {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+
+  it('counts requests by route template and status, not by raw path', async () => {
+    for (const id of [11, 12, 13]) await request(api.app).get(`/api/v1/broadcasts/${id}`).auth(token, { type: 'bearer' });
+    await request(api.app).get('/api/v1/broadcasts').auth(token, { type: 'bearer' });
+    await request(api.app).get('/no/such/page');
+    const text = await scrape();
+    expect(valueOf(text, 'mailcast_http_requests_total{method="GET",route="/api/v1/broadcasts/:id",status="404",service="api"}')).toBe(3);
+    expect(valueOf(text, 'mailcast_http_requests_total{method="GET",route="/api/v1/broadcasts",status="200",service="api"}')).toBe(1);
+    expect(valueOf(text, 'mailcast_http_requests_total{method="GET",route="unmatched",status="404",service="api"}')).toBe(1);
+    expect(text).not.toContain('/api/v1/broadcasts/11');
+    expect(valueOf(text, 'mailcast_http_request_duration_seconds_count{service="api",method="GET",route="/api/v1/broadcasts/:id",status="404"}')).toBe(3);
+    expect(text).toContain('mailcast_process_resident_memory_bytes');
+  });
+
+  it('reads the business figures from PostgreSQL at scrape time', async () => {
+    const db = api.database.db;
+    const { channel } = await api.fixtures.aTenant();
+    const broadcast = await api.fixtures.aBroadcast(channel.id);
+    const subscribers = await db('subscribers')
+      .insert(['a', 'b', 'c', 'd'].map((n) => ({ channel_id: channel.id, email: `${n}@example.com` })))
+      .returning('id');
+    await db('broadcast_recipients').insert(
+      ['sent', 'sent', 'bounced', 'failed'].map((status, i) => ({
+        broadcast_id: broadcast.id,
+        subscriber_id: (subscribers[i] as { id: number }).id,
+        status,
+        message_id: `<m${i}@test>`,
+      })),
+    );
+    const [endpoint] = await db('webhook_endpoints')
+      .insert({ channel_id: channel.id, url: 'https://hooks.example.com/x', event_types: ['test.webhook'], secret: 'whsec_x' })
+      .returning('id');
+    const [event] = await db('events')
+      .insert({ channel_id: channel.id, type: 'test.webhook', data: {}, created_at: new Date(Date.now() - 2000) })
+      .returning('id');
+    await db('webhook_deliveries').insert({
+      channel_id: channel.id,
+      event_id: (event as { id: number }).id,
+      webhook_endpoint_id: (endpoint as { id: number }).id,
+      event_type: 'test.webhook',
+      status: 'succeeded',
+      successfully_delivered_at: new Date(),
+    });
+    await api.fixtures.repositories.jobs.send('events.fanout', { eventId: (event as { id: number }).id });
+
+    const text = await scrape();
+    expect(valueOf(text, 'mailcast_database_up{service="api"}')).toBe(1);
+    expect(valueOf(text, 'mailcast_emails{outcome="sent",service="api"}')).toBe(2);
+    expect(valueOf(text, 'mailcast_emails{outcome="bounced",service="api"}')).toBe(1);
+    expect(valueOf(text, 'mailcast_emails{outcome="failed",service="api"}')).toBe(1);
+    expect(valueOf(text, 'mailcast_webhook_deliveries{outcome="succeeded",service="api"}')).toBe(1);
+    expect(valueOf(text, 'mailcast_webhook_deliveries{outcome="failed",service="api"}')).toBe(0);
+    const p50 = valueOf(text, 'mailcast_webhook_delivery_latency_seconds{quantile="0.5",service="api"}');
+    expect(p50).toBeGreaterThan(1);
+    expect(p50).toBeLessThan(60);
+    expect(valueOf(text, 'mailcast_queue_depth{queue="events.fanout",service="api"}')).toBe(1);
+  });
+
+  it('keeps /healthz up and reports /readyz and /metrics honestly while the database is unreachable', async () => {
+    const admin = api.database.db;
+    const name = api.database.name;
+    // Refuse new connections to this database and cut the open ones: as if it had stopped.
+    const cutOff = async () => {
+      const url = new URL(api.database.url);
+      url.pathname = '/postgres';
+      const other = createDatabase(url.toString(), { poolMax: 1 });
+      try {
+        await other.raw(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+        await other.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()', [name]);
+      } finally {
+        await other.destroy();
+      }
+    };
+    const restore = async () => {
+      const url = new URL(api.database.url);
+      url.pathname = '/postgres';
+      const other = createDatabase(url.toString(), { poolMax: 1 });
+      try {
+        await other.raw(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      } finally {
+        await other.destroy();
+      }
+    };
+    await cutOff();
+    try {
+      expect((await request(api.app).get('/healthz')).status).toBe(200);
+      const ready = await request(api.app).get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({ status: 'not_ready', checks: { database: false, migrations: false } });
+      expect(valueOf(await scrape(), 'mailcast_database_up{service="api"}')).toBe(0);
+    } finally {
+      await restore();
+    }
+    await expect(admin.raw('SELECT 1')).resolves.toBeDefined();
+    expect((await request(api.app).get('/readyz')).status).toBe(200);
+  });
+
+  it('sets security headers on every answer', async () => {
+    const res = await request(api.app).get('/healthz');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+  });
+});

@@ -1,0 +1,56 @@
+import { DatabaseToken, createMetricsRegistry, registerBusinessMetrics, type Database, type Registry } from '@mailcast/adapters';
+import { Router, type Request, type RequestHandler } from 'express';
+import { Counter, Histogram } from 'prom-client';
+import type { DependencyContainer } from 'tsyringe';
+
+/**
+ * The route a request matched, as a template (`/api/v1/broadcasts/:id`), so the label set stays
+ * bounded however many ids there are. Express leaves the matched route on the request; an
+ * unmatched request is `unmatched` rather than its raw path.
+ */
+function routeOf(req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route;
+  if (typeof route?.path !== 'string') return 'unmatched';
+  return req.originalUrl.startsWith('/api/v1/') || req.originalUrl === '/api/v1' ? `/api/v1${route.path}` : route.path;
+}
+
+export interface ApiMetrics {
+  registry: Registry;
+  middleware: RequestHandler;
+  routes: Router;
+}
+
+/** HTTP metrics of this process beside the deployment's business figures (CONTRACT §1). */
+export function apiMetrics(container: DependencyContainer): ApiMetrics {
+  const registry = createMetricsRegistry('api');
+  registerBusinessMetrics(registry, container.resolve<Database>(DatabaseToken));
+  const requests = new Counter({
+    name: 'mailcast_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'mailcast_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+
+  const middleware: RequestHandler = (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
+      requests.inc(labels);
+      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+
+  const routes = Router();
+  routes.get('/metrics', async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics());
+  });
+  return { registry, middleware, routes };
+}

@@ -1,0 +1,150 @@
+import { pgRepositories, createBoss } from '@mailcast/adapters';
+import { issueApiToken } from '@mailcast/core';
+import autocannon from 'autocannon';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, round, type Bench, type BenchFigure } from './harness';
+
+const REPO_ROOT = path.resolve(__dirname, '..');
+const DURATION_S = Number(process.env.BENCH_LOAD_SECONDS ?? 8);
+const CONNECTIONS = 20;
+const SEEDED_SUBSCRIBERS = 10_000;
+
+async function startProcess(script: string, env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+  const child = fork(path.join(REPO_ROOT, script), [], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/healthz`);
+      return child;
+    } catch {
+      if (child.exitCode !== null) throw new Error(`${script} exited: ${output}`);
+      await sleep(100);
+    }
+  }
+  throw new Error(`${script} did not start: ${output}`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+interface Load {
+  rps: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(options: autocannon.Options): Promise<Load> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/**
+ * Issue 8: autocannon against the running api (subscriber create, list, broadcast get) beside a
+ * bare Express handler on the same machine in the same run. The error count must be 0.
+ */
+export const apiLoadBench: Bench = {
+  name: 'api-load',
+  async run(context) {
+    const { url, db } = await context.database();
+    const boss = createBoss(url, 'api');
+    await boss.start();
+    const repositories = pgRepositories(db, boss);
+    const channel = await repositories.channels.create({ name: 'Load' });
+    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, channel.id, [
+      'broadcasts_read',
+      'subscribers_read',
+      'subscribers_write',
+    ]);
+    await boss.stop({ graceful: false, close: true, wait: true });
+    await db.raw(
+      `INSERT INTO subscribers (channel_id, email, first_name, tags, custom_data)
+       SELECT ?, 'seed' || g || '@example.com', 'Seed ' || g, ARRAY['seed'], jsonb_build_object('n', g)
+         FROM generate_series(1, ?) g`,
+      [channel.id, SEEDED_SUBSCRIBERS],
+    );
+    const [broadcast] = await db('broadcasts')
+      .insert({ channel_id: channel.id, name: 'Load', subject: 'Hello', body: 'Body', track_opens: true, track_clicks: true })
+      .returning('id');
+    await db.raw('ANALYZE');
+
+    const apiPort = await freePort();
+    const barePort = await freePort();
+    context.log('starting the api and the bare Express baseline');
+    const api = await startProcess('apps/api/dist/main.js', { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' }, apiPort);
+    const bare = await startProcess('bench/bare-express.mjs', {}, barePort);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const figures: BenchFigure[] = [];
+    let totalErrors = 0;
+    try {
+      const bareGet = await load({ url: `http://127.0.0.1:${barePort}/x` });
+      const barePost = await load({ url: `http://127.0.0.1:${barePort}/x`, method: 'POST', headers, body: JSON.stringify({ subscriber: { email: 'a@example.com' } }) });
+      let n = 0;
+      const scenarios: Array<{ name: string; ceiling: Load; options: autocannon.Options }> = [
+        {
+          name: 'subscriber create (POST /api/v1/subscribers.json)',
+          ceiling: barePost,
+          options: {
+            url: `http://127.0.0.1:${apiPort}/api/v1/subscribers.json`,
+            method: 'POST',
+            headers,
+            requests: [
+              {
+                setupRequest: (request) => ({
+                  ...request,
+                  body: JSON.stringify({ subscriber: { email: `load${process.pid}-${++n}@example.com`, first_name: 'Load', tags: ['load'] } }),
+                }),
+              },
+            ],
+          },
+        },
+        {
+          name: 'subscriber list (GET /api/v1/subscribers.json?tags[]=seed)',
+          ceiling: bareGet,
+          options: { url: `http://127.0.0.1:${apiPort}/api/v1/subscribers.json?tags%5B%5D=seed`, headers },
+        },
+        {
+          name: 'broadcast get (GET /api/v1/broadcasts/:id)',
+          ceiling: bareGet,
+          options: { url: `http://127.0.0.1:${apiPort}/api/v1/broadcasts/${(broadcast as { id: number }).id}`, headers },
+        },
+      ];
+      for (const scenario of scenarios) {
+        context.log(scenario.name);
+        const result = await load(scenario.options);
+        totalErrors += result.errors;
+        figures.push(
+          { metric: `${scenario.name}: requests/s`, value: result.rps, unit: 'req/s', ceiling: scenario.ceiling.rps },
+          { metric: `${scenario.name}: p99 latency`, value: result.p99, unit: 'ms', ceiling: scenario.ceiling.p99 },
+          { metric: `${scenario.name}: errors`, value: result.errors, unit: '', target: '0', met: result.errors === 0 },
+        );
+      }
+      totalErrors += bareGet.errors + barePost.errors;
+    } finally {
+      await stop(api);
+      await stop(bare);
+    }
+    return {
+      title: 'API under load (autocannon)',
+      setup:
+        `${CONNECTIONS} connections for ${DURATION_S} s per scenario, against the built api process (rate limit off, ` +
+        `${SEEDED_SUBSCRIBERS.toLocaleString('en')} seeded subscribers) and, as the ceiling, a bare Express app ` +
+        '(JSON parsing and a small JSON answer, no auth and no database) on the same machine. Error = ' +
+        'connection error, time-out or non-2xx answer.',
+      figures,
+      notes: [`errors over the whole run: ${totalErrors}`, `list pages hold 250 subscribers of ${round(SEEDED_SUBSCRIBERS)}`],
+    };
+  },
+};

@@ -1,0 +1,37 @@
+import { LiquidTemplates } from './liquid-templates';
+
+describe('LiquidTemplates', () => {
+  const templates = new LiquidTemplates();
+  const scope = { subscriber: { first_name: 'Ada <b>', tags: ['a', 'b'], custom_data: { plan: 'pro' } }, broadcast: { name: 'N' } };
+
+  it('renders the contract variables', async () => {
+    await expect(
+      templates.render('Hi {{ subscriber.first_name }} ({{ subscriber.tags | join: "," }}, {{ subscriber.custom_data.plan }})', scope, 'text'),
+    ).resolves.toBe('Hi Ada <b> (a,b, pro)');
+  });
+
+  it('escapes values in an HTML context, not in text', async () => {
+    await expect(templates.render('<p>{{ subscriber.first_name }}</p>', scope, 'html')).resolves.toBe('<p>Ada &lt;b&gt;</p>');
+    await expect(templates.render('{{ subscriber.first_name }}', scope, 'text')).resolves.toBe('Ada <b>');
+  });
+
+  it('reports invalid Liquid with the parser message, and accepts valid Liquid', () => {
+    expect(templates.check('Hello {{ subscriber.first_name }}')).toBeNull();
+    expect(templates.check('Hello {% if %}')).toMatch(/.+/);
+    expect(templates.check('Hello {{ subscriber.first_name')).toMatch(/not closed/);
+    expect(templates.check('{{ x | no_such_filter }}')).toMatch(/no_such_filter/);
+  });
+
+  it('reaches no file system', async () => {
+    await expect(templates.render('{% include "/etc/passwd" %}', {}, 'text')).rejects.toThrow();
+    await expect(templates.render('{% render "../../package.json" %}', {}, 'text')).rejects.toThrow();
+  });
+
+  it('exposes only own properties of the scope', async () => {
+    await expect(templates.render('[{{ subscriber.constructor }}][{{ subscriber.__proto__ }}]', scope, 'text')).resolves.toBe('[][]');
+  });
+
+  it('stops a runaway loop', async () => {
+    await expect(templates.render('{% for i in (1..100000000) %}{{ i }}{% endfor %}', {}, 'text')).rejects.toThrow(/limit/i);
+  }, 10_000);
+});

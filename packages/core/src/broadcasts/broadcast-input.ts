@@ -1,0 +1,123 @@
+import { DomainError, isValidEmail, isValidTimezone, resolveScheduledSendAt } from '@mailcast/domain';
+import { ValidationError } from '../errors';
+import type { Broadcast, BroadcastChanges, EmailHeader, Repositories, Templates } from '../ports';
+
+/** Create and update parameters (spec: Create / update body parameters), already type-checked. */
+export interface BroadcastInput {
+  name?: string | null;
+  subject?: string | null;
+  preheader?: string | null;
+  body?: string | null;
+  htmlBody?: string | null;
+  includeUnsubscribeLink?: boolean;
+  replyTo?: string | null;
+  trackOpens?: boolean;
+  trackClicks?: boolean;
+  useAnyEmailServer?: boolean;
+  emailHeaders?: EmailHeader[];
+  tags?: string[];
+  segmentIds?: number[];
+  emailServerIds?: number[];
+  /** ISO 8601; without an offset it is wall-clock time in the timezone (CONTRACT). */
+  scheduledSendAt?: string | null;
+  scheduledTimezone?: string | null;
+}
+
+export const SUBJECT_BLANK = "Subject can't be blank";
+
+const LIQUID_FIELDS = [
+  ['subject', 'Subject'],
+  ['body', 'Body'],
+  ['htmlBody', 'Html body'],
+] as const;
+
+/**
+ * Checks what the types cannot (blank subject, Liquid, reply-to address, references into the
+ * channel, the schedule) and turns the input into repository changes. Every problem is
+ * reported at once, joined by commas like the spec's webhook endpoint row. `current` is the
+ * stored broadcast on update, undefined on create.
+ */
+export async function toBroadcastChanges(
+  input: BroadcastInput,
+  context: { channelId: number; repositories: Repositories; templates: Templates; current?: Broadcast },
+): Promise<BroadcastChanges> {
+  const { channelId, repositories, templates, current } = context;
+  const problems: string[] = [];
+
+  const subjectGiven = current === undefined || input.subject !== undefined;
+  if (subjectGiven && (input.subject == null || input.subject.trim() === '')) problems.push(SUBJECT_BLANK);
+
+  for (const [field, label] of LIQUID_FIELDS) {
+    const source = input[field];
+    if (typeof source !== 'string') continue;
+    const error = templates.check(source);
+    if (error !== null) problems.push(`${label} is not valid Liquid: ${error}`);
+  }
+
+  if (typeof input.replyTo === 'string' && input.replyTo.trim() !== '' && !isValidEmail(input.replyTo.trim())) {
+    problems.push('Reply to is not a valid email address');
+  }
+
+  if (input.segmentIds && input.segmentIds.length > 0) {
+    const unknown = await repositories.broadcasts.unknownSegmentIds(channelId, input.segmentIds);
+    if (unknown.length > 0) problems.push(`Segment ids include unknown segments: ${unknown.join(', ')}`);
+  }
+  if (input.emailServerIds && input.emailServerIds.length > 0) {
+    const mine = new Set((await repositories.emailServers.listForChannel(channelId)).map((s) => s.id));
+    const unknown = [...new Set(input.emailServerIds)].filter((id) => !mine.has(id));
+    if (unknown.length > 0) problems.push(`Email server ids include unknown email servers: ${unknown.join(', ')}`);
+  }
+
+  const schedule = resolveSchedule(input, current, problems);
+  if (problems.length > 0) throw new ValidationError(problems.join(', '));
+
+  const replyTo = input.replyTo === undefined ? undefined : input.replyTo === null || input.replyTo.trim() === '' ? null : input.replyTo.trim();
+  return {
+    name: input.name,
+    subject: input.subject ?? undefined,
+    preheader: input.preheader,
+    body: input.body,
+    htmlBody: input.htmlBody,
+    includeUnsubscribeLink: input.includeUnsubscribeLink,
+    replyTo,
+    trackOpens: input.trackOpens,
+    trackClicks: input.trackClicks,
+    useAnyEmailServer: input.useAnyEmailServer,
+    emailHeaders: input.emailHeaders,
+    tags: input.tags === undefined ? undefined : [...new Set(input.tags)],
+    segmentIds: input.segmentIds === undefined ? undefined : [...new Set(input.segmentIds)],
+    emailServerIds: input.emailServerIds === undefined ? undefined : [...new Set(input.emailServerIds)],
+    ...schedule,
+  };
+}
+
+/**
+ * The schedule fields of create/update. A time is read when it is given: without an offset, in
+ * the timezone given with it, else the stored one, else UTC. A timezone given alone relabels
+ * the stored instant without moving it.
+ */
+function resolveSchedule(
+  input: BroadcastInput,
+  current: Broadcast | undefined,
+  problems: string[],
+): Pick<BroadcastChanges, 'scheduledSendAt' | 'scheduledTimezone'> {
+  const result: Pick<BroadcastChanges, 'scheduledSendAt' | 'scheduledTimezone'> = {};
+  if (input.scheduledTimezone !== undefined) {
+    if (input.scheduledTimezone !== null && !isValidTimezone(input.scheduledTimezone)) {
+      problems.push('Scheduled timezone is invalid');
+      return result;
+    }
+    result.scheduledTimezone = input.scheduledTimezone;
+  }
+  if (input.scheduledSendAt === null) result.scheduledSendAt = null;
+  else if (input.scheduledSendAt !== undefined) {
+    const zone = input.scheduledTimezone ?? current?.scheduledTimezone ?? 'UTC';
+    try {
+      result.scheduledSendAt = resolveScheduledSendAt(input.scheduledSendAt, zone);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  return result;
+}
