@@ -111,7 +111,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; CONTRACT:
     expect(mail.from).toEqual({ address: 'news@example.com', name: 'Example News' });
     expect(mail.replyTo).toBe('help@example.com');
     expect(mail.subject).toBe('Please confirm your subscription');
-    expect(mail.text).toContain('Please confirm your subscription to Test channel by opening this link:');
+    expect(mail.text).toMatch(/^Hello Dora,\n\nPlease confirm your subscription to Test channel by opening this link:\n\nhttp/);
     const link = confirmLink(mail);
     const unsubscribe = linkIn(mail.text, /\/confirm\/[A-Za-z0-9_-]{43}\/unsubscribe/);
     expect(mail.headers['list-unsubscribe']).toBe(`<${unsubscribe}>`);
@@ -174,7 +174,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; CONTRACT:
     const chosen = await templates.create({
       channelId,
       name: 'chosen',
-      subject: 'Confirm, {{ subscriber.first_name }}!',
+      subject: 'Confirm, {{ subscriber.first_name | upcase }}!',
       body: 'Hi {{subscriber.first_name}} ({{ subscriber.email }}): {{ confirmation_url }} -- opt out: {{ unsubscribe_url }}',
       isDefault: false,
     });
@@ -183,16 +183,22 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; CONTRACT:
     await create({ subscriber: { email: 'top@example.com', first_name: 'Top' }, double_opt_in: true, confirmation_template_id: chosen.id });
     await create({ subscriber: { email: 'inner@example.com', first_name: 'In' }, double_opt_in: { confirmation_template_id: chosen.id } });
     await create({ subscriber: { email: 'dflt@example.com' }, double_opt_in: true });
+    // A stored template that is not valid Liquid gives way to the built-in one.
+    const broken = await templates.create({ channelId, name: 'broken', subject: 'x', body: '{% nope %}', isDefault: false });
+    await create({ subscriber: { email: 'broken@example.com' }, double_opt_in: { confirmation_template_id: broken.id } });
 
     const top = await mailTo('top@example.com');
-    expect(top.subject).toBe('Confirm, Top!');
+    expect(top.subject).toBe('Confirm, TOP!');
     expect(top.text).toMatch(new RegExp(`^Hi Top \\(top@example.com\\): ${publicUrl}/confirm/\\S{43} -- opt out: ${publicUrl}/confirm/\\S{43}/unsubscribe`));
     // The template placed the unsubscribe link itself, so it is not added a second time.
     expect(top.text?.match(/unsubscribe/g)).toHaveLength(1);
-    expect((await mailTo('inner@example.com')).subject).toBe('Confirm, In!');
+    expect((await mailTo('inner@example.com')).subject).toBe('Confirm, IN!');
     const dflt = await mailTo('dflt@example.com');
     expect(dflt.subject).toBe('Default template');
     expect(dflt.text).toMatch(/^Go: http/);
+    const fallback = await mailTo('broken@example.com');
+    expect(fallback.subject).toBe('Please confirm your subscription');
+    expect(confirmLink(fallback)).toMatch(/\/confirm\//);
 
     const unknown = await create({ subscriber: { email: 'tpl@example.com' }, double_opt_in: { confirmation_template_id: 999999 } });
     expect(unknown.status).toBe(422);

@@ -40,7 +40,6 @@ test('the barrel exports the public API', () => {
     'formatConfirmationToken',
     'hashConfirmationToken',
     'isConfirmationTokenShape',
-    'fillPlaceholders',
     'percentage',
     'summarizeStatistics',
     'TIMEFRAMES',

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
   type SubscriberState,
-  fillPlaceholders,
   formatConfirmationToken,
   hashConfirmationToken,
   isConfirmationTokenShape,
@@ -226,21 +225,6 @@ describe('confirmation tokens', () => {
 
   test('refuses the wrong amount of randomness', () => {
     expect(() => formatConfirmationToken(new Uint8Array(16))).toThrow(RangeError);
-  });
-});
-
-describe('fillPlaceholders', () => {
-  test('fills known names, with or without spaces, and empties unknown ones', () => {
-    expect(
-      fillPlaceholders('Hi {{ subscriber.first_name }}, {{confirmation_url}} {{ nope }}!', {
-        'subscriber.first_name': 'Ada',
-        confirmation_url: 'https://x.test/c/1',
-      }),
-    ).toBe('Hi Ada, https://x.test/c/1 !');
-  });
-
-  test('does not re-expand a value that itself looks like a placeholder', () => {
-    expect(fillPlaceholders('{{ a }}', { a: '{{ b }}', b: 'x' })).toBe('{{ b }}');
   });
 });
 

@@ -194,14 +194,3 @@ export function hashConfirmationToken(token: string): Buffer {
 export function isConfirmationTokenShape(token: string): boolean {
   return CONFIRMATION_TOKEN_SHAPE.test(token);
 }
-
-const PLACEHOLDER = /\{\{\s*([a-z_]+(?:\.[a-z_]+)?)\s*\}\}/g;
-
-/**
- * Fills `{{ name }}` / `{{ subscriber.first_name }}` placeholders of a confirmation template.
- * A deliberately tiny substitution, not Liquid: only the names in `values` exist, and an unknown
- * name renders empty, as Liquid renders an undefined variable.
- */
-export function fillPlaceholders(source: string, values: Readonly<Record<string, string>>): string {
-  return source.replace(PLACEHOLDER, (_match, name: string) => values[name] ?? '');
-}

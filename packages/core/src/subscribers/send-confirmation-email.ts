@@ -1,4 +1,4 @@
-import { fillPlaceholders, formatConfirmationToken, hashConfirmationToken } from '@mailcast/domain';
+import { formatConfirmationToken, hashConfirmationToken } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -6,6 +6,7 @@ import {
   Mailer,
   PublicLinks,
   RandomSource,
+  Templates,
   Transactor,
   type Channel,
   type ConfirmationTemplate,
@@ -19,7 +20,7 @@ import {
 export const DEFAULT_CONFIRMATION_TEMPLATE = {
   subject: 'Please confirm your subscription',
   body: [
-    'Hello,',
+    '{% if subscriber.first_name != blank %}Hello {{ subscriber.first_name }},{% else %}Hello,{% endif %}',
     '',
     'Please confirm your subscription to {{ channel.name }} by opening this link:',
     '',
@@ -46,29 +47,45 @@ interface Prepared {
   template: Pick<ConfirmationTemplate, 'subject' | 'body'>;
 }
 
+const PLACES_UNSUBSCRIBE = /\{\{-?\s*unsubscribe_url\b/;
+
 /**
- * Renders a confirmation template. Placeholders: `confirmation_url`, `unsubscribe_url`,
- * `subscriber.email|first_name|last_name`, `channel.name`. A small substitution, not Liquid
- * (see README: Decisions, Subscribers).
+ * Renders a confirmation template with Liquid (the Templates port, text context). In scope:
+ * `confirmation_url`, `unsubscribe_url`, `subscriber` (`email`, `first_name`, `last_name`,
+ * `tags`, `custom_data`) and `channel` (`name`). A stored template that does not render (invalid
+ * Liquid) gives way to the built-in one: the recipient still gets a working link.
  */
-export function renderConfirmationEmail(
+export async function renderConfirmationEmail(
+  templates: Templates,
   template: Pick<ConfirmationTemplate, 'subject' | 'body'>,
   scope: { confirmationUrl: string; unsubscribeUrl: string | null; subscriber: Subscriber; channel: Channel },
-): { subject: string; text: string } {
+): Promise<{ subject: string; text: string }> {
   const values = {
     confirmation_url: scope.confirmationUrl,
     unsubscribe_url: scope.unsubscribeUrl ?? '',
-    'subscriber.email': scope.subscriber.email,
-    'subscriber.first_name': scope.subscriber.firstName ?? '',
-    'subscriber.last_name': scope.subscriber.lastName ?? '',
-    'channel.name': scope.channel.name,
+    subscriber: {
+      email: scope.subscriber.email,
+      first_name: scope.subscriber.firstName,
+      last_name: scope.subscriber.lastName,
+      tags: scope.subscriber.tags,
+      custom_data: scope.subscriber.customData,
+    },
+    channel: { name: scope.channel.name },
   };
-  let text = fillPlaceholders(template.body, values);
+  let used = template;
+  let subject: string;
+  let text: string;
+  try {
+    [subject, text] = await Promise.all([templates.render(used.subject, values, 'text'), templates.render(used.body, values, 'text')]);
+  } catch {
+    used = DEFAULT_CONFIRMATION_TEMPLATE;
+    [subject, text] = await Promise.all([templates.render(used.subject, values, 'text'), templates.render(used.body, values, 'text')]);
+  }
   // include_unsubscribe_link: a visible link, unless the template already placed one.
-  if (scope.unsubscribeUrl !== null && !/\{\{\s*unsubscribe_url\s*\}\}/.test(template.body)) {
+  if (scope.unsubscribeUrl !== null && !PLACES_UNSUBSCRIBE.test(used.body)) {
     text += `\n\nDid not sign up? Unsubscribe: ${scope.unsubscribeUrl}\n`;
   }
-  return { subject: fillPlaceholders(template.subject, values).replace(/[\r\n]+/g, ' '), text };
+  return { subject: subject.replace(/[\r\n]+/g, ' ').trim(), text };
 }
 
 /**
@@ -85,6 +102,7 @@ export class SendConfirmationEmail {
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(PublicLinks) private readonly links: PublicLinks,
+    @inject(Templates) private readonly templates: Templates,
   ) {}
 
   async execute(input: { confirmationId: number; attempt?: number }): Promise<ConfirmationEmailOutcome> {
@@ -92,7 +110,7 @@ export class SendConfirmationEmail {
     const prepared = await this.prepare(input.confirmationId);
     if (typeof prepared === 'string') return prepared;
 
-    const email = this.compose(prepared);
+    const email = await this.compose(prepared);
     const outcome = await this.mailer.send(prepared.server, email);
     if (outcome.kind === 'accepted') {
       const now = this.clock.now();
@@ -156,10 +174,10 @@ export class SendConfirmationEmail {
     });
   }
 
-  private compose(p: Prepared): OutgoingEmail {
+  private async compose(p: Prepared): Promise<OutgoingEmail> {
     const confirmationUrl = this.links.confirmation(p.token);
     const unsubscribeUrl = p.request.includeUnsubscribeLink ? this.links.confirmationUnsubscribe(p.token) : null;
-    const { subject, text } = renderConfirmationEmail(p.template, {
+    const { subject, text } = await renderConfirmationEmail(this.templates, p.template, {
       confirmationUrl,
       unsubscribeUrl,
       subscriber: p.subscriber,

@@ -1,5 +1,5 @@
 import { hashConfirmationToken } from '@mailcast/domain';
-import type { EmailServer, Mailer, MailOutcome, OutgoingEmail, PublicLinks } from '../ports';
+import type { EmailServer, Mailer, MailOutcome, OutgoingEmail, PublicLinks, TemplateScope, Templates } from '../ports';
 import { CountingRandom, FakeJobs, FakeTransactor, FixedClock, fakeRepositories } from '../test-support/fakes';
 import { ConfirmSubscription } from './confirm-subscription';
 import { CreateSubscriber } from './create-subscriber';
@@ -14,6 +14,22 @@ class FakeMailer implements Mailer {
   }
   async close(): Promise<void> {}
 }
+
+/**
+ * Fills `{{ a.b }}` from the scope and drops `{% %}` tags; a source containing BROKEN fails to
+ * render, as invalid Liquid would. Real Liquid is exercised end to end (double-opt-in.int.test).
+ */
+class FakeTemplates implements Templates {
+  check(): string | null {
+    return null;
+  }
+  async render(source: string, scope: TemplateScope): Promise<string> {
+    if (source.includes('BROKEN')) throw new Error('unexpected tag');
+    const lookup = (path: string) => path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], scope);
+    return source.replace(/\{%[^%]*%\}/g, '').replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_m, path: string) => String(lookup(path) ?? ''));
+  }
+}
+const templates = new FakeTemplates();
 
 const links: PublicLinks = {
   confirmation: (token) => `https://mail.example.com/confirm/${token}`,
@@ -85,7 +101,7 @@ describe('SendConfirmationEmail', () => {
     });
     const mailer = new FakeMailer(outcome);
     const jobs = new FakeJobs();
-    const send = new SendConfirmationEmail(s.transactor, mailer, jobs, s.clock, s.random, links);
+    const send = new SendConfirmationEmail(s.transactor, mailer, jobs, s.clock, s.random, links, templates);
     return { ...s, mailer, jobs, send, confirmationId: s.repositories.subscriberConfirmations.rows[0]!.id };
   }
 
@@ -136,7 +152,7 @@ describe('renderConfirmationEmail', () => {
     id: 1,
     channelId: 1,
     email: 'd@example.com',
-    firstName: null,
+    firstName: 'Di',
     lastName: null,
     ipAddress: null,
     isActive: true,
@@ -152,17 +168,19 @@ describe('renderConfirmationEmail', () => {
     updatedAt: new Date(0),
   };
   const channel = { id: 1, name: 'Ch', fromEmail: null, fromName: null, trackOpens: true, trackClicks: true, createdAt: new Date(0) };
+  const scope = (unsubscribeUrl: string | null) => ({ confirmationUrl: 'C', unsubscribeUrl, subscriber, channel });
 
-  it('appends the unsubscribe link only when asked and not already placed; keeps the subject on one line', () => {
-    const template = { subject: 'Hi\r\n{{ subscriber.first_name }}there', body: 'Go {{ confirmation_url }}' };
-    expect(renderConfirmationEmail(template, { confirmationUrl: 'C', unsubscribeUrl: null, subscriber, channel })).toEqual({
-      subject: 'Hi there',
-      text: 'Go C',
-    });
-    expect(renderConfirmationEmail(template, { confirmationUrl: 'C', unsubscribeUrl: 'U', subscriber, channel }).text).toBe(
-      'Go C\n\nDid not sign up? Unsubscribe: U\n',
-    );
+  it('appends the unsubscribe link only when asked and not already placed; keeps the subject on one line', async () => {
+    const template = { subject: 'Hi\r\n{{ subscriber.first_name }}', body: 'Go {{ confirmation_url }}' };
+    expect(await renderConfirmationEmail(templates, template, scope(null))).toEqual({ subject: 'Hi Di', text: 'Go C' });
+    expect((await renderConfirmationEmail(templates, template, scope('U'))).text).toBe('Go C\n\nDid not sign up? Unsubscribe: U\n');
     const placed = { subject: 's', body: 'Go {{ confirmation_url }} / {{ unsubscribe_url }}' };
-    expect(renderConfirmationEmail(placed, { confirmationUrl: 'C', unsubscribeUrl: 'U', subscriber, channel }).text).toBe('Go C / U');
+    expect((await renderConfirmationEmail(templates, placed, scope('U'))).text).toBe('Go C / U');
+  });
+
+  it('falls back to the built-in template when the stored one does not render', async () => {
+    const rendered = await renderConfirmationEmail(templates, { subject: 'x', body: 'BROKEN' }, scope(null));
+    expect(rendered.subject).toBe('Please confirm your subscription');
+    expect(rendered.text).toContain('Please confirm your subscription to Ch by opening this link:\n\nC\n');
   });
 });
