@@ -353,6 +353,9 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; CONTRACT: Su
       // The old address names no one now; the placeholder names the redacted record, which refuses changes.
       expect((await get('/subscribers/find.json?email=gdpr@example.com')).status).toBe(404);
       expect((await post('/subscribers/redact.json', { email: 'gdpr@example.com' })).status).toBe(404);
+      const byPlaceholder = await get(`/subscribers/find.json?email=${placeholder}`);
+      expect(byPlaceholder.status).toBe(200);
+      expect(byPlaceholder.body).toMatchObject({ id, email: placeholder, first_name: null, ip_address: null, custom_data: {}, tags: ['kept'] });
       const again = await post('/subscribers/redact.json', { email: placeholder });
       expect(again.status).toBe(422);
       expect(again.body).toEqual({ error: 'Failed to redact subscriber: subscriber is already redacted' });
