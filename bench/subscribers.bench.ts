@@ -174,7 +174,7 @@ export const subscribersBench: Bench = {
       title: 'Subscriber list with a combined filter',
       setup:
         `${SIZE.toLocaleString('en-US')} subscribers (99% in the listed channel), seeded set-based, ANALYZEd. ` +
-        `GET /api/v1/subscribers.json${QUERY} through the real api app on a loopback port (Node fetch, keep-alive), ` +
+        `GET /api/v1/subscribers.json${QUERY} through the real api app on a loopback port (Node fetch, keep-alive; token check on every request, rate limit off), ` +
         `${RUNS} sequential requests, against the same statements run directly through pg (the page query, then the count only when the page does not prove the total, as the repository does); ` +
         `interleaved in ${rounds} rounds. The filter matches ${answer.pagination.total} subscribers.`,
       figures: [
