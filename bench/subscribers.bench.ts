@@ -42,7 +42,7 @@ const BROAD_RUNS = 20;
  * plans, two years of sign-ups, one subscriber in ten inactive, one in four confirmed, and 1%
  * of the rows in another channel.
  */
-async function seed(client: pg.Client, channelId: number, otherChannelId: number, size: number): Promise<void> {
+export async function seed(client: pg.Client, channelId: number, otherChannelId: number, size: number): Promise<void> {
   const indexes = (
     await client.query<{ indexname: string; indexdef: string }>(
       `SELECT indexname, indexdef FROM pg_indexes

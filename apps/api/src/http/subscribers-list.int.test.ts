@@ -75,6 +75,10 @@ describe('subscriber list (spec: List query parameters, pagination)', () => {
     ['?custom_data[trial]=false', ['alice@alpha.com']],
     ['?custom_data[plan]=pro&custom_data[seats]=5', ['alice@alpha.com']],
     ['?custom_data[plan]=free&custom_data[seats]=5', []],
+    // With a fragment, tags and custom data are checked on the fragment's rows (repository comment).
+    ['?email=alpha&tags[]=a', ['alice@alpha.com']],
+    ['?email=alpha&custom_data[trial]=true', ['carol@alpha-corp.com']],
+    ['?email=al&tags[]=a', ['alice@alpha.com']],
     ['?is_active=true&email=alpha&tags[]=b&custom_data[plan]=pro&created_after=2026-01-01T00:00:00Z&source=api_subscription&confirmation_status=confirmed', ['alice@alpha.com']],
   ])('%s', async (query, expected) => {
     expect(await emails(query)).toEqual(expected);

@@ -62,9 +62,18 @@ export function applySubscriberFilter(query: Knex.QueryBuilder, channelId: numbe
   if (filter.confirmationStatus === 'unconfirmed') query.whereNull('confirmed_at');
   if (filter.createdAfter !== undefined) query.where('created_at', '>=', filter.createdAfter);
   if (filter.createdBefore !== undefined) query.where('created_at', '<=', filter.createdBefore);
-  if (filter.tags !== undefined && filter.tags.length > 0) query.whereRaw('tags @> ?::text[]', [filter.tags]);
+  // With an address fragment the trigram index can use, that index drives the scan and tags /
+  // custom data are checked on its (few) rows. Left to itself the planner often ANDs in the tags
+  // and custom-data GIN bitmaps as well: on a large list their common keys (a tag a fifth of
+  // the subscribers have) cost more to read than all the rows they would save (EXPLAIN at a
+  // million rows: ~50 ms instead of ~10). `|| '{}'` leaves the values as they are but is not an
+  // indexed expression, which takes those bitmaps out of the plan.
+  const fragmentDrives = filter.emailContains !== undefined && filter.emailContains.length >= 3;
+  const tagsColumn = fragmentDrives ? `(tags || '{}'::text[])` : 'tags';
+  const customDataColumn = fragmentDrives ? `(custom_data || '{}'::jsonb)` : 'custom_data';
+  if (filter.tags !== undefined && filter.tags.length > 0) query.whereRaw(`${tagsColumn} @> ?::text[]`, [filter.tags]);
   if (filter.customData !== undefined && Object.keys(filter.customData).length > 0) {
-    query.whereRaw('custom_data @> ?::jsonb', [JSON.stringify(filter.customData)]);
+    query.whereRaw(`${customDataColumn} @> ?::jsonb`, [JSON.stringify(filter.customData)]);
   }
   return query;
 }
