@@ -4,6 +4,8 @@ import {
   type Broadcast,
   type Channel,
   type NewBroadcast,
+  type NewSubscriber,
+  type Subscriber,
   type RandomSource,
   type Repositories,
 } from '@mailcast/core';
@@ -59,5 +61,15 @@ export class Fixtures {
       },
       now,
     );
+  }
+
+  /** A subscriber inserted directly (not through the API), created at `now`. */
+  async aSubscriber(channelId: number, email: string, overrides: Partial<NewSubscriber> = {}, now = new Date()): Promise<Subscriber> {
+    const subscriber = await this.repositories.subscribers.insertIfAbsent(
+      { channelId, email, requiresConfirmation: false, ...overrides },
+      now,
+    );
+    if (subscriber === null) throw new Error(`subscriber ${email} already exists`);
+    return subscriber;
   }
 }

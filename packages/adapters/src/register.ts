@@ -2,6 +2,7 @@ import {
   Clock,
   JobQueue,
   Mailer,
+  PublicLinks,
   RandomSource,
   RateLimitCounter,
   Repositories,
@@ -16,6 +17,7 @@ import { container as rootContainer, type DependencyContainer, type InjectionTok
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
+import { ConfigPublicLinks } from './http/public-links';
 import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
@@ -50,6 +52,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(Mailer, new NodemailerMailer());
+  container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));

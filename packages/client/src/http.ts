@@ -11,6 +11,8 @@ type NotWrapped =
   | 'getReadiness'
   | 'getMetrics'
   | 'confirmSubscription'
+  | 'confirmationUnsubscribePage'
+  | 'confirmationUnsubscribe'
   | 'trackOpen'
   | 'trackClick'
   | 'unsubscribePage'

@@ -7,6 +7,8 @@
 export interface JobPayloads {
   /** Fan one outbox event out to the webhook endpoints that subscribe to its type. */
   'events.fanout': { eventId: number };
+  /** Send the double opt-in email of one confirmation request; `attempt` counts from 1. */
+  'subscribers.confirmation': { confirmationId: number; attempt?: number };
   /** A scheduled broadcast's time has come: move it from future_scheduled on (if `version` still holds). */
   'broadcasts.due': { broadcastId: number; version: number };
   /** Drive a broadcast through queueing and sending; any number of dispatchers may work one. */
@@ -17,4 +19,10 @@ export interface JobPayloads {
 
 export type JobName = keyof JobPayloads;
 
-export const QUEUES: readonly JobName[] = ['events.fanout', 'broadcasts.due', 'broadcasts.send', 'broadcasts.sweep'];
+export const QUEUES: readonly JobName[] = [
+  'events.fanout',
+  'broadcasts.due',
+  'broadcasts.send',
+  'broadcasts.sweep',
+  'subscribers.confirmation',
+];

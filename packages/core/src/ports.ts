@@ -172,6 +172,113 @@ export interface BroadcastRepository {
   prepareRetry(id: number): Promise<void>;
 }
 
+export interface Subscriber {
+  id: number;
+  channelId: number;
+  /** Normalised (trimmed, lower-cased): CONTRACT §Subscribers. */
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  ipAddress: string | null;
+  isActive: boolean;
+  source: string;
+  subscribedAt: Date;
+  unsubscribedAt: Date | null;
+  confirmedAt: Date | null;
+  /** Created through double opt-in: no broadcast until confirmed (CONTRACT §Subscribers). */
+  requiresConfirmation: boolean;
+  redactedAt: Date | null;
+  tags: string[];
+  customData: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewSubscriber = Pick<Subscriber, 'channelId' | 'email' | 'requiresConfirmation'> &
+  Partial<Pick<Subscriber, 'firstName' | 'lastName' | 'ipAddress' | 'source' | 'subscribedAt' | 'tags' | 'customData'>>;
+
+/** The spec's list filters, already parsed; every one is optional and they combine with AND. */
+export interface SubscriberFilter {
+  isActive?: boolean;
+  source?: string;
+  /** Partial, case-insensitive match anywhere in the address. */
+  emailContains?: string;
+  confirmationStatus?: 'confirmed' | 'unconfirmed';
+  /** Inclusive bounds. */
+  createdAfter?: Date;
+  createdBefore?: Date;
+  /** All of them (AND). */
+  tags?: string[];
+  /** JSON containment. */
+  customData?: Record<string, string | number | boolean>;
+}
+
+export interface SubscriberRepository {
+  /**
+   * Inserts the subscriber unless its address already exists in the channel (one upsert on the
+   * unique key, never check-then-insert); null means it exists.
+   */
+  insertIfAbsent(subscriber: NewSubscriber, now: Date): Promise<Subscriber | null>;
+  /** By exact normalised address; `forUpdate` locks the row for the rest of the transaction. */
+  findByEmail(channelId: number, email: string, options?: { forUpdate?: boolean }): Promise<Subscriber | null>;
+  findById(channelId: number, id: number, options?: { forUpdate?: boolean }): Promise<Subscriber | null>;
+  /** Writes every mutable field; an address taken by another subscriber is a ValidationError on email. */
+  save(subscriber: Subscriber, now: Date): Promise<Subscriber>;
+  /** Most recently created first. */
+  list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }>;
+}
+
+export interface ConfirmationTemplate {
+  id: number;
+  channelId: number;
+  name: string;
+  subject: string;
+  body: string;
+  isDefault: boolean;
+}
+
+export interface ConfirmationTemplateRepository {
+  create(template: Omit<ConfirmationTemplate, 'id'>): Promise<ConfirmationTemplate>;
+  findById(channelId: number, id: number): Promise<ConfirmationTemplate | null>;
+  findDefault(channelId: number): Promise<ConfirmationTemplate | null>;
+}
+
+/** One double opt-in link. The token itself is never stored, only its hash. */
+export interface SubscriberConfirmation {
+  id: number;
+  channelId: number;
+  subscriberId: number;
+  templateId: number | null;
+  replyTo: string | null;
+  includeUnsubscribeLink: boolean;
+  createdAt: Date;
+  emailSentAt: Date | null;
+  confirmedAt: Date | null;
+  supersededAt: Date | null;
+}
+
+export type NewSubscriberConfirmation = Pick<
+  SubscriberConfirmation,
+  'channelId' | 'subscriberId' | 'templateId' | 'replyTo' | 'includeUnsubscribeLink'
+> & { tokenHash: Uint8Array };
+
+export interface SubscriberConfirmationRepository {
+  create(confirmation: NewSubscriberConfirmation, now: Date): Promise<SubscriberConfirmation>;
+  findById(id: number): Promise<SubscriberConfirmation | null>;
+  findByTokenHash(hash: Uint8Array): Promise<SubscriberConfirmation | null>;
+  /** A newer request makes the subscriber's open links stale (schema: superseded_at). */
+  supersedeOpen(subscriberId: number, now: Date): Promise<void>;
+  markConfirmed(id: number, now: Date): Promise<void>;
+  markEmailSent(id: number, now: Date): Promise<void>;
+}
+
+/** Public links written into emails and API answers (CONTRACT §1: PUBLIC_URL). */
+export interface PublicLinks {
+  confirmation(token: string): string;
+  confirmationUnsubscribe(token: string): string;
+}
+export const PublicLinks = Symbol.for('mailcast.PublicLinks');
+
 /** An event as the outbox stores it; the webhooks dispatcher wraps it in the spec's envelope. */
 export interface OutboxEvent {
   channelId: number;
@@ -249,6 +356,9 @@ export interface Repositories {
   apiTokens: ApiTokenRepository;
   emailServers: EmailServerRepository;
   broadcasts: BroadcastRepository;
+  subscribers: SubscriberRepository;
+  subscriberConfirmations: SubscriberConfirmationRepository;
+  confirmationTemplates: ConfirmationTemplateRepository;
   emailEvents: EmailEvents;
   outbox: EventOutbox;
   jobs: JobQueue;

@@ -1,5 +1,11 @@
+import { createHash } from 'node:crypto';
 import {
   type SubscriberState,
+  formatConfirmationToken,
+  hashConfirmationToken,
+  isConfirmationTokenShape,
+  subscriberPagination,
+  totalFromPage,
   activate,
   confirm,
   confirmationStatus,
@@ -186,5 +192,50 @@ describe('parseCustomDataFilterValue', () => {
     ['12345678901234567890', '12345678901234567890'],
   ] as const)('%j → %j', (input, expected) => {
     expect(parseCustomDataFilterValue(input)).toBe(expected);
+  });
+});
+
+describe('subscriberPagination (spec: pages of 250)', () => {
+  test.each([
+    ['empty list', 0, 1, 0, { total: 0, count: 0, from: 0, to: 0, current: 1, total_pages: 0 }],
+    ['one partial page', 3, 1, 3, { total: 3, count: 3, from: 1, to: 3, current: 1, total_pages: 1 }],
+    ['exact multiple, last page', 500, 2, 250, { total: 500, count: 250, from: 251, to: 500, current: 2, total_pages: 2 }],
+    ['past the end', 500, 3, 0, { total: 500, count: 0, from: 0, to: 0, current: 3, total_pages: 2 }],
+    ['short last page', 501, 3, 1, { total: 501, count: 1, from: 501, to: 501, current: 3, total_pages: 3 }],
+  ])('%s', (_name, total, current, count, expected) => {
+    expect(subscriberPagination(total, current, count)).toEqual(expected);
+  });
+});
+
+describe('confirmation tokens', () => {
+  const bytes = Uint8Array.from({ length: 32 }, (_, i) => i);
+
+  test('base64url of 32 bytes, recognised by shape, hashed with SHA-256', () => {
+    const token = formatConfirmationToken(bytes);
+    expect(token).toBe('AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8');
+    expect(isConfirmationTokenShape(token)).toBe(true);
+    expect(hashConfirmationToken(token).toString('hex')).toBe(
+      createHash('sha256').update(token).digest('hex'),
+    );
+  });
+
+  test.each(['', 'short', 'A'.repeat(44), `${'A'.repeat(42)}=`, `${'A'.repeat(42)}/`])('%p is not a token', (s) => {
+    expect(isConfirmationTokenShape(s)).toBe(false);
+  });
+
+  test('refuses the wrong amount of randomness', () => {
+    expect(() => formatConfirmationToken(new Uint8Array(16))).toThrow(RangeError);
+  });
+});
+
+describe('totalFromPage (the count is saved only when the page proves the total)', () => {
+  test.each([
+    ['empty first page', 0, 250, 0, 0],
+    ['short first page', 0, 250, 37, 37],
+    ['short later page', 500, 250, 1, 501],
+    ['full page: more may follow', 0, 250, 250, null],
+    ['empty later page: the total is unknown', 500, 250, 0, null],
+  ])('%s', (_name, offset, limit, length, expected) => {
+    expect(totalFromPage(offset, limit, length)).toBe(expected);
   });
 });

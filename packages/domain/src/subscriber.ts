@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** CONTRACT §Subscribers: emails are stored lower-cased and trimmed. */
 export function normalizeEmail(raw: string): string {
   return raw.trim().toLowerCase();
@@ -128,4 +130,67 @@ export function parseCustomDataFilterValue(v: string): string | number | boolean
     if (v.includes('.') ? Number.isFinite(n) : Number.isSafeInteger(n)) return n;
   }
   return v;
+}
+
+/** Spec Limits: a subscriber list page holds up to 250 subscribers. */
+export const SUBSCRIBERS_PAGE_SIZE = 250;
+
+export type SubscriberPagination = {
+  total: number;
+  count: number;
+  from: number;
+  to: number;
+  current: number;
+  total_pages: number;
+};
+
+/**
+ * The spec's `pagination` object for page `current` (1-based) of a list of `total` that holds
+ * `count` items. `from`/`to` are 1-based positions of the first and last item on the page, and
+ * both 0 when the page is empty (an empty list, or a page past the end).
+ */
+export function subscriberPagination(total: number, current: number, count: number, pageSize = SUBSCRIBERS_PAGE_SIZE): SubscriberPagination {
+  const from = count === 0 ? 0 : (current - 1) * pageSize + 1;
+  return {
+    total,
+    count,
+    from,
+    to: count === 0 ? 0 : from + count - 1,
+    current,
+    total_pages: Math.ceil(total / pageSize),
+  };
+}
+
+/**
+ * The total a page proves by itself, or null when only a count can tell. A page that is neither
+ * full nor empty is the last one, so total = offset + its length; an empty first page means
+ * none. Exact, never an estimate: the count query is only saved when it could add nothing.
+ */
+export function totalFromPage(offset: number, limit: number, length: number): number | null {
+  if (length > 0 && length < limit) return offset + length;
+  if (length === 0 && offset === 0) return 0;
+  return null;
+}
+
+const CONFIRMATION_TOKEN_BYTES = 32;
+const CONFIRMATION_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The double opt-in link's token: base64url of 32 random bytes. Like API tokens it has 256 bits,
+ * so a plain SHA-256 is enough at rest (only the hash is stored).
+ */
+export function formatConfirmationToken(random: Uint8Array): string {
+  if (random.length !== CONFIRMATION_TOKEN_BYTES) {
+    throw new RangeError(`a confirmation token needs exactly ${CONFIRMATION_TOKEN_BYTES} random bytes`);
+  }
+  return Buffer.from(random).toString('base64url');
+}
+
+export function hashConfirmationToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Whether a path segment can be a token at all; anything else is unknown without a lookup. */
+export function isConfirmationTokenShape(token: string): boolean {
+  return CONFIRMATION_TOKEN_SHAPE.test(token);
 }

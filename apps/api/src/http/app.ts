@@ -4,12 +4,14 @@ import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
 import { docsRoutes } from '../openapi/docs.routes';
 import { authenticate } from './auth';
+import { confirmationRoutes } from '../public/confirmation.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { apiMetrics } from './metrics';
 import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
+import { subscribersRoutes } from './subscribers.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -38,7 +40,10 @@ export function createApp(container: DependencyContainer): Express {
   api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(broadcastsRoutes(container));
+  api.use(subscribersRoutes(container));
   app.use('/api/v1', api);
+  // Public pages for recipients (no token): double opt-in confirmation.
+  app.use(confirmationRoutes(container));
 
   app.use(notFound);
   app.use(errorHandler(logger));

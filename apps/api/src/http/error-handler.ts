@@ -3,7 +3,7 @@ import { DomainError } from '@mailcast/domain';
 import type { Logger } from '@mailcast/adapters';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
-import { pathOf } from './request-log';
+import { loggablePath, pathOf } from './request-log';
 
 type ErrorBody = { error: string } | { errors: FieldErrors };
 
@@ -63,7 +63,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error('unhandled error', {
       errorId: id,
       method: req.method,
-      path: pathOf(req),
+      path: loggablePath(pathOf(req)),
       error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
     });
     res.status(500).json({ error: `Internal server error (id ${id})` });

@@ -13,10 +13,15 @@ export function pathOf(req: Request): string {
   return req.originalUrl.split('?', 1)[0] ?? '';
 }
 
+/** Public pages carry a secret token in the path (double opt-in links): it stays out of the logs. */
+export function loggablePath(path: string): string {
+  return path.replace(/^\/confirm\/[^/]+/, '/confirm/:token');
+}
+
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
-    const path = pathOf(req);
+    const path = loggablePath(pathOf(req));
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(`${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms`, {

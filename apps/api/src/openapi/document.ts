@@ -560,9 +560,27 @@ const PATHS: Record<string, Json> = {
       description: 'The confirmation_url of a double opt-in. Sets confirmed_at (the subscriber is then confirmed) and emits subscriber.subscribed.',
       tag: PUBLIC,
       responses: {
-        '200': html('Confirmed.'),
-        '404': html('An unknown or already used token: a clear page, never an error dump.'),
+        '200': html('Confirmed, or already confirmed.'),
+        '404': html('An unknown token: a clear page, never an error dump.'),
+        '410': html('A link replaced by a newer confirmation email.'),
       },
+    }),
+  },
+  '/confirm/{token}/unsubscribe': {
+    parameters: [tokenParam],
+    get: publicOperation({
+      operationId: 'confirmationUnsubscribePage',
+      summary: 'Unsubscribe page of a confirmation email',
+      description: 'Shows a button only: a link scanner opening the URL unsubscribes nobody.',
+      tag: PUBLIC,
+      responses: { '200': html('The page with the unsubscribe button.') },
+    }),
+    post: publicOperation({
+      operationId: 'confirmationUnsubscribe',
+      summary: 'Unsubscribe through a confirmation email (button or RFC 8058 one-click)',
+      description: 'Sets is_active false and unsubscribed_at, and emits subscriber.unsubscribed.',
+      tag: PUBLIC,
+      responses: { '200': html('Unsubscribed.'), '404': html('An unknown token.') },
     }),
   },
   '/t/o/{token}': {

@@ -28,18 +28,6 @@ const NOT_YET_ROUTED = [
   'GET /api/v1/broadcasts/{id}/statistics',
   'GET /api/v1/broadcasts/{id}/statistics/timeline',
   'GET /api/v1/broadcasts/{id}/statistics/links',
-  // subscribers
-  'GET /api/v1/subscribers.json',
-  'POST /api/v1/subscribers.json',
-  'PATCH /api/v1/subscribers.json',
-  'GET /api/v1/subscribers/find.json',
-  'POST /api/v1/subscribers/deactivate.json',
-  'POST /api/v1/subscribers/activate.json',
-  'POST /api/v1/subscribers/add_tag.json',
-  'DELETE /api/v1/subscribers/remove_tag.json',
-  'POST /api/v1/subscribers/unsubscribe.json',
-  'POST /api/v1/subscribers/resubscribe.json',
-  'POST /api/v1/subscribers/redact.json',
   // webhook endpoints
   'GET /api/v1/webhook_endpoints',
   'POST /api/v1/webhook_endpoints',
@@ -49,7 +37,6 @@ const NOT_YET_ROUTED = [
   'POST /api/v1/webhook_endpoints/{id}/test',
   'GET /api/v1/webhook_endpoints/{id}/deliveries',
   // public pages: confirmation, tracking, unsubscribe
-  'GET /confirm/{token}',
   'GET /t/o/{token}',
   'GET /t/c/{token}',
   'GET /u/{token}',

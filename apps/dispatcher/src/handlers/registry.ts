@@ -1,6 +1,7 @@
 import type { JobName, JobPayloads } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
+import { confirmationEmailHandler } from './confirmation-email.handler';
 import { broadcastDueHandler, broadcastSweepHandler } from './broadcast-due.handler';
 
 /**
@@ -17,9 +18,11 @@ export interface JobHandler<Name extends JobName = JobName> {
 }
 
 /** Every queue this dispatcher works. Capabilities add their handlers here. */
+// A handler of one queue is a handler of "a" queue; the parameter's variance needs the cast.
 export const HANDLERS: readonly JobHandler[] = [
   broadcastDueHandler as unknown as JobHandler,
   broadcastSweepHandler as unknown as JobHandler,
+  confirmationEmailHandler as unknown as JobHandler,
 ];
 
 export interface WorkerEvents {

@@ -9,6 +9,8 @@ import { PgChannelRepository } from './pg-channel.repository';
 import { PgEmailEvents } from './pg-email-events';
 import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
+import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
+import { PgSubscriberRepository } from './pg-subscriber.repository';
 
 /** Every repository over one connection or transaction; jobs go through the same one. */
 export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
@@ -18,6 +20,9 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     apiTokens: new PgApiTokenRepository(db),
     emailServers: new PgEmailServerRepository(db),
     broadcasts: new PgBroadcastRepository(db),
+    subscribers: new PgSubscriberRepository(db),
+    subscriberConfirmations: new PgSubscriberConfirmationRepository(db),
+    confirmationTemplates: new PgConfirmationTemplateRepository(db),
     emailEvents: new PgEmailEvents(db),
     outbox: new PgEventOutbox(db),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),

@@ -657,6 +657,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/confirm/{token}/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Unsubscribe page of a confirmation email
+         * @description Shows a button only: a link scanner opening the URL unsubscribes nobody.
+         */
+        get: operations["confirmationUnsubscribePage"];
+        put?: never;
+        /**
+         * Unsubscribe through a confirmation email (button or RFC 8058 one-click)
+         * @description Sets is_active false and unsubscribed_at, and emits subscriber.unsubscribed.
+         */
+        post: operations["confirmationUnsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs": {
         parameters: {
             query?: never;
@@ -2788,7 +2815,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Confirmed. */
+            /** @description Confirmed, or already confirmed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2797,7 +2824,71 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description An unknown or already used token: a clear page, never an error dump. */
+            /** @description An unknown token: a clear page, never an error dump. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A link replaced by a newer confirmation email. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    confirmationUnsubscribePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page with the unsubscribe button. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    confirmationUnsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unsubscribed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unknown token. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -8,6 +8,8 @@ import type {
   Channel,
   ChannelRepository,
   Clock,
+  ConfirmationTemplate,
+  ConfirmationTemplateRepository,
   EmailServer,
   EmailServerRepository,
   EventOutbox,
@@ -15,6 +17,8 @@ import type {
   NewBroadcast,
   NewChannel,
   NewEmailServer,
+  NewSubscriber,
+  NewSubscriberConfirmation,
   OutboxEvent,
   Page,
   RandomSource,
@@ -22,6 +26,11 @@ import type {
   EmailEventRecord,
   EmailEvents,
   Repositories,
+  Subscriber,
+  SubscriberConfirmation,
+  SubscriberConfirmationRepository,
+  SubscriberFilter,
+  SubscriberRepository,
   Transactor,
 } from '../ports';
 import type { Permission } from '@mailcast/domain';
@@ -154,6 +163,97 @@ export class FakeBroadcasts implements BroadcastRepository {
   }
 }
 
+/** In memory; list filters only what the use-case tests need (the real filters are SQL). */
+export class FakeSubscribers implements SubscriberRepository {
+  readonly rows: Subscriber[] = [];
+  async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
+    if (this.rows.some((r) => r.channelId === s.channelId && r.email === s.email)) return null;
+    const row: Subscriber = {
+      id: this.rows.length + 1,
+      channelId: s.channelId,
+      email: s.email,
+      firstName: s.firstName ?? null,
+      lastName: s.lastName ?? null,
+      ipAddress: s.ipAddress ?? null,
+      isActive: true,
+      source: s.source ?? 'api_subscription',
+      subscribedAt: s.subscribedAt ?? now,
+      unsubscribedAt: null,
+      confirmedAt: null,
+      requiresConfirmation: s.requiresConfirmation,
+      redactedAt: null,
+      tags: s.tags ?? [],
+      customData: s.customData ?? {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.rows.push(row);
+    return { ...row };
+  }
+  async findByEmail(channelId: number, email: string): Promise<Subscriber | null> {
+    const row = this.rows.find((r) => r.channelId === channelId && r.email === email);
+    return row ? { ...row } : null;
+  }
+  async findById(channelId: number, id: number): Promise<Subscriber | null> {
+    const row = this.rows.find((r) => r.channelId === channelId && r.id === id);
+    return row ? { ...row } : null;
+  }
+  async save(s: Subscriber, now: Date): Promise<Subscriber> {
+    const index = this.rows.findIndex((r) => r.id === s.id);
+    this.rows[index] = { ...s, updatedAt: now };
+    return { ...this.rows[index]! };
+  }
+  async list(channelId: number, filter: SubscriberFilter, page: Page) {
+    const mine = this.rows
+      .filter((r) => r.channelId === channelId && (filter.isActive === undefined || r.isActive === filter.isActive))
+      .reverse();
+    return { items: mine.slice(page.offset, page.offset + page.limit), total: mine.length };
+  }
+}
+
+export class FakeSubscriberConfirmations implements SubscriberConfirmationRepository {
+  readonly rows: Array<SubscriberConfirmation & { tokenHash: Uint8Array }> = [];
+  async create(c: NewSubscriberConfirmation, now: Date): Promise<SubscriberConfirmation> {
+    const row = { ...c, id: this.rows.length + 1, createdAt: now, emailSentAt: null, confirmedAt: null, supersededAt: null };
+    this.rows.push(row);
+    return { ...row };
+  }
+  async findById(id: number): Promise<SubscriberConfirmation | null> {
+    return this.rows.find((r) => r.id === id) ?? null;
+  }
+  async findByTokenHash(hash: Uint8Array): Promise<SubscriberConfirmation | null> {
+    return this.rows.find((r) => Buffer.from(r.tokenHash).equals(Buffer.from(hash))) ?? null;
+  }
+  async supersedeOpen(subscriberId: number, now: Date): Promise<void> {
+    for (const r of this.rows) {
+      if (r.subscriberId === subscriberId && r.confirmedAt === null && r.supersededAt === null) r.supersededAt = now;
+    }
+  }
+  async markConfirmed(id: number, now: Date): Promise<void> {
+    const row = this.rows.find((r) => r.id === id);
+    if (row && row.confirmedAt === null) row.confirmedAt = now;
+  }
+  async markEmailSent(id: number, now: Date): Promise<void> {
+    const row = this.rows.find((r) => r.id === id);
+    if (row && row.emailSentAt === null) row.emailSentAt = now;
+  }
+}
+
+export class FakeConfirmationTemplates implements ConfirmationTemplateRepository {
+  readonly rows: ConfirmationTemplate[] = [];
+  async create(t: Omit<ConfirmationTemplate, 'id'>): Promise<ConfirmationTemplate> {
+    const row = { ...t, id: this.rows.length + 1 };
+    this.rows.push(row);
+    return row;
+  }
+  async findById(channelId: number, id: number): Promise<ConfirmationTemplate | null> {
+    return this.rows.find((t) => t.channelId === channelId && t.id === id) ?? null;
+  }
+  async findDefault(channelId: number): Promise<ConfirmationTemplate | null> {
+    return this.rows.find((t) => t.channelId === channelId && t.isDefault) ?? null;
+  }
+}
+
 export class FakeOutbox implements EventOutbox {
   readonly events: RecordedEvent[] = [];
   async record(event: OutboxEvent): Promise<RecordedEvent> {
@@ -192,6 +292,9 @@ export function fakeRepositories(): Repositories & {
   apiTokens: FakeApiTokens;
   emailServers: FakeEmailServers;
   broadcasts: FakeBroadcasts;
+  subscribers: FakeSubscribers;
+  subscriberConfirmations: FakeSubscriberConfirmations;
+  confirmationTemplates: FakeConfirmationTemplates;
   emailEvents: FakeEmailEvents;
   outbox: FakeOutbox;
   jobs: FakeJobs;
@@ -201,6 +304,9 @@ export function fakeRepositories(): Repositories & {
     apiTokens: new FakeApiTokens(),
     emailServers: new FakeEmailServers(),
     broadcasts: new FakeBroadcasts(),
+    subscribers: new FakeSubscribers(),
+    subscriberConfirmations: new FakeSubscriberConfirmations(),
+    confirmationTemplates: new FakeConfirmationTemplates(),
     emailEvents: new FakeEmailEvents(),
     outbox: new FakeOutbox(),
     jobs: new FakeJobs(),

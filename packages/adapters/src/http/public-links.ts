@@ -1,0 +1,14 @@
+import type { PublicLinks } from '@mailcast/core';
+
+/** Links under PUBLIC_URL (CONTRACT §1), served by the api's public pages. */
+export class ConfigPublicLinks implements PublicLinks {
+  constructor(private readonly publicUrl: string) {}
+
+  confirmation(token: string): string {
+    return `${this.publicUrl}/confirm/${token}`;
+  }
+
+  confirmationUnsubscribe(token: string): string {
+    return `${this.publicUrl}/confirm/${token}/unsubscribe`;
+  }
+}

@@ -1,0 +1,172 @@
+import { ValidationError, type NewSubscriber, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
+import { totalFromPage } from '@mailcast/domain';
+import type { Knex } from 'knex';
+
+export interface SubscriberRow {
+  id: number;
+  channel_id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  ip_address: string | null;
+  is_active: boolean;
+  source: string;
+  subscribed_at: Date;
+  unsubscribed_at: Date | null;
+  confirmed_at: Date | null;
+  requires_confirmation: boolean;
+  redacted_at: Date | null;
+  tags: string[];
+  custom_data: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const toSubscriber = (row: SubscriberRow): Subscriber => ({
+  id: row.id,
+  channelId: row.channel_id,
+  email: row.email,
+  firstName: row.first_name,
+  lastName: row.last_name,
+  ipAddress: row.ip_address,
+  isActive: row.is_active,
+  source: row.source,
+  subscribedAt: row.subscribed_at,
+  unsubscribedAt: row.unsubscribed_at,
+  confirmedAt: row.confirmed_at,
+  requiresConfirmation: row.requires_confirmation,
+  redactedAt: row.redacted_at,
+  tags: row.tags,
+  customData: row.custom_data,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
+
+/** LIKE treats % _ and \ specially; a fragment is matched literally. */
+const likeLiteral = (fragment: string) => fragment.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Adds the spec's list filters as SQL, each one backed by an index: the trigram GIN index for
+ * the address fragment, GIN (channel_id, tags) for tags, jsonb_path_ops GIN for custom_data.
+ * Nothing is filtered in JavaScript. Exported so the benchmark runs the very same SQL.
+ */
+export function applySubscriberFilter(query: Knex.QueryBuilder, channelId: number, filter: SubscriberFilter): Knex.QueryBuilder {
+  query.where('channel_id', channelId);
+  if (filter.isActive !== undefined) query.where('is_active', filter.isActive);
+  if (filter.source !== undefined) query.where('source', filter.source);
+  // Addresses are stored lower-cased, so a lower-cased LIKE is the case-insensitive match.
+  if (filter.emailContains !== undefined) query.whereRaw(`email LIKE ?`, [`%${likeLiteral(filter.emailContains.toLowerCase())}%`]);
+  if (filter.confirmationStatus === 'confirmed') query.whereNotNull('confirmed_at');
+  if (filter.confirmationStatus === 'unconfirmed') query.whereNull('confirmed_at');
+  if (filter.createdAfter !== undefined) query.where('created_at', '>=', filter.createdAfter);
+  if (filter.createdBefore !== undefined) query.where('created_at', '<=', filter.createdBefore);
+  // With an address fragment the trigram index can use, that index drives the scan and tags /
+  // custom data are checked on its (few) rows. Left to itself the planner often ANDs in the tags
+  // and custom-data GIN bitmaps as well: on a large list their common keys (a tag a fifth of
+  // the subscribers have) cost more to read than all the rows they would save (EXPLAIN at a
+  // million rows: ~50 ms instead of ~10). `|| '{}'` leaves the values as they are but is not an
+  // indexed expression, which takes those bitmaps out of the plan.
+  const fragmentDrives = filter.emailContains !== undefined && filter.emailContains.length >= 3;
+  const tagsColumn = fragmentDrives ? `(tags || '{}'::text[])` : 'tags';
+  const customDataColumn = fragmentDrives ? `(custom_data || '{}'::jsonb)` : 'custom_data';
+  if (filter.tags !== undefined && filter.tags.length > 0) query.whereRaw(`${tagsColumn} @> ?::text[]`, [filter.tags]);
+  if (filter.customData !== undefined && Object.keys(filter.customData).length > 0) {
+    query.whereRaw(`${customDataColumn} @> ?::jsonb`, [JSON.stringify(filter.customData)]);
+  }
+  return query;
+}
+
+/** The page query and the count query of a list, as the repository runs them (and the benchmark). */
+export function subscriberListQueries(db: Knex, channelId: number, filter: SubscriberFilter, page: Page) {
+  const pageQuery = applySubscriberFilter(db('subscribers'), channelId, filter)
+    .select('*')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(page.limit)
+    .offset(page.offset);
+  const countQuery = applySubscriberFilter(db('subscribers'), channelId, filter).count<{ count: number }[]>({ count: '*' });
+  return { pageQuery, countQuery };
+}
+
+export class PgSubscriberRepository implements SubscriberRepository {
+  constructor(private readonly db: Knex) {}
+
+  async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
+    const rows = await this.db<SubscriberRow>('subscribers')
+      .insert({
+        channel_id: s.channelId,
+        email: s.email,
+        first_name: s.firstName ?? null,
+        last_name: s.lastName ?? null,
+        ip_address: s.ipAddress ?? null,
+        source: s.source ?? 'api_subscription',
+        subscribed_at: s.subscribedAt ?? now,
+        requires_confirmation: s.requiresConfirmation,
+        tags: s.tags ?? [],
+        custom_data: JSON.stringify(s.customData ?? {}) as unknown as Record<string, unknown>,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict(['channel_id', 'email'])
+      .ignore()
+      .returning('*');
+    const row = rows[0] as SubscriberRow | undefined;
+    return row ? toSubscriber(row) : null;
+  }
+
+  async findByEmail(channelId: number, email: string, options: { forUpdate?: boolean } = {}): Promise<Subscriber | null> {
+    const query = this.db<SubscriberRow>('subscribers').where({ channel_id: channelId, email }).first();
+    if (options.forUpdate) query.forUpdate();
+    const row = await query;
+    return row ? toSubscriber(row as SubscriberRow) : null;
+  }
+
+  async findById(channelId: number, id: number, options: { forUpdate?: boolean } = {}): Promise<Subscriber | null> {
+    const query = this.db<SubscriberRow>('subscribers').where({ channel_id: channelId, id }).first();
+    if (options.forUpdate) query.forUpdate();
+    const row = await query;
+    return row ? toSubscriber(row as SubscriberRow) : null;
+  }
+
+  async save(s: Subscriber, now: Date): Promise<Subscriber> {
+    try {
+      const [row] = await this.db<SubscriberRow>('subscribers')
+        .where({ channel_id: s.channelId, id: s.id })
+        .update({
+          email: s.email,
+          first_name: s.firstName,
+          last_name: s.lastName,
+          ip_address: s.ipAddress,
+          is_active: s.isActive,
+          source: s.source,
+          subscribed_at: s.subscribedAt,
+          unsubscribed_at: s.unsubscribedAt,
+          confirmed_at: s.confirmedAt,
+          requires_confirmation: s.requiresConfirmation,
+          redacted_at: s.redactedAt,
+          tags: s.tags,
+          custom_data: JSON.stringify(s.customData) as unknown as Record<string, unknown>,
+          updated_at: now,
+        })
+        .returning('*');
+      if (row === undefined) throw new Error(`subscriber ${s.id} vanished during its update`);
+      return toSubscriber(row as SubscriberRow);
+    } catch (error) {
+      // The unique (channel_id, email) key: a new address that another subscriber already has.
+      if (isUniqueViolation(error)) throw ValidationError.forFields({ email: ['has already been taken'] });
+      throw error;
+    }
+  }
+
+  async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {
+    const { pageQuery, countQuery } = subscriberListQueries(this.db, channelId, filter, page);
+    const rows = (await pageQuery) as SubscriberRow[];
+    // A short page proves the total; otherwise count exactly (never an estimate).
+    const total = totalFromPage(page.offset, page.limit, rows.length) ?? Number((await countQuery)[0]?.count ?? 0);
+    return { items: rows.map(toSubscriber), total };
+  }
+}

@@ -1,0 +1,165 @@
+import { decideCreate, formatConfirmationToken, hashConfirmationToken, isValidEmail, normalizeEmail } from '@mailcast/domain';
+import { inject, injectable } from 'tsyringe';
+import type { Principal } from '../auth/authenticate';
+import { ValidationError } from '../errors';
+import { Clock, PublicLinks, RandomSource, Transactor, type Repositories, type Subscriber } from '../ports';
+import { recordSubscriberEvents } from './subscriber-events';
+
+/** The fields a create or an update may set; absent means "leave as it is". */
+export interface SubscriberFields {
+  firstName?: string | null;
+  lastName?: string | null;
+  ipAddress?: string | null;
+  source?: string;
+  subscribedAt?: Date;
+  tags?: string[];
+  customData?: Record<string, unknown>;
+}
+
+export interface DoubleOptInOptions {
+  replyTo: string | null;
+  templateId: number | null;
+  includeUnsubscribeLink: boolean;
+}
+
+export interface CreateSubscriberInput {
+  email: string;
+  fields: SubscriberFields;
+  /** Null: a plain create. */
+  doubleOptIn: DoubleOptInOptions | null;
+}
+
+/**
+ * `created`: a new subscriber (201). `updated`: an existing one updated and reactivated (200).
+ * `pending`: a double opt-in request was issued, for a new subscriber or an unconfirmed one
+ * (201, the spec's double opt-in shape). `unchanged`: already confirmed, returned as is (200).
+ */
+export type CreateSubscriberResult =
+  | { kind: 'created' | 'updated' | 'unchanged'; subscriber: Subscriber }
+  | { kind: 'pending'; subscriber: Subscriber; confirmationUrl: string };
+
+export const INVALID_EMAIL = 'is invalid';
+export const SMTP_NOT_CONFIGURED = 'SMTP settings are not configured, please check your settings';
+
+/** Applies the given fields onto a subscriber, leaving absent ones alone. */
+export function applyFields(subscriber: Subscriber, fields: SubscriberFields): Subscriber {
+  const next = { ...subscriber };
+  if (fields.firstName !== undefined) next.firstName = fields.firstName;
+  if (fields.lastName !== undefined) next.lastName = fields.lastName;
+  if (fields.ipAddress !== undefined) next.ipAddress = fields.ipAddress;
+  if (fields.source !== undefined) next.source = fields.source;
+  if (fields.subscribedAt !== undefined) next.subscribedAt = fields.subscribedAt;
+  if (fields.tags !== undefined) next.tags = [...new Set(fields.tags)];
+  if (fields.customData !== undefined) next.customData = fields.customData;
+  return next;
+}
+
+/**
+ * Creates a double opt-in request: older open links of the subscriber go stale, a new token is
+ * minted (only its hash is kept) and the email is queued, all in the caller's transaction.
+ */
+export async function issueConfirmation(
+  repositories: Repositories,
+  deps: { random: RandomSource; links: PublicLinks },
+  subscriber: Subscriber,
+  options: DoubleOptInOptions,
+  now: Date,
+): Promise<string> {
+  await repositories.subscriberConfirmations.supersedeOpen(subscriber.id, now);
+  const token = formatConfirmationToken(deps.random.bytes(32));
+  const confirmation = await repositories.subscriberConfirmations.create(
+    {
+      channelId: subscriber.channelId,
+      subscriberId: subscriber.id,
+      tokenHash: hashConfirmationToken(token),
+      templateId: options.templateId,
+      replyTo: options.replyTo,
+      includeUnsubscribeLink: options.includeUnsubscribeLink,
+    },
+    now,
+  );
+  await repositories.jobs.send('subscribers.confirmation', { confirmationId: confirmation.id });
+  return deps.links.confirmation(token);
+}
+
+@injectable()
+export class CreateSubscriber {
+  constructor(
+    @inject(Transactor) private readonly transactor: Transactor,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(RandomSource) private readonly random: RandomSource,
+    @inject(PublicLinks) private readonly links: PublicLinks,
+  ) {}
+
+  async execute(principal: Principal, input: CreateSubscriberInput): Promise<CreateSubscriberResult> {
+    const email = normalizeEmail(input.email);
+    if (!isValidEmail(email)) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
+    const doi = input.doubleOptIn;
+    const now = this.clock.now();
+    const deps = { random: this.random, links: this.links };
+
+    return this.transactor.run(async (repositories) => {
+      // Double opt-in without a way to send the email would leave the subscriber pending for
+      // ever; the spec's message for a channel without an email server says why.
+      if (doi !== null && (await repositories.emailServers.listForChannel(principal.channelId)).length === 0) {
+        throw new ValidationError(SMTP_NOT_CONFIGURED);
+      }
+      if (doi?.templateId != null) {
+        const template = await repositories.confirmationTemplates.findById(principal.channelId, doi.templateId);
+        if (template === null) throw ValidationError.forFields({ confirmation_template_id: ['does not exist'] });
+      }
+      const f = input.fields;
+      // One statement decides between "new" and "exists" under the unique key, so parallel
+      // creates of one address make one subscriber; the loser then locks the winner's row.
+      const inserted = await repositories.subscribers.insertIfAbsent(
+        {
+          channelId: principal.channelId,
+          email,
+          requiresConfirmation: doi !== null,
+          firstName: f.firstName ?? null,
+          lastName: f.lastName ?? null,
+          ipAddress: f.ipAddress ?? null,
+          source: f.source,
+          subscribedAt: f.subscribedAt,
+          tags: f.tags === undefined ? undefined : [...new Set(f.tags)],
+          customData: f.customData,
+        },
+        now,
+      );
+      if (inserted !== null) {
+        await recordSubscriberEvents(repositories, inserted, ['subscriber.created'], now);
+        if (doi === null) return { kind: 'created', subscriber: inserted };
+        const confirmationUrl = await issueConfirmation(repositories, deps, inserted, doi, now);
+        return { kind: 'pending', subscriber: inserted, confirmationUrl };
+      }
+
+      const existing = await repositories.subscribers.findByEmail(principal.channelId, email, { forUpdate: true });
+      // The row that made the insert conflict is committed and cannot be deleted (no route
+      // deletes subscribers), so it is there; the guard keeps the types honest.
+      if (existing === null) throw new Error(`subscriber ${email} conflicted but was not found`);
+      // A placeholder address of a redacted subscriber cannot be subscribed again (irreversible).
+      if (existing.redactedAt !== null) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
+
+      const decision = decideCreate(existing, doi !== null);
+      switch (decision.kind) {
+        case 'return_unchanged':
+          return { kind: 'unchanged', subscriber: existing };
+        case 'reissue_confirmation': {
+          const confirmationUrl = await issueConfirmation(repositories, deps, existing, doi!, now);
+          return { kind: 'pending', subscriber: existing, confirmationUrl };
+        }
+        case 'update_and_reactivate': {
+          const changed = { ...applyFields(existing, f), isActive: true, unsubscribedAt: null };
+          const saved = await repositories.subscribers.save(changed, now);
+          const types = decision.resubscribed
+            ? (['subscriber.updated', 'subscriber.subscribed'] as const)
+            : (['subscriber.updated'] as const);
+          await recordSubscriberEvents(repositories, saved, types, now);
+          return { kind: 'updated', subscriber: saved };
+        }
+        default:
+          throw new Error(`unexpected create decision ${decision.kind}`);
+      }
+    });
+  }
+}

@@ -1,0 +1,46 @@
+import type { SubscriberEventData } from '@mailcast/domain';
+import type { Repositories, Subscriber } from '../ports';
+
+type SubscriberEventType =
+  | 'subscriber.created'
+  | 'subscriber.updated'
+  | 'subscriber.subscribed'
+  | 'subscriber.unsubscribed'
+  | 'subscriber.deleted';
+
+/** The spec's subscriber data shape ("Data shapes: Subscriber events"). */
+export function subscriberEventData(s: Subscriber): SubscriberEventData {
+  return {
+    subscriber_id: s.id,
+    email: s.email,
+    first_name: s.firstName,
+    last_name: s.lastName,
+    subscribed_at: s.subscribedAt.toISOString(),
+    unsubscribed_at: s.unsubscribedAt === null ? null : s.unsubscribedAt.toISOString(),
+    is_active: s.isActive,
+    custom_data: s.customData,
+    source: s.source,
+  };
+}
+
+/**
+ * Writes the events of one change into the outbox. Callers pass the transaction's repositories,
+ * so the events commit with the change or not at all (CONTRACT: Webhooks, event table).
+ */
+export async function recordSubscriberEvents(
+  repositories: Repositories,
+  subscriber: Subscriber,
+  types: readonly SubscriberEventType[],
+  now: Date,
+): Promise<void> {
+  for (const type of types) {
+    await repositories.outbox.record({
+      channelId: subscriber.channelId,
+      type,
+      data: subscriberEventData(subscriber),
+      createdAt: now,
+    });
+  }
+}
+
+export const SUBSCRIBER_NOT_FOUND = 'Subscriber not found';

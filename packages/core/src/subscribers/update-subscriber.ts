@@ -1,0 +1,36 @@
+import { isValidEmail, normalizeEmail } from '@mailcast/domain';
+import { inject, injectable } from 'tsyringe';
+import type { Principal } from '../auth/authenticate';
+import { ValidationError } from '../errors';
+import { Clock, Transactor, type Subscriber } from '../ports';
+import { changeSubscriberByEmail } from './change-subscriber';
+import { applyFields, INVALID_EMAIL, type SubscriberFields } from './create-subscriber';
+
+export interface UpdateSubscriberInput {
+  /** The address that identifies the subscriber (CONTRACT §2: top-level email, else subscriber[email]). */
+  email: string;
+  /** A new address, when the body names the target at the top level and another one inside. */
+  newEmail?: string;
+  /** Spec: tags and custom_data replace the existing ones when given. */
+  fields: SubscriberFields;
+}
+
+@injectable()
+export class UpdateSubscriber {
+  constructor(
+    @inject(Transactor) private readonly transactor: Transactor,
+    @inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  execute(principal: Principal, input: UpdateSubscriberInput): Promise<Subscriber> {
+    const newEmail = input.newEmail === undefined ? undefined : normalizeEmail(input.newEmail);
+    if (newEmail !== undefined && !isValidEmail(newEmail)) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
+    return changeSubscriberByEmail(
+      { transactor: this.transactor, clock: this.clock },
+      principal,
+      input.email,
+      (s) => ({ ...applyFields(s, input.fields), email: newEmail ?? s.email }),
+      ['subscriber.updated'],
+    );
+  }
+}
