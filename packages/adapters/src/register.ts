@@ -1,4 +1,5 @@
 import {
+  BroadcastStatisticsReader,
   Clock,
   JobQueue,
   Mailer,
@@ -17,6 +18,7 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
 import { NodemailerMailer } from './mail/nodemailer-mailer';
+import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
@@ -49,6 +51,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
+  container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(Mailer, new NodemailerMailer());
   container.registerInstance(Templates, new LiquidTemplates());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };

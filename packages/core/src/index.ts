@@ -12,3 +12,7 @@ export * from './channels/add-email-server';
 export * from './broadcasts/get-broadcast';
 export * from './broadcasts/list-broadcasts';
 export * from './limits/check-rate-limit';
+export * from './statistics/broadcast-statistics-reader';
+export * from './statistics/get-broadcast-statistics';
+export * from './statistics/get-broadcast-timeline';
+export * from './statistics/get-broadcast-link-statistics';

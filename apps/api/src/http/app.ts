@@ -2,6 +2,7 @@ import { ConfigToken, LoggerToken, type Config, type Logger } from '@mailcast/ad
 import express, { type Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { authenticate } from './auth';
+import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
@@ -27,6 +28,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(broadcastsRoutes(container));
+  api.use(broadcastStatisticsRoutes(container));
   app.use('/api/v1', api);
 
   app.use(notFound);
