@@ -212,11 +212,11 @@ export const statisticsBench: Bench = {
       notes.push(`Summary answered: ${JSON.stringify({ delivery: summary.delivery, engagement: summary.engagement, issues: summary.issues })}`);
       const endpoints: Array<[string, string]> = [
         ['statistics (summary)', `${base}/statistics`],
-        ['timeline 24h (default, 1h from hour rollups)', `${base}/statistics/timeline`],
-        ['timeline 60m (1m from minute rollups)', `${base}/statistics/timeline?timeframe=60m`],
-        ['timeline 18h (30m, largest minute window)', `${base}/statistics/timeline?timeframe=18h`],
-        ['timeline 48h (2h)', `${base}/statistics/timeline?timeframe=48h`],
-        ['timeline 14d (12h)', `${base}/statistics/timeline?timeframe=14d`],
+        ['timeline 24h (default, 1h from 60-minute rollups)', `${base}/statistics/timeline`],
+        ['timeline 60m (1m from 1-minute rollups)', `${base}/statistics/timeline?timeframe=60m`],
+        ['timeline 18h (30m from 5-minute rollups, the most buckets read)', `${base}/statistics/timeline?timeframe=18h`],
+        ['timeline 48h (2h from 60-minute rollups)', `${base}/statistics/timeline?timeframe=48h`],
+        ['timeline 14d (12h from 60-minute rollups)', `${base}/statistics/timeline?timeframe=14d`],
         ['links (20 links, sort=total)', `${base}/statistics/links`],
         ['links (sort=unique&order=asc&limit=5)', `${base}/statistics/links?sort=unique&order=asc&limit=5`],
       ];

@@ -6,7 +6,7 @@
  *
  * Hot rows are sharded by recipient_id % 8 (the `shard` column): concurrent record() calls for
  * one broadcast would otherwise queue on one counter row per kind (and one rollup row per
- * minute) for as long as the caller's transaction lasts. Readers sum the shards.
+ * bucket) for as long as the caller's transaction lasts. Readers sum the shards.
  *
  * No backfill here: email_events is empty until the sending pipeline, which ships with this
  * migration, records through record(). rebuildEmailEventAggregates() (adapters) rebuilds a
@@ -38,19 +38,20 @@ exports.up = async function up(knex) {
       PRIMARY KEY (broadcast_id, counter, shard)
     )`);
 
-  // Events per kind per minute and per hour (epoch-aligned, as date_bin and the domain's grid):
-  // timeframes up to 18h use minutes (≤ 1 080 per kind), longer ones hours (≤ 336 per kind).
-  for (const table of ['broadcast_event_minutes', 'broadcast_event_hours']) {
-    await knex.raw(`
-      CREATE TABLE ${table} (
-        broadcast_id bigint NOT NULL REFERENCES broadcasts(id) ON DELETE CASCADE,
-        kind text NOT NULL,
-        bucket timestamptz NOT NULL,
-        shard smallint NOT NULL,
-        events bigint NOT NULL,
-        PRIMARY KEY (broadcast_id, kind, bucket, shard)
-      )`);
-  }
+  // Events per kind per bucket at three grains (minutes: 1, 5, 60), epoch-aligned like date_bin
+  // and the domain's grid. A timeline sums the coarsest grain that divides its interval, so it
+  // reads at most 336 buckets per kind and shard: 1m and 2m intervals (≤ 120 one-minute
+  // buckets), 5m to 30m (≤ 216 five-minute buckets), 1h to 12h (≤ 336 hour buckets).
+  await knex.raw(`
+    CREATE TABLE broadcast_event_rollups (
+      broadcast_id bigint NOT NULL REFERENCES broadcasts(id) ON DELETE CASCADE,
+      kind text NOT NULL,
+      grain_minutes smallint NOT NULL,
+      bucket timestamptz NOT NULL,
+      shard smallint NOT NULL,
+      events bigint NOT NULL,
+      PRIMARY KEY (broadcast_id, kind, grain_minutes, bucket, shard)
+    )`);
 
   // Per link: every click and distinct recipients, first and last click.
   await knex.raw(`
@@ -69,8 +70,7 @@ exports.up = async function up(knex) {
 exports.down = async function down(knex) {
   for (const table of [
     'broadcast_link_statistics',
-    'broadcast_event_hours',
-    'broadcast_event_minutes',
+    'broadcast_event_rollups',
     'broadcast_statistics',
     'email_event_firsts',
   ]) {

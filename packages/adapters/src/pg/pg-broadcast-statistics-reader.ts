@@ -7,12 +7,11 @@ import {
 } from '@mailcast/core';
 import type { LinkClickStats, TimelineEventKind } from '@mailcast/domain';
 import type { Knex } from 'knex';
-
-const HOUR_MS = 3_600_000;
+import { ROLLUP_GRAINS_MINUTES } from './pg-email-events';
 
 /**
  * Reads the aggregates PgEmailEvents.record() keeps (migration 20261122020000): a few dozen
- * shard rows for the summary, at most 1 080 minute or 336 hour rows per kind for a timeline,
+ * shard rows for the summary, at most 336 rollup buckets per kind and shard for a timeline,
  * one row per link and shard for the links. Never email_events.
  */
 export class PgBroadcastStatisticsReader implements BroadcastStatisticsReader {
@@ -43,18 +42,19 @@ export class PgBroadcastStatisticsReader implements BroadcastStatisticsReader {
     broadcastId: number,
     query: TimelineQuery,
   ): Promise<Array<{ kind: TimelineEventKind; bucket: Date; count: number }>> {
-    // Intervals of whole hours (1h … 12h) sum hour rows; shorter ones minute rows. Both grids
-    // are epoch-anchored like the interval's, so every rollup row falls in exactly one bucket.
-    const table = query.intervalMs % HOUR_MS === 0 ? 'broadcast_event_hours' : 'broadcast_event_minutes';
+    // The coarsest grain that divides the interval: every grid is epoch-anchored like the
+    // interval's, so each rollup bucket falls in exactly one timeline bucket.
+    const grain = Math.max(...ROLLUP_GRAINS_MINUTES.filter((g) => query.intervalMs % (g * 60_000) === 0));
     const { rows } = await this.db.raw<{ rows: { kind: TimelineEventKind; bucket: Date; count: number }[] }>(
       `SELECT kind, date_bin(CAST(:interval AS interval), bucket, TIMESTAMPTZ 'epoch') AS bucket,
               CAST(SUM(events) AS bigint) AS count
-         FROM ${table}
-        WHERE broadcast_id = :broadcastId AND kind = ANY(CAST(:kinds AS text[]))
+         FROM broadcast_event_rollups
+        WHERE broadcast_id = :broadcastId AND kind = ANY(CAST(:kinds AS text[])) AND grain_minutes = :grain
           AND bucket >= :start AND bucket < :end
         GROUP BY 1, 2`,
       {
         broadcastId,
+        grain,
         interval: `${query.intervalMs} milliseconds`,
         kinds: [...query.kinds],
         start: query.start,

@@ -118,8 +118,7 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
           WHERE r.broadcast_id = ? ORDER BY 1, 2, 3`,
       ),
       counters: await q(`SELECT counter, shard, recipients, events FROM broadcast_statistics WHERE broadcast_id = ? ORDER BY 1, 2`),
-      minutes: await q(`SELECT kind, bucket, shard, events FROM broadcast_event_minutes WHERE broadcast_id = ? ORDER BY 1, 2, 3`),
-      hours: await q(`SELECT kind, bucket, shard, events FROM broadcast_event_hours WHERE broadcast_id = ? ORDER BY 1, 2, 3`),
+      rollups: await q(`SELECT kind, grain_minutes, bucket, shard, events FROM broadcast_event_rollups WHERE broadcast_id = ? ORDER BY 1, 2, 3, 4`),
       links: await q(
         `SELECT s.* FROM broadcast_link_statistics s JOIN broadcast_links l ON l.id = s.link_id WHERE l.broadcast_id = ? ORDER BY 1, 2`,
       ),
@@ -200,12 +199,16 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
       { link_id: send.linkIds[1], total: 2, uniq: 2, first: at(6), last: at(7) },
     ]);
 
-    // Minute rollup: opens at 09:58:30 + 2, 3 min → 10:00 and 10:01; the rollup is epoch-aligned.
-    const { rows: minuteOpens } = await database.db.raw(
-      `SELECT bucket, CAST(SUM(events) AS bigint) AS events FROM broadcast_event_minutes
-        WHERE broadcast_id = ? AND kind = 'opened' GROUP BY bucket ORDER BY bucket`,
-      [send.broadcastId],
-    );
+    // Rollups at 1, 5 and 60 minutes, epoch-aligned: opens at 10:00:30 (×2), 10:01:30, 10:02:30, 10:03:30, 11:28:30.
+    const opens = async (grain: number) =>
+      (
+        await database.db.raw(
+          `SELECT bucket, CAST(SUM(events) AS bigint) AS events FROM broadcast_event_rollups
+            WHERE broadcast_id = ? AND kind = 'opened' AND grain_minutes = ? GROUP BY bucket ORDER BY bucket`,
+          [send.broadcastId, grain],
+        )
+      ).rows;
+    const minuteOpens = await opens(1);
     expect(minuteOpens).toEqual([
       { bucket: new Date('2026-11-22T10:00:00Z'), events: 2 },
       { bucket: new Date('2026-11-22T10:01:00Z'), events: 1 },
@@ -213,12 +216,11 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
       { bucket: new Date('2026-11-22T10:03:00Z'), events: 1 },
       { bucket: new Date('2026-11-22T11:28:00Z'), events: 1 },
     ]);
-    const { rows: hourOpens } = await database.db.raw(
-      `SELECT bucket, CAST(SUM(events) AS bigint) AS events FROM broadcast_event_hours
-        WHERE broadcast_id = ? AND kind = 'opened' GROUP BY bucket ORDER BY bucket`,
-      [send.broadcastId],
-    );
-    expect(hourOpens).toEqual([
+    expect(await opens(5)).toEqual([
+      { bucket: new Date('2026-11-22T10:00:00Z'), events: 5 },
+      { bucket: new Date('2026-11-22T11:25:00Z'), events: 1 },
+    ]);
+    expect(await opens(60)).toEqual([
       { bucket: new Date('2026-11-22T10:00:00Z'), events: 5 },
       { bucket: new Date('2026-11-22T11:00:00Z'), events: 1 },
     ]);
@@ -238,7 +240,7 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
         throw new Error('rollback');
       }),
     ).rejects.toThrow('rollback');
-    expect(await aggregates(send.broadcastId)).toEqual({ firsts: [], counters: [], minutes: [], hours: [], links: [] });
+    expect(await aggregates(send.broadcastId)).toEqual({ firsts: [], counters: [], rollups: [], links: [] });
     expect((await send.rec(0, 'clicked', at, 0)).firstForRecipient).toBe(true);
   });
 });

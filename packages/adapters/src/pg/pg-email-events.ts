@@ -8,6 +8,9 @@ import type { Knex } from 'knex';
  */
 export const AGGREGATE_SHARDS = 8;
 
+/** The rollup grains in minutes (see the migration): what the timeline intervals divide into. */
+export const ROLLUP_GRAINS_MINUTES = [1, 5, 60] as const;
+
 /**
  * The first-occurrence keys an event claims in email_event_firsts, as [kind, link_id]. The
  * first entry answers the port's `firstForRecipient` (per link for clicks). Entries with link 0
@@ -52,6 +55,7 @@ export class PgEmailEvents implements EmailEvents {
       keyLinks: keys.map(([, l]) => l),
       primaryKind: keys[0]![0],
       primaryLink: keys[0]![1],
+      grains: [...ROLLUP_GRAINS_MINUTES],
     };
     const linkCte = isLinkClick
       ? `, link AS (
@@ -90,15 +94,12 @@ export class PgEmailEvents implements EmailEvents {
          ON CONFLICT (broadcast_id, counter, shard) DO UPDATE
             SET recipients = s.recipients + excluded.recipients, events = s.events + 1
        ),
-       minutes AS (
-         INSERT INTO broadcast_event_minutes AS m (broadcast_id, kind, bucket, shard, events)
-         VALUES (:broadcastId, :kind, date_bin('1 minute', CAST(:occurredAt AS timestamptz), TIMESTAMPTZ 'epoch'), :shard, 1)
-         ON CONFLICT (broadcast_id, kind, bucket, shard) DO UPDATE SET events = m.events + 1
-       ),
-       hours AS (
-         INSERT INTO broadcast_event_hours AS h (broadcast_id, kind, bucket, shard, events)
-         VALUES (:broadcastId, :kind, date_bin('1 hour', CAST(:occurredAt AS timestamptz), TIMESTAMPTZ 'epoch'), :shard, 1)
-         ON CONFLICT (broadcast_id, kind, bucket, shard) DO UPDATE SET events = h.events + 1
+       rollups AS (
+         INSERT INTO broadcast_event_rollups AS r (broadcast_id, kind, grain_minutes, bucket, shard, events)
+         SELECT CAST(:broadcastId AS bigint), CAST(:kind AS text), g, date_bin(make_interval(mins => g), CAST(:occurredAt AS timestamptz), TIMESTAMPTZ 'epoch'),
+                CAST(:shard AS smallint), 1
+           FROM unnest(CAST(:grains AS int[])) AS g
+         ON CONFLICT (broadcast_id, kind, grain_minutes, bucket, shard) DO UPDATE SET events = r.events + 1
        )${linkCte}
        SELECT event.id,
               EXISTS (SELECT 1 FROM firsts WHERE kind = :primaryKind AND link_id = :primaryLink) AS first
@@ -122,7 +123,7 @@ export async function rebuildEmailEventAggregates(db: Knex, broadcastId: number)
       `DELETE FROM email_event_firsts WHERE recipient_id IN (SELECT id FROM broadcast_recipients WHERE broadcast_id = ?)`,
       [broadcastId],
     );
-    for (const table of ['broadcast_statistics', 'broadcast_event_minutes', 'broadcast_event_hours']) {
+    for (const table of ['broadcast_statistics', 'broadcast_event_rollups']) {
       await trx.raw(`DELETE FROM ${table} WHERE broadcast_id = ?`, [broadcastId]);
     }
     await trx.raw(
@@ -150,19 +151,14 @@ export async function rebuildEmailEventAggregates(db: Knex, broadcastId: number)
         GROUP BY c.counter, e.recipient_id % ${shards}`,
       [broadcastId, broadcastId],
     );
-    for (const [table, width] of [
-      ['broadcast_event_minutes', '1 minute'],
-      ['broadcast_event_hours', '1 hour'],
-    ] as const) {
-      await trx.raw(
-        `INSERT INTO ${table} (broadcast_id, kind, bucket, shard, events)
-         SELECT ?, type, date_bin('${width}', occurred_at, TIMESTAMPTZ 'epoch'), recipient_id % ${shards}, count(*)
-           FROM email_events
-          WHERE broadcast_id = ? AND recipient_id IS NOT NULL
-          GROUP BY type, date_bin('${width}', occurred_at, TIMESTAMPTZ 'epoch'), recipient_id % ${shards}`,
-        [broadcastId, broadcastId],
-      );
-    }
+    await trx.raw(
+      `INSERT INTO broadcast_event_rollups (broadcast_id, kind, grain_minutes, bucket, shard, events)
+       SELECT ?, e.type, g, date_bin(make_interval(mins => g), e.occurred_at, TIMESTAMPTZ 'epoch'), e.recipient_id % ${shards}, count(*)
+         FROM email_events e CROSS JOIN unnest(CAST(? AS int[])) AS g
+        WHERE e.broadcast_id = ? AND e.recipient_id IS NOT NULL
+        GROUP BY e.type, g, date_bin(make_interval(mins => g), e.occurred_at, TIMESTAMPTZ 'epoch'), e.recipient_id % ${shards}`,
+      [broadcastId, [...ROLLUP_GRAINS_MINUTES], broadcastId],
+    );
     await trx.raw(
       `INSERT INTO broadcast_link_statistics (link_id, shard, total_clicks, unique_clicks, first_clicked_at, last_clicked_at)
        SELECT link_id, recipient_id % ${shards}, count(*), count(DISTINCT recipient_id), min(occurred_at), max(occurred_at)
