@@ -26,6 +26,7 @@ describe('npm run migrate', () => {
         'api_tokens', 'broadcast_links', 'broadcast_recipients', 'broadcasts', 'channels', 'confirmation_templates',
         'email_events', 'email_servers', 'events', 'rate_limit_windows', 'segment_memberships', 'segments',
         'subscriber_confirmations', 'subscribers', 'webhook_deliveries', 'webhook_endpoints',
+        'email_event_firsts', 'broadcast_statistics', 'broadcast_event_rollups', 'broadcast_link_statistics',
       ]),
     );
     const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;
