@@ -34,7 +34,7 @@ export class PgEmailEvents implements EmailEvents {
 
   /**
    * One statement, one round trip: the event, its first-occurrence claims, the counters, the
-   * minute and hour rollups and (for clicks) the link counters. Data-modifying CTEs share one
+   * 1-, 5- and 60-minute rollups and (for clicks) the link counters. Data-modifying CTEs share one
    * snapshot, so the later ones read the claims through `firsts`' RETURNING, never the table.
    */
   async record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }> {
@@ -89,14 +89,15 @@ export class PgEmailEvents implements EmailEvents {
        counters AS (
          INSERT INTO broadcast_statistics AS s (broadcast_id, counter, shard, recipients, events)
          SELECT CAST(:broadcastId AS bigint), k.kind, CAST(:shard AS smallint),
-                (EXISTS (SELECT 1 FROM firsts f WHERE f.kind = k.kind AND f.link_id = 0))::int, 1
+                CAST(EXISTS (SELECT 1 FROM firsts f WHERE f.kind = k.kind AND f.link_id = 0) AS int), 1
            FROM keys k WHERE k.link_id = 0
          ON CONFLICT (broadcast_id, counter, shard) DO UPDATE
             SET recipients = s.recipients + excluded.recipients, events = s.events + 1
        ),
        rollups AS (
          INSERT INTO broadcast_event_rollups AS r (broadcast_id, kind, grain_minutes, bucket, shard, events)
-         SELECT CAST(:broadcastId AS bigint), CAST(:kind AS text), g, date_bin(make_interval(mins => g), CAST(:occurredAt AS timestamptz), TIMESTAMPTZ 'epoch'),
+         SELECT CAST(:broadcastId AS bigint), CAST(:kind AS text), g,
+                date_bin(make_interval(mins => g), CAST(:occurredAt AS timestamptz), TIMESTAMPTZ 'epoch'),
                 CAST(:shard AS smallint), 1
            FROM unnest(CAST(:grains AS int[])) AS g
          ON CONFLICT (broadcast_id, kind, grain_minutes, bucket, shard) DO UPDATE SET events = r.events + 1
