@@ -1,5 +1,6 @@
 import type { Bench } from './harness';
+import { statisticsBench } from './statistics.bench';
 import { subscribersBench } from './subscribers.bench';
 
 /** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
-export const BENCHES: readonly Bench[] = [subscribersBench];
+export const BENCHES: readonly Bench[] = [subscribersBench, statisticsBench];

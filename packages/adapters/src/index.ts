@@ -9,6 +9,7 @@ export * from './pg/pg-broadcast.repository';
 export * from './pg/pg-channel.repository';
 export * from './pg/pg-email-server.repository';
 export * from './pg/pg-email-events';
+export * from './pg/pg-broadcast-statistics-reader';
 export * from './pg/pg-event-outbox';
 export * from './pg/pg-subscriber.repository';
 export * from './pg/pg-subscriber-confirmation.repository';

@@ -40,3 +40,7 @@ export * from './broadcasts/resume-broadcast';
 export * from './broadcasts/abort-broadcast';
 export * from './broadcasts/start-due-broadcast';
 export * from './broadcasts/sweep-due-broadcasts';
+export * from './statistics/broadcast-statistics-reader';
+export * from './statistics/get-broadcast-statistics';
+export * from './statistics/get-broadcast-timeline';
+export * from './statistics/get-broadcast-link-statistics';

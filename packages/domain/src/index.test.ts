@@ -47,6 +47,7 @@ test('the barrel exports the public API', () => {
     'parseTimeframe',
     'TIMELINE_METRICS',
     'parseMetrics',
+    'TIMELINE_METRIC_EVENTS',
     'timelineWindow',
     'bucketOf',
     'buildSeries',

@@ -3,6 +3,7 @@ import {
   DEFAULT_TIMEFRAME,
   TIMEFRAMES,
   TIMELINE_METRICS,
+  TIMELINE_METRIC_EVENTS,
   type Timeframe,
   bucketOf,
   buildSeries,
@@ -56,6 +57,19 @@ describe('timeframes', () => {
       code: 'invalid_timeframe',
       message: 'Invalid timeframe',
     });
+  });
+});
+
+describe('TIMELINE_METRIC_EVENTS', () => {
+  test('each metric counts one event kind (CONTRACT: Processed handed to SMTP, Delivered accepted)', () => {
+    expect(TIMELINE_METRIC_EVENTS).toEqual({
+      Processed: 'processed',
+      Delivered: 'delivered',
+      Opens: 'opened',
+      Clicks: 'clicked',
+      Bounces: 'bounced',
+    });
+    expect(Object.keys(TIMELINE_METRIC_EVENTS)).toEqual([...TIMELINE_METRICS]);
   });
 });
 

@@ -43,6 +43,20 @@ export const TIMELINE_METRICS = ['Processed', 'Delivered', 'Opens', 'Clicks', 'B
 export type TimelineMetric = (typeof TIMELINE_METRICS)[number];
 
 /**
+ * The recipient email event each metric counts (CONTRACT §Statistics "Timeline": Processed =
+ * handed to SMTP, Delivered = accepted, Opens, Clicks, Bounces = events, repeats included).
+ */
+export const TIMELINE_METRIC_EVENTS = {
+  Processed: 'processed',
+  Delivered: 'delivered',
+  Opens: 'opened',
+  Clicks: 'clicked',
+  Bounces: 'bounced',
+} as const satisfies Record<TimelineMetric, string>;
+
+export type TimelineEventKind = (typeof TIMELINE_METRIC_EVENTS)[TimelineMetric];
+
+/**
  * Comma-separated metric names, matched case-insensitively and returned in their spec spelling,
  * in the caller's order without duplicates. Absent or blank means all five, in spec order.
  */

@@ -5,6 +5,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { docsRoutes } from '../openapi/docs.routes';
 import { authenticate } from './auth';
 import { confirmationRoutes } from '../public/confirmation.routes';
+import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
@@ -41,6 +42,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(broadcastsRoutes(container));
   api.use(subscribersRoutes(container));
+  api.use(broadcastStatisticsRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

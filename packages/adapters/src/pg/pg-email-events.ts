@@ -1,35 +1,172 @@
-import type { EmailEventRecord, EmailEvents } from '@mailcast/core';
+import type { EmailEventKind, EmailEventRecord, EmailEvents } from '@mailcast/core';
 import type { Knex } from 'knex';
+
+/**
+ * Hot aggregate rows are split by recipient_id % AGGREGATE_SHARDS so that concurrent
+ * record() calls for one broadcast rarely wait on the same row; readers sum the shards.
+ * Changing it needs rebuildEmailEventAggregates() for existing broadcasts.
+ */
+export const AGGREGATE_SHARDS = 8;
+
+/** The rollup grains in minutes (see the migration): what the timeline intervals divide into. */
+export const ROLLUP_GRAINS_MINUTES = [1, 5, 60] as const;
+
+/**
+ * The first-occurrence keys an event claims in email_event_firsts, as [kind, link_id]. The
+ * first entry answers the port's `firstForRecipient` (per link for clicks). Entries with link 0
+ * are also the summary counters:
+ * - `clicked` with link 0 is "clicked at least once" (CONTRACT: clicks.count), besides the
+ *   per-link first click that feeds the link's unique_clicks;
+ * - `undeliverable` is "bounced or failed", the recipients of delivery.failed (a hard bounce
+ *   is a permanent failure too, so sent + failed covers every recipient that got an answer).
+ */
+function firstKeys(kind: EmailEventKind, linkId: number | null): Array<[string, number]> {
+  if (kind === 'clicked' && linkId !== null) return [['clicked', linkId], ['clicked', 0]];
+  if (kind === 'bounced' || kind === 'failed') return [[kind, 0], ['undeliverable', 0]];
+  return [[kind, 0]];
+}
+
+/** SQL for the derived keys, shared by the rebuild so it cannot drift from record(). */
+const DERIVED_COUNTER_SQL = `CASE WHEN e.type IN ('bounced', 'failed') THEN 'undeliverable' END`;
 
 export class PgEmailEvents implements EmailEvents {
   constructor(private readonly db: Knex) {}
 
+  /**
+   * One statement, one round trip: the event, its first-occurrence claims, the counters, the
+   * 1-, 5- and 60-minute rollups and (for clicks) the link counters. Data-modifying CTEs share one
+   * snapshot, so the later ones read the claims through `firsts`' RETURNING, never the table.
+   */
   async record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }> {
     const linkId = event.linkId ?? null;
-    // One statement: the first-occurrence test and the insert see the same snapshot, and the
-    // (broadcast_id, type, recipient_id) index answers the test.
+    const keys = firstKeys(event.kind, linkId);
+    const isLinkClick = event.kind === 'clicked' && linkId !== null;
+    const bindings = {
+      channelId: event.channelId,
+      broadcastId: event.broadcastId,
+      recipientId: event.recipientId,
+      subscriberId: event.subscriberId,
+      linkId,
+      kind: event.kind,
+      occurredAt: event.occurredAt,
+      data: JSON.stringify(event.data ?? {}),
+      shard: event.recipientId % AGGREGATE_SHARDS,
+      keyKinds: keys.map(([k]) => k),
+      keyLinks: keys.map(([, l]) => l),
+      primaryKind: keys[0]![0],
+      primaryLink: keys[0]![1],
+      grains: [...ROLLUP_GRAINS_MINUTES],
+    };
+    const linkCte = isLinkClick
+      ? `, link AS (
+           INSERT INTO broadcast_link_statistics AS l
+                  (link_id, shard, total_clicks, unique_clicks, first_clicked_at, last_clicked_at)
+           SELECT CAST(:linkId AS bigint), CAST(:shard AS smallint), 1, count(*),
+                  CAST(:occurredAt AS timestamptz), CAST(:occurredAt AS timestamptz)
+             FROM firsts WHERE link_id = :linkId
+           ON CONFLICT (link_id, shard) DO UPDATE
+              SET total_clicks = l.total_clicks + 1,
+                  unique_clicks = l.unique_clicks + excluded.unique_clicks,
+                  first_clicked_at = LEAST(l.first_clicked_at, excluded.first_clicked_at),
+                  last_clicked_at = GREATEST(l.last_clicked_at, excluded.last_clicked_at)
+         )`
+      : '';
     const { rows } = await this.db.raw<{ rows: { id: number; first: boolean }[] }>(
-      `WITH earlier AS (
-         SELECT 1 FROM email_events
-          WHERE broadcast_id = :broadcastId AND type = :kind AND recipient_id = :recipientId
-            AND link_id IS NOT DISTINCT FROM :linkId
-          LIMIT 1
-       )
-       INSERT INTO email_events (channel_id, broadcast_id, recipient_id, subscriber_id, link_id, type, occurred_at, data)
-       VALUES (:channelId, :broadcastId, :recipientId, :subscriberId, :linkId, :kind, :occurredAt, :data)
-       RETURNING id, NOT EXISTS (SELECT 1 FROM earlier) AS first`,
-      {
-        channelId: event.channelId,
-        broadcastId: event.broadcastId,
-        recipientId: event.recipientId,
-        subscriberId: event.subscriberId,
-        linkId,
-        kind: event.kind,
-        occurredAt: event.occurredAt,
-        data: JSON.stringify(event.data ?? {}),
-      },
+      `WITH event AS (
+         INSERT INTO email_events (channel_id, broadcast_id, recipient_id, subscriber_id, link_id, type, occurred_at, data)
+         VALUES (:channelId, :broadcastId, :recipientId, :subscriberId, :linkId, :kind, :occurredAt, :data)
+         RETURNING id
+       ),
+       keys AS (
+         SELECT * FROM unnest(CAST(:keyKinds AS text[]), CAST(:keyLinks AS bigint[])) AS k(kind, link_id)
+       ),
+       firsts AS (
+         INSERT INTO email_event_firsts (recipient_id, kind, link_id)
+         SELECT CAST(:recipientId AS bigint), kind, link_id FROM keys
+         ON CONFLICT DO NOTHING
+         RETURNING kind, link_id
+       ),
+       counters AS (
+         INSERT INTO broadcast_statistics AS s (broadcast_id, counter, shard, recipients, events)
+         SELECT CAST(:broadcastId AS bigint), k.kind, CAST(:shard AS smallint),
+                CAST(EXISTS (SELECT 1 FROM firsts f WHERE f.kind = k.kind AND f.link_id = 0) AS int), 1
+           FROM keys k WHERE k.link_id = 0
+         ON CONFLICT (broadcast_id, counter, shard) DO UPDATE
+            SET recipients = s.recipients + excluded.recipients, events = s.events + 1
+       ),
+       rollups AS (
+         INSERT INTO broadcast_event_rollups AS r (broadcast_id, kind, grain_minutes, bucket, shard, events)
+         SELECT CAST(:broadcastId AS bigint), CAST(:kind AS text), g,
+                date_bin(make_interval(mins => g), CAST(:occurredAt AS timestamptz), TIMESTAMPTZ 'epoch'),
+                CAST(:shard AS smallint), 1
+           FROM unnest(CAST(:grains AS int[])) AS g
+         ON CONFLICT (broadcast_id, kind, grain_minutes, bucket, shard) DO UPDATE SET events = r.events + 1
+       )${linkCte}
+       SELECT event.id,
+              EXISTS (SELECT 1 FROM firsts WHERE kind = :primaryKind AND link_id = :primaryLink) AS first
+         FROM event`,
+      bindings,
     );
     const row = rows[0]!;
     return { id: row.id, firstForRecipient: row.first };
   }
+}
+
+/**
+ * Rebuilds one broadcast's aggregates from its raw email_events, set-based, leaving exactly
+ * what record() would have left had it recorded those events (the integration test compares
+ * both). For repairs and for seeding benchmarks with raw events; not on any request path.
+ */
+export async function rebuildEmailEventAggregates(db: Knex, broadcastId: number): Promise<void> {
+  const shards = AGGREGATE_SHARDS;
+  await db.transaction(async (trx) => {
+    await trx.raw(
+      `DELETE FROM email_event_firsts WHERE recipient_id IN (SELECT id FROM broadcast_recipients WHERE broadcast_id = ?)`,
+      [broadcastId],
+    );
+    for (const table of ['broadcast_statistics', 'broadcast_event_rollups']) {
+      await trx.raw(`DELETE FROM ${table} WHERE broadcast_id = ?`, [broadcastId]);
+    }
+    await trx.raw(
+      `DELETE FROM broadcast_link_statistics WHERE link_id IN (SELECT id FROM broadcast_links WHERE broadcast_id = ?)`,
+      [broadcastId],
+    );
+    await trx.raw(
+      `INSERT INTO email_event_firsts (recipient_id, kind, link_id)
+       SELECT DISTINCT e.recipient_id, k.kind, k.link_id
+         FROM email_events e
+        CROSS JOIN LATERAL (VALUES
+          (e.type, 0::bigint),
+          (${DERIVED_COUNTER_SQL}, 0::bigint),
+          (CASE WHEN e.type = 'clicked' AND e.link_id IS NOT NULL THEN 'clicked' END, e.link_id)
+        ) AS k(kind, link_id)
+        WHERE e.broadcast_id = ? AND e.recipient_id IS NOT NULL AND k.kind IS NOT NULL`,
+      [broadcastId],
+    );
+    await trx.raw(
+      `INSERT INTO broadcast_statistics (broadcast_id, counter, shard, recipients, events)
+       SELECT ?, c.counter, e.recipient_id % ${shards}, count(DISTINCT e.recipient_id), count(*)
+         FROM email_events e
+        CROSS JOIN LATERAL (VALUES (e.type), (${DERIVED_COUNTER_SQL})) AS c(counter)
+        WHERE e.broadcast_id = ? AND e.recipient_id IS NOT NULL AND c.counter IS NOT NULL
+        GROUP BY c.counter, e.recipient_id % ${shards}`,
+      [broadcastId, broadcastId],
+    );
+    await trx.raw(
+      `INSERT INTO broadcast_event_rollups (broadcast_id, kind, grain_minutes, bucket, shard, events)
+       SELECT ?, e.type, g, date_bin(make_interval(mins => g), e.occurred_at, TIMESTAMPTZ 'epoch'), e.recipient_id % ${shards}, count(*)
+         FROM email_events e CROSS JOIN unnest(CAST(? AS int[])) AS g
+        WHERE e.broadcast_id = ? AND e.recipient_id IS NOT NULL
+        GROUP BY e.type, g, date_bin(make_interval(mins => g), e.occurred_at, TIMESTAMPTZ 'epoch'), e.recipient_id % ${shards}`,
+      [broadcastId, [...ROLLUP_GRAINS_MINUTES], broadcastId],
+    );
+    await trx.raw(
+      `INSERT INTO broadcast_link_statistics (link_id, shard, total_clicks, unique_clicks, first_clicked_at, last_clicked_at)
+       SELECT link_id, recipient_id % ${shards}, count(*), count(DISTINCT recipient_id), min(occurred_at), max(occurred_at)
+         FROM email_events
+        WHERE broadcast_id = ? AND type = 'clicked' AND link_id IS NOT NULL AND recipient_id IS NOT NULL
+        GROUP BY link_id, recipient_id % ${shards}`,
+      [broadcastId],
+    );
+  });
 }
