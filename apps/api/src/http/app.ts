@@ -12,6 +12,7 @@ import { healthRoutes } from './health.routes';
 import { apiMetrics } from './metrics';
 import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
+import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -40,6 +41,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(authenticate(container));
   api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
+  api.use(rejectUnstorableText);
   api.use(broadcastsRoutes(container));
   api.use(subscribersRoutes(container));
   api.use(broadcastStatisticsRoutes(container));

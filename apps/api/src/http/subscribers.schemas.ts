@@ -111,8 +111,9 @@ function refuseTagList(fields: Body): void {
 
 function toFields(v: Body): SubscriberFields {
   const fields: SubscriberFields = {};
-  if (v.first_name !== undefined) fields.firstName = v.first_name === '' ? null : (v.first_name as string | null);
-  if (v.last_name !== undefined) fields.lastName = v.last_name === '' ? null : (v.last_name as string | null);
+  // Names are stored as sent, an empty string included: what is stored comes back exactly.
+  if (v.first_name !== undefined) fields.firstName = v.first_name as string | null;
+  if (v.last_name !== undefined) fields.lastName = v.last_name as string | null;
   if (v.ip_address !== undefined) fields.ipAddress = v.ip_address === '' ? null : (v.ip_address as string | null);
   if (v.source !== undefined) fields.source = v.source as string;
   if (v.subscribed_at !== undefined) fields.subscribedAt = v.subscribed_at as Date;
