@@ -16,7 +16,7 @@ describe('npm run migrate', () => {
   it('brings an empty database to the current schema, then finds nothing to do', async () => {
     const first = await migrate();
     expect(first.code).toBe(0);
-    expect(first.output).toMatch(/^applied 2 migration\(s\):\n {2}20261122000000_foundation\.js\n {2}20261122000100_rate_limits\.js\n$/);
+    expect(first.output).toMatch(/^applied 3 migration\(s\):\n {2}20261122000000_foundation\.js\n {2}20261122000100_rate_limits\.js\n {2}20261122030000_recipient_tracking\.js\n$/);
 
     const tables = (
       await database.db.raw(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)

@@ -72,6 +72,20 @@ test('the barrel exports the public API', () => {
     'smtpFailureKind',
     'rateLimitWindowStart',
     'decideRateLimit',
+    'escapeHtml',
+    'decodeHtmlEntities',
+    'looksLikeHtml',
+    'textToHtml',
+    'htmlToText',
+    'trackableLinks',
+    'linkIdentifier',
+    'rewriteLinks',
+    'insertPreheader',
+    'appendToBody',
+    'RESERVED_HEADERS',
+    'allowedCustomHeaders',
+    'sendRetryDelayMs',
+    'DEFAULT_SEND_RETRY_SCHEDULE_MS',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);
