@@ -21,3 +21,4 @@ export * from './http/address-policy';
 export * from './http/got-webhook-sender';
 export * from './mail/nodemailer-mailer';
 export * from './templates/liquid-templates';
+export * from './pg/pg-recipient-store';

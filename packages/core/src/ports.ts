@@ -1,5 +1,6 @@
 import type { BroadcastStatus, EventType, Permission } from '@mailcast/domain';
 import type { JobName, JobPayloads } from './jobs';
+import type { RecipientStore } from './sending/recipient-store';
 
 /*
  * Ports: what the use cases need from the world. Each DI token has the same name as the
@@ -202,6 +203,8 @@ export interface Repositories {
   emailServers: EmailServerRepository;
   broadcasts: BroadcastRepository;
   emailEvents: EmailEvents;
+  /** The sending pipeline's recipients, links and tracking look-ups. */
+  recipients: RecipientStore;
   outbox: EventOutbox;
   jobs: JobQueue;
 }

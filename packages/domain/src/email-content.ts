@@ -32,11 +32,16 @@ export function textToHtml(text: string): string {
   const paragraphs = text.replace(/\r\n/g, '\n').split(/\n{2,}/).filter((p) => p.trim() !== '');
   return paragraphs
     .map((p) => {
-      const linked = p.replace(URL_IN_TEXT, '\u0000$&\u0001');
-      const html = escapeHtml(linked)
-        .replace(/\u0000([^\u0001]*)\u0001/g, (_m, url: string) => `<a href="${url}">${url}</a>`)
-        .replace(/\n/g, '<br>\n');
-      return `<p>${html}</p>`;
+      // Escape the text between URLs and link the URLs, in one pass over the matches.
+      let html = '';
+      let last = 0;
+      for (const m of p.matchAll(URL_IN_TEXT)) {
+        const url = escapeHtml(m[0]);
+        html += escapeHtml(p.slice(last, m.index)) + `<a href="${url}">${url}</a>`;
+        last = m.index + m[0].length;
+      }
+      html += escapeHtml(p.slice(last));
+      return `<p>${html.replace(/\n/g, '<br>\n')}</p>`;
     })
     .join('\n');
 }

@@ -7,6 +7,8 @@ import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
+import { trackingRoutes } from '../public/tracking.routes';
+import { unsubscribeRoutes } from '../public/unsubscribe.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -21,6 +23,9 @@ export function createApp(container: DependencyContainer): Express {
 
   app.use(requestLog(logger));
   app.use(healthRoutes(container));
+  // Public links in emails: no token, outside /api/v1.
+  app.use(trackingRoutes(container));
+  app.use(unsubscribeRoutes(container));
 
   const api = express.Router();
   api.use(authenticate(container));

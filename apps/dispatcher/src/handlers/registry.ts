@@ -1,6 +1,7 @@
 import type { JobName, JobPayloads } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
+import { broadcastsSendHandler } from './broadcasts-send.handler';
 
 /**
  * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
@@ -14,7 +15,7 @@ export interface JobHandler<Name extends JobName = JobName> {
 }
 
 /** Every queue this dispatcher works. Capabilities add their handlers here. */
-export const HANDLERS: readonly JobHandler[] = [];
+export const HANDLERS: readonly JobHandler[] = [broadcastsSendHandler as unknown as JobHandler];
 
 export interface WorkerEvents {
   onJobFailed?(queue: JobName, jobId: string, error: unknown): void;

@@ -2,7 +2,7 @@ import type { Broadcast, BroadcastRepository, EmailHeader, NewBroadcast, Page } 
 import type { BroadcastStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
-interface BroadcastRow {
+export interface BroadcastRow {
   id: number;
   channel_id: number;
   name: string | null;
@@ -31,7 +31,7 @@ interface BroadcastRow {
   updated_at: Date;
 }
 
-const toBroadcast = (row: BroadcastRow): Broadcast => ({
+export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   id: row.id,
   channelId: row.channel_id,
   name: row.name,

@@ -9,6 +9,7 @@ import { PgChannelRepository } from './pg-channel.repository';
 import { PgEmailEvents } from './pg-email-events';
 import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
+import { PgRecipientStore } from './pg-recipient-store';
 
 /** Every repository over one connection or transaction; jobs go through the same one. */
 export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
@@ -19,6 +20,7 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     emailServers: new PgEmailServerRepository(db),
     broadcasts: new PgBroadcastRepository(db),
     emailEvents: new PgEmailEvents(db),
+    recipients: new PgRecipientStore(db),
     outbox: new PgEventOutbox(db),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
   };

@@ -23,6 +23,7 @@ import type {
   Transactor,
 } from '../ports';
 import type { Permission } from '@mailcast/domain';
+import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 
 /** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
 export class FakeChannels implements ChannelRepository {
@@ -143,6 +144,7 @@ export function fakeRepositories(): Repositories & {
   emailServers: FakeEmailServers;
   broadcasts: FakeBroadcasts;
   emailEvents: FakeEmailEvents;
+  recipients: FakeRecipientStore;
   outbox: FakeOutbox;
   jobs: FakeJobs;
 } {
@@ -152,6 +154,7 @@ export function fakeRepositories(): Repositories & {
     emailServers: new FakeEmailServers(),
     broadcasts: new FakeBroadcasts(),
     emailEvents: new FakeEmailEvents(),
+    recipients: new FakeRecipientStore(),
     outbox: new FakeOutbox(),
     jobs: new FakeJobs(),
   };

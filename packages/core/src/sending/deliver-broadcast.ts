@@ -1,0 +1,406 @@
+import {
+  broadcastEventType,
+  finalStatus,
+  linkIdentifier,
+  sendRetryDelayMs,
+  trackableLinks,
+  type EventType,
+} from '@mailcast/domain';
+import { inject, injectable } from 'tsyringe';
+import {
+  Clock,
+  Mailer,
+  RandomSource,
+  Repositories,
+  Templates,
+  Transactor,
+  type Broadcast,
+  type Channel,
+  type EmailServer,
+  type MailAddress,
+  type MailOutcome,
+} from '../ports';
+import { BroadcastRenderer } from './broadcast-renderer';
+import { broadcastEventData, emailEventData, subscriberEventData } from './event-data';
+import type { ClaimedRecipient } from './recipient-store';
+import { SendingOptions } from './sending-options';
+
+/** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
+export type DeliveryResult = 'finished' | 'continued' | 'waiting' | 'stopped' | 'already_running' | 'nothing_to_do';
+
+type Outcome = MailOutcome | { kind: 'unsendable'; message: string };
+
+interface PendingOutcome {
+  recipient: ClaimedRecipient;
+  outcome: Outcome;
+  at: Date;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+// One working loop per broadcast per process (keyed by the process's mailer): a second job of
+// the same broadcast on this process would only double its in-flight messages.
+const running = new WeakMap<object, Set<number>>();
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The `broadcasts.send` job: queues the recipients once, then sends in leased batches until the
+ * broadcast is done, paused, or this job's time slice is up (then a fresh job carries on).
+ * Any number of dispatchers run it for one broadcast at once; FOR UPDATE SKIP LOCKED and the
+ * leases keep each recipient with one of them.
+ */
+@injectable()
+export class DeliverBroadcast {
+  constructor(
+    @inject(Repositories) private readonly repositories: Repositories,
+    @inject(Transactor) private readonly transactor: Transactor,
+    @inject(Mailer) private readonly mailer: Mailer,
+    @inject(Templates) private readonly templates: Templates,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(RandomSource) private readonly random: RandomSource,
+    @inject(SendingOptions) private readonly options: SendingOptions,
+  ) {}
+
+  async execute(input: { broadcastId: number }): Promise<DeliveryResult> {
+    let mine = running.get(this.mailer);
+    if (mine === undefined) running.set(this.mailer, (mine = new Set()));
+    if (mine.has(input.broadcastId)) return 'already_running';
+    mine.add(input.broadcastId);
+    try {
+      let broadcast = await this.repositories.recipients.findBroadcast(input.broadcastId);
+      if (broadcast === null) return 'nothing_to_do';
+      if (broadcast.status === 'scheduled' || broadcast.status === 'queueing') {
+        broadcast = await this.queue(broadcast);
+      }
+      if (broadcast === null || broadcast.status !== 'sending') return 'nothing_to_do';
+      return await this.send(broadcast);
+    } finally {
+      mine.delete(input.broadcastId);
+    }
+  }
+
+  private event(broadcast: Broadcast, at: Date): { channelId: number; type: EventType; data: Record<string, unknown>; createdAt: Date } | null {
+    const type = broadcastEventType(broadcast.status);
+    return type ? { channelId: broadcast.channelId, type, data: broadcastEventData(broadcast), createdAt: at } : null;
+  }
+
+  /**
+   * scheduled → queueing → sending. The recipients are inserted set-based, in subscriber-id
+   * batches; the unique (broadcast, subscriber) key makes a repeated or concurrent run harmless.
+   */
+  private async queue(broadcast: Broadcast): Promise<Broadcast | null> {
+    const id = broadcast.id;
+    if (broadcast.status === 'scheduled') {
+      const now = this.clock.now();
+      await this.transactor.run(async (r) => {
+        const moved = await r.recipients.transition(id, ['scheduled'], 'queueing', now, { beginSendAt: now });
+        if (moved === null) return;
+        await r.recipients.retryFailed(id);
+        const event = this.event(moved, now);
+        if (event) await r.outbox.record(event);
+      });
+      const current = await this.repositories.recipients.findBroadcast(id);
+      if (current === null || current.status !== 'queueing') return current;
+    }
+    const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
+    const suffix = `${hex(this.random.bytes(6))}@${host}`;
+    for (let after = 0; ; ) {
+      const last = await this.repositories.recipients.materialize(broadcast, after, this.options.materializeBatchSize, suffix);
+      if (last === null) break;
+      after = last;
+    }
+    const now = this.clock.now();
+    await this.transactor.run(async (r) => {
+      const counts = await r.recipients.outcomeCounts(id);
+      const total = counts.total;
+      const moved = await r.recipients.transition(id, ['queueing'], 'sending', now, {
+        totalRecipients: total,
+        broadcastRecipientsCount: counts.processed,
+      });
+      if (moved === null) {
+        // Paused or aborted while queueing: the list is complete all the same.
+        await r.recipients.setTotalRecipients(id, total);
+        return;
+      }
+      const event = this.event(moved, now);
+      if (event) await r.outbox.record(event);
+      // Idle dispatchers pick these up and join; one already on it returns at once.
+      for (let i = 0; i < this.options.helperJobs; i++) await r.jobs.send('broadcasts.send', { broadcastId: id });
+    });
+    return this.repositories.recipients.findBroadcast(id);
+  }
+
+  private async servers(broadcast: Broadcast): Promise<EmailServer[]> {
+    const all = await this.repositories.emailServers.listForChannel(broadcast.channelId);
+    if (broadcast.useAnyEmailServer || broadcast.emailServerIds.length === 0) return all;
+    const chosen = all.filter((s) => broadcast.emailServerIds.includes(s.id));
+    // Servers named but since removed: any of the channel's servers is better than no email.
+    return chosen.length > 0 ? chosen : all;
+  }
+
+  private fromAddress(server: EmailServer, channel: Channel | null): MailAddress {
+    const email = server.fromEmail ?? channel?.fromEmail ?? `mailcast@${new URL(this.options.publicUrl).hostname}`;
+    const name = server.fromEmail ? server.fromName : (channel?.fromName ?? server.fromName);
+    return { email, name: name ?? null };
+  }
+
+  private async send(broadcast: Broadcast): Promise<DeliveryResult> {
+    const o = this.options;
+    const recipients = this.repositories.recipients;
+    const worker = `${o.workerName ?? 'worker'}:${hex(this.random.bytes(6))}`;
+    const servers = await this.servers(broadcast);
+    const channel = await this.repositories.channels.findById(broadcast.channelId);
+    const sources = [broadcast.htmlBody ?? broadcast.body ?? ''];
+    const links = broadcast.trackClicks
+      ? await recipients.saveLinks(
+          broadcast.id,
+          sources.flatMap(trackableLinks).map((url) => ({ identifier: linkIdentifier(url), url })),
+        )
+      : [];
+    const renderer = new BroadcastRenderer(broadcast, this.templates, links, o.publicUrl);
+    const flusher = new OutcomeFlusher((batch, r) => this.record(broadcast, batch, r), this.transactor);
+    const deadline = Date.now() + o.sliceMs;
+    const leaseUntil = () => new Date(this.clock.now().getTime() + o.leaseMs);
+
+    const heartbeat = setInterval(() => {
+      recipients.extendLeases(broadcast.id, worker, leaseUntil()).catch(() => undefined);
+    }, Math.max(50, Math.floor(o.leaseMs / 3)));
+    try {
+      for (;;) {
+        const stop = await this.drain(broadcast, worker, servers, channel, renderer, flusher, deadline, leaseUntil);
+        if (stop === 'stopped') return 'stopped';
+        if (stop === 'deadline') {
+          await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id });
+          return 'continued';
+        }
+        const progress = await recipients.progress(broadcast.id, this.clock.now());
+        if (progress.claimable > 0) continue;
+        if (progress.leased > 0) {
+          // Others are working (or died holding leases): wait and take over what expires.
+          if (Date.now() > deadline || o.stopRequested?.() === true) {
+            await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id });
+            return 'continued';
+          }
+          await sleep(Math.min(1000, Math.max(50, Math.floor(o.leaseMs / 4))));
+          continue;
+        }
+        if (progress.nextAttemptAt !== null) {
+          await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id }, { startAfter: progress.nextAttemptAt });
+          return 'waiting';
+        }
+        await this.finish(broadcast.id);
+        return 'finished';
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * `concurrency` workers take recipients from a local queue that claims ahead in batches; each
+   * worker sends one message and waits for its outcome to commit before taking the next, so at
+   * most `concurrency` messages are ever sent-but-unrecorded (what a crash may resend).
+   */
+  private async drain(
+    broadcast: Broadcast,
+    worker: string,
+    servers: EmailServer[],
+    channel: Channel | null,
+    renderer: BroadcastRenderer,
+    flusher: OutcomeFlusher,
+    deadline: number,
+    leaseUntil: () => Date,
+  ): Promise<'exhausted' | 'deadline' | 'stopped'> {
+    const o = this.options;
+    const recipients = this.repositories.recipients;
+    const local: ClaimedRecipient[] = [];
+    let ended: 'exhausted' | 'deadline' | 'stopped' | null = null;
+    let claiming: Promise<void> | null = null;
+    let failure: unknown = null;
+
+    const refill = async (): Promise<void> => {
+      if (Date.now() > deadline || o.stopRequested?.() === true) {
+        ended = 'deadline';
+        return;
+      }
+      const current = await recipients.findBroadcast(broadcast.id);
+      if (current === null || current.status !== 'sending') {
+        ended = 'stopped';
+        return;
+      }
+      const claimed = await recipients.claim(broadcast.id, worker, this.clock.now(), leaseUntil(), o.claimBatchSize);
+      if (claimed.length === 0) {
+        ended = 'exhausted';
+        return;
+      }
+      const skipped = claimed.filter((c) => !c.sendable).length;
+      if (skipped > 0) await recipients.addProgress(broadcast.id, skipped);
+      for (const c of claimed) if (c.sendable) local.push(c);
+    };
+    const startRefill = (): Promise<void> =>
+      (claiming ??= refill()
+        .catch((error: unknown) => {
+          failure = error;
+          ended = 'stopped';
+        })
+        .finally(() => {
+          claiming = null;
+        }));
+    const next = async (): Promise<ClaimedRecipient | null> => {
+      while (local.length === 0 && ended === null) await startRefill();
+      if (failure !== null) throw failure;
+      if (ended === 'stopped' || ended === 'deadline') return null;
+      const recipient = local.shift() ?? null;
+      if (local.length < o.concurrency && ended === null && claiming === null) void startRefill();
+      return recipient;
+    };
+
+    const work = async (): Promise<void> => {
+      for (let r = await next(); r !== null; r = await next()) {
+        const outcome = await this.deliver(broadcast, r, servers, channel, renderer);
+        await flusher.push(r, outcome, this.clock.now());
+      }
+    };
+    await Promise.all(Array.from({ length: o.concurrency }, work));
+    if (claiming) await claiming;
+    if (failure !== null) throw failure;
+    if (local.length > 0) await recipients.release(worker, local.map((r) => r.id));
+    return ended ?? 'exhausted';
+  }
+
+  private async deliver(
+    broadcast: Broadcast,
+    r: ClaimedRecipient,
+    servers: EmailServer[],
+    channel: Channel | null,
+    renderer: BroadcastRenderer,
+  ): Promise<Outcome> {
+    const server = servers[r.id % Math.max(1, servers.length)];
+    if (server === undefined) return { kind: 'unsendable', message: 'No email server configured' };
+    let email;
+    try {
+      email = await renderer.render({ token: r.token, subscriber: r.subscriber });
+    } catch (error) {
+      return { kind: 'unsendable', message: `Rendering failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    return this.mailer.send(server, {
+      messageId: r.messageId,
+      from: this.fromAddress(server, channel),
+      to: r.subscriber.email,
+      replyTo: broadcast.replyTo,
+      subject: email.subject,
+      text: email.text,
+      html: email.html,
+      headers: email.headers,
+    });
+  }
+
+  /** Records a group of outcomes in one transaction: recipient rows, email events, outbox. */
+  private async record(broadcast: Broadcast, batch: readonly PendingOutcome[], r: Repositories): Promise<void> {
+    let processed = 0;
+    for (const { recipient, outcome, at } of batch) {
+      processed += await this.recordOne(r, broadcast, recipient, outcome, at);
+    }
+    if (processed > 0) await r.recipients.addProgress(broadcast.id, processed);
+  }
+
+  /** Returns 1 when the recipient reached a final status. */
+  private async recordOne(r: Repositories, b: Broadcast, c: ClaimedRecipient, outcome: Outcome, at: Date): Promise<number> {
+    const base = { channelId: b.channelId, broadcastId: b.id, recipientId: c.id, subscriberId: c.subscriber.id, occurredAt: at };
+    const facts = { recipientId: c.id, broadcastId: b.id, email: c.subscriber.email, messageId: c.messageId };
+    const emit = (type: EventType, data: Record<string, unknown>) =>
+      r.outbox.record({ channelId: b.channelId, type, data, createdAt: at });
+    // Handed to SMTP: the server answered, whatever it said.
+    const handed = outcome.kind === 'accepted' || (outcome.kind === 'rejected' && outcome.code !== null);
+    const handedOff = async () => {
+      await r.emailEvents.record({ ...base, kind: 'processed' });
+      await emit('email.sent', emailEventData(facts));
+    };
+
+    if (outcome.kind === 'accepted') {
+      if (!(await r.recipients.settle(c.id, { status: 'sent', at }))) return 0;
+      await handedOff();
+      await r.emailEvents.record({ ...base, kind: 'delivered', data: { response: outcome.response } });
+      await emit('email.delivered', emailEventData({ ...facts, delivered: true }));
+      return 1;
+    }
+    if (outcome.kind === 'rejected' && outcome.permanent) {
+      const reason = outcome.message;
+      if (!(await r.recipients.settle(c.id, { status: 'bounced', at, error: reason }))) return 0;
+      await handedOff();
+      await r.emailEvents.record({ ...base, kind: 'bounced', data: { code: outcome.code, reason } });
+      await emit('email.bounced', emailEventData({ ...facts, bouncedReason: reason }));
+      const subscriber = await r.recipients.deactivateSubscriber(c.subscriber.id, at);
+      if (subscriber) await emit('subscriber.bounced', subscriberEventData(subscriber));
+      return 1;
+    }
+    const reason = outcome.message;
+    const delay = outcome.kind === 'unsendable' ? null : sendRetryDelayMs(c.attempts, this.options.retryScheduleMs);
+    if (delay === null) {
+      if (!(await r.recipients.settle(c.id, { status: 'failed', at, error: reason }))) return 0;
+      if (handed) await handedOff();
+      await r.emailEvents.record({ ...base, kind: 'failed', data: { reason } });
+      await emit('email.failed', emailEventData(facts));
+      return 1;
+    }
+    const nextAttemptAt = new Date(at.getTime() + delay);
+    if (!(await r.recipients.settle(c.id, { status: 'pending', nextAttemptAt, error: reason }))) return 0;
+    if (handed) await handedOff();
+    await r.emailEvents.record({ ...base, kind: 'delayed', data: { reason, next_attempt_at: nextAttemptAt.toISOString() } });
+    await emit('email.delivery_delayed', emailEventData(facts));
+    return 0;
+  }
+
+  /** sending → sent | partial_failure | failed, exactly once (conditional move). */
+  private async finish(id: number): Promise<void> {
+    const now = this.clock.now();
+    await this.transactor.run(async (r) => {
+      const counts = await r.recipients.outcomeCounts(id);
+      const status = finalStatus(counts);
+      const moved = await r.recipients.transition(id, ['sending'], status, now, {
+        sentAt: now,
+        broadcastRecipientsCount: counts.processed,
+      });
+      const event = moved && this.event(moved, now);
+      if (event) await r.outbox.record(event);
+    });
+  }
+}
+
+/**
+ * Group commit: outcomes that arrive while a transaction is open wait for the next one, so the
+ * commit rate follows the database, not the message rate.
+ */
+class OutcomeFlusher {
+  private pending: PendingOutcome[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly write: (batch: readonly PendingOutcome[], r: Repositories) => Promise<void>,
+    private readonly transactor: Transactor,
+  ) {}
+
+  push(recipient: ClaimedRecipient, outcome: Outcome, at: Date): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ recipient, outcome, at, resolve, reject });
+      if (!this.flushing) void this.loop();
+    });
+  }
+
+  private async loop(): Promise<void> {
+    this.flushing = true;
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        await this.transactor.run((r) => this.write(batch, r));
+        for (const item of batch) item.resolve();
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+      }
+    }
+    this.flushing = false;
+  }
+}
