@@ -16,6 +16,7 @@ export * from './sending/recipient-store';
 export * from './sending/sending-options';
 export * from './sending/event-data';
 export * from './sending/broadcast-renderer';
+export * from './sending/queue-recipients';
 export * from './sending/deliver-broadcast';
 export * from './sending/recover-stalled-broadcasts';
 export * from './sending/tracking';

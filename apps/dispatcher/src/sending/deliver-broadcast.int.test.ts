@@ -1,5 +1,5 @@
 import { createBoss, loadConfig, type Infrastructure } from '@mailcast/adapters';
-import { DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions, type Channel } from '@mailcast/core';
+import { Clock, DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions, type Channel } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { createTestDatabase, Fixtures, freePort, memoryLogger, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
@@ -15,6 +15,9 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
   let smtp: SmtpCapture;
   let verdicts: Map<string, RecipientVerdict[]>;
   let container: DependencyContainer;
+  // Time only moves when a test says so: retries are due when the clock is advanced.
+  const clock = { current: Date.now(), now: () => new Date(clock.current) };
+  const advance = (ms: number) => (clock.current += ms);
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -27,10 +30,13 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     const options: SendingOptions = {
       ...defaultSendingOptions(PUBLIC_URL),
       leaseMs: 2_000,
-      retryScheduleMs: [100, 100],
+      retryScheduleMs: [60_000, 60_000],
       helperJobs: 0,
     };
-    container = buildContainer(infra, [{ token: SendingOptions, value: options }]);
+    container = buildContainer(infra, [
+      { token: SendingOptions, value: options },
+      { token: Clock, value: clock },
+    ]);
   });
   afterAll(async () => {
     await container.resolve<Mailer>(Mailer).close();
@@ -201,12 +207,13 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     expect(await deliver(b.id)).toBe('waiting');
     const delayed = await database.db('broadcast_recipients').where({ broadcast_id: b.id, subscriber_id: ids[2] }).first();
     expect(delayed).toMatchObject({ status: 'pending', attempts: 1, error: expect.stringContaining('451') });
-    expect(delayed.next_attempt_at.getTime()).toBeGreaterThan(Date.now() - 1000);
+    expect(delayed.next_attempt_at.getTime()).toBe(clock.current + 60_000);
     // The continuation job waits for the retry time.
     const job = await database.db.raw(`SELECT start_after FROM pgboss.job WHERE name = 'broadcasts.send' AND data->>'broadcastId' = ?`, [String(b.id)]);
-    expect(job.rows).toHaveLength(1);
+    expect(job.rows.map((j: { start_after: Date }) => j.start_after.getTime())).toEqual([clock.current + 60_000]);
 
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await deliver(b.id)).toBe('waiting');
+    advance(60_000);
     expect(await deliver(b.id)).toBe('finished');
 
     expect(smtp.messages.slice(before).map((m) => m.to[0]).sort()).toEqual([email(0), email(2), email(3)]);
@@ -234,9 +241,9 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     const b = await scheduled(channel.id);
 
     expect(await deliver(b.id)).toBe('waiting');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    advance(60_000);
     expect(await deliver(b.id)).toBe('waiting');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    advance(60_000);
     expect(await deliver(b.id)).toBe('finished');
 
     expect(await database.db('broadcasts').where({ id: b.id }).first()).toMatchObject({ status: 'failed', broadcast_recipients_count: 2 });

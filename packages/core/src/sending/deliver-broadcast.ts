@@ -1,5 +1,4 @@
 import {
-  broadcastEventType,
   finalStatus,
   linkIdentifier,
   sendRetryDelayMs,
@@ -21,8 +20,9 @@ import {
   type MailOutcome,
 } from '../ports';
 import { BroadcastRenderer } from './broadcast-renderer';
-import { broadcastEventData, emailEventData, subscriberEventData } from './event-data';
+import { emailEventData, subscriberEventData } from './event-data';
 import type { ClaimedRecipient } from './recipient-store';
+import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { SendingOptions } from './sending-options';
 
 /** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
@@ -61,6 +61,7 @@ export class DeliverBroadcast {
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
+    @inject(QueueRecipients) private readonly queueing: QueueRecipients,
   ) {}
 
   async execute(input: { broadcastId: number }): Promise<DeliveryResult> {
@@ -72,64 +73,13 @@ export class DeliverBroadcast {
       let broadcast = await this.repositories.recipients.findBroadcast(input.broadcastId);
       if (broadcast === null) return 'nothing_to_do';
       if (broadcast.status === 'scheduled' || broadcast.status === 'queueing') {
-        broadcast = await this.queue(broadcast);
+        broadcast = await this.queueing.execute({ broadcastId: broadcast.id });
       }
       if (broadcast === null || broadcast.status !== 'sending') return 'nothing_to_do';
       return await this.send(broadcast);
     } finally {
       mine.delete(input.broadcastId);
     }
-  }
-
-  private event(broadcast: Broadcast, at: Date): { channelId: number; type: EventType; data: Record<string, unknown>; createdAt: Date } | null {
-    const type = broadcastEventType(broadcast.status);
-    return type ? { channelId: broadcast.channelId, type, data: broadcastEventData(broadcast), createdAt: at } : null;
-  }
-
-  /**
-   * scheduled → queueing → sending. The recipients are inserted set-based, in subscriber-id
-   * batches; the unique (broadcast, subscriber) key makes a repeated or concurrent run harmless.
-   */
-  private async queue(broadcast: Broadcast): Promise<Broadcast | null> {
-    const id = broadcast.id;
-    if (broadcast.status === 'scheduled') {
-      const now = this.clock.now();
-      await this.transactor.run(async (r) => {
-        const moved = await r.recipients.transition(id, ['scheduled'], 'queueing', now, { beginSendAt: now });
-        if (moved === null) return;
-        await r.recipients.retryFailed(id);
-        const event = this.event(moved, now);
-        if (event) await r.outbox.record(event);
-      });
-      const current = await this.repositories.recipients.findBroadcast(id);
-      if (current === null || current.status !== 'queueing') return current;
-    }
-    const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
-    const suffix = `${hex(this.random.bytes(6))}@${host}`;
-    for (let after = 0; ; ) {
-      const last = await this.repositories.recipients.materialize(broadcast, after, this.options.materializeBatchSize, suffix);
-      if (last === null) break;
-      after = last;
-    }
-    const now = this.clock.now();
-    await this.transactor.run(async (r) => {
-      const counts = await r.recipients.outcomeCounts(id);
-      const total = counts.total;
-      const moved = await r.recipients.transition(id, ['queueing'], 'sending', now, {
-        totalRecipients: total,
-        broadcastRecipientsCount: counts.processed,
-      });
-      if (moved === null) {
-        // Paused or aborted while queueing: the list is complete all the same.
-        await r.recipients.setTotalRecipients(id, total);
-        return;
-      }
-      const event = this.event(moved, now);
-      if (event) await r.outbox.record(event);
-      // Idle dispatchers pick these up and join; one already on it returns at once.
-      for (let i = 0; i < this.options.helperJobs; i++) await r.jobs.send('broadcasts.send', { broadcastId: id });
-    });
-    return this.repositories.recipients.findBroadcast(id);
   }
 
   private async servers(broadcast: Broadcast): Promise<EmailServer[]> {
@@ -363,7 +313,7 @@ export class DeliverBroadcast {
         sentAt: now,
         broadcastRecipientsCount: counts.processed,
       });
-      const event = moved && this.event(moved, now);
+      const event = moved && broadcastEvent(moved, now);
       if (event) await r.outbox.record(event);
     });
   }
