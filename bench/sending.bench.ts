@@ -116,7 +116,9 @@ export const sendingBench: Bench = {
       })
       .returning('id');
 
-    const dispatcher = node(['apps/dispatcher/dist/main.js'], {
+    // SENDING_BENCH_DISPATCHER_ARGS: extra node flags for the dispatcher, e.g. --cpu-prof.
+    const flags = (process.env.SENDING_BENCH_DISPATCHER_ARGS ?? '').split(' ').filter(Boolean);
+    const dispatcher = node([...flags, 'apps/dispatcher/dist/main.js'], {
       ...process.env,
       DATABASE_URL: url,
       PUBLIC_URL: 'http://bench.test',

@@ -143,6 +143,11 @@ export interface RecordedEvent extends OutboxEvent {
  */
 export interface EventOutbox {
   record(event: OutboxEvent): Promise<RecordedEvent>;
+  /**
+   * Many events in one statement (the sending pipeline records thousands a second). Whatever
+   * `record` does besides inserting, this does too.
+   */
+  recordMany(events: readonly OutboxEvent[]): Promise<void>;
 }
 
 export interface JobOptions {
@@ -194,6 +199,11 @@ export interface EmailEventRecord {
 export interface EmailEvents {
   /** `firstForRecipient`: no earlier event of this kind (and link, for clicks) for the recipient. */
   record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }>;
+  /**
+   * Many events in one statement, for the sending pipeline's group commits. Whatever `record`
+   * maintains besides the rows (aggregates), this maintains too.
+   */
+  recordMany(events: readonly EmailEventRecord[]): Promise<void>;
 }
 
 /** Every repository, bound to one transaction. */

@@ -32,4 +32,20 @@ export class PgEmailEvents implements EmailEvents {
     const row = rows[0]!;
     return { id: row.id, firstForRecipient: row.first };
   }
+
+  async recordMany(events: readonly EmailEventRecord[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.db('email_events').insert(
+      events.map((event) => ({
+        channel_id: event.channelId,
+        broadcast_id: event.broadcastId,
+        recipient_id: event.recipientId,
+        subscriber_id: event.subscriberId,
+        link_id: event.linkId ?? null,
+        type: event.kind,
+        occurred_at: event.occurredAt,
+        data: JSON.stringify(event.data ?? {}),
+      })),
+    );
+  }
 }

@@ -16,12 +16,14 @@ import {
   type Broadcast,
   type Channel,
   type EmailServer,
+  type EmailEventRecord,
   type MailAddress,
   type MailOutcome,
+  type OutboxEvent,
 } from '../ports';
 import { BroadcastRenderer } from './broadcast-renderer';
 import { emailEventData, subscriberEventData } from './event-data';
-import type { ClaimedRecipient } from './recipient-store';
+import type { ClaimedRecipient, RecipientSettlement } from './recipient-store';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { SendingOptions } from './sending-options';
 
@@ -185,8 +187,10 @@ export class DeliverBroadcast {
         ended = 'exhausted';
         return;
       }
-      const skipped = claimed.filter((c) => !c.sendable).length;
-      if (skipped > 0) await recipients.addProgress(broadcast.id, skipped);
+      // Progress moves once per claim, not per commit: the broadcast row stays out of the
+      // outcome transactions (no lock shared by every dispatcher); finish makes it exact.
+      const progressed = claimed.filter((c) => !c.sendable).length + flusher.takeProcessed();
+      if (progressed > 0) await recipients.addProgress(broadcast.id, progressed);
       for (const c of claimed) if (c.sendable) local.push(c);
     };
     const startRefill = (): Promise<void> =>
@@ -200,23 +204,31 @@ export class DeliverBroadcast {
         }));
     const next = async (): Promise<ClaimedRecipient | null> => {
       while (local.length === 0 && ended === null) await startRefill();
-      if (failure !== null) throw failure;
-      if (ended === 'stopped' || ended === 'deadline') return null;
+      if (failure !== null || ended === 'stopped' || ended === 'deadline') return null;
       const recipient = local.shift() ?? null;
       if (local.length < o.concurrency && ended === null && claiming === null) void startRefill();
       return recipient;
     };
 
+    // A worker that fails stops the others after their message in hand, so nothing is sent
+    // once the job has given up (its claims then return after the lease).
     const work = async (): Promise<void> => {
-      for (let r = await next(); r !== null; r = await next()) {
-        const outcome = await this.deliver(broadcast, r, servers, channel, renderer);
-        await flusher.push(r, outcome, this.clock.now());
+      try {
+        for (let r = await next(); r !== null; r = await next()) {
+          const outcome = await this.deliver(broadcast, r, servers, channel, renderer);
+          await flusher.push(r, outcome, this.clock.now());
+        }
+      } catch (error) {
+        failure ??= error;
+        ended = 'stopped';
       }
     };
     await Promise.all(Array.from({ length: o.concurrency }, work));
     if (claiming) await claiming;
     if (failure !== null) throw failure;
     if (local.length > 0) await recipients.release(worker, local.map((r) => r.id));
+    const progressed = flusher.takeProcessed();
+    if (progressed > 0) await recipients.addProgress(broadcast.id, progressed);
     return ended ?? 'exhausted';
   }
 
@@ -247,60 +259,89 @@ export class DeliverBroadcast {
     });
   }
 
-  /** Records a group of outcomes in one transaction: recipient rows, email events, outbox. */
-  private async record(broadcast: Broadcast, batch: readonly PendingOutcome[], r: Repositories): Promise<void> {
+  /**
+   * Records a group of outcomes in one transaction, set-based: one statement settles the
+   * recipient rows, one writes their email events, one their outbox events.
+   */
+  private async record(b: Broadcast, batch: readonly PendingOutcome[], r: Repositories): Promise<number> {
+    const plans = batch.map((item) => ({ item, plan: this.plan(item.recipient, item.outcome, item.at) }));
+    const settled = await r.recipients.settleMany(plans.map(({ item, plan }) => ({ id: item.recipient.id, settlement: plan.settlement })));
+    const emailEvents: EmailEventRecord[] = [];
+    const outbox: OutboxEvent[] = [];
     let processed = 0;
-    for (const { recipient, outcome, at } of batch) {
-      processed += await this.recordOne(r, broadcast, recipient, outcome, at);
+    for (const { item, plan } of plans) {
+      const c = item.recipient;
+      if (!settled.has(c.id)) continue;
+      const at = item.at;
+      const base = { channelId: b.channelId, broadcastId: b.id, recipientId: c.id, subscriberId: c.subscriber.id, occurredAt: at };
+      const facts = { recipientId: c.id, broadcastId: b.id, email: c.subscriber.email, messageId: c.messageId };
+      const emit = (type: EventType, data: Record<string, unknown>) => outbox.push({ channelId: b.channelId, type, data, createdAt: at });
+      // Handed to SMTP: the server answered, whatever it said (CONTRACT: email.sent).
+      if (plan.handed) {
+        emailEvents.push({ ...base, kind: 'processed' });
+        emit('email.sent', emailEventData(facts));
+      }
+      switch (plan.kind) {
+        case 'delivered':
+          emailEvents.push({ ...base, kind: 'delivered', data: { response: plan.reason } });
+          emit('email.delivered', emailEventData({ ...facts, delivered: true }));
+          break;
+        case 'bounced': {
+          emailEvents.push({ ...base, kind: 'bounced', data: { code: plan.code, reason: plan.reason } });
+          emit('email.bounced', emailEventData({ ...facts, bouncedReason: plan.reason }));
+          const subscriber = await r.recipients.deactivateSubscriber(c.subscriber.id, at);
+          if (subscriber) emit('subscriber.bounced', subscriberEventData(subscriber));
+          break;
+        }
+        case 'failed':
+          emailEvents.push({ ...base, kind: 'failed', data: { reason: plan.reason } });
+          emit('email.failed', emailEventData(facts));
+          break;
+        case 'delayed':
+          emailEvents.push({ ...base, kind: 'delayed', data: { reason: plan.reason, next_attempt_at: plan.nextAttemptAt } });
+          emit('email.delivery_delayed', emailEventData(facts));
+          break;
+      }
+      if (plan.kind !== 'delayed') processed += 1;
     }
-    if (processed > 0) await r.recipients.addProgress(broadcast.id, processed);
+    await r.emailEvents.recordMany(emailEvents);
+    await r.outbox.recordMany(outbox);
+    return processed;
   }
 
-  /** Returns 1 when the recipient reached a final status. */
-  private async recordOne(r: Repositories, b: Broadcast, c: ClaimedRecipient, outcome: Outcome, at: Date): Promise<number> {
-    const base = { channelId: b.channelId, broadcastId: b.id, recipientId: c.id, subscriberId: c.subscriber.id, occurredAt: at };
-    const facts = { recipientId: c.id, broadcastId: b.id, email: c.subscriber.email, messageId: c.messageId };
-    const emit = (type: EventType, data: Record<string, unknown>) =>
-      r.outbox.record({ channelId: b.channelId, type, data, createdAt: at });
-    // Handed to SMTP: the server answered, whatever it said.
-    const handed = outcome.kind === 'accepted' || (outcome.kind === 'rejected' && outcome.code !== null);
-    const handedOff = async () => {
-      await r.emailEvents.record({ ...base, kind: 'processed' });
-      await emit('email.sent', emailEventData(facts));
-    };
-
+  /** What an outcome means for the recipient (CONTRACT: 5xx hard bounce, 4xx delayed and retried). */
+  private plan(
+    c: ClaimedRecipient,
+    outcome: Outcome,
+    at: Date,
+  ): {
+    kind: 'delivered' | 'bounced' | 'failed' | 'delayed';
+    settlement: RecipientSettlement;
+    handed: boolean;
+    reason: string;
+    code: number | null;
+    nextAttemptAt?: string;
+  } {
     if (outcome.kind === 'accepted') {
-      if (!(await r.recipients.settle(c.id, { status: 'sent', at }))) return 0;
-      await handedOff();
-      await r.emailEvents.record({ ...base, kind: 'delivered', data: { response: outcome.response } });
-      await emit('email.delivered', emailEventData({ ...facts, delivered: true }));
-      return 1;
-    }
-    if (outcome.kind === 'rejected' && outcome.permanent) {
-      const reason = outcome.message;
-      if (!(await r.recipients.settle(c.id, { status: 'bounced', at, error: reason }))) return 0;
-      await handedOff();
-      await r.emailEvents.record({ ...base, kind: 'bounced', data: { code: outcome.code, reason } });
-      await emit('email.bounced', emailEventData({ ...facts, bouncedReason: reason }));
-      const subscriber = await r.recipients.deactivateSubscriber(c.subscriber.id, at);
-      if (subscriber) await emit('subscriber.bounced', subscriberEventData(subscriber));
-      return 1;
+      return { kind: 'delivered', settlement: { status: 'sent', at }, handed: true, reason: outcome.response, code: null };
     }
     const reason = outcome.message;
-    const delay = outcome.kind === 'unsendable' ? null : sendRetryDelayMs(c.attempts, this.options.retryScheduleMs);
-    if (delay === null) {
-      if (!(await r.recipients.settle(c.id, { status: 'failed', at, error: reason }))) return 0;
-      if (handed) await handedOff();
-      await r.emailEvents.record({ ...base, kind: 'failed', data: { reason } });
-      await emit('email.failed', emailEventData(facts));
-      return 1;
+    const code = outcome.kind === 'rejected' ? outcome.code : null;
+    const handed = code !== null;
+    if (outcome.kind === 'rejected' && outcome.permanent) {
+      return { kind: 'bounced', settlement: { status: 'bounced', at, error: reason }, handed, reason, code };
     }
-    const nextAttemptAt = new Date(at.getTime() + delay);
-    if (!(await r.recipients.settle(c.id, { status: 'pending', nextAttemptAt, error: reason }))) return 0;
-    if (handed) await handedOff();
-    await r.emailEvents.record({ ...base, kind: 'delayed', data: { reason, next_attempt_at: nextAttemptAt.toISOString() } });
-    await emit('email.delivery_delayed', emailEventData(facts));
-    return 0;
+    const delay = outcome.kind === 'unsendable' ? null : sendRetryDelayMs(c.attempts, this.options.retryScheduleMs);
+    if (delay === null) return { kind: 'failed', settlement: { status: 'failed', at, error: reason }, handed, reason, code };
+    const next = new Date(at.getTime() + delay);
+    return {
+      kind: 'delayed',
+      settlement: { status: 'pending', nextAttemptAt: next, error: reason },
+      handed,
+      reason,
+      code,
+      nextAttemptAt: next.toISOString(),
+    };
   }
 
   /** sending → sent | partial_failure | failed, exactly once (conditional move). */
@@ -320,37 +361,62 @@ export class DeliverBroadcast {
 }
 
 /**
- * Group commit: outcomes that arrive while a transaction is open wait for the next one, so the
- * commit rate follows the database, not the message rate.
+ * Group commit: outcomes that arrive while transactions are open wait for the next one, so the
+ * commit rate follows the database, not the message rate. Two transactions may be open at once,
+ * so a worker waits about one commit, not one and a half.
  */
 class OutcomeFlusher {
+  private static readonly PARALLEL = 2;
   private pending: PendingOutcome[] = [];
-  private flushing = false;
+  private active = 0;
+  private processed = 0;
 
   constructor(
-    private readonly write: (batch: readonly PendingOutcome[], r: Repositories) => Promise<void>,
+    private readonly write: (batch: readonly PendingOutcome[], r: Repositories) => Promise<number>,
     private readonly transactor: Transactor,
   ) {}
 
   push(recipient: ClaimedRecipient, outcome: Outcome, at: Date): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ recipient, outcome, at, resolve, reject });
-      if (!this.flushing) void this.loop();
+      if (this.active < OutcomeFlusher.PARALLEL) void this.loop();
     });
   }
 
+  /** Recipients brought to a final status since the last call. */
+  takeProcessed(): number {
+    const n = this.processed;
+    this.processed = 0;
+    return n;
+  }
+
+  /**
+   * These messages are already with the SMTP server: a lost commit would mean sending them
+   * again, so a failed transaction (a deadlock, a dropped connection) is tried again a few times.
+   */
+  private async commit(batch: readonly PendingOutcome[]): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactor.run((r) => this.write(batch, r));
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await sleep(50 * 2 ** attempt);
+      }
+    }
+  }
+
   private async loop(): Promise<void> {
-    this.flushing = true;
+    this.active += 1;
     while (this.pending.length > 0) {
       const batch = this.pending;
       this.pending = [];
       try {
-        await this.transactor.run((r) => this.write(batch, r));
+        this.processed += await this.commit(batch);
         for (const item of batch) item.resolve();
       } catch (error) {
         for (const item of batch) item.reject(error);
       }
     }
-    this.flushing = false;
+    this.active -= 1;
   }
 }

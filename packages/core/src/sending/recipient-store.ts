@@ -107,9 +107,18 @@ export interface RecipientStore {
   extendLeases(broadcastId: number, worker: string, leaseUntil: Date): Promise<void>;
   progress(broadcastId: number, now: Date): Promise<SendProgress>;
   outcomeCounts(broadcastId: number): Promise<SendOutcomeCounts>;
-  /** Only a still-claimed row is settled; false when another worker already settled it. */
-  settle(recipientId: number, settlement: RecipientSettlement): Promise<boolean>;
+  /**
+   * Settles many recipients in one statement. Only still-claimed rows are settled; returns the
+   * ids that were (a row another worker already settled is left alone, and gets no events).
+   */
+  settleMany(settlements: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>): Promise<Set<number>>;
   addProgress(broadcastId: number, processed: number): Promise<void>;
+  /**
+   * Lets the current transaction commit without waiting for its WAL flush. Only a crash of the
+   * database itself can then lose it, and what it loses is outcomes of sent messages, whose
+   * recipients are sent again with the same Message-ID: the contract's resend, never a loss.
+   */
+  commitWithoutFlush(): Promise<void>;
   /** Upserts the broadcast's tracked links; returns every one of them. */
   saveLinks(broadcastId: number, links: ReadonlyArray<{ identifier: string; url: string }>): Promise<BroadcastLink[]>;
   /** Hard bounce: the subscriber is deactivated (unsubscribed_at untouched). */

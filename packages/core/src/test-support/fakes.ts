@@ -107,6 +107,9 @@ export class FakeBroadcasts implements BroadcastRepository {
 
 export class FakeOutbox implements EventOutbox {
   readonly events: RecordedEvent[] = [];
+  async recordMany(events: readonly OutboxEvent[]): Promise<void> {
+    for (const event of events) await this.record(event);
+  }
   async record(event: OutboxEvent): Promise<RecordedEvent> {
     const recorded = { ...event, id: this.events.length + 1 };
     this.events.push(recorded);
@@ -116,6 +119,9 @@ export class FakeOutbox implements EventOutbox {
 
 export class FakeEmailEvents implements EmailEvents {
   readonly events: Array<EmailEventRecord & { id: number }> = [];
+  async recordMany(events: readonly EmailEventRecord[]): Promise<void> {
+    for (const event of events) await this.record(event);
+  }
   async record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }> {
     const firstForRecipient = !this.events.some(
       (e) =>

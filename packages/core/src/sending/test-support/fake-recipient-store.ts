@@ -77,8 +77,11 @@ export class FakeRecipientStore implements RecipientStore {
   outcomeCounts(): Promise<SendOutcomeCounts> {
     return unused('outcomeCounts');
   }
-  settle(_id: number, _s: RecipientSettlement): Promise<boolean> {
-    return unused('settle');
+  settleMany(_s: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>): Promise<Set<number>> {
+    return unused('settleMany');
+  }
+  commitWithoutFlush(): Promise<void> {
+    return unused('commitWithoutFlush');
   }
   addProgress(): Promise<void> {
     return unused('addProgress');
