@@ -17,7 +17,7 @@ const MESSAGES = Number(process.env.SENDING_BENCH_MESSAGES ?? 100_000);
 const MATERIALIZE = Number(process.env.SENDING_BENCH_RECIPIENTS ?? 1_000_000);
 // The dispatcher's own settings: MAX_CONNECTIONS_PER_SERVER and the default send concurrency.
 const MAX_CONNECTIONS = 5;
-const CONCURRENCY = 10;
+const CONCURRENCY = defaultSendingOptions('http://bench.test').concurrency;
 
 /** An SMTP server that accepts and discards, in its own process, logging off. */
 const SINK = `

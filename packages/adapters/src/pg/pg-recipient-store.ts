@@ -106,6 +106,10 @@ export class PgRecipientStore implements RecipientStore {
     return Number(row?.count ?? 0);
   }
 
+  async refreshStatistics(): Promise<void> {
+    await this.db.raw('ANALYZE broadcast_recipients');
+  }
+
   async setTotalRecipients(broadcastId: number, total: number): Promise<void> {
     await this.db('broadcasts').where({ id: broadcastId }).update({ total_recipients: total });
   }

@@ -411,7 +411,9 @@ class OutcomeFlusher {
       const batch = this.pending;
       this.pending = [];
       try {
-        this.processed += await this.commit(batch);
+        const processed = await this.commit(batch);
+        // Added after the await: `x += await y` would read x before, losing a concurrent take.
+        this.processed += processed;
         for (const item of batch) item.resolve();
       } catch (error) {
         for (const item of batch) item.reject(error);

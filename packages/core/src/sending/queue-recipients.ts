@@ -52,11 +52,15 @@ export class QueueRecipients {
     }
     const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
     const suffix = `${hex(this.random.bytes(6))}@${host}`;
+    let inserted = 0;
     for (let after = 0; ; ) {
       const last = await this.repositories.recipients.materialize(broadcast, after, this.options.materializeBatchSize, suffix);
       if (last === null) break;
       after = last;
+      inserted += 1;
     }
+    // A broadcast of any size changes the table's shape more than autovacuum notices in time.
+    if (inserted > 0) await this.repositories.recipients.refreshStatistics();
     const now = this.clock.now();
     await this.transactor.run(async (r) => {
       const counts = await r.recipients.outcomeCounts(id);

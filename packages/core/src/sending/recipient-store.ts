@@ -92,6 +92,11 @@ export interface RecipientStore {
    */
   materialize(broadcast: Broadcast, afterSubscriberId: number, batchSize: number, messageIdSuffix: string): Promise<number | null>;
   countRecipients(broadcastId: number): Promise<number>;
+  /**
+   * Refreshes the planner's statistics after a large insert: without them a new broadcast's
+   * recipients look like a handful of rows, and claims sort them all instead of walking the index.
+   */
+  refreshStatistics(): Promise<void>;
   setTotalRecipients(broadcastId: number, total: number): Promise<void>;
   /** A resend of a failed broadcast tries its failed recipients again (never the sent ones). */
   retryFailed(broadcastId: number): Promise<number>;

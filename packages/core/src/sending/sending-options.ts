@@ -33,7 +33,7 @@ export const SendingOptions = Symbol.for('mailcast.SendingOptions');
 export function defaultSendingOptions(publicUrl: string): SendingOptions {
   return {
     publicUrl,
-    concurrency: 10,
+    concurrency: 20,
     claimBatchSize: 100,
     materializeBatchSize: 50_000,
     leaseMs: 60_000,

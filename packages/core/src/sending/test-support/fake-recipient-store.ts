@@ -53,6 +53,9 @@ export class FakeRecipientStore implements RecipientStore {
   materialize(): Promise<number | null> {
     return unused('materialize');
   }
+  refreshStatistics(): Promise<void> {
+    return unused('refreshStatistics');
+  }
   countRecipients(): Promise<number> {
     return unused('countRecipients');
   }
