@@ -86,6 +86,9 @@ test('the barrel exports the public API', () => {
     'allowedCustomHeaders',
     'sendRetryDelayMs',
     'DEFAULT_SEND_RETRY_SCHEDULE_MS',
+    'trackingToken',
+    'trackingTokenRecipient',
+    'verifyTrackingToken',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);

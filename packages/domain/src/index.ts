@@ -13,3 +13,4 @@ export * from './smtp';
 export * from './rate-limit';
 export * from './email-content';
 export * from './send-retry';
+export * from './tracking-token';

@@ -60,9 +60,9 @@ describe('public tracking and unsubscribe routes', () => {
 
   it('rewrites static links to tracked redirects, leaves personalised ones, hides the preheader', () => {
     expect(links()).toEqual([
-      expect.stringMatching(new RegExp(`^${PUBLIC_URL}/t/c/[0-9a-f]{32}/[A-Za-z0-9_-]{12}$`)),
+      expect.stringMatching(new RegExp(`^${PUBLIC_URL}/t/c/\\d+-[A-Za-z0-9_-]{22}/[A-Za-z0-9_-]{12}$`)),
       'https://example.com/u/Ann',
-      expect.stringMatching(new RegExp(`^${PUBLIC_URL}/u/[0-9a-f]{32}$`)),
+      expect.stringMatching(new RegExp(`^${PUBLIC_URL}/u/\\d+-[A-Za-z0-9_-]{22}$`)),
     ]);
     expect(email.html).toContain('Read me first</div>');
     expect(email.text!.trim()).toBe(`Plain part for Ann\n\nUnsubscribe: ${links()[2]}`);
@@ -92,9 +92,17 @@ describe('public tracking and unsubscribe routes', () => {
     expect(await count('events', { channel_id: channelId, type: 'email.clicked' })).toBe(1);
 
     // A forged or altered token, or a link the broadcast does not have, leads nowhere.
-    const token = /\/t\/c\/([0-9a-f]{32})\//.exec(tracked)![1]!;
-    const forged = token.slice(0, -1) + (token.endsWith('0') ? '1' : '0');
-    for (const p of [`/t/c/${forged}/${link.identifier}`, `/t/c/${token}/AAAAAAAAAAAA`, `/t/c/${token}/..%2F..%2Fevil`, '/t/o/not-a-token']) {
+    const token = /\/t\/c\/([^/]+)\//.exec(tracked)![1]!;
+    const [id, mac] = token.split('-') as [string, string];
+    const forged = `${id}-${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`;
+    const otherRecipient = `${Number(id) + 1}-${mac}`;
+    for (const p of [
+      `/t/c/${forged}/${link.identifier}`,
+      `/t/c/${otherRecipient}/${link.identifier}`,
+      `/t/c/${token}/AAAAAAAAAAAA`,
+      `/t/c/${token}/..%2F..%2Fevil`,
+      '/t/o/not-a-token',
+    ]) {
       const bad = await request(api.app).get(p);
       expect(bad.status).toBe(404);
       expect(bad.headers.location).toBeUndefined();
@@ -126,6 +134,6 @@ describe('public tracking and unsubscribe routes', () => {
       expect.objectContaining({ subscriber_id: subscriberId, email: 'ann@example.test', is_active: false }),
     ]);
     expect((await request(api.app).get(unsubscribe)).text).toContain('You are unsubscribed');
-    expect((await request(api.app).post('/u/ffffffffffffffffffffffffffffffff')).status).toBe(404);
+    expect((await request(api.app).post('/u/1-AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
   });
 });

@@ -126,15 +126,15 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     expect(sample.from).toEqual({ address: 'news@example.test', name: 'News' });
     expect(sample.replyTo).toBe('reply@example.test');
     expect(sample.headers['x-campaign']).toBe('spring');
-    expect(sample.headers['list-unsubscribe']).toMatch(new RegExp(`^<${PUBLIC_URL}/u/[0-9a-f]{32}>$`));
+    expect(sample.headers['list-unsubscribe']).toMatch(new RegExp(`^<${PUBLIC_URL}/u/\\d+-[A-Za-z0-9_-]{22}>$`));
     expect(sample.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
-    expect(sample.html).toMatch(new RegExp(`<img src="${PUBLIC_URL}/t/o/[0-9a-f]{32}"`));
+    expect(sample.html).toMatch(new RegExp(`<img src="${PUBLIC_URL}/t/o/\\d+-[A-Za-z0-9_-]{22}"`));
     const recipient = await database.db('broadcast_recipients as r')
       .join('subscribers as s', 's.id', 'r.subscriber_id')
       .where({ 'r.broadcast_id': b.id, 's.email': `user7@c${channel.id}.example.test` })
-      .first('r.message_id', 'r.status', 'r.token');
+      .first('r.id', 'r.message_id', 'r.status');
     expect(sample.messageId).toBe(recipient.message_id);
-    expect(sample.headers['list-unsubscribe']).toContain(String(recipient.token).replace(/-/g, ''));
+    expect(sample.headers['list-unsubscribe']).toContain(`/u/${recipient.id}-`);
 
     const after = await database.db('broadcasts').where({ id: b.id }).first();
     expect(after).toMatchObject({ status: 'sent', total_recipients: 210, broadcast_recipients_count: 210 });

@@ -116,7 +116,7 @@ export class PgRecipientStore implements RecipientStore {
 
   async claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedRecipient[]> {
     const { rows } = await this.db.raw<{
-      rows: Array<SubscriberRow & { id: number; message_id: string; token: string; attempts: number; status: string }>;
+      rows: Array<SubscriberRow & { id: number; message_id: string; attempts: number; status: string }>;
     }>(
       `WITH picked AS (
          SELECT r.id FROM broadcast_recipients r
@@ -137,7 +137,7 @@ export class PgRecipientStore implements RecipientStore {
               attempts = r.attempts + CASE WHEN j.sendable THEN 1 ELSE 0 END
          FROM judged j, subscribers s
         WHERE r.id = j.id AND s.id = r.subscriber_id
-       RETURNING r.id, r.message_id, replace(r.token::text, '-', '') AS token, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`,
+       RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`,
       { broadcastId, now, limit, worker, leaseUntil },
     );
     return rows
@@ -145,7 +145,6 @@ export class PgRecipientStore implements RecipientStore {
         id: row.id,
         broadcastId,
         messageId: row.message_id,
-        token: row.token,
         attempts: row.attempts,
         sendable: row.status === 'claimed',
         subscriber: toSubscriber(row),
@@ -289,7 +288,16 @@ export class PgRecipientStore implements RecipientStore {
     return rows.map((r) => r.id);
   }
 
-  async findByToken(token: string): Promise<TrackedRecipient | null> {
+  async trackingSecret(broadcastId: number, candidate: Uint8Array): Promise<Uint8Array> {
+    const { rows } = await this.db.raw<{ rows: { secret: Buffer }[] }>(
+      `UPDATE broadcasts SET tracking_secret = COALESCE(tracking_secret, ?) WHERE id = ? RETURNING tracking_secret AS secret`,
+      [Buffer.from(candidate), broadcastId],
+    );
+    if (!rows[0]) throw new Error(`broadcast ${broadcastId} does not exist`);
+    return rows[0].secret;
+  }
+
+  async findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null> {
     const { rows } = await this.db.raw<{
       rows: Array<
         SubscriberRow & {
@@ -301,16 +309,17 @@ export class PgRecipientStore implements RecipientStore {
           delivered_at: Date | null;
           opened_at: Date | null;
           clicked_at: Date | null;
+          tracking_secret: Buffer | null;
         }
       >;
     }>(
       `SELECT r.id, b.channel_id, r.broadcast_id, r.message_id, r.status, r.delivered_at, r.opened_at, r.clicked_at,
-              ${SUBSCRIBER_COLUMNS}
+              b.tracking_secret, ${SUBSCRIBER_COLUMNS}
          FROM broadcast_recipients r
          JOIN broadcasts b ON b.id = r.broadcast_id
          JOIN subscribers s ON s.id = r.subscriber_id
-        WHERE r.token = ?::uuid`,
-      [token],
+        WHERE r.id = ?`,
+      [recipientId],
     );
     const row = rows[0];
     if (!row) return null;
@@ -324,6 +333,7 @@ export class PgRecipientStore implements RecipientStore {
       openedAt: row.opened_at,
       clickedAt: row.clicked_at,
       subscriber: toSubscriber(row),
+      secret: row.tracking_secret,
     };
   }
 

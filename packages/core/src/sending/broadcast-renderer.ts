@@ -19,8 +19,7 @@ export interface RenderedEmail {
 }
 
 export interface RecipientLinks {
-  /** The recipient's tracking token (the one secret its links carry). */
-  token: string;
+  recipientId: number;
   subscriber: SubscriberSnapshot;
 }
 
@@ -39,6 +38,8 @@ export class BroadcastRenderer {
     private readonly templates: Templates,
     links: readonly BroadcastLink[],
     publicUrl: string,
+    /** The token a recipient's links carry (domain: trackingToken under the broadcast's secret). */
+    private readonly tokenFor: (recipientId: number) => string,
   ) {
     this.linkByUrl = new Map(links.map((l) => [l.url, l]));
     this.customHeaders = allowedCustomHeaders(broadcast.emailHeaders);
@@ -82,7 +83,7 @@ export class BroadcastRenderer {
       text = htmlToText(html);
     }
 
-    const token = recipient.token;
+    const token = this.tokenFor(recipient.recipientId);
     const unsubscribe = this.unsubscribeUrl(token);
     if (b.trackClicks && this.linkByUrl.size > 0) {
       html = rewriteLinks(html, (url) => {

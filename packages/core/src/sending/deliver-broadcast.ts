@@ -1,5 +1,6 @@
 import {
   finalStatus,
+  trackingToken,
   linkIdentifier,
   sendRetryDelayMs,
   trackableLinks,
@@ -111,7 +112,8 @@ export class DeliverBroadcast {
           sources.flatMap(trackableLinks).map((url) => ({ identifier: linkIdentifier(url), url })),
         )
       : [];
-    const renderer = new BroadcastRenderer(broadcast, this.templates, links, o.publicUrl);
+    const secret = await recipients.trackingSecret(broadcast.id, this.random.bytes(32));
+    const renderer = new BroadcastRenderer(broadcast, this.templates, links, o.publicUrl, (id) => trackingToken(secret, id));
     const flusher = new OutcomeFlusher((batch, r) => this.record(broadcast, batch, r), this.transactor);
     const deadline = Date.now() + o.sliceMs;
     const leaseUntil = () => new Date(this.clock.now().getTime() + o.leaseMs);
@@ -243,7 +245,7 @@ export class DeliverBroadcast {
     if (server === undefined) return { kind: 'unsendable', message: 'No email server configured' };
     let email;
     try {
-      email = await renderer.render({ token: r.token, subscriber: r.subscriber });
+      email = await renderer.render({ recipientId: r.id, subscriber: r.subscriber });
     } catch (error) {
       return { kind: 'unsendable', message: `Rendering failed: ${error instanceof Error ? error.message : String(error)}` };
     }

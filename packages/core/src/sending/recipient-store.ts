@@ -24,7 +24,6 @@ export interface ClaimedRecipient {
   id: number;
   broadcastId: number;
   messageId: string;
-  token: string;
   attempts: number;
   /** False when the subscriber stopped being sendable since queueing: the row is already `skipped`. */
   sendable: boolean;
@@ -131,7 +130,13 @@ export interface RecipientStore {
   /** Broadcasts in queueing or sending that nobody works on (no live lease) while work remains. */
   stalledBroadcasts(now: Date, queueingStaleBefore: Date): Promise<number[]>;
 
-  findByToken(token: string): Promise<TrackedRecipient | null>;
+  /**
+   * The broadcast's random link secret, created on first use (get-or-create in one statement,
+   * so concurrent dispatchers agree on it).
+   */
+  trackingSecret(broadcastId: number, candidate: Uint8Array): Promise<Uint8Array>;
+  /** A recipient with its broadcast's link secret, to verify a token that names it. */
+  findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null>;
   findLink(broadcastId: number, identifier: string): Promise<BroadcastLink | null>;
   markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date): Promise<void>;
   /** null when the subscriber was already unsubscribed: the change happens once. */

@@ -1,15 +1,17 @@
+import { trackingToken } from '@mailcast/domain';
 import { fakeRepositories, FakeTransactor, FixedClock } from '../test-support/fakes';
 import { RecordClick, RecordOpen, UnsubscribeByToken } from './tracking';
 
-const TOKEN = 'a'.repeat(32);
+const SECRET = Buffer.alloc(32, 1);
+const TOKEN = trackingToken(SECRET, 7);
 
 function world() {
   const repositories = fakeRepositories();
   const clock = new FixedClock(new Date('2026-11-22T10:00:00Z'));
   const transactor = new FakeTransactor(repositories);
+  repositories.recipients.secrets.set(3, SECRET);
   repositories.recipients.recipients.push({
     id: 7,
-    token: TOKEN,
     channelId: 1,
     broadcastId: 3,
     messageId: '<3.9.x@example.test>',
@@ -54,7 +56,8 @@ describe('tracking', () => {
   it('refuses malformed and unknown tokens without touching anything', async () => {
     const w = world();
     expect(await new RecordOpen(w.transactor, w.clock).execute({ token: 'nope' })).toBe(false);
-    expect(await new RecordOpen(w.transactor, w.clock).execute({ token: 'b'.repeat(32) })).toBe(false);
+    expect(await new RecordOpen(w.transactor, w.clock).execute({ token: trackingToken(Buffer.alloc(32, 2), 7) })).toBe(false);
+    expect(await new RecordOpen(w.transactor, w.clock).execute({ token: trackingToken(SECRET, 8) })).toBe(false);
     expect(await new RecordClick(w.transactor, w.clock).execute({ token: TOKEN, link: 'zzz' })).toBeNull();
     expect(w.repositories.emailEvents.events).toEqual([]);
     expect(w.repositories.outbox.events).toEqual([]);

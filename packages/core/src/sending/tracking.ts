@@ -1,11 +1,17 @@
+import { trackingTokenRecipient, verifyTrackingToken } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { Clock, Repositories, Transactor } from '../ports';
 import { emailEventData, subscriberEventData } from './event-data';
 import type { TrackedRecipient } from './recipient-store';
 
-// A token is the hex of a random UUID (see the recipient_tracking migration); anything else is
-// refused before it reaches the database.
-const TOKEN = /^[0-9a-f]{32}$/;
+/** The recipient a token names, if the token is well-formed and its MAC verifies. */
+async function tracked(r: Repositories, token: string): Promise<TrackedRecipient | null> {
+  const id = trackingTokenRecipient(token);
+  if (id === null) return null;
+  const t = await r.recipients.findTracked(id);
+  if (t === null || t.secret === null || !verifyTrackingToken(t.secret, token)) return null;
+  return t;
+}
 
 function facts(t: TrackedRecipient) {
   return {
@@ -28,10 +34,9 @@ export class RecordOpen {
   ) {}
 
   async execute(input: { token: string }): Promise<boolean> {
-    if (!TOKEN.test(input.token)) return false;
     const at = this.clock.now();
     return this.transactor.run(async (r) => {
-      const t = await r.recipients.findByToken(input.token);
+      const t = await tracked(r, input.token);
       if (t === null) return false;
       await r.recipients.markEngaged(t.id, 'opened', at);
       await r.emailEvents.record({
@@ -66,10 +71,10 @@ export class RecordClick {
 
   /** The original URL, or null when the token or link is unknown. */
   async execute(input: { token: string; link: string }): Promise<string | null> {
-    if (!TOKEN.test(input.token) || !/^[A-Za-z0-9_-]{1,64}$/.test(input.link)) return null;
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(input.link)) return null;
     const at = this.clock.now();
     return this.transactor.run(async (r) => {
-      const t = await r.recipients.findByToken(input.token);
+      const t = await tracked(r, input.token);
       if (t === null) return null;
       const link = await r.recipients.findLink(t.broadcastId, input.link);
       if (link === null) return null;
@@ -101,8 +106,7 @@ export class GetUnsubscribeTarget {
   constructor(@inject(Repositories) private readonly repositories: Repositories) {}
 
   async execute(input: { token: string }): Promise<{ email: string; unsubscribed: boolean } | null> {
-    if (!TOKEN.test(input.token)) return null;
-    const t = await this.repositories.recipients.findByToken(input.token);
+    const t = await tracked(this.repositories, input.token);
     if (t === null) return null;
     return { email: t.subscriber.email, unsubscribed: t.subscriber.unsubscribedAt !== null && !t.subscriber.isActive };
   }
@@ -122,10 +126,9 @@ export class UnsubscribeByToken {
 
   /** null for an unknown token; `changed` false when already unsubscribed. */
   async execute(input: { token: string }): Promise<{ email: string; changed: boolean } | null> {
-    if (!TOKEN.test(input.token)) return null;
     const at = this.clock.now();
     return this.transactor.run(async (r) => {
-      const t = await r.recipients.findByToken(input.token);
+      const t = await tracked(r, input.token);
       if (t === null) return null;
       const subscriber = await r.recipients.unsubscribeSubscriber(t.subscriber.id, at);
       if (subscriber === null) return { email: t.subscriber.email, changed: false };

@@ -19,11 +19,17 @@ const unused = (name: string): never => {
  * exercised against PostgreSQL only, so they are not faked.
  */
 export class FakeRecipientStore implements RecipientStore {
-  readonly recipients: Array<TrackedRecipient & { token: string }> = [];
+  readonly recipients: TrackedRecipient[] = [];
+  readonly secrets = new Map<number, Uint8Array>();
   readonly links: Array<BroadcastLink & { broadcastId: number }> = [];
 
-  async findByToken(token: string): Promise<TrackedRecipient | null> {
-    return this.recipients.find((r) => r.token === token) ?? null;
+  async findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null> {
+    const r = this.recipients.find((x) => x.id === recipientId);
+    return r ? { ...r, secret: this.secrets.get(r.broadcastId) ?? null } : null;
+  }
+  async trackingSecret(broadcastId: number, candidate: Uint8Array): Promise<Uint8Array> {
+    if (!this.secrets.has(broadcastId)) this.secrets.set(broadcastId, candidate);
+    return this.secrets.get(broadcastId)!;
   }
   async findLink(broadcastId: number, identifier: string): Promise<BroadcastLink | null> {
     return this.links.find((l) => l.broadcastId === broadcastId && l.identifier === identifier) ?? null;
