@@ -176,7 +176,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     const ids = await subscribers(channel.id, 5);
     const b = await scheduled(channel.id);
     const store = fixtures.repositories.recipients;
-    await store.materialize((await store.findBroadcast(b.id))!, 0, 100, `x@${new URL(PUBLIC_URL).hostname}`);
+    await store.materialize((await store.findBroadcast(b.id))!, 0, Number.MAX_SAFE_INTEGER, 100, `x@${new URL(PUBLIC_URL).hostname}`);
     await database.db('broadcasts').where({ id: b.id }).update({ status: 'queueing' });
     await database.db('subscribers').where({ id: ids[2] }).update({ is_active: false });
     const before = smtp.messages.length;

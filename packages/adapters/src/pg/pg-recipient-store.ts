@@ -74,12 +74,27 @@ export class PgRecipientStore implements RecipientStore {
     return row ? toBroadcast(row as BroadcastRow) : null;
   }
 
-  async materialize(broadcast: Broadcast, afterSubscriberId: number, batchSize: number, messageIdSuffix: string): Promise<number | null> {
+  async subscriberIdRange(channelId: number): Promise<{ min: number; max: number } | null> {
+    const { rows } = await this.db.raw<{ rows: { min: number | null; max: number | null }[] }>(
+      `SELECT min(s.id) AS min, max(s.id) AS max FROM subscribers s WHERE s.channel_id = ? AND ${SENDABLE}`,
+      [channelId],
+    );
+    const row = rows[0];
+    return row && row.min !== null && row.max !== null ? { min: Number(row.min), max: Number(row.max) } : null;
+  }
+
+  async materialize(
+    broadcast: Broadcast,
+    afterSubscriberId: number,
+    upToSubscriberId: number,
+    batchSize: number,
+    messageIdSuffix: string,
+  ): Promise<number | null> {
     const segments = broadcast.segmentIds.length > 0;
     const { rows } = await this.db.raw<{ rows: { last: number | null }[] }>(
       `WITH batch AS (
          SELECT s.id FROM subscribers s
-          WHERE s.channel_id = :channelId AND s.id > :after AND ${SENDABLE}
+          WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
           ${segments ? 'AND EXISTS (SELECT 1 FROM segment_memberships m WHERE m.subscriber_id = s.id AND m.segment_id = ANY(:segments))' : ''}
           ORDER BY s.id
           LIMIT :limit
@@ -92,6 +107,7 @@ export class PgRecipientStore implements RecipientStore {
       {
         channelId: broadcast.channelId,
         after: afterSubscriberId,
+        upTo: upToSubscriberId,
         limit: batchSize,
         broadcastId: broadcast.id,
         suffix: messageIdSuffix,

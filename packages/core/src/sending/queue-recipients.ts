@@ -4,6 +4,8 @@ import { Clock, RandomSource, Repositories, Transactor, type Broadcast } from '.
 import { broadcastEventData } from './event-data';
 import { SendingOptions } from './sending-options';
 
+const QUEUEING_PARALLELISM = 4;
+
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** The outbox event of a broadcast entering its current status (CONTRACT: broadcast.<status>). */
@@ -52,15 +54,25 @@ export class QueueRecipients {
     }
     const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
     const suffix = `${hex(this.random.bytes(6))}@${host}`;
-    let inserted = 0;
-    for (let after = 0; ; ) {
-      const last = await this.repositories.recipients.materialize(broadcast, after, this.options.materializeBatchSize, suffix);
-      if (last === null) break;
-      after = last;
-      inserted += 1;
+    const store = this.repositories.recipients;
+    const range = await store.subscriberIdRange(broadcast.channelId);
+    if (range !== null) {
+      // Disjoint subscriber-id ranges, inserted side by side on their own connections.
+      const parts = QUEUEING_PARALLELISM;
+      const span = Math.ceil((range.max - range.min + 1) / parts);
+      await Promise.all(
+        Array.from({ length: parts }, async (_, i) => {
+          const upTo = i === parts - 1 ? range.max : range.min - 1 + span * (i + 1);
+          for (let after = range.min - 1 + span * i; ; ) {
+            const last = await store.materialize(broadcast, after, upTo, this.options.materializeBatchSize, suffix);
+            if (last === null) break;
+            after = last;
+          }
+        }),
+      );
+      // A broadcast of any size changes the table's shape more than autovacuum notices in time.
+      await store.refreshStatistics();
     }
-    // A broadcast of any size changes the table's shape more than autovacuum notices in time.
-    if (inserted > 0) await this.repositories.recipients.refreshStatistics();
     const now = this.clock.now();
     await this.transactor.run(async (r) => {
       const counts = await r.recipients.outcomeCounts(id);

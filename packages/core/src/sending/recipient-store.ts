@@ -85,11 +85,19 @@ export interface RecipientStore {
     patch?: { totalRecipients?: number; broadcastRecipientsCount?: number; beginSendAt?: Date; sentAt?: Date },
   ): Promise<Broadcast | null>;
   /**
-   * Inserts the next batch of recipients (sendable subscribers with id > afterSubscriberId, in
-   * id order) with INSERT … SELECT … ON CONFLICT DO NOTHING. Returns the last subscriber id of
-   * the batch, or null when there was none left.
+   * Inserts the next batch of recipients (sendable subscribers with afterSubscriberId < id <=
+   * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING. Returns the
+   * last subscriber id of the batch, or null when there was none left.
    */
-  materialize(broadcast: Broadcast, afterSubscriberId: number, batchSize: number, messageIdSuffix: string): Promise<number | null>;
+  materialize(
+    broadcast: Broadcast,
+    afterSubscriberId: number,
+    upToSubscriberId: number,
+    batchSize: number,
+    messageIdSuffix: string,
+  ): Promise<number | null>;
+  /** The lowest and highest subscriber id of the channel, to split queueing into ranges. */
+  subscriberIdRange(channelId: number): Promise<{ min: number; max: number } | null>;
   countRecipients(broadcastId: number): Promise<number>;
   /**
    * Refreshes the planner's statistics after a large insert: without them a new broadcast's

@@ -59,6 +59,9 @@ export class FakeRecipientStore implements RecipientStore {
   materialize(): Promise<number | null> {
     return unused('materialize');
   }
+  subscriberIdRange(): Promise<{ min: number; max: number } | null> {
+    return unused('subscriberIdRange');
+  }
   refreshStatistics(): Promise<void> {
     return unused('refreshStatistics');
   }
