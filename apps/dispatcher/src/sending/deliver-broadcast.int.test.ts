@@ -256,7 +256,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     expect((await events('broadcast.failed', channel.id)).length).toBe(1);
   });
 
-  it('stops when paused and carries on after resume, sending nobody twice', async () => {
+  it('sends nothing while paused, then each recipient once when it goes on', async () => {
     const channel = await aChannelWithServer();
     await subscribers(channel.id, 30);
     const b = await scheduled(channel.id);
@@ -264,7 +264,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     await database.db('broadcasts').where({ id: b.id }).update({ status: 'paused' });
     expect(await deliver(b.id)).toBe('nothing_to_do');
     expect(smtp.messages.length).toBe(before);
-    // Resume (the broadcast API's move): paused → sending. Queueing never ran, so nothing is listed.
+    // Paused before queueing ran: nothing is listed yet, so it goes on from scheduled.
     await database.db('broadcasts').where({ id: b.id }).update({ status: 'scheduled' });
     expect(await deliver(b.id)).toBe('finished');
     expect(new Set(smtp.messages.slice(before).map((m) => m.to[0])).size).toBe(30);
