@@ -1,5 +1,7 @@
 import { composeContainer, type Infrastructure, type Override } from '@mailcast/adapters';
+import { SendingOptions } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
+import { sendingConfig } from './sending/sending-config';
 
 export type { Override };
 
@@ -8,5 +10,8 @@ export type { Override };
  * overrides that replace single tokens (the clock, say) in a child container.
  */
 export function buildContainer(infra: Infrastructure, overrides: readonly Override[] = []): DependencyContainer {
-  return composeContainer(infra, overrides);
+  const container = composeContainer(infra);
+  container.registerInstance(SendingOptions, sendingConfig(infra.config.publicUrl));
+  for (const { token, value } of overrides) container.registerInstance(token, value);
+  return container;
 }

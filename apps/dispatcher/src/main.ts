@@ -1,11 +1,15 @@
 import 'reflect-metadata';
 import { createLogger, createMetricsRegistry, exitOnStartupError, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
+import { Mailer, SendingOptions } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
+import os from 'node:os';
 import { Histogram } from 'prom-client';
 import { buildContainer } from './container';
 import { HANDLERS, startWorkers } from './handlers/registry';
 import { portOf, startHealthServer } from './health-server';
+import { sendingConfig } from './sending/sending-config';
+import { startSweeper } from './sending/sweeper';
 
 /** Any number of dispatchers may run against one database; pg-boss hands each job to one. */
 async function main(): Promise<void> {
@@ -15,7 +19,13 @@ async function main(): Promise<void> {
     logger = createLogger({ level: config.logLevel, production: config.production, service: 'dispatcher' });
     const database = await resolveDatabase(config.databaseUrl);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
-    const container = buildContainer(infra);
+    let stopping = false;
+    const sending = {
+      ...sendingConfig(config.publicUrl),
+      workerName: `${os.hostname()}:${process.pid}`,
+      stopRequested: () => stopping,
+    };
+    const container = buildContainer(infra, [{ token: SendingOptions, value: sending }]);
     const log = logger;
     const metrics = createMetricsRegistry('dispatcher');
     const jobs = new Histogram({
@@ -32,7 +42,7 @@ async function main(): Promise<void> {
         log.warn('job failed', { queue, jobId, error: error instanceof Error ? error.message : String(error) });
       },
     });
-    let stopping = false;
+    const stopSweeper = startSweeper(container, sending.sweepIntervalMs, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
       health = await startHealthServer(config.dispatcherMetricsPort, () => !stopping, metrics);
@@ -42,8 +52,12 @@ async function main(): Promise<void> {
 
     onShutdown(log, async () => {
       stopping = true;
-      // pg-boss stops fetching and waits for the jobs in hand; unfinished ones go back.
+      stopSweeper();
+      // pg-boss stops fetching and waits for the jobs in hand; a sending job stops claiming,
+      // finishes the messages in flight and hands the rest to a fresh job.
       await infra.close();
+      // The pooled SMTP connections would otherwise keep the process (and the server) busy.
+      await container.resolve<Mailer>(Mailer).close();
       await database.stop();
       health?.close();
       log.info('dispatcher stopped');

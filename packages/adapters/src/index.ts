@@ -27,3 +27,4 @@ export * from './http/public-links';
 export * from './templates/liquid-templates';
 export * from './metrics/registry';
 export * from './metrics/business-metrics';
+export * from './pg/pg-recipient-store';

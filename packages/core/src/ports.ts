@@ -1,5 +1,6 @@
 import type { BroadcastStatus, EventType, Permission } from '@mailcast/domain';
 import type { JobName, JobPayloads } from './jobs';
+import type { RecipientStore } from './sending/recipient-store';
 
 /*
  * Ports: what the use cases need from the world. Each DI token has the same name as the
@@ -297,6 +298,11 @@ export interface RecordedEvent extends OutboxEvent {
  */
 export interface EventOutbox {
   record(event: OutboxEvent): Promise<RecordedEvent>;
+  /**
+   * Many events in one statement (the sending pipeline records thousands a second). Whatever
+   * `record` does besides inserting, this does too.
+   */
+  recordMany(events: readonly OutboxEvent[]): Promise<void>;
 }
 
 export interface JobOptions {
@@ -348,6 +354,11 @@ export interface EmailEventRecord {
 export interface EmailEvents {
   /** `firstForRecipient`: no earlier event of this kind (and link, for clicks) for the recipient. */
   record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }>;
+  /**
+   * Many events in one statement, for the sending pipeline's group commits. Whatever `record`
+   * maintains besides the rows (aggregates), this maintains too.
+   */
+  recordMany(events: readonly EmailEventRecord[]): Promise<void>;
 }
 
 /** Every repository, bound to one transaction. */
@@ -360,6 +371,8 @@ export interface Repositories {
   subscriberConfirmations: SubscriberConfirmationRepository;
   confirmationTemplates: ConfirmationTemplateRepository;
   emailEvents: EmailEvents;
+  /** The sending pipeline's recipients, links and tracking look-ups. */
+  recipients: RecipientStore;
   outbox: EventOutbox;
   jobs: JobQueue;
 }

@@ -80,6 +80,23 @@ test('the barrel exports the public API', () => {
     'smtpFailureKind',
     'rateLimitWindowStart',
     'decideRateLimit',
+    'escapeHtml',
+    'decodeHtmlEntities',
+    'looksLikeHtml',
+    'textToHtml',
+    'htmlToText',
+    'trackableLinks',
+    'linkIdentifier',
+    'rewriteLinks',
+    'insertPreheader',
+    'appendToBody',
+    'RESERVED_HEADERS',
+    'allowedCustomHeaders',
+    'sendRetryDelayMs',
+    'DEFAULT_SEND_RETRY_SCHEDULE_MS',
+    'trackingToken',
+    'trackingTokenRecipient',
+    'verifyTrackingToken',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);

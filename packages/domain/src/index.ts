@@ -11,3 +11,6 @@ export * from './events';
 export * from './api-token';
 export * from './smtp';
 export * from './rate-limit';
+export * from './email-content';
+export * from './send-retry';
+export * from './tracking-token';

@@ -14,6 +14,8 @@ import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
 import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers.routes';
+import { trackingRoutes } from '../public/tracking.routes';
+import { unsubscribeRoutes } from '../public/unsubscribe.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -36,6 +38,9 @@ export function createApp(container: DependencyContainer): Express {
   app.use(metrics.routes);
   // The document and its docs page are public: mounted before the authenticated /api/v1 router.
   app.use(docsRoutes());
+  // Public links in emails: no token, outside /api/v1.
+  app.use(trackingRoutes(container));
+  app.use(unsubscribeRoutes(container));
 
   const api = express.Router();
   api.use(authenticate(container));

@@ -598,12 +598,16 @@ const PATHS: Record<string, Json> = {
       },
     }),
   },
-  '/t/c/{token}': {
-    parameters: [tokenParam],
+  '/t/c/{token}/{link}': {
+    parameters: [
+      tokenParam,
+      { name: 'link', in: 'path', required: true, description: "The link's identifier within its broadcast.", schema: { type: 'string' } },
+    ],
     get: publicOperation({
       operationId: 'trackClick',
       summary: 'Click tracking redirect',
-      description: 'Each link of a tracked email is rewritten to pass here; records a click (email.clicked), then redirects.',
+      description:
+        "Each link of a tracked email is rewritten to pass here; records a click (email.clicked), then redirects to the URL stored for that link of the recipient's broadcast, never to a URL taken from the request.",
       tag: PUBLIC,
       responses: {
         '302': {

@@ -3,6 +3,7 @@ import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { confirmationEmailHandler } from './confirmation-email.handler';
 import { broadcastDueHandler, broadcastSweepHandler } from './broadcast-due.handler';
+import { broadcastsSendHandler } from './broadcasts-send.handler';
 
 /**
  * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
@@ -22,6 +23,7 @@ export interface JobHandler<Name extends JobName = JobName> {
 export const HANDLERS: readonly JobHandler[] = [
   broadcastDueHandler as unknown as JobHandler,
   broadcastSweepHandler as unknown as JobHandler,
+  broadcastsSendHandler as unknown as JobHandler,
   confirmationEmailHandler as unknown as JobHandler,
 ];
 

@@ -10,7 +10,7 @@ import type {
 import type { BroadcastStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
-interface BroadcastRow {
+export interface BroadcastRow {
   id: number;
   channel_id: number;
   name: string | null;
@@ -40,7 +40,7 @@ interface BroadcastRow {
   updated_at: Date;
 }
 
-const toBroadcast = (row: BroadcastRow): Broadcast => ({
+export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   id: row.id,
   channelId: row.channel_id,
   name: row.name,

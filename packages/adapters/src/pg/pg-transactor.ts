@@ -11,6 +11,7 @@ import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
+import { PgRecipientStore } from './pg-recipient-store';
 
 /** Every repository over one connection or transaction; jobs go through the same one. */
 export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
@@ -24,6 +25,7 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     subscriberConfirmations: new PgSubscriberConfirmationRepository(db),
     confirmationTemplates: new PgConfirmationTemplateRepository(db),
     emailEvents: new PgEmailEvents(db),
+    recipients: new PgRecipientStore(db),
     outbox: new PgEventOutbox(db),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
   };

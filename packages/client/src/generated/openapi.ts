@@ -764,11 +764,13 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/t/c/{token}": {
+    "/t/c/{token}/{link}": {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The link's identifier within its broadcast. */
+                link: string;
                 /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
                 token: string;
             };
@@ -776,7 +778,7 @@ export interface paths {
         };
         /**
          * Click tracking redirect
-         * @description Each link of a tracked email is rewritten to pass here; records a click (email.clicked), then redirects.
+         * @description Each link of a tracked email is rewritten to pass here; records a click (email.clicked), then redirects to the URL stored for that link of the recipient's broadcast, never to a URL taken from the request.
          */
         get: operations["trackClick"];
         put?: never;
@@ -2993,6 +2995,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The link's identifier within its broadcast. */
+                link: string;
                 /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
                 token: string;
             };

@@ -9,7 +9,13 @@ type SubscriberEventType =
   | 'subscriber.deleted';
 
 /** The spec's subscriber data shape ("Data shapes: Subscriber events"). */
-export function subscriberEventData(s: Subscriber): SubscriberEventData {
+/** The fields the spec's subscriber event data carries (a full Subscriber or a recipient's snapshot). */
+export type SubscriberEventSource = Pick<
+  Subscriber,
+  'id' | 'email' | 'firstName' | 'lastName' | 'subscribedAt' | 'unsubscribedAt' | 'isActive' | 'customData' | 'source'
+>;
+
+export function subscriberEventData(s: SubscriberEventSource): SubscriberEventData {
   return {
     subscriber_id: s.id,
     email: s.email,

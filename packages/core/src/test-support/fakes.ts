@@ -34,6 +34,7 @@ import type {
   Transactor,
 } from '../ports';
 import type { Permission } from '@mailcast/domain';
+import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 
 /** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
 export class FakeChannels implements ChannelRepository {
@@ -256,6 +257,9 @@ export class FakeConfirmationTemplates implements ConfirmationTemplateRepository
 
 export class FakeOutbox implements EventOutbox {
   readonly events: RecordedEvent[] = [];
+  async recordMany(events: readonly OutboxEvent[]): Promise<void> {
+    for (const event of events) await this.record(event);
+  }
   async record(event: OutboxEvent): Promise<RecordedEvent> {
     const recorded = { ...event, id: this.events.length + 1 };
     this.events.push(recorded);
@@ -265,6 +269,9 @@ export class FakeOutbox implements EventOutbox {
 
 export class FakeEmailEvents implements EmailEvents {
   readonly events: Array<EmailEventRecord & { id: number }> = [];
+  async recordMany(events: readonly EmailEventRecord[]): Promise<void> {
+    for (const event of events) await this.record(event);
+  }
   async record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }> {
     const firstForRecipient = !this.events.some(
       (e) =>
@@ -296,6 +303,7 @@ export function fakeRepositories(): Repositories & {
   subscriberConfirmations: FakeSubscriberConfirmations;
   confirmationTemplates: FakeConfirmationTemplates;
   emailEvents: FakeEmailEvents;
+  recipients: FakeRecipientStore;
   outbox: FakeOutbox;
   jobs: FakeJobs;
 } {
@@ -308,6 +316,7 @@ export function fakeRepositories(): Repositories & {
     subscriberConfirmations: new FakeSubscriberConfirmations(),
     confirmationTemplates: new FakeConfirmationTemplates(),
     emailEvents: new FakeEmailEvents(),
+    recipients: new FakeRecipientStore(),
     outbox: new FakeOutbox(),
     jobs: new FakeJobs(),
   };

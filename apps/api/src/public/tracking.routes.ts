@@ -1,0 +1,41 @@
+import { RecordClick, RecordOpen } from '@mailcast/core';
+import { Router } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+
+// The smallest transparent GIF.
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+/**
+ * Open pixel and click redirects, public (a mail client has no token). Every load and click is
+ * recorded with its time. A click redirects only to the URL stored for that broadcast's link,
+ * so the route cannot be used as an open redirect; an unknown token is a plain 404.
+ */
+export function trackingRoutes(container: DependencyContainer): Router {
+  const router = Router();
+
+  router.get('/t/o/:token', async (req, res) => {
+    const found = await container.resolve(RecordOpen).execute({ token: String(req.params.token) });
+    if (!found) {
+      res.status(404).type('text/plain').send('Not found');
+      return;
+    }
+    // Never cached, so each open reaches us.
+    res
+      .status(200)
+      .set({ 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, no-cache, must-revalidate, private', Pragma: 'no-cache', Expires: '0' })
+      .send(PIXEL);
+  });
+
+  router.get('/t/c/:token/:link', async (req, res) => {
+    const url = await container
+      .resolve(RecordClick)
+      .execute({ token: String(req.params.token), link: String(req.params.link) });
+    if (url === null) {
+      res.status(404).type('text/plain').send('This link is not valid.');
+      return;
+    }
+    res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }).redirect(302, url);
+  });
+
+  return router;
+}

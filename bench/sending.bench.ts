@@ -1,0 +1,215 @@
+import {
+  createBoss,
+  CryptoRandom,
+  PgTransactor,
+  pgRepositories,
+  SystemClock,
+} from '@mailcast/adapters';
+import { defaultSendingOptions, QueueRecipients } from '@mailcast/core';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Bench, BenchSection } from './harness';
+import { round } from './harness';
+
+const REPO_ROOT = path.resolve(__dirname, '..');
+const MESSAGES = Number(process.env.SENDING_BENCH_MESSAGES ?? 100_000);
+const MATERIALIZE = Number(process.env.SENDING_BENCH_RECIPIENTS ?? 1_000_000);
+// The dispatcher's own settings: MAX_CONNECTIONS_PER_SERVER and the default send concurrency.
+const MAX_CONNECTIONS = 5;
+const CONCURRENCY = defaultSendingOptions('http://bench.test').concurrency;
+
+/** An SMTP server that accepts and discards, in its own process, logging off. */
+const SINK = `
+const { SMTPServer } = require('smtp-server');
+const server = new SMTPServer({
+  authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 0,
+  onData(stream, _s, cb) { stream.on('data', () => {}); stream.on('end', () => cb()); },
+});
+server.listen(0, '127.0.0.1', () => console.log(String(server.server.address().port)));
+`;
+
+/** The ceiling: nodemailer's pooled transport in a loop, same pool size and concurrency. */
+const BARE = `
+const nodemailer = require('nodemailer');
+const n = Number(process.env.N), port = Number(process.env.PORT), concurrency = Number(process.env.CONCURRENCY);
+const t = nodemailer.createTransport({ pool: true, host: '127.0.0.1', port, secure: false,
+  maxConnections: Number(process.env.MAX_CONNECTIONS), maxMessages: Infinity });
+let next = 0;
+const html = '<html><body><p>Hello First{i}, here is the news.</p><a href="https://example.com/a">Read</a></body></html>';
+async function worker() {
+  for (let i = next++; i < n; i = next++) {
+    await t.sendMail({ messageId: '<' + i + '.bare@bench.test>', from: 'news@bench.test', to: 'u' + i + '@bench.test',
+      subject: 'Hello First' + i, text: 'Hello First' + i + ', here is the news. https://example.com/a',
+      html: html.replace('{i}', String(i)),
+      headers: { 'List-Unsubscribe': '<http://bench.test/u/' + i + '>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } });
+  }
+}
+const start = process.hrtime.bigint();
+Promise.all(Array.from({ length: concurrency }, worker)).then(() => {
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  t.close();
+  console.log(JSON.stringify({ ms }));
+});
+`;
+
+function node(args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; firstLine: Promise<string>; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const firstLine = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const nl = out.indexOf('\n');
+      if (nl !== -1) resolve(out.slice(0, nl));
+    });
+    void exited.then((code) => reject(new Error(`process exited (${code}) before answering: ${err.slice(-2000)}`)));
+  });
+  return { child, firstLine, exited };
+}
+
+function memoryKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+export const sendingBench: Bench = {
+  name: 'sending',
+  async run(context): Promise<BenchSection> {
+    const { url, db } = await context.database();
+    const notes: string[] = [];
+
+    // --- 1. Throughput against a local SMTP sink --------------------------------------------
+    const sink = node(['-e', SINK]);
+    const port = Number(await sink.firstLine);
+    context.log(`SMTP sink on ${port}`);
+
+    context.log(`bare nodemailer loop: ${MESSAGES} messages`);
+    const bare = node(['-e', BARE], {
+      ...process.env, N: String(MESSAGES), PORT: String(port), CONCURRENCY: String(CONCURRENCY), MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+    });
+    const bareMs = (JSON.parse(await bare.firstLine) as { ms: number }).ms;
+    await bare.exited;
+    const bareRate = MESSAGES / (bareMs / 1000);
+    context.log(`bare: ${round(bareRate)} msg/s`);
+
+    const [channel] = await db('channels').insert({ name: 'bench', from_email: 'news@bench.test' }).returning('id');
+    await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port });
+    await db.raw(
+      `INSERT INTO subscribers (channel_id, email, first_name, last_name, custom_data)
+       SELECT ?, 'u' || g || '@bench.test', 'First' || g, 'Last' || g, jsonb_build_object('n', g) FROM generate_series(1, ?) g`,
+      [channel.id, MESSAGES],
+    );
+    const [broadcast] = await db('broadcasts')
+      .insert({
+        channel_id: channel.id,
+        name: 'bench',
+        subject: 'Hello {{ subscriber.first_name }}',
+        body: 'Hello {{ subscriber.first_name }}, here is the news. https://example.com/a',
+        html_body: '<html><body><p>Hello {{ subscriber.first_name }}, here is the news.</p><a href="https://example.com/a">Read</a></body></html>',
+        track_opens: true,
+        track_clicks: true,
+        status: 'scheduled',
+      })
+      .returning('id');
+
+    // SENDING_BENCH_DISPATCHER_ARGS: extra node flags for the dispatcher, e.g. --cpu-prof.
+    const flags = (process.env.SENDING_BENCH_DISPATCHER_ARGS ?? '').split(' ').filter(Boolean);
+    const dispatcher = node([...flags, 'apps/dispatcher/dist/main.js'], {
+      ...process.env,
+      DATABASE_URL: url,
+      PUBLIC_URL: 'http://bench.test',
+      LOG_LEVEL: 'info',
+    });
+    await dispatcher.firstLine; // its first log line: started
+    const boss = createBoss(url, 'api');
+    await boss.start();
+    context.log(`pipeline: ${MESSAGES} recipients through a spawned dispatcher`);
+    const start = process.hrtime.bigint();
+    await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
+    let status = 'scheduled';
+    let lastLog = Date.now();
+    while (!['sent', 'partial_failure', 'failed'].includes(status)) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const row = await db('broadcasts').where({ id: broadcast.id }).first('status', 'broadcast_recipients_count');
+      status = row.status;
+      if (Date.now() - lastLog > 10_000) {
+        context.log(`  ${row.broadcast_recipients_count} sent, RSS ${round(memoryKb(dispatcher.child.pid!, 'VmRSS') / 1024)} MB`);
+        lastLog = Date.now();
+      }
+    }
+    const pipelineMs = Number(process.hrtime.bigint() - start) / 1e6;
+    const peakMb = memoryKb(dispatcher.child.pid!, 'VmHWM') / 1024;
+    const counts = (
+      await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id])
+    ).rows as Array<{ status: string; n: number }>;
+    dispatcher.child.kill('SIGTERM');
+    await dispatcher.exited;
+    await boss.stop({ graceful: false, close: true, wait: true });
+    sink.child.kill('SIGTERM');
+    await sink.exited;
+    const pipelineRate = MESSAGES / (pipelineMs / 1000);
+    context.log(`pipeline: ${round(pipelineRate)} msg/s, status ${status}, peak RSS ${round(peakMb)} MB`);
+    notes.push(
+      `Pipeline time runs from enqueueing the job to the final status: queueing ${MESSAGES} recipients, rendering Liquid per recipient, click and open tracking, and recording every outcome (recipient row, email events, outbox events) included. Outcomes: ${counts
+        .map((c) => `${c.status} ${c.n}`)
+        .join(', ')}.`,
+      `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight; the bare loop runs in its own process, as the dispatcher does.`,
+    );
+
+    // --- 2. Materialising 1,000,000 recipients ------------------------------------------------
+    context.log(`seeding ${MATERIALIZE} subscribers`);
+    const [big] = await db('channels').insert({ name: 'bench-1m' }).returning('id');
+    await db.raw(
+      `INSERT INTO subscribers (channel_id, email, first_name, is_active)
+       SELECT ?, 'm' || g || '@bench.test', 'M' || g, g % 50 <> 0 FROM generate_series(1, ?) g`,
+      [big.id, Math.round(MATERIALIZE / 0.98)],
+    );
+    await db.raw('ANALYZE subscribers');
+    const [target] = await db('broadcasts')
+      .insert({ channel_id: big.id, name: 'bench-1m', subject: 's', body: 'b', track_opens: false, track_clicks: false, status: 'scheduled' })
+      .returning('id');
+    const queueBoss = createBoss(url, 'api');
+    await queueBoss.start();
+    const queue = new QueueRecipients(
+      pgRepositories(db, queueBoss),
+      new PgTransactor(db, queueBoss),
+      new SystemClock(),
+      new CryptoRandom(),
+      { ...defaultSendingOptions('http://bench.test'), helperJobs: 0 },
+    );
+    context.log('materialising through QueueRecipients');
+    const qStart = process.hrtime.bigint();
+    const queued = await queue.execute({ broadcastId: target.id });
+    const queueMs = Number(process.hrtime.bigint() - qStart) / 1e6;
+    await queueBoss.stop({ graceful: false, close: true, wait: true });
+
+    // Ceiling: the same rows in one bare INSERT … SELECT, no batches, no status moves.
+    const [bare2] = await db('broadcasts')
+      .insert({ channel_id: big.id, name: 'bare', subject: 's', body: 'b', track_opens: false, track_clicks: false })
+      .returning('id');
+    const bStart = process.hrtime.bigint();
+    await db.raw(
+      `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id)
+       SELECT ?, s.id, '<' || s.id || '@bench.test>' FROM subscribers s
+        WHERE s.channel_id = ? AND s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`,
+      [bare2.id, big.id],
+    );
+    const bareQueueMs = Number(process.hrtime.bigint() - bStart) / 1e6;
+    context.log(`materialised ${queued?.totalRecipients} in ${round(queueMs)} ms (bare ${round(bareQueueMs)} ms)`);
+
+    return {
+      title: 'Sending (issue 4: broadcasts)',
+      setup: `${MESSAGES} personalised, tracked messages through a spawned dispatcher to a local SMTP sink vs a bare nodemailer pooled loop in the same run; then ${queued?.totalRecipients} recipients materialised (of ${Math.round(MATERIALIZE / 0.98)} subscribers, 2% inactive). Sizes: SENDING_BENCH_MESSAGES, SENDING_BENCH_RECIPIENTS.`,
+      figures: [
+        { metric: 'pipeline throughput', value: pipelineRate, unit: 'msg/s', ceiling: bareRate, target: '>= 0.8x bare nodemailer', met: pipelineRate >= 0.8 * bareRate },
+        { metric: 'dispatcher peak memory (VmHWM)', value: peakMb, unit: 'MB', target: '< 300 MB', met: peakMb < 300 },
+        { metric: `materialise ${queued?.totalRecipients ?? 0} recipients`, value: queueMs / 1000, unit: 's', ceiling: bareQueueMs / 1000, target: '< 10 s', met: queueMs < 10_000 },
+      ],
+      notes,
+    };
+  },
+};

@@ -1,0 +1,367 @@
+import type {
+  Broadcast,
+  BroadcastLink,
+  ClaimedRecipient,
+  RecipientSettlement,
+  RecipientStore,
+  SendOutcomeCounts,
+  SendProgress,
+  SubscriberSnapshot,
+  TrackedRecipient,
+} from '@mailcast/core';
+import type { BroadcastStatus } from '@mailcast/domain';
+import type { Knex } from 'knex';
+import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
+
+// The recipients rule (CONTRACT: Broadcasts), the predicate of the subscribers_sendable index:
+// active, and confirmed when created through double opt-in.
+const SENDABLE = `s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`;
+
+// Claimable: pending and due, or claimed by a worker whose lease ran out (it died or stalled).
+const CLAIMABLE = `((r.status = 'pending' AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= :now))
+                   OR (r.status = 'claimed' AND r.lease_expires_at <= :now))`;
+
+interface SubscriberRow {
+  subscriber_id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  tags: string[];
+  custom_data: Record<string, unknown>;
+  is_active: boolean;
+  source: string;
+  subscribed_at: Date;
+  unsubscribed_at: Date | null;
+}
+
+const SUBSCRIBER_COLUMNS = `s.id AS subscriber_id, s.email, s.first_name, s.last_name, s.tags, s.custom_data,
+  s.is_active, s.source, s.subscribed_at, s.unsubscribed_at`;
+
+const toSubscriber = (row: SubscriberRow): SubscriberSnapshot => ({
+  id: row.subscriber_id,
+  email: row.email,
+  firstName: row.first_name,
+  lastName: row.last_name,
+  tags: row.tags,
+  customData: row.custom_data,
+  isActive: row.is_active,
+  source: row.source,
+  subscribedAt: row.subscribed_at,
+  unsubscribedAt: row.unsubscribed_at,
+});
+
+export class PgRecipientStore implements RecipientStore {
+  constructor(private readonly db: Knex) {}
+
+  async findBroadcast(id: number): Promise<Broadcast | null> {
+    const row = await this.db<BroadcastRow>('broadcasts').where({ id }).first();
+    return row ? toBroadcast(row) : null;
+  }
+
+  async transition(
+    id: number,
+    from: readonly BroadcastStatus[],
+    to: BroadcastStatus,
+    now: Date,
+    patch: { totalRecipients?: number; broadcastRecipientsCount?: number; beginSendAt?: Date; sentAt?: Date } = {},
+  ): Promise<Broadcast | null> {
+    const set: Record<string, unknown> = { status: to, updated_at: now, version: this.db.raw('version + 1') };
+    if (patch.totalRecipients !== undefined) set.total_recipients = patch.totalRecipients;
+    if (patch.broadcastRecipientsCount !== undefined) set.broadcast_recipients_count = patch.broadcastRecipientsCount;
+    if (patch.beginSendAt !== undefined) set.begin_send_at = patch.beginSendAt;
+    if (patch.sentAt !== undefined) set.sent_at = patch.sentAt;
+    const [row] = await this.db('broadcasts').where({ id }).whereIn('status', [...from]).update(set).returning('*');
+    return row ? toBroadcast(row as BroadcastRow) : null;
+  }
+
+  async subscriberIdRange(channelId: number): Promise<{ min: number; max: number } | null> {
+    const { rows } = await this.db.raw<{ rows: { min: number | null; max: number | null }[] }>(
+      `SELECT min(s.id) AS min, max(s.id) AS max FROM subscribers s WHERE s.channel_id = ? AND ${SENDABLE}`,
+      [channelId],
+    );
+    const row = rows[0];
+    return row && row.min !== null && row.max !== null ? { min: Number(row.min), max: Number(row.max) } : null;
+  }
+
+  async materialize(
+    broadcast: Broadcast,
+    afterSubscriberId: number,
+    upToSubscriberId: number,
+    batchSize: number,
+    messageIdSuffix: string,
+  ): Promise<number | null> {
+    const segments = broadcast.segmentIds.length > 0;
+    const { rows } = await this.db.raw<{ rows: { last: number | null }[] }>(
+      `WITH batch AS (
+         SELECT s.id FROM subscribers s
+          WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
+          ${segments ? 'AND EXISTS (SELECT 1 FROM segment_memberships m WHERE m.subscriber_id = s.id AND m.segment_id = ANY(:segments))' : ''}
+          ORDER BY s.id
+          LIMIT :limit
+       ), inserted AS (
+         INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id)
+         SELECT :broadcastId, id, '<' || :broadcastId || '.' || id || '.' || :suffix || '>' FROM batch
+         ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING
+       )
+       SELECT max(id) AS last FROM batch`,
+      {
+        channelId: broadcast.channelId,
+        after: afterSubscriberId,
+        upTo: upToSubscriberId,
+        limit: batchSize,
+        broadcastId: broadcast.id,
+        suffix: messageIdSuffix,
+        ...(segments ? { segments: this.db.raw('?::bigint[]', [broadcast.segmentIds]) } : {}),
+      },
+    );
+    return rows[0]?.last ?? null;
+  }
+
+  async countRecipients(broadcastId: number): Promise<number> {
+    const row = await this.db('broadcast_recipients').where({ broadcast_id: broadcastId }).count<{ count: number }[]>({ count: '*' }).first();
+    return Number(row?.count ?? 0);
+  }
+
+  async refreshStatistics(): Promise<void> {
+    await this.db.raw('ANALYZE broadcast_recipients');
+  }
+
+  async setTotalRecipients(broadcastId: number, total: number): Promise<void> {
+    await this.db('broadcasts').where({ id: broadcastId }).update({ total_recipients: total });
+  }
+
+  async claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedRecipient[]> {
+    const { rows } = await this.db.raw<{
+      rows: Array<SubscriberRow & { id: number; message_id: string; attempts: number; status: string }>;
+    }>(
+      `WITH picked AS (
+         SELECT r.id FROM broadcast_recipients r
+          WHERE r.broadcast_id = :broadcastId AND ${CLAIMABLE}
+          ORDER BY r.id
+          LIMIT :limit
+          FOR UPDATE SKIP LOCKED
+       ), judged AS (
+         SELECT p.id, (${SENDABLE}) AS sendable
+           FROM picked p
+           JOIN broadcast_recipients r ON r.id = p.id
+           JOIN subscribers s ON s.id = r.subscriber_id
+       )
+       UPDATE broadcast_recipients r
+          SET status = CASE WHEN j.sendable THEN 'claimed' ELSE 'skipped' END,
+              claimed_by = CASE WHEN j.sendable THEN :worker END,
+              lease_expires_at = CASE WHEN j.sendable THEN :leaseUntil::timestamptz END,
+              attempts = r.attempts + CASE WHEN j.sendable THEN 1 ELSE 0 END
+         FROM judged j, subscribers s
+        WHERE r.id = j.id AND s.id = r.subscriber_id
+       RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`,
+      { broadcastId, now, limit, worker, leaseUntil },
+    );
+    return rows
+      .map((row) => ({
+        id: row.id,
+        broadcastId,
+        messageId: row.message_id,
+        attempts: row.attempts,
+        sendable: row.status === 'claimed',
+        subscriber: toSubscriber(row),
+      }))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  async release(worker: string, recipientIds: readonly number[]): Promise<void> {
+    if (recipientIds.length === 0) return;
+    await this.db('broadcast_recipients')
+      .whereIn('id', [...recipientIds])
+      .where({ status: 'claimed', claimed_by: worker })
+      .update({ status: 'pending', claimed_by: null, lease_expires_at: null, attempts: this.db.raw('attempts - 1') });
+  }
+
+  async extendLeases(broadcastId: number, worker: string, leaseUntil: Date): Promise<void> {
+    // SKIP LOCKED: a row being settled right now needs no lease, and waiting for it could
+    // deadlock with the settling transaction.
+    await this.db.raw(
+      `UPDATE broadcast_recipients SET lease_expires_at = :leaseUntil
+        WHERE id IN (SELECT id FROM broadcast_recipients
+                      WHERE broadcast_id = :broadcastId AND status = 'claimed' AND claimed_by = :worker
+                      ORDER BY id FOR UPDATE SKIP LOCKED)`,
+      { broadcastId, worker, leaseUntil },
+    );
+  }
+
+  async progress(broadcastId: number, now: Date): Promise<SendProgress> {
+    const { rows } = await this.db.raw<{ rows: { claimable: number; leased: number; next_at: Date | null }[] }>(
+      `SELECT count(*) FILTER (WHERE ${CLAIMABLE}) AS claimable,
+              count(*) FILTER (WHERE r.status = 'claimed' AND r.lease_expires_at > :now) AS leased,
+              min(r.next_attempt_at) FILTER (WHERE r.status = 'pending' AND r.next_attempt_at > :now) AS next_at
+         FROM broadcast_recipients r
+        WHERE r.broadcast_id = :broadcastId AND r.status IN ('pending', 'claimed')`,
+      { broadcastId, now },
+    );
+    const row = rows[0]!;
+    return { claimable: Number(row.claimable), leased: Number(row.leased), nextAttemptAt: row.next_at };
+  }
+
+  async outcomeCounts(broadcastId: number): Promise<SendOutcomeCounts> {
+    const { rows } = await this.db.raw<{ rows: Record<keyof SendOutcomeCounts, string>[] }>(
+      `SELECT count(*) FILTER (WHERE status = 'sent') AS accepted,
+              count(*) FILTER (WHERE status IN ('failed', 'bounced')) AS failed,
+              count(*) FILTER (WHERE status IN ('sent', 'failed', 'bounced', 'skipped')) AS processed,
+              count(*) AS total
+         FROM broadcast_recipients WHERE broadcast_id = ?`,
+      [broadcastId],
+    );
+    const row = rows[0]!;
+    return { accepted: Number(row.accepted), failed: Number(row.failed), processed: Number(row.processed), total: Number(row.total) };
+  }
+
+  async settleMany(settlements: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>): Promise<Set<number>> {
+    if (settlements.length === 0) return new Set();
+    // In id order, like every other statement that locks several recipients: no deadlocks.
+    const values = [...settlements].sort((a, b) => a.id - b.id).map(({ id, settlement: s }) => ({
+      id,
+      status: s.status,
+      at: s.status === 'pending' ? null : s.at.toISOString(),
+      next_attempt_at: s.status === 'pending' ? s.nextAttemptAt.toISOString() : null,
+      error: s.status === 'sent' ? null : s.error,
+    }));
+    // claimed_by stays: it tells which worker settled the recipient.
+    const { rows } = await this.db.raw<{ rows: { id: number }[] }>(
+      `UPDATE broadcast_recipients r
+          SET status = v.status,
+              lease_expires_at = NULL,
+              sent_at = CASE WHEN v.status = 'sent' THEN v.at ELSE r.sent_at END,
+              delivered_at = CASE WHEN v.status = 'sent' THEN v.at ELSE r.delivered_at END,
+              failed_at = CASE WHEN v.status IN ('failed', 'bounced') THEN v.at ELSE r.failed_at END,
+              next_attempt_at = v.next_attempt_at,
+              error = v.error
+         FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, status text, at timestamptz, next_attempt_at timestamptz, error text)
+        WHERE r.id = v.id AND r.status = 'claimed'
+       RETURNING r.id`,
+      [JSON.stringify(values)],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async commitWithoutFlush(): Promise<void> {
+    await this.db.raw('SET LOCAL synchronous_commit = off');
+  }
+
+  async addProgress(broadcastId: number, processed: number): Promise<void> {
+    await this.db('broadcasts')
+      .where({ id: broadcastId })
+      .update({ broadcast_recipients_count: this.db.raw('broadcast_recipients_count + ?', [processed]) });
+  }
+
+  async retryFailed(broadcastId: number): Promise<number> {
+    return this.db('broadcast_recipients')
+      .where({ broadcast_id: broadcastId, status: 'failed' })
+      .update({ status: 'pending', attempts: 0, next_attempt_at: null, failed_at: null, error: null });
+  }
+
+  async saveLinks(broadcastId: number, links: ReadonlyArray<{ identifier: string; url: string }>): Promise<BroadcastLink[]> {
+    if (links.length > 0) {
+      await this.db('broadcast_links')
+        .insert(links.map((l) => ({ broadcast_id: broadcastId, identifier: l.identifier, url: l.url })))
+        .onConflict()
+        .ignore();
+    }
+    return this.db('broadcast_links').where({ broadcast_id: broadcastId }).select('id', 'identifier', 'url');
+  }
+
+  async deactivateSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null> {
+    const { rows } = await this.db.raw<{ rows: SubscriberRow[] }>(
+      `UPDATE subscribers s SET is_active = false, updated_at = :now WHERE s.id = :subscriberId
+       RETURNING ${SUBSCRIBER_COLUMNS}`,
+      { subscriberId, now },
+    );
+    return rows[0] ? toSubscriber(rows[0]) : null;
+  }
+
+  async unsubscribeSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null> {
+    const { rows } = await this.db.raw<{ rows: SubscriberRow[] }>(
+      `UPDATE subscribers s SET is_active = false, unsubscribed_at = :now, updated_at = :now
+        WHERE s.id = :subscriberId AND (s.is_active OR s.unsubscribed_at IS NULL)
+       RETURNING ${SUBSCRIBER_COLUMNS}`,
+      { subscriberId, now },
+    );
+    return rows[0] ? toSubscriber(rows[0]) : null;
+  }
+
+  async stalledBroadcasts(now: Date, queueingStaleBefore: Date): Promise<number[]> {
+    const { rows } = await this.db.raw<{ rows: { id: number }[] }>(
+      `SELECT b.id FROM broadcasts b
+        WHERE (b.status IN ('scheduled', 'queueing') AND b.updated_at < :staleBefore)
+           OR (b.status = 'sending'
+               AND NOT EXISTS (SELECT 1 FROM broadcast_recipients r
+                                WHERE r.broadcast_id = b.id AND r.status = 'claimed' AND r.lease_expires_at > :now)
+               AND (EXISTS (SELECT 1 FROM broadcast_recipients r WHERE r.broadcast_id = b.id AND ${CLAIMABLE})
+                    OR NOT EXISTS (SELECT 1 FROM broadcast_recipients r
+                                    WHERE r.broadcast_id = b.id AND r.status IN ('pending', 'claimed'))))
+        ORDER BY b.id
+        LIMIT 100`,
+      { now, staleBefore: queueingStaleBefore },
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async trackingSecret(broadcastId: number, candidate: Uint8Array): Promise<Uint8Array> {
+    const { rows } = await this.db.raw<{ rows: { secret: Buffer }[] }>(
+      `UPDATE broadcasts SET tracking_secret = COALESCE(tracking_secret, ?) WHERE id = ? RETURNING tracking_secret AS secret`,
+      [Buffer.from(candidate), broadcastId],
+    );
+    if (!rows[0]) throw new Error(`broadcast ${broadcastId} does not exist`);
+    return rows[0].secret;
+  }
+
+  async findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null> {
+    const { rows } = await this.db.raw<{
+      rows: Array<
+        SubscriberRow & {
+          id: number;
+          channel_id: number;
+          broadcast_id: number;
+          message_id: string;
+          status: string;
+          delivered_at: Date | null;
+          opened_at: Date | null;
+          clicked_at: Date | null;
+          tracking_secret: Buffer | null;
+        }
+      >;
+    }>(
+      `SELECT r.id, b.channel_id, r.broadcast_id, r.message_id, r.status, r.delivered_at, r.opened_at, r.clicked_at,
+              b.tracking_secret, ${SUBSCRIBER_COLUMNS}
+         FROM broadcast_recipients r
+         JOIN broadcasts b ON b.id = r.broadcast_id
+         JOIN subscribers s ON s.id = r.subscriber_id
+        WHERE r.id = ?`,
+      [recipientId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      channelId: row.channel_id,
+      broadcastId: row.broadcast_id,
+      messageId: row.message_id,
+      status: row.status,
+      deliveredAt: row.delivered_at,
+      openedAt: row.opened_at,
+      clickedAt: row.clicked_at,
+      subscriber: toSubscriber(row),
+      secret: row.tracking_secret,
+    };
+  }
+
+  async findLink(broadcastId: number, identifier: string): Promise<BroadcastLink | null> {
+    const row = await this.db('broadcast_links').where({ broadcast_id: broadcastId, identifier }).first('id', 'identifier', 'url');
+    return (row as BroadcastLink | undefined) ?? null;
+  }
+
+  async markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date): Promise<void> {
+    const column = kind === 'opened' ? 'opened_at' : 'clicked_at';
+    await this.db('broadcast_recipients')
+      .where({ id: recipientId })
+      .update({ [column]: this.db.raw(`COALESCE(${column}, ?)`, [at]) });
+  }
+}

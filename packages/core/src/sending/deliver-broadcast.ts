@@ -1,0 +1,427 @@
+import {
+  finalStatus,
+  trackingToken,
+  linkIdentifier,
+  sendRetryDelayMs,
+  trackableLinks,
+  type EventType,
+} from '@mailcast/domain';
+import { inject, injectable } from 'tsyringe';
+import {
+  Clock,
+  Mailer,
+  RandomSource,
+  Repositories,
+  Templates,
+  Transactor,
+  type Broadcast,
+  type Channel,
+  type EmailServer,
+  type EmailEventRecord,
+  type MailAddress,
+  type MailOutcome,
+  type OutboxEvent,
+} from '../ports';
+import { BroadcastRenderer } from './broadcast-renderer';
+import { subscriberEventData } from '../subscribers/subscriber-events';
+import { emailEventData } from './event-data';
+import type { ClaimedRecipient, RecipientSettlement } from './recipient-store';
+import { QueueRecipients, broadcastEvent } from './queue-recipients';
+import { SendingOptions } from './sending-options';
+
+/** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
+export type DeliveryResult = 'finished' | 'continued' | 'waiting' | 'stopped' | 'already_running' | 'nothing_to_do';
+
+type Outcome = MailOutcome | { kind: 'unsendable'; message: string };
+
+interface PendingOutcome {
+  recipient: ClaimedRecipient;
+  outcome: Outcome;
+  at: Date;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+// One working loop per broadcast per process (keyed by the process's mailer): a second job of
+// the same broadcast on this process would only double its in-flight messages.
+const running = new WeakMap<object, Set<number>>();
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The `broadcasts.send` job: queues the recipients once, then sends in leased batches until the
+ * broadcast is done, paused, or this job's time slice is up (then a fresh job carries on).
+ * Any number of dispatchers run it for one broadcast at once; FOR UPDATE SKIP LOCKED and the
+ * leases keep each recipient with one of them.
+ */
+@injectable()
+export class DeliverBroadcast {
+  constructor(
+    @inject(Repositories) private readonly repositories: Repositories,
+    @inject(Transactor) private readonly transactor: Transactor,
+    @inject(Mailer) private readonly mailer: Mailer,
+    @inject(Templates) private readonly templates: Templates,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(RandomSource) private readonly random: RandomSource,
+    @inject(SendingOptions) private readonly options: SendingOptions,
+    @inject(QueueRecipients) private readonly queueing: QueueRecipients,
+  ) {}
+
+  async execute(input: { broadcastId: number }): Promise<DeliveryResult> {
+    let mine = running.get(this.mailer);
+    if (mine === undefined) running.set(this.mailer, (mine = new Set()));
+    if (mine.has(input.broadcastId)) return 'already_running';
+    mine.add(input.broadcastId);
+    try {
+      let broadcast = await this.repositories.recipients.findBroadcast(input.broadcastId);
+      if (broadcast === null) return 'nothing_to_do';
+      if (broadcast.status === 'scheduled' || broadcast.status === 'queueing') {
+        broadcast = await this.queueing.execute({ broadcastId: broadcast.id });
+      }
+      if (broadcast === null || broadcast.status !== 'sending') return 'nothing_to_do';
+      return await this.send(broadcast);
+    } finally {
+      mine.delete(input.broadcastId);
+    }
+  }
+
+  private async servers(broadcast: Broadcast): Promise<EmailServer[]> {
+    const all = await this.repositories.emailServers.listForChannel(broadcast.channelId);
+    if (broadcast.useAnyEmailServer || broadcast.emailServerIds.length === 0) return all;
+    const chosen = all.filter((s) => broadcast.emailServerIds.includes(s.id));
+    // Servers named but since removed: any of the channel's servers is better than no email.
+    return chosen.length > 0 ? chosen : all;
+  }
+
+  private fromAddress(server: EmailServer, channel: Channel | null): MailAddress {
+    const email = server.fromEmail ?? channel?.fromEmail ?? `mailcast@${new URL(this.options.publicUrl).hostname}`;
+    const name = server.fromEmail ? server.fromName : (channel?.fromName ?? server.fromName);
+    return { email, name: name ?? null };
+  }
+
+  private async send(broadcast: Broadcast): Promise<DeliveryResult> {
+    const o = this.options;
+    const recipients = this.repositories.recipients;
+    const worker = `${o.workerName ?? 'worker'}:${hex(this.random.bytes(6))}`;
+    const servers = await this.servers(broadcast);
+    const channel = await this.repositories.channels.findById(broadcast.channelId);
+    const sources = [broadcast.htmlBody ?? broadcast.body ?? ''];
+    const links = broadcast.trackClicks
+      ? await recipients.saveLinks(
+          broadcast.id,
+          sources.flatMap(trackableLinks).map((url) => ({ identifier: linkIdentifier(url), url })),
+        )
+      : [];
+    const secret = await recipients.trackingSecret(broadcast.id, this.random.bytes(32));
+    const renderer = new BroadcastRenderer(broadcast, this.templates, links, o.publicUrl, (id) => trackingToken(secret, id));
+    const flusher = new OutcomeFlusher((batch, r) => this.record(broadcast, batch, r), this.transactor);
+    const deadline = Date.now() + o.sliceMs;
+    const leaseUntil = () => new Date(this.clock.now().getTime() + o.leaseMs);
+
+    const heartbeat = setInterval(() => {
+      recipients.extendLeases(broadcast.id, worker, leaseUntil()).catch(() => undefined);
+    }, Math.max(50, Math.floor(o.leaseMs / 3)));
+    try {
+      for (;;) {
+        const stop = await this.drain(broadcast, worker, servers, channel, renderer, flusher, deadline, leaseUntil);
+        if (stop === 'stopped') return 'stopped';
+        if (stop === 'deadline') {
+          await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id });
+          return 'continued';
+        }
+        const progress = await recipients.progress(broadcast.id, this.clock.now());
+        if (progress.claimable > 0) continue;
+        if (progress.leased > 0) {
+          // Others are working (or died holding leases): wait and take over what expires.
+          if (Date.now() > deadline || o.stopRequested?.() === true) {
+            await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id });
+            return 'continued';
+          }
+          await sleep(Math.min(1000, Math.max(50, Math.floor(o.leaseMs / 4))));
+          continue;
+        }
+        if (progress.nextAttemptAt !== null) {
+          await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id }, { startAfter: progress.nextAttemptAt });
+          return 'waiting';
+        }
+        await this.finish(broadcast.id);
+        return 'finished';
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * `concurrency` workers take recipients from a local queue that claims ahead in batches; each
+   * worker sends one message and waits for its outcome to commit before taking the next, so at
+   * most `concurrency` messages are ever sent-but-unrecorded (what a crash may resend).
+   */
+  private async drain(
+    broadcast: Broadcast,
+    worker: string,
+    servers: EmailServer[],
+    channel: Channel | null,
+    renderer: BroadcastRenderer,
+    flusher: OutcomeFlusher,
+    deadline: number,
+    leaseUntil: () => Date,
+  ): Promise<'exhausted' | 'deadline' | 'stopped'> {
+    const o = this.options;
+    const recipients = this.repositories.recipients;
+    const local: ClaimedRecipient[] = [];
+    let ended: 'exhausted' | 'deadline' | 'stopped' | null = null;
+    let claiming: Promise<void> | null = null;
+    let failure: unknown = null;
+
+    const refill = async (): Promise<void> => {
+      if (Date.now() > deadline || o.stopRequested?.() === true) {
+        ended = 'deadline';
+        return;
+      }
+      const current = await recipients.findBroadcast(broadcast.id);
+      if (current === null || current.status !== 'sending') {
+        ended = 'stopped';
+        return;
+      }
+      const claimed = await recipients.claim(broadcast.id, worker, this.clock.now(), leaseUntil(), o.claimBatchSize);
+      if (claimed.length === 0) {
+        ended = 'exhausted';
+        return;
+      }
+      // Progress moves once per claim, not per commit: the broadcast row stays out of the
+      // outcome transactions (no lock shared by every dispatcher); finish makes it exact.
+      const progressed = claimed.filter((c) => !c.sendable).length + flusher.takeProcessed();
+      if (progressed > 0) await recipients.addProgress(broadcast.id, progressed);
+      for (const c of claimed) if (c.sendable) local.push(c);
+    };
+    const startRefill = (): Promise<void> =>
+      (claiming ??= refill()
+        .catch((error: unknown) => {
+          failure = error;
+          ended = 'stopped';
+        })
+        .finally(() => {
+          claiming = null;
+        }));
+    const next = async (): Promise<ClaimedRecipient | null> => {
+      while (local.length === 0 && ended === null) await startRefill();
+      if (failure !== null || ended === 'stopped' || ended === 'deadline') return null;
+      const recipient = local.shift() ?? null;
+      if (local.length < o.concurrency && ended === null && claiming === null) void startRefill();
+      return recipient;
+    };
+
+    // A worker that fails stops the others after their message in hand, so nothing is sent
+    // once the job has given up (its claims then return after the lease).
+    const work = async (): Promise<void> => {
+      try {
+        for (let r = await next(); r !== null; r = await next()) {
+          const outcome = await this.deliver(broadcast, r, servers, channel, renderer);
+          await flusher.push(r, outcome, this.clock.now());
+        }
+      } catch (error) {
+        failure ??= error;
+        ended = 'stopped';
+      }
+    };
+    await Promise.all(Array.from({ length: o.concurrency }, work));
+    if (claiming) await claiming;
+    if (failure !== null) throw failure;
+    if (local.length > 0) await recipients.release(worker, local.map((r) => r.id));
+    const progressed = flusher.takeProcessed();
+    if (progressed > 0) await recipients.addProgress(broadcast.id, progressed);
+    return ended ?? 'exhausted';
+  }
+
+  private async deliver(
+    broadcast: Broadcast,
+    r: ClaimedRecipient,
+    servers: EmailServer[],
+    channel: Channel | null,
+    renderer: BroadcastRenderer,
+  ): Promise<Outcome> {
+    const server = servers[r.id % Math.max(1, servers.length)];
+    if (server === undefined) return { kind: 'unsendable', message: 'No email server configured' };
+    let email;
+    try {
+      email = await renderer.render({ recipientId: r.id, subscriber: r.subscriber });
+    } catch (error) {
+      return { kind: 'unsendable', message: `Rendering failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    return this.mailer.send(server, {
+      messageId: r.messageId,
+      from: this.fromAddress(server, channel),
+      to: r.subscriber.email,
+      replyTo: broadcast.replyTo,
+      subject: email.subject,
+      text: email.text,
+      html: email.html,
+      headers: email.headers,
+    });
+  }
+
+  /**
+   * Records a group of outcomes in one transaction, set-based: one statement settles the
+   * recipient rows, one writes their email events, one their outbox events.
+   */
+  private async record(b: Broadcast, batch: readonly PendingOutcome[], r: Repositories): Promise<number> {
+    const plans = batch.map((item) => ({ item, plan: this.plan(item.recipient, item.outcome, item.at) }));
+    const settled = await r.recipients.settleMany(plans.map(({ item, plan }) => ({ id: item.recipient.id, settlement: plan.settlement })));
+    const emailEvents: EmailEventRecord[] = [];
+    const outbox: OutboxEvent[] = [];
+    let processed = 0;
+    for (const { item, plan } of plans) {
+      const c = item.recipient;
+      if (!settled.has(c.id)) continue;
+      const at = item.at;
+      const base = { channelId: b.channelId, broadcastId: b.id, recipientId: c.id, subscriberId: c.subscriber.id, occurredAt: at };
+      const facts = { recipientId: c.id, broadcastId: b.id, email: c.subscriber.email, messageId: c.messageId };
+      const emit = (type: EventType, data: Record<string, unknown>) => outbox.push({ channelId: b.channelId, type, data, createdAt: at });
+      // Handed to SMTP: the server answered, whatever it said (CONTRACT: email.sent).
+      if (plan.handed) {
+        emailEvents.push({ ...base, kind: 'processed' });
+        emit('email.sent', emailEventData(facts));
+      }
+      switch (plan.kind) {
+        case 'delivered':
+          emailEvents.push({ ...base, kind: 'delivered', data: { response: plan.reason } });
+          emit('email.delivered', emailEventData({ ...facts, delivered: true }));
+          break;
+        case 'bounced': {
+          emailEvents.push({ ...base, kind: 'bounced', data: { code: plan.code, reason: plan.reason } });
+          emit('email.bounced', emailEventData({ ...facts, bouncedReason: plan.reason }));
+          const subscriber = await r.recipients.deactivateSubscriber(c.subscriber.id, at);
+          if (subscriber) emit('subscriber.bounced', subscriberEventData(subscriber));
+          break;
+        }
+        case 'failed':
+          emailEvents.push({ ...base, kind: 'failed', data: { reason: plan.reason } });
+          emit('email.failed', emailEventData(facts));
+          break;
+        case 'delayed':
+          emailEvents.push({ ...base, kind: 'delayed', data: { reason: plan.reason, next_attempt_at: plan.nextAttemptAt } });
+          emit('email.delivery_delayed', emailEventData(facts));
+          break;
+      }
+      if (plan.kind !== 'delayed') processed += 1;
+    }
+    await r.emailEvents.recordMany(emailEvents);
+    await r.outbox.recordMany(outbox);
+    return processed;
+  }
+
+  /** What an outcome means for the recipient (CONTRACT: 5xx hard bounce, 4xx delayed and retried). */
+  private plan(
+    c: ClaimedRecipient,
+    outcome: Outcome,
+    at: Date,
+  ): {
+    kind: 'delivered' | 'bounced' | 'failed' | 'delayed';
+    settlement: RecipientSettlement;
+    handed: boolean;
+    reason: string;
+    code: number | null;
+    nextAttemptAt?: string;
+  } {
+    if (outcome.kind === 'accepted') {
+      return { kind: 'delivered', settlement: { status: 'sent', at }, handed: true, reason: outcome.response, code: null };
+    }
+    const reason = outcome.message;
+    const code = outcome.kind === 'rejected' ? outcome.code : null;
+    const handed = code !== null;
+    if (outcome.kind === 'rejected' && outcome.permanent) {
+      return { kind: 'bounced', settlement: { status: 'bounced', at, error: reason }, handed, reason, code };
+    }
+    const delay = outcome.kind === 'unsendable' ? null : sendRetryDelayMs(c.attempts, this.options.retryScheduleMs);
+    if (delay === null) return { kind: 'failed', settlement: { status: 'failed', at, error: reason }, handed, reason, code };
+    const next = new Date(at.getTime() + delay);
+    return {
+      kind: 'delayed',
+      settlement: { status: 'pending', nextAttemptAt: next, error: reason },
+      handed,
+      reason,
+      code,
+      nextAttemptAt: next.toISOString(),
+    };
+  }
+
+  /** sending → sent | partial_failure | failed, exactly once (conditional move). */
+  private async finish(id: number): Promise<void> {
+    const now = this.clock.now();
+    await this.transactor.run(async (r) => {
+      const counts = await r.recipients.outcomeCounts(id);
+      const status = finalStatus(counts);
+      const moved = await r.recipients.transition(id, ['sending'], status, now, {
+        sentAt: now,
+        broadcastRecipientsCount: counts.processed,
+      });
+      const event = moved && broadcastEvent(moved, now);
+      if (event) await r.outbox.record(event);
+    });
+  }
+}
+
+/**
+ * Group commit: outcomes that arrive while transactions are open wait for the next one, so the
+ * commit rate follows the database, not the message rate. Two transactions may be open at once,
+ * so a worker waits about one commit, not one and a half.
+ */
+class OutcomeFlusher {
+  private static readonly PARALLEL = 2;
+  private pending: PendingOutcome[] = [];
+  private active = 0;
+  private processed = 0;
+
+  constructor(
+    private readonly write: (batch: readonly PendingOutcome[], r: Repositories) => Promise<number>,
+    private readonly transactor: Transactor,
+  ) {}
+
+  push(recipient: ClaimedRecipient, outcome: Outcome, at: Date): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ recipient, outcome, at, resolve, reject });
+      if (this.active < OutcomeFlusher.PARALLEL) void this.loop();
+    });
+  }
+
+  /** Recipients brought to a final status since the last call. */
+  takeProcessed(): number {
+    const n = this.processed;
+    this.processed = 0;
+    return n;
+  }
+
+  /**
+   * These messages are already with the SMTP server: a lost commit would mean sending them
+   * again, so a failed transaction (a deadlock, a dropped connection) is tried again a few times.
+   */
+  private async commit(batch: readonly PendingOutcome[]): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transactor.run((r) => this.write(batch, r));
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await sleep(50 * 2 ** attempt);
+      }
+    }
+  }
+
+  private async loop(): Promise<void> {
+    this.active += 1;
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        const processed = await this.commit(batch);
+        // Added after the await: `x += await y` would read x before, losing a concurrent take.
+        this.processed += processed;
+        for (const item of batch) item.resolve();
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+      }
+    }
+    this.active -= 1;
+  }
+}

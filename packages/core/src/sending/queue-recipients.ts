@@ -1,0 +1,95 @@
+import { broadcastEventType, type EventType } from '@mailcast/domain';
+import { inject, injectable } from 'tsyringe';
+import { Clock, RandomSource, Repositories, Transactor, type Broadcast } from '../ports';
+import { broadcastEventData } from '../broadcasts/broadcast-events';
+import { SendingOptions } from './sending-options';
+
+const QUEUEING_PARALLELISM = 4;
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** The outbox event of a broadcast entering its current status (CONTRACT: broadcast.<status>). */
+export function broadcastEvent(
+  broadcast: Broadcast,
+  at: Date,
+): { channelId: number; type: EventType; data: Record<string, unknown>; createdAt: Date } | null {
+  const type = broadcastEventType(broadcast.status);
+  return type ? { channelId: broadcast.channelId, type, data: broadcastEventData(broadcast), createdAt: at } : null;
+}
+
+/**
+ * scheduled → queueing → sending. The recipients are inserted set-based, in subscriber-id
+ * batches; the unique (broadcast, subscriber) key makes a repeated or concurrent run harmless,
+ * so a dispatcher that died while queueing is simply followed by another one.
+ */
+@injectable()
+export class QueueRecipients {
+  constructor(
+    @inject(Repositories) private readonly repositories: Repositories,
+    @inject(Transactor) private readonly transactor: Transactor,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(RandomSource) private readonly random: RandomSource,
+    @inject(SendingOptions) private readonly options: SendingOptions,
+  ) {}
+
+  /** The broadcast as it stands afterwards (sending, or paused/aborted meanwhile). */
+  async execute(input: { broadcastId: number }): Promise<Broadcast | null> {
+    const id = input.broadcastId;
+    const broadcast = await this.repositories.recipients.findBroadcast(id);
+    if (broadcast === null) return null;
+    if (broadcast.status === 'scheduled') {
+      const now = this.clock.now();
+      await this.transactor.run(async (r) => {
+        const moved = await r.recipients.transition(id, ['scheduled'], 'queueing', now, { beginSendAt: now });
+        if (moved === null) return;
+        // A resend of a failed broadcast tries the failed recipients again, never the sent ones.
+        await r.recipients.retryFailed(id);
+        const event = broadcastEvent(moved, now);
+        if (event) await r.outbox.record(event);
+      });
+      const current = await this.repositories.recipients.findBroadcast(id);
+      if (current === null || current.status !== 'queueing') return current;
+    } else if (broadcast.status !== 'queueing') {
+      return broadcast;
+    }
+    const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
+    const suffix = `${hex(this.random.bytes(6))}@${host}`;
+    const store = this.repositories.recipients;
+    const range = await store.subscriberIdRange(broadcast.channelId);
+    if (range !== null) {
+      // Disjoint subscriber-id ranges, inserted side by side on their own connections.
+      const parts = QUEUEING_PARALLELISM;
+      const span = Math.ceil((range.max - range.min + 1) / parts);
+      await Promise.all(
+        Array.from({ length: parts }, async (_, i) => {
+          const upTo = i === parts - 1 ? range.max : range.min - 1 + span * (i + 1);
+          for (let after = range.min - 1 + span * i; ; ) {
+            const last = await store.materialize(broadcast, after, upTo, this.options.materializeBatchSize, suffix);
+            if (last === null) break;
+            after = last;
+          }
+        }),
+      );
+      // A broadcast of any size changes the table's shape more than autovacuum notices in time.
+      await store.refreshStatistics();
+    }
+    const now = this.clock.now();
+    await this.transactor.run(async (r) => {
+      const counts = await r.recipients.outcomeCounts(id);
+      const moved = await r.recipients.transition(id, ['queueing'], 'sending', now, {
+        totalRecipients: counts.total,
+        broadcastRecipientsCount: counts.processed,
+      });
+      if (moved === null) {
+        // Paused or aborted while queueing: the list is complete all the same.
+        await r.recipients.setTotalRecipients(id, counts.total);
+        return;
+      }
+      const event = broadcastEvent(moved, now);
+      if (event) await r.outbox.record(event);
+      // Idle dispatchers pick these up and join; one already on this broadcast returns at once.
+      for (let i = 0; i < this.options.helperJobs; i++) await r.jobs.send('broadcasts.send', { broadcastId: id });
+    });
+    return this.repositories.recipients.findBroadcast(id);
+  }
+}

@@ -1,0 +1,45 @@
+import { DEFAULT_SEND_RETRY_SCHEDULE_MS } from '@mailcast/domain';
+
+/** How one dispatcher works a broadcast. Tests shorten the times; production keeps the defaults. */
+export interface SendingOptions {
+  /** Base of tracking and unsubscribe links (PUBLIC_URL). */
+  publicUrl: string;
+  /**
+   * Messages one dispatcher has in flight per broadcast: SMTP hand-offs plus outcomes waiting
+   * for their commit. It bounds what a crash may resend (CONTRACT: exactly once).
+   */
+  concurrency: number;
+  /** Recipients claimed per statement. */
+  claimBatchSize: number;
+  /** Subscribers inserted per INSERT … SELECT while queueing. */
+  materializeBatchSize: number;
+  /** How long a claim lives without its worker's heartbeat; a dead worker's claims return then. */
+  leaseMs: number;
+  /** Delays before the retries of a delayed (4xx) or unreachable send. */
+  retryScheduleMs: readonly number[];
+  /** How long one job works before handing over to a fresh job (pg-boss expires long jobs). */
+  sliceMs: number;
+  /** Jobs enqueued when sending starts, so idle dispatchers join the broadcast. */
+  helperJobs: number;
+  /** How often a dispatcher looks for broadcasts whose worker died. */
+  sweepIntervalMs: number;
+  /** Names this process in claims (host:pid), so an operator can tell who sent what. */
+  workerName?: string;
+  /** True once the process is shutting down: jobs hand their remaining work to a fresh job. */
+  stopRequested?: () => boolean;
+}
+export const SendingOptions = Symbol.for('mailcast.SendingOptions');
+
+export function defaultSendingOptions(publicUrl: string): SendingOptions {
+  return {
+    publicUrl,
+    concurrency: 20,
+    claimBatchSize: 100,
+    materializeBatchSize: 50_000,
+    leaseMs: 60_000,
+    retryScheduleMs: DEFAULT_SEND_RETRY_SCHEDULE_MS,
+    sliceMs: 120_000,
+    helperJobs: 3,
+    sweepIntervalMs: 30_000,
+  };
+}

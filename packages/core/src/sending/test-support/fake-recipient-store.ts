@@ -1,0 +1,110 @@
+import type { Broadcast } from '../../ports';
+import type {
+  BroadcastLink,
+  ClaimedRecipient,
+  RecipientSettlement,
+  RecipientStore,
+  SendOutcomeCounts,
+  SendProgress,
+  SubscriberSnapshot,
+  TrackedRecipient,
+} from '../recipient-store';
+
+const unused = (name: string): never => {
+  throw new Error(`FakeRecipientStore.${name} is not faked: the sending pipeline is tested on PostgreSQL`);
+};
+
+/**
+ * In memory for the tracking and unsubscribe use cases; the set-based sending statements are
+ * exercised against PostgreSQL only, so they are not faked.
+ */
+export class FakeRecipientStore implements RecipientStore {
+  readonly recipients: TrackedRecipient[] = [];
+  readonly secrets = new Map<number, Uint8Array>();
+  readonly links: Array<BroadcastLink & { broadcastId: number }> = [];
+
+  async findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null> {
+    const r = this.recipients.find((x) => x.id === recipientId);
+    return r ? { ...r, secret: this.secrets.get(r.broadcastId) ?? null } : null;
+  }
+  async trackingSecret(broadcastId: number, candidate: Uint8Array): Promise<Uint8Array> {
+    if (!this.secrets.has(broadcastId)) this.secrets.set(broadcastId, candidate);
+    return this.secrets.get(broadcastId)!;
+  }
+  async findLink(broadcastId: number, identifier: string): Promise<BroadcastLink | null> {
+    return this.links.find((l) => l.broadcastId === broadcastId && l.identifier === identifier) ?? null;
+  }
+  async markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date): Promise<void> {
+    const r = this.recipients.find((x) => x.id === recipientId);
+    if (!r) return;
+    if (kind === 'opened') r.openedAt ??= at;
+    else r.clickedAt ??= at;
+  }
+  async unsubscribeSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null> {
+    let changed: SubscriberSnapshot | null = null;
+    for (const r of this.recipients) {
+      const s = r.subscriber;
+      if (s.id !== subscriberId || (!s.isActive && s.unsubscribedAt !== null)) continue;
+      r.subscriber = changed ??= { ...s, isActive: false, unsubscribedAt: now };
+    }
+    return changed;
+  }
+
+  findBroadcast(): Promise<Broadcast | null> {
+    return unused('findBroadcast');
+  }
+  transition(): Promise<Broadcast | null> {
+    return unused('transition');
+  }
+  materialize(): Promise<number | null> {
+    return unused('materialize');
+  }
+  subscriberIdRange(): Promise<{ min: number; max: number } | null> {
+    return unused('subscriberIdRange');
+  }
+  refreshStatistics(): Promise<void> {
+    return unused('refreshStatistics');
+  }
+  countRecipients(): Promise<number> {
+    return unused('countRecipients');
+  }
+  setTotalRecipients(): Promise<void> {
+    return unused('setTotalRecipients');
+  }
+  retryFailed(): Promise<number> {
+    return unused('retryFailed');
+  }
+  claim(): Promise<ClaimedRecipient[]> {
+    return unused('claim');
+  }
+  release(): Promise<void> {
+    return unused('release');
+  }
+  extendLeases(): Promise<void> {
+    return unused('extendLeases');
+  }
+  progress(): Promise<SendProgress> {
+    return unused('progress');
+  }
+  outcomeCounts(): Promise<SendOutcomeCounts> {
+    return unused('outcomeCounts');
+  }
+  settleMany(_s: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>): Promise<Set<number>> {
+    return unused('settleMany');
+  }
+  commitWithoutFlush(): Promise<void> {
+    return unused('commitWithoutFlush');
+  }
+  addProgress(): Promise<void> {
+    return unused('addProgress');
+  }
+  saveLinks(): Promise<BroadcastLink[]> {
+    return unused('saveLinks');
+  }
+  deactivateSubscriber(): Promise<SubscriberSnapshot | null> {
+    return unused('deactivateSubscriber');
+  }
+  stalledBroadcasts(): Promise<number[]> {
+    return unused('stalledBroadcasts');
+  }
+}
