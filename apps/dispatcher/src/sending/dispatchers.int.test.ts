@@ -125,4 +125,30 @@ describe('dispatcher processes sending one broadcast', () => {
     for (const ids of resent) expect(new Set(ids).size).toBe(1);
     expect(new Set(messages.map((m) => m.messageId)).size).toBe(300);
   }, 90_000);
+
+  it('a dispatcher stopped with SIGTERM mid-send exits promptly, hands its work back, and nothing is sent twice', async () => {
+    const first = dispatcher();
+    const { id, expected } = await aBroadcastTo(300, 0);
+    await boss.send('broadcasts.send', { broadcastId: id }, { retryLimit: 0 });
+    const wanted = new Set(expected);
+    await eventually(async () => (smtp.messages.filter((m) => wanted.has(m.to[0]!)).length >= 60 ? true : undefined), 30_000, 20);
+    const stoppedAt = Date.now();
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(Date.now() - stoppedAt).toBeLessThan(15_000);
+
+    // Nothing is left claimed: what it had not sent went back for another dispatcher.
+    const rows = await database.db('broadcast_recipients').where({ broadcast_id: id }).select('status');
+    const counts = rows.reduce<Record<string, number>>((acc, r: { status: string }) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+    expect(counts.claimed ?? 0).toBe(0);
+    expect(counts.sent).toBeLessThan(300);
+    const sentAtStop = counts.sent!;
+    expect(smtp.messages.filter((m) => wanted.has(m.to[0]!))).toHaveLength(sentAtStop);
+
+    dispatcher();
+    expect(await finalStatus(id)).toMatchObject({ status: 'sent', broadcast_recipients_count: 300 });
+    // A graceful stop resends nothing at all: exactly one message per recipient.
+    const messages = await received(expected);
+    expect(messages.map((m) => m.to).sort()).toEqual(expected);
+  }, 90_000);
 });
