@@ -16,7 +16,9 @@ describe('npm run migrate', () => {
   it('brings an empty database to the current schema, then finds nothing to do', async () => {
     const first = await migrate();
     expect(first.code).toBe(0);
-    expect(first.output).toMatch(/^applied 2 migration\(s\):\n {2}20261122000000_foundation\.js\n {2}20261122000100_rate_limits\.js\n$/);
+    expect(first.output).toMatch(
+      /^applied 3 migration\(s\):\n {2}20261122000000_foundation\.js\n {2}20261122000100_rate_limits\.js\n {2}20261122020000_webhooks\.js\n$/,
+    );
 
     const tables = (
       await database.db.raw(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)
@@ -29,7 +31,7 @@ describe('npm run migrate', () => {
       ]),
     );
     const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;
-    expect(queues).toEqual([{ name: 'events.fanout', retry_limit: 0 }]);
+    expect(queues).toEqual([{ name: 'webhooks.deliver', retry_limit: 0 }]);
 
     const second = await migrate();
     expect(second).toEqual({ code: 0, output: 'database is up to date\n' });

@@ -4,6 +4,7 @@ import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
 import { buildContainer } from './container';
 import { HANDLERS, startWorkers } from './handlers/registry';
+import { startWebhookWorkers } from './handlers/webhooks';
 import { portOf, startHealthServer } from './health-server';
 
 /** Any number of dispatchers may run against one database; pg-boss hands each job to one. */
@@ -20,6 +21,10 @@ async function main(): Promise<void> {
       onJobFailed: (queue, jobId, error) =>
         log.warn('job failed', { queue, jobId, error: error instanceof Error ? error.message : String(error) }),
     });
+    const webhooks = startWebhookWorkers(infra.boss, container, {
+      onError: (error, context) =>
+        log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
+    });
     let stopping = false;
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
@@ -30,6 +35,7 @@ async function main(): Promise<void> {
 
     onShutdown(log, async () => {
       stopping = true;
+      await webhooks.stop();
       // pg-boss stops fetching and waits for the jobs in hand; unfinished ones go back.
       await infra.close();
       await database.stop();

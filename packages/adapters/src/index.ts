@@ -9,6 +9,8 @@ export * from './pg/pg-broadcast.repository';
 export * from './pg/pg-channel.repository';
 export * from './pg/pg-email-server.repository';
 export * from './pg/pg-event-outbox';
+export * from './pg/pg-webhook-endpoint.repository';
+export * from './pg/pg-webhook-delivery.repository';
 export * from './pg/pg-rate-limit-counter';
 export * from './queue/boss';
 export * from './queue/pg-boss-job-queue';

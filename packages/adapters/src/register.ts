@@ -7,6 +7,7 @@ import {
   Repositories,
   Transactor,
   WebhookDestinations,
+  WebhookRetrySchedule,
   WebhookSender,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
@@ -51,6 +52,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
+  container.registerInstance(WebhookRetrySchedule, infra.config.webhookRetryScheduleMs);
   return container;
 }
 

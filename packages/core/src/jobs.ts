@@ -5,10 +5,14 @@
  * Later capabilities add their queues here; `QUEUES` is what `npm run migrate` creates.
  */
 export interface JobPayloads {
-  /** Fan one outbox event out to the webhook endpoints that subscribe to its type. */
-  'events.fanout': { eventId: number };
+  /**
+   * One attempt of one webhook delivery. `attempt` is the attempt's number (1 = first), so a
+   * duplicate or stale job finds the row already past it and does nothing; `endpointId` lets
+   * the dispatcher bound per-endpoint concurrency before loading anything.
+   */
+  'webhooks.deliver': { deliveryId: number; endpointId: number; attempt: number };
 }
 
 export type JobName = keyof JobPayloads;
 
-export const QUEUES: readonly JobName[] = ['events.fanout'];
+export const QUEUES: readonly JobName[] = ['webhooks.deliver'];

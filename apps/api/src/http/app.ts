@@ -7,6 +7,7 @@ import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
+import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -27,6 +28,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(broadcastsRoutes(container));
+  api.use(webhookEndpointsRoutes(container));
   app.use('/api/v1', api);
 
   app.use(notFound);

@@ -8,6 +8,8 @@ import { PgBroadcastRepository } from './pg-broadcast.repository';
 import { PgChannelRepository } from './pg-channel.repository';
 import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
+import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
+import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
 /** Every repository over one connection or transaction; jobs go through the same one. */
 export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
@@ -19,6 +21,8 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     broadcasts: new PgBroadcastRepository(db),
     outbox: new PgEventOutbox(db),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
+    webhookEndpoints: new PgWebhookEndpointRepository(db),
+    webhookDeliveries: new PgWebhookDeliveryRepository(db),
   };
 }
 

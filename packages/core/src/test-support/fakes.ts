@@ -21,6 +21,7 @@ import type {
   Transactor,
 } from '../ports';
 import type { Permission } from '@mailcast/domain';
+import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
 
 /** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
 export class FakeChannels implements ChannelRepository {
@@ -117,6 +118,9 @@ export class FakeJobs implements JobQueue {
     this.sent.push({ name, data, ...options });
     return `job-${this.sent.length}`;
   }
+  async sendMany(name: string, jobs: ReadonlyArray<{ data: unknown; options?: { startAfter?: Date } }>): Promise<void> {
+    for (const job of jobs) await this.send(name, job.data, job.options);
+  }
 }
 
 export function fakeRepositories(): Repositories & {
@@ -126,6 +130,8 @@ export function fakeRepositories(): Repositories & {
   broadcasts: FakeBroadcasts;
   outbox: FakeOutbox;
   jobs: FakeJobs;
+  webhookEndpoints: FakeWebhookEndpoints;
+  webhookDeliveries: FakeWebhookDeliveries;
 } {
   return {
     channels: new FakeChannels(),
@@ -134,6 +140,8 @@ export function fakeRepositories(): Repositories & {
     broadcasts: new FakeBroadcasts(),
     outbox: new FakeOutbox(),
     jobs: new FakeJobs(),
+    webhookEndpoints: new FakeWebhookEndpoints(),
+    webhookDeliveries: new FakeWebhookDeliveries(),
   };
 }
 

@@ -1,0 +1,237 @@
+import {
+  ClaimWebhookAttempts,
+  isSuccess,
+  RecordWebhookFailure,
+  RecordWebhookSuccesses,
+  SendWebhookAttempt,
+  type AttemptOutcome,
+  type ClaimedAttempt,
+  type JobPayloads,
+} from '@mailcast/core';
+import type PgBoss from 'pg-boss';
+import type { DependencyContainer } from 'tsyringe';
+
+const QUEUE = 'webhooks.deliver';
+type DeliverJob = PgBoss.Job<JobPayloads[typeof QUEUE]>;
+
+export interface WebhookDeliveryOptions {
+  /** POSTs in flight to one endpoint from this dispatcher. */
+  perEndpointConcurrency: number;
+  /** Jobs this dispatcher holds at once (in flight or waiting for their endpoint's turn). */
+  maxHeld: number;
+  /** A fetch asks for at most this many jobs. */
+  fetchBatchSize: number;
+  /** Pause between fetches when the queue was empty. */
+  idleMs: number;
+  /** When an endpoint already has this many jobs waiting here, more are put back for later. */
+  perEndpointBacklog: number;
+  /** How far a job put back is pushed into the future. */
+  deferMs: number;
+  /** 2xx outcomes are written together: at most this many, at most this long after the first. */
+  flushSize: number;
+  flushMs: number;
+  onError(error: unknown, context: string): void;
+}
+
+export function defaultWebhookDeliveryOptions(timeoutMs: number): Omit<WebhookDeliveryOptions, 'onError'> {
+  return {
+    perEndpointConcurrency: 8,
+    maxHeld: 256,
+    fetchBatchSize: 100,
+    idleMs: 50,
+    perEndpointBacklog: 16,
+    // A slow endpoint frees a slot at worst once per time-out; coming back sooner only churns.
+    deferMs: Math.min(Math.max(Math.floor(timeoutMs / 2), 1000), 15_000),
+    flushSize: 200,
+    flushMs: 10,
+  };
+}
+
+interface EndpointLane {
+  running: number;
+  waiting: Array<{ job: DeliverJob; attempt: ClaimedAttempt }>;
+}
+
+/**
+ * Works the 'webhooks.deliver' queue with its own fetch loop instead of boss.work: pg-boss 10
+ * hands out a batch and waits for all of it, so one endpoint that hangs for the whole time-out
+ * would stall every other delivery of the batch. Here each job settles on its own, each
+ * endpoint has its own lane with a bounded number of POSTs in flight, and jobs for an endpoint
+ * whose lane is full are put back with a later start instead of occupying this dispatcher, so
+ * healthy endpoints keep flowing past a slow or dead one.
+ */
+export class WebhookDeliveryWorker {
+  private stopped = false;
+  private held = 0;
+  private readonly lanes = new Map<number, EndpointLane>();
+  private successes: Array<{ jobId: string; outcome: AttemptOutcome }> = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private wake: (() => void) | undefined;
+  private readonly running = new Set<Promise<void>>();
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly boss: PgBoss,
+    private readonly container: DependencyContainer,
+    private readonly options: WebhookDeliveryOptions,
+  ) {}
+
+  start(): this {
+    this.loop = this.run();
+    return this;
+  }
+
+  /** Stops fetching, lets the POSTs in hand finish (each bounded by the time-out), then writes them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    while (this.running.size > 0) await Promise.all([...this.running]);
+    await this.flush();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const room = this.options.maxHeld - this.held;
+      if (room < Math.min(this.options.fetchBatchSize, this.options.maxHeld) / 4) {
+        await this.pause(this.options.idleMs);
+        continue;
+      }
+      try {
+        const jobs = await this.boss.fetch<JobPayloads[typeof QUEUE]>(QUEUE, {
+          batchSize: Math.min(room, this.options.fetchBatchSize),
+        });
+        if (jobs.length === 0) {
+          await this.pause(this.options.idleMs);
+          continue;
+        }
+        await this.accept(jobs);
+      } catch (error) {
+        this.options.onError(error, 'fetch');
+        await this.pause(Math.max(this.options.idleMs, 1000));
+      }
+    }
+  }
+
+  private lane(endpointId: number): EndpointLane {
+    let lane = this.lanes.get(endpointId);
+    if (lane === undefined) {
+      lane = { running: 0, waiting: [] };
+      this.lanes.set(endpointId, lane);
+    }
+    return lane;
+  }
+
+  private async accept(jobs: DeliverJob[]): Promise<void> {
+    const take: DeliverJob[] = [];
+    const putBack: DeliverJob[] = [];
+    const taking = new Map<number, number>();
+    for (const job of jobs) {
+      const lane = this.lane(job.data.endpointId);
+      const queued = lane.waiting.length + (taking.get(job.data.endpointId) ?? 0);
+      if (lane.running >= this.options.perEndpointConcurrency && queued >= this.options.perEndpointBacklog) {
+        putBack.push(job);
+      } else {
+        take.push(job);
+        taking.set(job.data.endpointId, (taking.get(job.data.endpointId) ?? 0) + 1);
+      }
+    }
+    if (putBack.length > 0) {
+      // Not an attempt: the same attempt number goes back, later. Inserted before the old
+      // jobs complete, so a crash in between leaves a duplicate (claimed once), never a loss.
+      const startAfter = new Date(Date.now() + this.options.deferMs).toISOString();
+      await this.boss.insert(putBack.map((job) => ({ name: QUEUE, data: job.data, retryLimit: 0, startAfter })));
+      await this.boss.complete(QUEUE, putBack.map((job) => job.id));
+    }
+    if (take.length === 0) return;
+
+    this.held += take.length;
+    let claimed: ClaimedAttempt[];
+    try {
+      claimed = await this.container.resolve(ClaimWebhookAttempts).execute({ jobs: take.map((job) => job.data) });
+    } catch (error) {
+      this.held -= take.length;
+      throw error;
+    }
+    const byDelivery = new Map(claimed.map((attempt) => [attempt.deliveryId, attempt]));
+    const stale: string[] = [];
+    for (const job of take) {
+      const attempt = byDelivery.get(job.data.deliveryId);
+      if (attempt === undefined || attempt.attempt !== job.data.attempt) {
+        stale.push(job.id); // cancelled, done, or a duplicate: nothing to send
+        continue;
+      }
+      this.lane(attempt.endpointId).waiting.push({ job, attempt });
+    }
+    if (stale.length > 0) {
+      this.held -= stale.length;
+      await this.boss.complete(QUEUE, stale);
+    }
+    for (const endpointId of new Set(claimed.map((c) => c.endpointId))) this.pump(endpointId);
+  }
+
+  private pump(endpointId: number): void {
+    const lane = this.lane(endpointId);
+    while (lane.running < this.options.perEndpointConcurrency && lane.waiting.length > 0) {
+      const next = lane.waiting.shift()!;
+      lane.running += 1;
+      const work = this.attempt(next.job, next.attempt).finally(() => {
+        lane.running -= 1;
+        this.held -= 1;
+        this.running.delete(work);
+        if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
+        else this.pump(endpointId);
+        this.wake?.();
+      });
+      this.running.add(work);
+    }
+  }
+
+  private async attempt(job: DeliverJob, attempt: ClaimedAttempt): Promise<void> {
+    try {
+      const outcome = await this.container.resolve(SendWebhookAttempt).execute(attempt);
+      if (isSuccess(outcome.result)) {
+        this.successes.push({ jobId: job.id, outcome });
+        if (this.successes.length >= this.options.flushSize) void this.flush();
+        else this.flushTimer ??= setTimeout(() => void this.flush(), this.options.flushMs);
+        return;
+      }
+      await this.container.resolve(RecordWebhookFailure).execute(outcome);
+      await this.boss.complete(QUEUE, job.id);
+    } catch (error) {
+      this.options.onError(error, 'attempt');
+      await this.boss.fail(QUEUE, job.id, { message: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+    }
+  }
+
+  /** Writes the buffered 2xx outcomes in one statement, then completes their jobs at once. */
+  private flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.successes;
+    this.successes = [];
+    if (batch.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(async () => {
+      try {
+        await this.container.resolve(RecordWebhookSuccesses).execute(batch.map((b) => b.outcome));
+        await this.boss.complete(QUEUE, batch.map((b) => b.jobId));
+      } catch (error) {
+        this.options.onError(error, 'record successes');
+        await this.boss.fail(QUEUE, batch.map((b) => b.jobId)).catch(() => undefined);
+      }
+    });
+    return this.flushing;
+  }
+}
