@@ -2,6 +2,7 @@ import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
   FanOutEvents,
+  RequeueStalledDeliveries,
   TestWebhookEndpoint,
   Transactor,
   type CreateWebhookEndpointInput,
@@ -353,6 +354,45 @@ describe('delete cancels pending deliveries', () => {
       ['cancelled', 0],
       ['cancelled', 0],
     ]);
+  });
+});
+
+describe('a delivery whose job was lost', () => {
+  let h: DispatcherHarness;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  it('is queued again by the stalled-delivery sweep, and delivered once', async () => {
+    const caller = await h.aPrincipal();
+    const e = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/lost'), eventTypes: ['subscriber.created'] });
+    await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: {}, createdAt: new Date() });
+    await h.container.resolve(FanOutEvents).execute({ batchSize: 10 });
+    // The dispatcher holding the job died: pg-boss failed the job; the row is still pending.
+    await h.database.db.raw(`DELETE FROM pgboss.job WHERE name = 'webhooks.deliver'`);
+    const old = new Date(Date.now() - 30 * 60_000);
+    await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id }).update({ updated_at: old });
+    await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/fresh'), eventTypes: ['subscriber.updated'] });
+    await h.record({ channelId: caller.channelId, type: 'subscriber.updated', data: {}, createdAt: new Date() });
+    await h.container.resolve(FanOutEvents).execute({ batchSize: 10 });
+
+    const sweep = h.container.resolve(RequeueStalledDeliveries);
+    expect(await sweep.execute({ stalledAfterMs: 20 * 60_000, limit: 100 })).toBe(1);
+    expect(await sweep.execute({ stalledAfterMs: 20 * 60_000, limit: 100 })).toBe(0); // touched: not twice
+    h.startWorkers();
+    await eventually(async () => (receiver.on('/lost').length && receiver.on('/fresh').length ? true : undefined));
+    const row = await eventually(async () => {
+      const d = await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id }).first();
+      return d.status === 'succeeded' ? d : undefined;
+    });
+    expect(row.attempt_number).toBe(1);
+    expect(receiver.on('/lost')).toHaveLength(1);
   });
 });
 

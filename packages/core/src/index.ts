@@ -25,3 +25,4 @@ export * from './webhooks/fan-out-events';
 export * from './webhooks/claim-webhook-attempts';
 export * from './webhooks/send-webhook-attempt';
 export * from './webhooks/record-webhook-outcomes';
+export * from './webhooks/requeue-stalled-deliveries';

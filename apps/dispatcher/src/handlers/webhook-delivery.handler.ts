@@ -66,7 +66,6 @@ export class WebhookDeliveryWorker {
   private readonly lanes = new Map<number, EndpointLane>();
   private successes: Array<{ jobId: string; outcome: AttemptOutcome }> = [];
   private flushTimer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
   private wake: (() => void) | undefined;
   private readonly running = new Set<Promise<void>>();
   private loop: Promise<void> | undefined;
@@ -117,7 +116,15 @@ export class WebhookDeliveryWorker {
           await this.pause(this.options.idleMs);
           continue;
         }
-        await this.accept(jobs);
+        // Claimed while the next fetch runs: the round trips overlap instead of adding up.
+        this.held += jobs.length;
+        const accepting = this.accept(jobs)
+          .catch((error: unknown) => this.options.onError(error, 'claim'))
+          .finally(() => {
+            this.held -= jobs.length;
+            this.running.delete(accepting);
+          });
+        this.running.add(accepting);
       } catch (error) {
         this.options.onError(error, 'fetch');
         await this.pause(Math.max(this.options.idleMs, 1000));
@@ -157,14 +164,9 @@ export class WebhookDeliveryWorker {
     }
     if (take.length === 0) return;
 
-    this.held += take.length;
-    let claimed: ClaimedAttempt[];
-    try {
-      claimed = await this.container.resolve(ClaimWebhookAttempts).execute({ jobs: take.map((job) => job.data) });
-    } catch (error) {
-      this.held -= take.length;
-      throw error;
-    }
+    // A failed read leaves the jobs active: pg-boss expires them (its expireIn), the
+    // delivery rows are untouched, and the stalled-delivery sweep queues them again.
+    const claimed = await this.container.resolve(ClaimWebhookAttempts).execute({ jobs: take.map((job) => job.data) });
     const byDelivery = new Map(claimed.map((attempt) => [attempt.deliveryId, attempt]));
     const stale: string[] = [];
     for (const job of take) {
@@ -175,10 +177,9 @@ export class WebhookDeliveryWorker {
       }
       this.lane(attempt.endpointId).waiting.push({ job, attempt });
     }
-    if (stale.length > 0) {
-      this.held -= stale.length;
-      await this.boss.complete(QUEUE, stale);
-    }
+    // Each job waiting in a lane holds its own place until its attempt settles.
+    this.held += take.length - stale.length;
+    if (stale.length > 0) await this.boss.complete(QUEUE, stale);
     for (const endpointId of new Set(claimed.map((c) => c.endpointId))) this.pump(endpointId);
   }
 
@@ -216,14 +217,17 @@ export class WebhookDeliveryWorker {
     }
   }
 
-  /** Writes the buffered 2xx outcomes in one statement, then completes their jobs at once. */
-  private flush(): Promise<void> {
+  /**
+   * Writes the buffered 2xx outcomes in one statement, then completes their jobs at once.
+   * Flushes may overlap: they touch disjoint delivery rows.
+   */
+  private async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     const batch = this.successes;
     this.successes = [];
-    if (batch.length === 0) return this.flushing;
-    this.flushing = this.flushing.then(async () => {
+    if (batch.length === 0) return;
+    const work = (async () => {
       try {
         await this.container.resolve(RecordWebhookSuccesses).execute(batch.map((b) => b.outcome));
         await this.boss.complete(QUEUE, batch.map((b) => b.jobId));
@@ -231,7 +235,8 @@ export class WebhookDeliveryWorker {
         this.options.onError(error, 'record successes');
         await this.boss.fail(QUEUE, batch.map((b) => b.jobId)).catch(() => undefined);
       }
-    });
-    return this.flushing;
+    })();
+    this.running.add(work);
+    await work.finally(() => this.running.delete(work));
   }
 }

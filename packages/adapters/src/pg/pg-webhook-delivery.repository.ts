@@ -148,15 +148,12 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
            AND (NOT w.active OR w.deleted_at IS NOT NULL)
          RETURNING d.id
        ), claimed AS (
-         -- attempt_number moves from n-1 to n exactly once: a duplicate or stale job claims nothing.
-         UPDATE webhook_deliveries d
-         SET attempt_number = j.attempt, first_attempt_at = COALESCE(d.first_attempt_at, :now),
-             last_attempt_at = :now, updated_at = :now
-         FROM jobs j, webhook_endpoints w
-         WHERE d.id = j.delivery_id AND w.id = d.webhook_endpoint_id AND d.status = 'pending'
-           AND d.attempt_number = j.attempt - 1 AND w.active AND w.deleted_at IS NULL
-         RETURNING d.id, d.channel_id, d.event_id, d.first_attempt_at, j.attempt,
-                   w.id AS endpoint_id, w.url, w.secret, w.retries_to_attempt
+         SELECT d.id, d.channel_id, d.event_id, d.first_attempt_at, j.attempt,
+                w.id AS endpoint_id, w.url, w.secret, w.retries_to_attempt
+         FROM webhook_deliveries d
+         JOIN jobs j ON j.delivery_id = d.id
+         JOIN webhook_endpoints w ON w.id = d.webhook_endpoint_id
+         WHERE d.status = 'pending' AND d.attempt_number = j.attempt - 1 AND w.active AND w.deleted_at IS NULL
        )
        SELECT c.*, e.type, e.data, e.created_at AS event_created_at, (SELECT count(*) FROM cancelled) AS cancelled
        FROM claimed c JOIN events e ON e.id = c.event_id
@@ -195,32 +192,43 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
   }
 
   async recordSuccesses(successes: readonly AttemptSuccess[]): Promise<void> {
+    // One round trip for a whole flush. The endpoints' last_response_code / last_sent_at take
+    // the newest attempt of the batch; a row another flush holds at that instant is skipped
+    // (SKIP LOCKED) rather than waited for, so flushes never queue or deadlock on the few hot
+    // endpoint rows, and the other flush writes an attempt of the same moment.
     await this.db.raw(
-      `UPDATE webhook_deliveries d
-       SET status = 'succeeded', response_status = s.status, response_body = s.body, error_message = NULL,
-           last_attempt_at = s.attempted_at, next_retry_at = NULL, successfully_delivered_at = s.finished_at,
-           updated_at = s.finished_at
-       FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS int[]), CAST(:bodies AS text[]), CAST(:attempted AS timestamptz[]), CAST(:finished AS timestamptz[]))
-            AS s(id, status, body, attempted_at, finished_at)
-       WHERE d.id = s.id AND d.status = 'pending'`,
+      `WITH s AS (
+         SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:endpoints AS bigint[]), CAST(:attempts AS int[]), CAST(:statuses AS int[]),
+                              CAST(:bodies AS text[]), CAST(:attempted AS timestamptz[]), CAST(:finished AS timestamptz[]))
+                  AS s(id, endpoint_id, attempt, status, body, attempted_at, finished_at)
+       ), delivered AS (
+         UPDATE webhook_deliveries d
+         SET status = 'succeeded', attempt_number = s.attempt, response_status = s.status, response_body = s.body,
+             error_message = NULL, first_attempt_at = COALESCE(d.first_attempt_at, s.attempted_at),
+             last_attempt_at = s.attempted_at, next_retry_at = NULL, successfully_delivered_at = s.finished_at,
+             updated_at = s.finished_at
+         FROM s WHERE d.id = s.id AND d.status = 'pending' AND d.attempt_number = s.attempt - 1
+         RETURNING d.id
+       ), latest AS (
+         SELECT DISTINCT ON (endpoint_id) endpoint_id, status, attempted_at FROM s ORDER BY endpoint_id, attempted_at DESC
+       ), locked AS (
+         SELECT w.id FROM webhook_endpoints w JOIN latest l ON l.endpoint_id = w.id
+         WHERE w.last_sent_at IS NULL OR w.last_sent_at <= l.attempted_at
+         FOR UPDATE OF w SKIP LOCKED
+       )
+       UPDATE webhook_endpoints w SET last_response_code = l.status, last_sent_at = l.attempted_at
+       FROM latest l JOIN locked k ON k.id = l.endpoint_id
+       WHERE w.id = l.endpoint_id`,
       {
         ids: successes.map((s) => s.deliveryId),
+        endpoints: successes.map((s) => s.endpointId),
+        attempts: successes.map((s) => s.attempt),
         statuses: successes.map((s) => s.status),
         bodies: successes.map((s) => s.body),
         attempted: successes.map((s) => s.attemptedAt),
         finished: successes.map((s) => s.finishedAt),
       },
     );
-    // One row per endpoint, each in its own statement: a flush never holds two endpoint rows,
-    // so concurrent flushes and failure transactions cannot deadlock on them.
-    const latest = new Map<number, AttemptSuccess>();
-    for (const s of successes) {
-      const seen = latest.get(s.endpointId);
-      if (seen === undefined || seen.attemptedAt <= s.attemptedAt) latest.set(s.endpointId, s);
-    }
-    for (const s of [...latest.values()].sort((a, b) => a.endpointId - b.endpointId)) {
-      await this.touchEndpoint(s.endpointId, s.status, s.attemptedAt);
-    }
   }
 
   private touchEndpoint(endpointId: number, status: number | null, sentAt: Date) {
@@ -230,11 +238,34 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
       .update({ last_response_code: status, last_sent_at: sentAt });
   }
 
+  async takeStalled(before: Date, now: Date, limit: number): Promise<DeliveryJobRef[]> {
+    const result = await this.db.raw(
+      `UPDATE webhook_deliveries d SET updated_at = :now
+       FROM (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND updated_at < :before AND (next_retry_at IS NULL OR next_retry_at < :before)
+         ORDER BY id
+         LIMIT :limit
+         FOR UPDATE SKIP LOCKED
+       ) stalled
+       WHERE d.id = stalled.id
+       RETURNING d.id, d.webhook_endpoint_id, d.attempt_number`,
+      { before, now, limit },
+    );
+    return (result.rows as Array<{ id: number; webhook_endpoint_id: number; attempt_number: number }>).map((r) => ({
+      deliveryId: r.id,
+      endpointId: r.webhook_endpoint_id,
+      attempt: r.attempt_number + 1,
+    }));
+  }
+
   async recordFailure(failure: AttemptFailure): Promise<boolean> {
     const updated = await this.db('webhook_deliveries')
-      .where({ id: failure.deliveryId, status: 'pending', attempt_number: failure.attempt })
+      .where({ id: failure.deliveryId, status: 'pending', attempt_number: failure.attempt - 1 })
       .update({
         status: failure.nextRetryAt === null ? 'failed' : 'pending',
+        attempt_number: failure.attempt,
+        first_attempt_at: this.db.raw('COALESCE(first_attempt_at, ?)', [failure.attemptedAt]),
         response_status: failure.status,
         response_body: failure.body,
         error_message: failure.error,

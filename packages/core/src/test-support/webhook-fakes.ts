@@ -86,6 +86,9 @@ export class FakeWebhookDeliveries implements WebhookDeliveryRepository {
   async fanOut(): Promise<{ events: number; deliveries: DeliveryJobRef[] }> {
     return { events: 0, deliveries: [] };
   }
+  async takeStalled(): Promise<DeliveryJobRef[]> {
+    return [];
+  }
   async claim(): Promise<ClaimedAttempt[]> {
     return [];
   }

@@ -20,6 +20,7 @@ export class RecordWebhookSuccesses {
       outcomes.map((o) => ({
         deliveryId: o.attempt.deliveryId,
         endpointId: o.attempt.endpointId,
+        attempt: o.attempt.attempt,
         status: o.result.kind === 'response' ? o.result.status : 0,
         body: o.result.kind === 'response' ? truncate(o.result.body) : '',
         attemptedAt: o.attemptedAt,

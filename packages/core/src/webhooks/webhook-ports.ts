@@ -91,6 +91,7 @@ export interface ClaimedAttempt {
 export interface AttemptSuccess {
   deliveryId: number;
   endpointId: number;
+  attempt: number;
   status: number;
   body: string;
   attemptedAt: Date;
@@ -133,12 +134,21 @@ export interface WebhookDeliveryRepository {
    */
   fanOut(limit: number, now: Date): Promise<{ events: number; deliveries: DeliveryJobRef[] }>;
   /**
-   * Takes the attempts still due: the delivery is pending, its endpoint live and active, and
-   * its attempt_number is exactly one below the job's (so a duplicate job claims nothing).
-   * Deliveries whose endpoint was deactivated are cancelled on the way.
+   * Reads the attempts still due: the delivery is pending, its endpoint live and active, and
+   * its attempt_number is exactly one below the job's, so a stale or duplicate job of an
+   * attempt already recorded finds nothing. A read, not a lock: the attempt is written once,
+   * with its outcome, guarded by the same attempt number, so two copies of one job may both
+   * POST (the spec lets an event arrive more than once) but only one is recorded. Deliveries
+   * whose endpoint was deactivated are cancelled on the way.
    */
   claim(jobs: readonly DeliveryJobRef[], now: Date): Promise<ClaimedAttempt[]>;
   recordSuccesses(successes: readonly AttemptSuccess[]): Promise<void>;
+  /**
+   * Pending deliveries nobody has touched since `before` and that wait for no retry time
+   * after it (their job was lost to a crash, or expired while its dispatcher died), at most
+   * `limit`, marked touched now; each comes back as the job of its next attempt.
+   */
+  takeStalled(before: Date, now: Date, limit: number): Promise<DeliveryJobRef[]>;
   /** False when the delivery is no longer that attempt (cancelled meanwhile): nothing follows. */
   recordFailure(failure: AttemptFailure): Promise<boolean>;
 }
