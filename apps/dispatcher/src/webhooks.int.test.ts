@@ -316,7 +316,9 @@ describe('webhook delivery (outbox → fan-out → signed POST), private destina
     // 60 deliveries to the hanging endpoint at 8 in flight and 700 ms each would take over 5 s;
     // the healthy endpoint's all arrived well before that.
     expect(healthy[59]!.at - started).toBeLessThan(2_500);
-    expect(receiver.on('/hang').length).toBeLessThanOrEqual(16);
+    // The hanging endpoint never had more than its lane's POSTs (8) open at once.
+    expect(receiver.maxOpen('/hang')).toBeGreaterThan(0);
+    expect(receiver.maxOpen('/hang')).toBeLessThanOrEqual(8);
     await h.container.resolve(DeleteWebhookEndpoint).execute(caller, { id: hanging.id });
   });
 });
@@ -354,6 +356,40 @@ describe('delete cancels pending deliveries', () => {
       ['cancelled', 0],
       ['cancelled', 0],
     ]);
+  });
+});
+
+describe('a dead endpoint with a deep backlog', () => {
+  let h: DispatcherHarness;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '3000' });
+    receiver = await startReceiver((p) => (p === '/dead' ? 'hang' : { status: 200 }));
+  });
+  afterAll(async () => {
+    await h.close();
+    await receiver.close();
+  });
+
+  it('holds a bounded number of its jobs, puts the rest back for later, and the healthy endpoint keeps flowing', async () => {
+    const caller = await h.aPrincipal();
+    const dead = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/dead'), eventTypes: ['subscriber.created'], retriesToAttempt: 0 });
+    await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/ok'), eventTypes: ['subscriber.created'] });
+    await h.container.resolve<Transactor>(Transactor).run(async (r) => {
+      for (let i = 0; i < 150; i++) await r.outbox.record({ channelId: caller.channelId, type: 'subscriber.created', data: { i }, createdAt: new Date() });
+    });
+    const started = Date.now();
+    h.startWorkers({ delivery: { perEndpointBacklog: 4, slowAfterMs: 200, fetchBatchSize: 40 } });
+    const ok = await eventually(async () => (receiver.on('/ok').length === 150 ? receiver.on('/ok') : undefined), 10_000, 20);
+    expect(ok[149]!.at - started).toBeLessThan(2_500); // the dead endpoint's first time-out is 3 s away
+    expect(receiver.maxOpen('/dead')).toBe(8);
+    const jobs = (
+      await h.database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhooks.deliver' AND (data->>'endpointId')::int = ?`, [dead.id])
+    ).rows[0].n as number;
+    expect(jobs).toBeGreaterThan(150); // jobs were put back as new ones, not attempted
+    const attempted = await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: dead.id }).where('attempt_number', '>', 0);
+    expect(attempted).toHaveLength(0); // nothing recorded yet: the first POSTs are still hanging
+    await h.container.resolve(DeleteWebhookEndpoint).execute(caller, { id: dead.id });
   });
 });
 

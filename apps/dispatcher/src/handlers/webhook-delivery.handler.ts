@@ -23,8 +23,10 @@ export interface WebhookDeliveryOptions {
   fetchBatchSize: number;
   /** Pause between fetches when the queue was empty. */
   idleMs: number;
-  /** When an endpoint already has this many jobs waiting here, more are put back for later. */
+  /** Jobs a slow endpoint may have waiting here behind its POSTs; more are put back for later. */
   perEndpointBacklog: number;
+  /** An endpoint whose POSTs are all busy and whose oldest has run this long is slow. */
+  slowAfterMs: number;
   /** How far a job put back is pushed into the future. */
   deferMs: number;
   /** 2xx outcomes are written together: at most this many, at most this long after the first. */
@@ -36,19 +38,22 @@ export interface WebhookDeliveryOptions {
 export function defaultWebhookDeliveryOptions(timeoutMs: number): Omit<WebhookDeliveryOptions, 'onError'> {
   return {
     perEndpointConcurrency: 8,
-    maxHeld: 256,
-    fetchBatchSize: 100,
+    maxHeld: 400,
+    fetchBatchSize: 200,
     idleMs: 50,
     perEndpointBacklog: 16,
+    slowAfterMs: 1000,
     // A slow endpoint frees a slot at worst once per time-out; coming back sooner only churns.
     deferMs: Math.min(Math.max(Math.floor(timeoutMs / 2), 1000), 15_000),
-    flushSize: 200,
-    flushMs: 10,
+    flushSize: 500,
+    flushMs: 20,
   };
 }
 
 interface EndpointLane {
   running: number;
+  /** Start times of the POSTs in flight. */
+  started: number[];
   waiting: Array<{ job: DeliverJob; attempt: ClaimedAttempt }>;
 }
 
@@ -56,9 +61,10 @@ interface EndpointLane {
  * Works the 'webhooks.deliver' queue with its own fetch loop instead of boss.work: pg-boss 10
  * hands out a batch and waits for all of it, so one endpoint that hangs for the whole time-out
  * would stall every other delivery of the batch. Here each job settles on its own, each
- * endpoint has its own lane with a bounded number of POSTs in flight, and jobs for an endpoint
- * whose lane is full are put back with a later start instead of occupying this dispatcher, so
- * healthy endpoints keep flowing past a slow or dead one.
+ * endpoint has its own lane with a bounded number of POSTs in flight and a bounded backlog, and
+ * jobs for an endpoint whose lane is full (at once, when its POSTs are slow) are put back with a
+ * later start instead of occupying this dispatcher, so healthy endpoints keep flowing past a
+ * slow or dead one.
  */
 export class WebhookDeliveryWorker {
   private stopped = false;
@@ -109,6 +115,7 @@ export class WebhookDeliveryWorker {
         continue;
       }
       try {
+        await this.putBack(this.evictFromSlowLanes());
         const jobs = await this.boss.fetch<JobPayloads[typeof QUEUE]>(QUEUE, {
           batchSize: Math.min(room, this.options.fetchBatchSize),
         });
@@ -135,33 +142,63 @@ export class WebhookDeliveryWorker {
   private lane(endpointId: number): EndpointLane {
     let lane = this.lanes.get(endpointId);
     if (lane === undefined) {
-      lane = { running: 0, waiting: [] };
+      lane = { running: 0, started: [], waiting: [] };
       this.lanes.set(endpointId, lane);
     }
     return lane;
+  }
+
+  /**
+   * Jobs that queued behind an endpoint before it turned slow go back to the queue. Nothing was
+   * written for them (reading an attempt claims nothing), so this is safe at any point.
+   */
+  private evictFromSlowLanes(): DeliverJob[] {
+    const now = Date.now();
+    const evicted: DeliverJob[] = [];
+    for (const lane of this.lanes.values()) {
+      if (lane.waiting.length > this.options.perEndpointBacklog && this.isSlow(lane, now)) {
+        const out = lane.waiting.splice(this.options.perEndpointBacklog);
+        this.held -= out.length;
+        evicted.push(...out.map((w) => w.job));
+      }
+    }
+    return evicted;
+  }
+
+  /**
+   * Not an attempt: the same attempt number goes back, later. Inserted before the old jobs
+   * complete, so a crash in between leaves a duplicate (recorded once), never a loss.
+   */
+  private async putBack(jobs: DeliverJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const startAfter = new Date(Date.now() + this.options.deferMs).toISOString();
+    await this.boss.insert(jobs.map((job) => ({ name: QUEUE, data: job.data, retryLimit: 0, startAfter })));
+    await this.boss.complete(QUEUE, jobs.map((job) => job.id));
+  }
+
+  /** A lane is slow when all its POSTs are busy and the oldest has run past slowAfterMs. */
+  private isSlow(lane: EndpointLane, now: number): boolean {
+    return lane.running >= this.options.perEndpointConcurrency && Math.min(...lane.started) < now - this.options.slowAfterMs;
   }
 
   private async accept(jobs: DeliverJob[]): Promise<void> {
     const take: DeliverJob[] = [];
     const putBack: DeliverJob[] = [];
     const taking = new Map<number, number>();
+    const now = Date.now();
     for (const job of jobs) {
       const lane = this.lane(job.data.endpointId);
-      const queued = lane.waiting.length + (taking.get(job.data.endpointId) ?? 0);
-      if (lane.running >= this.options.perEndpointConcurrency && queued >= this.options.perEndpointBacklog) {
+      const waiting = lane.waiting.length + (taking.get(job.data.endpointId) ?? 0);
+      // A healthy endpoint takes what comes (maxHeld bounds the whole); a slow one gets only
+      // a small waiting room, and the rest of its jobs go back to the queue for later.
+      if (this.isSlow(lane, now) && waiting >= this.options.perEndpointBacklog) {
         putBack.push(job);
       } else {
         take.push(job);
         taking.set(job.data.endpointId, (taking.get(job.data.endpointId) ?? 0) + 1);
       }
     }
-    if (putBack.length > 0) {
-      // Not an attempt: the same attempt number goes back, later. Inserted before the old
-      // jobs complete, so a crash in between leaves a duplicate (claimed once), never a loss.
-      const startAfter = new Date(Date.now() + this.options.deferMs).toISOString();
-      await this.boss.insert(putBack.map((job) => ({ name: QUEUE, data: job.data, retryLimit: 0, startAfter })));
-      await this.boss.complete(QUEUE, putBack.map((job) => job.id));
-    }
+    await this.putBack(putBack);
     if (take.length === 0) return;
 
     // A failed read leaves the jobs active: pg-boss expires them (its expireIn), the
@@ -181,6 +218,10 @@ export class WebhookDeliveryWorker {
     this.held += take.length - stale.length;
     if (stale.length > 0) await this.boss.complete(QUEUE, stale);
     for (const endpointId of new Set(claimed.map((c) => c.endpointId))) this.pump(endpointId);
+    for (const endpointId of taking.keys()) {
+      const lane = this.lanes.get(endpointId);
+      if (lane && lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
+    }
   }
 
   private pump(endpointId: number): void {
@@ -188,8 +229,11 @@ export class WebhookDeliveryWorker {
     while (lane.running < this.options.perEndpointConcurrency && lane.waiting.length > 0) {
       const next = lane.waiting.shift()!;
       lane.running += 1;
+      const startedAt = Date.now();
+      lane.started.push(startedAt);
       const work = this.attempt(next.job, next.attempt).finally(() => {
         lane.running -= 1;
+        lane.started.splice(lane.started.indexOf(startedAt), 1);
         this.held -= 1;
         this.running.delete(work);
         if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);

@@ -25,7 +25,13 @@ export async function startReceiver(reply: (path: string, nth: number) => Reply 
   const received: Received[] = [];
   const counts = new Map<string, number>();
   const hanging = new Set<http.ServerResponse>();
+  const open = new Map<string, number>();
+  const maxOpen = new Map<string, number>();
   const server = http.createServer((req, res) => {
+    const opened = req.url ?? '/';
+    open.set(opened, (open.get(opened) ?? 0) + 1);
+    maxOpen.set(opened, Math.max(maxOpen.get(opened) ?? 0, open.get(opened)!));
+    res.on('close', () => open.set(opened, open.get(opened)! - 1));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -49,6 +55,8 @@ export async function startReceiver(reply: (path: string, nth: number) => Reply 
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
     received,
     on: (path: string) => received.filter((r) => r.path === path),
+    /** The most requests to `path` that were open at once. */
+    maxOpen: (path: string) => maxOpen.get(path) ?? 0,
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
