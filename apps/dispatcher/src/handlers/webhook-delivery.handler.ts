@@ -75,12 +75,22 @@ export class WebhookDeliveryWorker {
   private wake: (() => void) | undefined;
   private readonly running = new Set<Promise<void>>();
   private loop: Promise<void> | undefined;
+  // Resolved once: these run for every delivery, and resolving builds a new instance each time.
+  private readonly claim: ClaimWebhookAttempts;
+  private readonly send: SendWebhookAttempt;
+  private readonly recordSuccesses: RecordWebhookSuccesses;
+  private readonly recordFailure: RecordWebhookFailure;
 
   constructor(
     private readonly boss: PgBoss,
-    private readonly container: DependencyContainer,
+    container: DependencyContainer,
     private readonly options: WebhookDeliveryOptions,
-  ) {}
+  ) {
+    this.claim = container.resolve(ClaimWebhookAttempts);
+    this.send = container.resolve(SendWebhookAttempt);
+    this.recordSuccesses = container.resolve(RecordWebhookSuccesses);
+    this.recordFailure = container.resolve(RecordWebhookFailure);
+  }
 
   start(): this {
     this.loop = this.run();
@@ -203,7 +213,7 @@ export class WebhookDeliveryWorker {
 
     // A failed read leaves the jobs active: pg-boss expires them (its expireIn), the
     // delivery rows are untouched, and the stalled-delivery sweep queues them again.
-    const claimed = await this.container.resolve(ClaimWebhookAttempts).execute({ jobs: take.map((job) => job.data) });
+    const claimed = await this.claim.execute({ jobs: take.map((job) => job.data) });
     const byDelivery = new Map(claimed.map((attempt) => [attempt.deliveryId, attempt]));
     const stale: string[] = [];
     for (const job of take) {
@@ -246,14 +256,14 @@ export class WebhookDeliveryWorker {
 
   private async attempt(job: DeliverJob, attempt: ClaimedAttempt): Promise<void> {
     try {
-      const outcome = await this.container.resolve(SendWebhookAttempt).execute(attempt);
+      const outcome = await this.send.execute(attempt);
       if (isSuccess(outcome.result)) {
         this.successes.push({ jobId: job.id, outcome });
         if (this.successes.length >= this.options.flushSize) void this.flush();
         else this.flushTimer ??= setTimeout(() => void this.flush(), this.options.flushMs);
         return;
       }
-      await this.container.resolve(RecordWebhookFailure).execute(outcome);
+      await this.recordFailure.execute(outcome);
       await this.boss.complete(QUEUE, job.id);
     } catch (error) {
       this.options.onError(error, 'attempt');
@@ -273,7 +283,7 @@ export class WebhookDeliveryWorker {
     if (batch.length === 0) return;
     const work = (async () => {
       try {
-        await this.container.resolve(RecordWebhookSuccesses).execute(batch.map((b) => b.outcome));
+        await this.recordSuccesses.execute(batch.map((b) => b.outcome));
         await this.boss.complete(QUEUE, batch.map((b) => b.jobId));
       } catch (error) {
         this.options.onError(error, 'record successes');
