@@ -2,6 +2,7 @@ import type { Bench } from './harness';
 import { sendingBench } from './sending.bench';
 import { statisticsBench } from './statistics.bench';
 import { subscribersBench } from './subscribers.bench';
+import { webhooksBench } from './webhooks.bench';
 
 /** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
-export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench];
+export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, webhooksBench];

@@ -40,7 +40,7 @@ ${MIGRATIONS.map((m) => `  ${m}
     const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;
     // Every queue the code names, each with pg-boss retries off (the schedules are ours).
     expect(queues).toEqual([...QUEUES].sort().map((name) => ({ name, retry_limit: 0 })));
-    expect(QUEUES).toEqual(expect.arrayContaining(['events.fanout', 'broadcasts.due', 'broadcasts.send', 'broadcasts.sweep']));
+    expect(QUEUES).toEqual(expect.arrayContaining(['webhooks.deliver', 'subscribers.confirmation', 'broadcasts.due', 'broadcasts.send', 'broadcasts.sweep']));
 
     const second = await migrate();
     expect(second).toEqual({ code: 0, output: 'database is up to date\n' });

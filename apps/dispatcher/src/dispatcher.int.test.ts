@@ -23,17 +23,17 @@ describe('dispatcher', () => {
 
     it('hands each job of a queue to its handler once, and a failure is not retried by pg-boss', async () => {
       const seen: number[] = [];
-      const handler: JobHandler<'events.fanout'> = {
-        queue: 'events.fanout',
+      const handler: JobHandler<'webhooks.deliver'> = {
+        queue: 'webhooks.deliver',
         batchSize: 5,
         async handle(_container, job) {
-          seen.push(job.data.eventId);
-          if (job.data.eventId === 3) throw new Error('try again later');
+          seen.push(job.data.deliveryId);
+          if (job.data.deliveryId === 3) throw new Error('try again later');
         },
       };
       const ids = await Promise.all(
         [1, 2, 3].map(async (eventId) => {
-          const id = await boss.send('events.fanout', { eventId }, { retryLimit: 0 });
+          const id = await boss.send('webhooks.deliver', { deliveryId: eventId, endpointId: 1, attempt: 1 }, { retryLimit: 0 });
           if (id === null) throw new Error('job not queued');
           return id;
         }),
@@ -44,18 +44,18 @@ describe('dispatcher', () => {
       });
       const states = await eventually(async () => {
         const rows = (await database.db.raw('SELECT data, state FROM pgboss.job WHERE id = ANY(?)', [ids])).rows as Array<{
-          data: { eventId: number };
+          data: { deliveryId: number };
           state: string;
         }>;
         return rows.every((r) => r.state === 'completed' || r.state === 'failed') ? rows : undefined;
       });
-      expect(Object.fromEntries(states.map((r) => [r.data.eventId, r.state]))).toEqual({
+      expect(Object.fromEntries(states.map((r) => [r.data.deliveryId, r.state]))).toEqual({
         1: 'completed',
         2: 'completed',
         3: 'failed',
       });
       expect([...seen].sort()).toEqual([1, 2, 3]);
-      expect(failures).toEqual([{ queue: 'events.fanout', jobId: ids[2], message: 'try again later' }]);
+      expect(failures).toEqual([{ queue: 'webhooks.deliver', jobId: ids[2], message: 'try again later' }]);
       const output = (await database.db.raw('SELECT output FROM pgboss.job WHERE id = ?', [ids[2]!])).rows[0].output;
       expect(output).toEqual({ message: 'try again later' });
     });

@@ -7,6 +7,7 @@ import os from 'node:os';
 import { Histogram } from 'prom-client';
 import { buildContainer } from './container';
 import { HANDLERS, startWorkers } from './handlers/registry';
+import { startWebhookWorkers } from './handlers/webhooks';
 import { portOf, startHealthServer } from './health-server';
 import { sendingConfig } from './sending/sending-config';
 import { startSweeper } from './sending/sweeper';
@@ -42,6 +43,10 @@ async function main(): Promise<void> {
         log.warn('job failed', { queue, jobId, error: error instanceof Error ? error.message : String(error) });
       },
     });
+    const webhooks = startWebhookWorkers(infra.boss, container, {
+      onError: (error, context) =>
+        log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
+    });
     const stopSweeper = startSweeper(container, sending.sweepIntervalMs, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
@@ -53,6 +58,7 @@ async function main(): Promise<void> {
     onShutdown(log, async () => {
       stopping = true;
       stopSweeper();
+      await webhooks.stop();
       // pg-boss stops fetching and waits for the jobs in hand; a sending job stops claiming,
       // finishes the messages in flight and hands the rest to a fresh job.
       await infra.close();

@@ -13,6 +13,8 @@ export * from './pg/pg-broadcast-statistics-reader';
 export * from './pg/pg-event-outbox';
 export * from './pg/pg-subscriber.repository';
 export * from './pg/pg-subscriber-confirmation.repository';
+export * from './pg/pg-webhook-endpoint.repository';
+export * from './pg/pg-webhook-delivery.repository';
 export * from './pg/pg-rate-limit-counter';
 export * from './queue/boss';
 export * from './queue/pg-boss-job-queue';

@@ -10,6 +10,7 @@ import {
   Templates,
   Transactor,
   WebhookDestinations,
+  WebhookRetrySchedule,
   WebhookSender,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
@@ -60,6 +61,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
+  container.registerInstance(WebhookRetrySchedule, infra.config.webhookRetryScheduleMs);
   return container;
 }
 

@@ -5,8 +5,12 @@
  * Later capabilities add their queues here; `QUEUES` is what `npm run migrate` creates.
  */
 export interface JobPayloads {
-  /** Fan one outbox event out to the webhook endpoints that subscribe to its type. */
-  'events.fanout': { eventId: number };
+  /**
+   * One attempt of one webhook delivery. `attempt` is the attempt's number (1 = first), so a
+   * duplicate or stale job finds the row already past it and does nothing; `endpointId` lets
+   * the dispatcher bound per-endpoint concurrency before loading anything.
+   */
+  'webhooks.deliver': { deliveryId: number; endpointId: number; attempt: number };
   /** Send the double opt-in email of one confirmation request; `attempt` counts from 1. */
   'subscribers.confirmation': { confirmationId: number; attempt?: number };
   /** A scheduled broadcast's time has come: move it from future_scheduled on (if `version` still holds). */
@@ -20,7 +24,7 @@ export interface JobPayloads {
 export type JobName = keyof JobPayloads;
 
 export const QUEUES: readonly JobName[] = [
-  'events.fanout',
+  'webhooks.deliver',
   'broadcasts.due',
   'broadcasts.send',
   'broadcasts.sweep',

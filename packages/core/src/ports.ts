@@ -1,4 +1,5 @@
 import type { BroadcastStatus, EventType, Permission } from '@mailcast/domain';
+import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks/webhook-ports';
 import type { JobName, JobPayloads } from './jobs';
 import type { RecipientStore } from './sending/recipient-store';
 
@@ -313,6 +314,8 @@ export interface JobOptions {
 export interface JobQueue {
   /** Returns the job id. */
   send<Name extends JobName>(name: Name, data: JobPayloads[Name], options?: JobOptions): Promise<string>;
+  /** Many jobs of one queue in one statement (a fan-out's deliveries). */
+  sendMany<Name extends JobName>(name: Name, jobs: ReadonlyArray<{ data: JobPayloads[Name]; options?: JobOptions }>): Promise<void>;
 }
 export const JobQueue = Symbol.for('mailcast.JobQueue');
 
@@ -375,6 +378,8 @@ export interface Repositories {
   recipients: RecipientStore;
   outbox: EventOutbox;
   jobs: JobQueue;
+  webhookEndpoints: WebhookEndpointRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

@@ -16,6 +16,7 @@ import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
+import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -50,6 +51,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(broadcastsRoutes(container));
   api.use(subscribersRoutes(container));
   api.use(broadcastStatisticsRoutes(container));
+  api.use(webhookEndpointsRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

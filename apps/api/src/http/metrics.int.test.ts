@@ -67,7 +67,7 @@ describe('observability', () => {
       status: 'succeeded',
       successfully_delivered_at: new Date(),
     });
-    await api.fixtures.repositories.jobs.send('events.fanout', { eventId: (event as { id: number }).id });
+    await api.fixtures.repositories.jobs.send('webhooks.deliver', { deliveryId: 1, endpointId: (endpoint as { id: number }).id, attempt: 1 });
 
     const text = await scrape();
     expect(valueOf(text, 'mailcast_database_up{service="api"}')).toBe(1);
@@ -79,7 +79,7 @@ describe('observability', () => {
     const p50 = valueOf(text, 'mailcast_webhook_delivery_latency_seconds{quantile="0.5",service="api"}');
     expect(p50).toBeGreaterThan(1);
     expect(p50).toBeLessThan(60);
-    expect(valueOf(text, 'mailcast_queue_depth{queue="events.fanout",service="api"}')).toBe(1);
+    expect(valueOf(text, 'mailcast_queue_depth{queue="webhooks.deliver",service="api"}')).toBe(1);
   });
 
   it('keeps /healthz up and reports /readyz and /metrics honestly while the database is unreachable', async () => {

@@ -38,7 +38,7 @@ describe('PgTransactor: change, outbox event and job in one transaction', () => 
         data: { subscriber_id: 1 },
         createdAt: new Date('2026-11-22T00:00:00Z'),
       });
-      const job = await r.jobs.send('events.fanout', { eventId: event.id });
+      const job = await r.jobs.send('webhooks.deliver', { deliveryId: event.id, endpointId: 1, attempt: 1 });
       return { channelId: channel.id, eventId: event.id, jobId: job };
     });
 
@@ -46,33 +46,33 @@ describe('PgTransactor: change, outbox event and job in one transaction', () => 
     const event = await database.db('events').where({ id: eventId }).first();
     expect(event).toMatchObject({ channel_id: channelId, type: 'subscriber.created', data: { subscriber_id: 1 } });
     expect(event.created_at.toISOString()).toBe('2026-11-22T00:00:00.000Z');
-    expect(await jobsIn('events.fanout')).toEqual([{ id: jobId, data: { eventId } }]);
+    expect(await jobsIn('webhooks.deliver')).toEqual([{ id: jobId, data: { deliveryId: eventId, endpointId: 1, attempt: 1 } }]);
   });
 
   it('rolls all three back when the work fails', async () => {
     const before = {
       channels: (await database.db('channels').count({ n: '*' }).first())?.n,
       events: (await database.db('events').count({ n: '*' }).first())?.n,
-      jobs: (await jobsIn('events.fanout')).length,
+      jobs: (await jobsIn('webhooks.deliver')).length,
     };
     await expect(
       transactor.run(async (r) => {
         const channel = await r.channels.create({ name: 'rolled back' });
         const event = await r.outbox.record({ channelId: channel.id, type: 'subscriber.created', data: {}, createdAt: new Date() });
-        await r.jobs.send('events.fanout', { eventId: event.id });
+        await r.jobs.send('webhooks.deliver', { deliveryId: event.id, endpointId: 1, attempt: 1 });
         throw new Error('the use case changed its mind');
       }),
     ).rejects.toThrow('the use case changed its mind');
 
     expect((await database.db('channels').count({ n: '*' }).first())?.n).toBe(before.channels);
     expect((await database.db('events').count({ n: '*' }).first())?.n).toBe(before.events);
-    expect((await jobsIn('events.fanout')).length).toBe(before.jobs);
+    expect((await jobsIn('webhooks.deliver')).length).toBe(before.jobs);
     expect(await database.db('channels').where({ name: 'rolled back' })).toEqual([]);
   });
 
   it('sends jobs with retryLimit 0 and honours startAfter', async () => {
     const at = new Date(Date.now() + 3_600_000);
-    const id = await transactor.run((r) => r.jobs.send('events.fanout', { eventId: 42 }, { startAfter: at }));
+    const id = await transactor.run((r) => r.jobs.send('webhooks.deliver', { deliveryId: 42, endpointId: 1, attempt: 1 }, { startAfter: at }));
     const row = (
       await database.db.raw('SELECT retry_limit, start_after FROM pgboss.job WHERE id = ?', [id])
     ).rows[0] as { retry_limit: number; start_after: Date };

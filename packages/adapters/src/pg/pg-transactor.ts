@@ -12,6 +12,8 @@ import { PgEventOutbox } from './pg-event-outbox';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
 import { PgRecipientStore } from './pg-recipient-store';
+import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
+import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
 /** Every repository over one connection or transaction; jobs go through the same one. */
 export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
@@ -28,6 +30,8 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     recipients: new PgRecipientStore(db),
     outbox: new PgEventOutbox(db),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
+    webhookEndpoints: new PgWebhookEndpointRepository(db),
+    webhookDeliveries: new PgWebhookDeliveryRepository(db),
   };
 }
 

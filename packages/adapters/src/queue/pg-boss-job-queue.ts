@@ -22,4 +22,18 @@ export class PgBossJobQueue implements JobQueue {
     if (id === null) throw new Error(`pg-boss refused a job on ${name}`);
     return id;
   }
+
+  async sendMany<Name extends JobName>(
+    name: Name,
+    jobs: ReadonlyArray<{ data: JobPayloads[Name]; options?: JobOptions }>,
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    const rows: PgBoss.JobInsert[] = jobs.map((job) => ({
+      name,
+      data: job.data as object,
+      retryLimit: 0,
+      ...(job.options?.startAfter ? { startAfter: job.options.startAfter.toISOString() } : {}),
+    }));
+    await this.boss.insert(rows, this.db ? { db: this.db } : {});
+  }
 }

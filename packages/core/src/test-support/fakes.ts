@@ -35,6 +35,7 @@ import type {
 } from '../ports';
 import type { Permission } from '@mailcast/domain';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
+import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
 
 /** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
 export class FakeChannels implements ChannelRepository {
@@ -292,6 +293,9 @@ export class FakeJobs implements JobQueue {
     this.sent.push({ name, data, ...options });
     return `job-${this.sent.length}`;
   }
+  async sendMany(name: string, jobs: ReadonlyArray<{ data: unknown; options?: { startAfter?: Date } }>): Promise<void> {
+    for (const job of jobs) await this.send(name, job.data, job.options);
+  }
 }
 
 export function fakeRepositories(): Repositories & {
@@ -306,6 +310,8 @@ export function fakeRepositories(): Repositories & {
   recipients: FakeRecipientStore;
   outbox: FakeOutbox;
   jobs: FakeJobs;
+  webhookEndpoints: FakeWebhookEndpoints;
+  webhookDeliveries: FakeWebhookDeliveries;
 } {
   return {
     channels: new FakeChannels(),
@@ -319,6 +325,8 @@ export function fakeRepositories(): Repositories & {
     recipients: new FakeRecipientStore(),
     outbox: new FakeOutbox(),
     jobs: new FakeJobs(),
+    webhookEndpoints: new FakeWebhookEndpoints(),
+    webhookDeliveries: new FakeWebhookDeliveries(),
   };
 }
 

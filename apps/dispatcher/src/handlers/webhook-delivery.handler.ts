@@ -1,0 +1,300 @@
+import {
+  ClaimWebhookAttempts,
+  isSuccess,
+  RecordWebhookFailure,
+  RecordWebhookSuccesses,
+  SendWebhookAttempt,
+  type AttemptOutcome,
+  type ClaimedAttempt,
+  type JobPayloads,
+} from '@mailcast/core';
+import type PgBoss from 'pg-boss';
+import type { DependencyContainer } from 'tsyringe';
+
+const QUEUE = 'webhooks.deliver';
+type DeliverJob = PgBoss.Job<JobPayloads[typeof QUEUE]>;
+
+export interface WebhookDeliveryOptions {
+  /** POSTs in flight to one endpoint from this dispatcher. */
+  perEndpointConcurrency: number;
+  /** Jobs this dispatcher holds at once (in flight or waiting for their endpoint's turn). */
+  maxHeld: number;
+  /** A fetch asks for at most this many jobs. */
+  fetchBatchSize: number;
+  /** Pause between fetches when the queue was empty. */
+  idleMs: number;
+  /** Jobs a slow endpoint may have waiting here behind its POSTs; more are put back for later. */
+  perEndpointBacklog: number;
+  /** An endpoint whose POSTs are all busy and whose oldest has run this long is slow. */
+  slowAfterMs: number;
+  /** How far a job put back is pushed into the future. */
+  deferMs: number;
+  /** 2xx outcomes are written together: at most this many, at most this long after the first. */
+  flushSize: number;
+  flushMs: number;
+  onError(error: unknown, context: string): void;
+}
+
+export function defaultWebhookDeliveryOptions(timeoutMs: number): Omit<WebhookDeliveryOptions, 'onError'> {
+  return {
+    perEndpointConcurrency: 8,
+    maxHeld: 1000,
+    // pg-boss 10 orders a fetch by created_on over every queued job of the queue, so each fetch
+    // costs in proportion to the backlog: fewer, larger fetches keep a deep backlog cheap.
+    fetchBatchSize: 500,
+    idleMs: 50,
+    perEndpointBacklog: 16,
+    slowAfterMs: 1000,
+    // A slow endpoint frees a slot at worst once per time-out; coming back sooner only churns.
+    deferMs: Math.min(Math.max(Math.floor(timeoutMs / 2), 1000), 15_000),
+    flushSize: 500,
+    flushMs: 20,
+  };
+}
+
+interface EndpointLane {
+  running: number;
+  /** Start times of the POSTs in flight. */
+  started: number[];
+  waiting: Array<{ job: DeliverJob; attempt: ClaimedAttempt }>;
+}
+
+/**
+ * Works the 'webhooks.deliver' queue with its own fetch loop instead of boss.work: pg-boss 10
+ * hands out a batch and waits for all of it, so one endpoint that hangs for the whole time-out
+ * would stall every other delivery of the batch. Here each job settles on its own, each
+ * endpoint has its own lane with a bounded number of POSTs in flight and a bounded backlog, and
+ * jobs for an endpoint whose lane is full (at once, when its POSTs are slow) are put back with a
+ * later start instead of occupying this dispatcher, so healthy endpoints keep flowing past a
+ * slow or dead one.
+ */
+export class WebhookDeliveryWorker {
+  private stopped = false;
+  private held = 0;
+  private readonly lanes = new Map<number, EndpointLane>();
+  private successes: Array<{ jobId: string; outcome: AttemptOutcome }> = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+  private readonly running = new Set<Promise<void>>();
+  private loop: Promise<void> | undefined;
+  // Resolved once: these run for every delivery, and resolving builds a new instance each time.
+  private readonly claim: ClaimWebhookAttempts;
+  private readonly send: SendWebhookAttempt;
+  private readonly recordSuccesses: RecordWebhookSuccesses;
+  private readonly recordFailure: RecordWebhookFailure;
+
+  constructor(
+    private readonly boss: PgBoss,
+    container: DependencyContainer,
+    private readonly options: WebhookDeliveryOptions,
+  ) {
+    this.claim = container.resolve(ClaimWebhookAttempts);
+    this.send = container.resolve(SendWebhookAttempt);
+    this.recordSuccesses = container.resolve(RecordWebhookSuccesses);
+    this.recordFailure = container.resolve(RecordWebhookFailure);
+  }
+
+  start(): this {
+    this.loop = this.run();
+    return this;
+  }
+
+  /** Stops fetching, lets the POSTs in hand finish (each bounded by the time-out), then writes them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    while (this.running.size > 0) await Promise.all([...this.running]);
+    await this.flush();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const room = this.options.maxHeld - this.held;
+      if (room < Math.min(this.options.fetchBatchSize, this.options.maxHeld) / 4) {
+        await this.pause(this.options.idleMs);
+        continue;
+      }
+      try {
+        await this.putBack(this.evictFromSlowLanes());
+        const jobs = await this.boss.fetch<JobPayloads[typeof QUEUE]>(QUEUE, {
+          batchSize: Math.min(room, this.options.fetchBatchSize),
+          // Every delivery job has the same priority: ordering by it only adds to the sort.
+          priority: false,
+        });
+        if (jobs.length === 0) {
+          await this.pause(this.options.idleMs);
+          continue;
+        }
+        // Claimed while the next fetch runs: the round trips overlap instead of adding up.
+        this.held += jobs.length;
+        const accepting = this.accept(jobs)
+          .catch((error: unknown) => this.options.onError(error, 'claim'))
+          .finally(() => {
+            this.held -= jobs.length;
+            this.running.delete(accepting);
+          });
+        this.running.add(accepting);
+      } catch (error) {
+        this.options.onError(error, 'fetch');
+        await this.pause(Math.max(this.options.idleMs, 1000));
+      }
+    }
+  }
+
+  private lane(endpointId: number): EndpointLane {
+    let lane = this.lanes.get(endpointId);
+    if (lane === undefined) {
+      lane = { running: 0, started: [], waiting: [] };
+      this.lanes.set(endpointId, lane);
+    }
+    return lane;
+  }
+
+  /**
+   * Jobs that queued behind an endpoint before it turned slow go back to the queue. Nothing was
+   * written for them (reading an attempt claims nothing), so this is safe at any point.
+   */
+  private evictFromSlowLanes(): DeliverJob[] {
+    const now = Date.now();
+    const evicted: DeliverJob[] = [];
+    for (const lane of this.lanes.values()) {
+      if (lane.waiting.length > this.options.perEndpointBacklog && this.isSlow(lane, now)) {
+        const out = lane.waiting.splice(this.options.perEndpointBacklog);
+        this.held -= out.length;
+        evicted.push(...out.map((w) => w.job));
+      }
+    }
+    return evicted;
+  }
+
+  /**
+   * Not an attempt: the same attempt number goes back, later. Inserted before the old jobs
+   * complete, so a crash in between leaves a duplicate (recorded once), never a loss.
+   */
+  private async putBack(jobs: DeliverJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const startAfter = new Date(Date.now() + this.options.deferMs).toISOString();
+    await this.boss.insert(jobs.map((job) => ({ name: QUEUE, data: job.data, retryLimit: 0, startAfter })));
+    await this.boss.complete(QUEUE, jobs.map((job) => job.id));
+  }
+
+  /** A lane is slow when all its POSTs are busy and the oldest has run past slowAfterMs. */
+  private isSlow(lane: EndpointLane, now: number): boolean {
+    return lane.running >= this.options.perEndpointConcurrency && Math.min(...lane.started) < now - this.options.slowAfterMs;
+  }
+
+  private async accept(jobs: DeliverJob[]): Promise<void> {
+    const take: DeliverJob[] = [];
+    const putBack: DeliverJob[] = [];
+    const taking = new Map<number, number>();
+    const now = Date.now();
+    for (const job of jobs) {
+      const lane = this.lane(job.data.endpointId);
+      const waiting = lane.waiting.length + (taking.get(job.data.endpointId) ?? 0);
+      // A healthy endpoint takes what comes (maxHeld bounds the whole); a slow one gets only
+      // a small waiting room, and the rest of its jobs go back to the queue for later.
+      if (this.isSlow(lane, now) && waiting >= this.options.perEndpointBacklog) {
+        putBack.push(job);
+      } else {
+        take.push(job);
+        taking.set(job.data.endpointId, (taking.get(job.data.endpointId) ?? 0) + 1);
+      }
+    }
+    await this.putBack(putBack);
+    if (take.length === 0) return;
+
+    // A failed read leaves the jobs active: pg-boss expires them (its expireIn), the
+    // delivery rows are untouched, and the stalled-delivery sweep queues them again.
+    const claimed = await this.claim.execute({ jobs: take.map((job) => job.data) });
+    const byDelivery = new Map(claimed.map((attempt) => [attempt.deliveryId, attempt]));
+    const stale: string[] = [];
+    for (const job of take) {
+      const attempt = byDelivery.get(job.data.deliveryId);
+      if (attempt === undefined || attempt.attempt !== job.data.attempt) {
+        stale.push(job.id); // cancelled, done, or a duplicate: nothing to send
+        continue;
+      }
+      this.lane(attempt.endpointId).waiting.push({ job, attempt });
+    }
+    // Each job waiting in a lane holds its own place until its attempt settles.
+    this.held += take.length - stale.length;
+    if (stale.length > 0) await this.boss.complete(QUEUE, stale);
+    for (const endpointId of new Set(claimed.map((c) => c.endpointId))) this.pump(endpointId);
+    for (const endpointId of taking.keys()) {
+      const lane = this.lanes.get(endpointId);
+      if (lane && lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
+    }
+  }
+
+  private pump(endpointId: number): void {
+    const lane = this.lane(endpointId);
+    while (lane.running < this.options.perEndpointConcurrency && lane.waiting.length > 0) {
+      const next = lane.waiting.shift()!;
+      lane.running += 1;
+      const startedAt = Date.now();
+      lane.started.push(startedAt);
+      const work = this.attempt(next.job, next.attempt).finally(() => {
+        lane.running -= 1;
+        lane.started.splice(lane.started.indexOf(startedAt), 1);
+        this.held -= 1;
+        this.running.delete(work);
+        if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
+        else this.pump(endpointId);
+        this.wake?.();
+      });
+      this.running.add(work);
+    }
+  }
+
+  private async attempt(job: DeliverJob, attempt: ClaimedAttempt): Promise<void> {
+    try {
+      const outcome = await this.send.execute(attempt);
+      if (isSuccess(outcome.result)) {
+        this.successes.push({ jobId: job.id, outcome });
+        if (this.successes.length >= this.options.flushSize) void this.flush();
+        else this.flushTimer ??= setTimeout(() => void this.flush(), this.options.flushMs);
+        return;
+      }
+      await this.recordFailure.execute(outcome);
+      await this.boss.complete(QUEUE, job.id);
+    } catch (error) {
+      this.options.onError(error, 'attempt');
+      await this.boss.fail(QUEUE, job.id, { message: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Writes the buffered 2xx outcomes in one statement, then completes their jobs at once.
+   * Flushes may overlap: they touch disjoint delivery rows.
+   */
+  private async flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.successes;
+    this.successes = [];
+    if (batch.length === 0) return;
+    const work = (async () => {
+      try {
+        await this.recordSuccesses.execute(batch.map((b) => b.outcome));
+        await this.boss.complete(QUEUE, batch.map((b) => b.jobId));
+      } catch (error) {
+        this.options.onError(error, 'record successes');
+        await this.boss.fail(QUEUE, batch.map((b) => b.jobId)).catch(() => undefined);
+      }
+    })();
+    this.running.add(work);
+    await work.finally(() => this.running.delete(work));
+  }
+}
