@@ -1,3 +1,4 @@
+import { apiLoadBench } from './api-load.bench';
 import type { Bench } from './harness';
 import { sendingBench } from './sending.bench';
 import { statisticsBench } from './statistics.bench';
@@ -5,4 +6,4 @@ import { subscribersBench } from './subscribers.bench';
 import { webhooksBench } from './webhooks.bench';
 
 /** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
-export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, webhooksBench];
+export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, webhooksBench, apiLoadBench];
