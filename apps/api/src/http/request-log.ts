@@ -15,7 +15,9 @@ export function pathOf(req: Request): string {
 
 /** Public pages carry a secret token in the path (double opt-in links): it stays out of the logs. */
 export function loggablePath(path: string): string {
-  return path.replace(/^\/confirm\/[^/]+/, '/confirm/:token');
+  // Public links carry a capability in the path (confirm, open, click, unsubscribe): whoever
+  // reads a log line must not be able to act as the recipient.
+  return path.replace(/^\/(confirm|t\/o|t\/c|u)\/[^/]+/, '/$1/:token');
 }
 
 export function requestLog(logger: Logger): RequestHandler {

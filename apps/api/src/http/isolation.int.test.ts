@@ -1,0 +1,151 @@
+import { PERMISSIONS, type Permission } from '@mailcast/domain';
+import request from 'supertest';
+import { startApi, type ApiHarness } from '../test-support/harness';
+
+/**
+ * Issue 8, isolation and auth, for every endpoint of the API: no token or a token without the
+ * route's permission gets 401 `{"error": "Unauthorized"}`; a token of another channel gets the
+ * resource's 404 (its lists are empty), and nothing of the first channel changes.
+ */
+describe('isolation and permissions on every endpoint', () => {
+  let api: ApiHarness;
+  let owner: string;
+  let ownerChannel: number;
+  let stranger: string;
+  let ids: { broadcast: number; endpoint: number; email: string };
+
+  beforeAll(async () => {
+    api = await startApi({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    const a = await api.fixtures.aTenant();
+    owner = a.token;
+    ownerChannel = a.channel.id;
+    stranger = (await api.fixtures.aTenant()).token;
+    const broadcast = await api.fixtures.aBroadcast(a.channel.id);
+    const auth = { Authorization: `Bearer ${owner}` };
+    const subscriber = await request(api.app).post('/api/v1/subscribers.json').set(auth).send({ subscriber: { email: 'owner@example.com', first_name: 'Owner' } });
+    expect(subscriber.status).toBe(201);
+    const endpoint = await request(api.app)
+      .post('/api/v1/webhook_endpoints')
+      .set(auth)
+      .send({ webhook_endpoint: { url: 'https://hooks.example.com/in', event_types: ['subscriber.created'] } });
+    expect(endpoint.status).toBe(201);
+    ids = { broadcast: broadcast.id, endpoint: endpoint.body.id, email: 'owner@example.com' };
+  });
+  afterAll(() => api.close());
+
+  type Method = 'get' | 'post' | 'patch' | 'delete';
+  interface Operation {
+    name: string;
+    method: Method;
+    path: () => string;
+    permission: Permission;
+    body?: () => object;
+    /** What another channel's token gets: the resource's 404, or an empty list. */
+    stranger: { status: 404; error: string } | { status: 200; empty: (body: any) => unknown };
+  }
+
+  const B = 'Broadcast not found';
+  const S = 'Subscriber not found';
+  const W = 'Webhook endpoint not found';
+  const email = () => ({ email: ids.email });
+  const OPERATIONS: Operation[] = [
+    { name: 'list broadcasts', method: 'get', path: () => '/api/v1/broadcasts', permission: 'broadcasts_read', stranger: { status: 200, empty: (b) => b.total } },
+    { name: 'get broadcast', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
+    { name: 'create broadcast', method: 'post', path: () => '/api/v1/broadcasts', permission: 'broadcasts_write', body: () => ({ broadcast: { subject: 'S' } }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'update broadcast', method: 'patch', path: () => `/api/v1/broadcasts/${ids.broadcast}`, permission: 'broadcasts_write', body: () => ({ broadcast: { name: 'taken' } }), stranger: { status: 404, error: B } },
+    { name: 'delete broadcast', method: 'delete', path: () => `/api/v1/broadcasts/${ids.broadcast}`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    { name: 'send broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/send_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    {
+      name: 'schedule broadcast',
+      method: 'post',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/schedule_broadcast`,
+      permission: 'broadcasts_write',
+      body: () => ({ broadcast: { scheduled_send_at: '2099-01-01T10:00:00Z', scheduled_timezone: 'UTC' } }),
+      stranger: { status: 404, error: B },
+    },
+    { name: 'cancel schedule', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/cancel_schedule`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    { name: 'pause broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/pause_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    { name: 'resume broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/resume_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    { name: 'abort broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/abort_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    { name: 'statistics', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
+    { name: 'timeline', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/timeline`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
+    { name: 'link statistics', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/links`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
+    { name: 'list subscribers', method: 'get', path: () => '/api/v1/subscribers.json', permission: 'subscribers_read', stranger: { status: 200, empty: (b) => b.pagination.total } },
+    { name: 'find subscriber', method: 'get', path: () => `/api/v1/subscribers/find.json?email=${ids.email}`, permission: 'subscribers_read', stranger: { status: 404, error: S } },
+    { name: 'create subscriber', method: 'post', path: () => '/api/v1/subscribers.json', permission: 'subscribers_write', body: () => ({ subscriber: { email: 'someone@example.com' } }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'update subscriber', method: 'patch', path: () => '/api/v1/subscribers.json', permission: 'subscribers_write', body: () => ({ subscriber: { email: ids.email, first_name: 'Taken' } }), stranger: { status: 404, error: S } },
+    { name: 'deactivate', method: 'post', path: () => '/api/v1/subscribers/deactivate.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
+    { name: 'activate', method: 'post', path: () => '/api/v1/subscribers/activate.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
+    { name: 'add tags', method: 'post', path: () => '/api/v1/subscribers/add_tag.json', permission: 'subscribers_write', body: () => ({ ...email(), tags: ['x'] }), stranger: { status: 404, error: S } },
+    { name: 'remove tags', method: 'delete', path: () => '/api/v1/subscribers/remove_tag.json', permission: 'subscribers_write', body: () => ({ ...email(), tags: ['x'] }), stranger: { status: 404, error: S } },
+    { name: 'unsubscribe', method: 'post', path: () => '/api/v1/subscribers/unsubscribe.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
+    { name: 'resubscribe', method: 'post', path: () => '/api/v1/subscribers/resubscribe.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
+    { name: 'redact', method: 'post', path: () => '/api/v1/subscribers/redact.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
+    { name: 'list webhook endpoints', method: 'get', path: () => '/api/v1/webhook_endpoints', permission: 'webhook_endpoints_read', stranger: { status: 200, empty: (b) => b.total } },
+    { name: 'get webhook endpoint', method: 'get', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`, permission: 'webhook_endpoints_read', stranger: { status: 404, error: W } },
+    {
+      name: 'create webhook endpoint',
+      method: 'post',
+      path: () => '/api/v1/webhook_endpoints',
+      permission: 'webhook_endpoints_write',
+      body: () => ({ webhook_endpoint: { url: 'https://hooks.example.com/other', event_types: ['test.webhook'] } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    { name: 'update webhook endpoint', method: 'patch', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`, permission: 'webhook_endpoints_write', body: () => ({ webhook_endpoint: { description: 'taken' } }), stranger: { status: 404, error: W } },
+    { name: 'delete webhook endpoint', method: 'delete', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`, permission: 'webhook_endpoints_write', stranger: { status: 404, error: W } },
+    { name: 'test webhook endpoint', method: 'post', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/test`, permission: 'webhook_endpoints_write', body: () => ({}), stranger: { status: 404, error: W } },
+    { name: 'webhook deliveries', method: 'get', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/deliveries`, permission: 'webhook_endpoints_read', stranger: { status: 404, error: W } },
+  ];
+
+  const call = (op: Operation, token?: string) => {
+    let req = request(api.app)[op.method](op.path());
+    if (token !== undefined) req = req.set('Authorization', `Bearer ${token}`);
+    return op.body === undefined ? req : req.send(op.body());
+  };
+
+  /** What the first channel owns, read straight from PostgreSQL: nothing here may change. */
+  const snapshot = async () => ({
+    broadcasts: await api.database.db('broadcasts').orderBy('id').select('id', 'name', 'status', 'version'),
+    subscribers: await api.database.db('subscribers').orderBy('id').select('id', 'email', 'first_name', 'is_active', 'tags'),
+    endpoints: await api.database.db('webhook_endpoints').orderBy('id').select('id', 'description', 'active'),
+  });
+
+  it('covers every documented operation of the API', async () => {
+    const res = await request(api.app).get('/api/v1/openapi.json');
+    const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>)
+      .filter(([path]) => path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json')
+      .flatMap(([path, item]) => Object.keys(item).filter((m) => ['get', 'post', 'patch', 'delete'].includes(m)).map((m) => `${m} ${path}`));
+    const covered = OPERATIONS.map((op) => `${op.method} ${op.path().split('?')[0]!.replace(/\/\d+(?=\/|$)/, '/{id}')}`);
+    expect([...new Set(covered)].sort()).toEqual([...new Set(documented)].sort());
+  });
+
+  describe.each(OPERATIONS.map((op) => [op.name, op] as const))('%s', (_name, op) => {
+    it('answers 401 without a token and with a token lacking its permission', async () => {
+      const none = await call(op);
+      expect([none.status, none.body]).toEqual([401, { error: 'Unauthorized' }]);
+      const others = PERMISSIONS.filter((p) => p !== op.permission);
+      const lacking = await api.fixtures.aToken((await api.fixtures.aChannel()).id, others);
+      const owned = await api.fixtures.aToken(ownerChannel, others);
+      for (const token of [lacking, owned]) {
+        const res = await call(op, token);
+        expect([res.status, res.body]).toEqual([401, { error: 'Unauthorized' }]);
+      }
+    });
+
+    it("treats the other channel's resources as nonexistent", async () => {
+      const before = await snapshot();
+      const res = await call(op, stranger);
+      if (op.stranger.status === 404) {
+        expect([res.status, res.body]).toEqual([404, { error: op.stranger.error }]);
+      } else {
+        expect(res.status).toBeLessThan(300);
+        if (op.method === 'get') expect(op.stranger.empty(res.body)).toBe(0);
+      }
+      const after = await snapshot();
+      // The stranger may create in its own channel; nothing that existed before changed.
+      expect(after.broadcasts.slice(0, before.broadcasts.length)).toEqual(before.broadcasts);
+      expect(after.subscribers.slice(0, before.subscribers.length)).toEqual(before.subscribers);
+      expect(after.endpoints.slice(0, before.endpoints.length)).toEqual(before.endpoints);
+    });
+  });
+});
