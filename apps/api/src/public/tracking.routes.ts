@@ -19,10 +19,17 @@ export function trackingRoutes(container: DependencyContainer): Router {
       res.status(404).type('text/plain').send('Not found');
       return;
     }
-    // Never cached, so each open reaches us.
+    // Never cached, so each open reaches us. Webmail shows the image from its own origin, so
+    // the pixel must be loadable cross-origin (helmet's default resource policy is same-origin).
     res
       .status(200)
-      .set({ 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, no-cache, must-revalidate, private', Pragma: 'no-cache', Expires: '0' })
+      .set({
+        'Content-Type': 'image/gif',
+        'Cache-Control': 'no-store, no-cache, must-revalidate, private',
+        Pragma: 'no-cache',
+        Expires: '0',
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+      })
       .send(PIXEL);
   });
 
