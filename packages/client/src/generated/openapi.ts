@@ -1465,10 +1465,15 @@ export interface components {
              * @description Set while a retry is pending.
              */
             next_retry_at: string | null;
-            /** @description At most 16 KiB of the last answer. */
+            /** @description At most 4,096 characters of the last answer. */
             response_body: string | null;
             /** @description HTTP status of the last attempt; null before any answer. */
             response_status: number | null;
+            /**
+             * @description Spec: Webhook delivery status (cancelled: its endpoint was deleted or deactivated).
+             * @enum {string}
+             */
+            status: "pending" | "successful" | "failed" | "cancelled";
             /** Format: date-time */
             successfully_delivered_at: string | null;
             /** Format: date-time */
