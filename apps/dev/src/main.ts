@@ -135,6 +135,8 @@ async function main(): Promise<void> {
   await waitForHealth(`http://127.0.0.1:${config.port}/healthz`, api);
 
   say(`api        http://localhost:${config.port}/api/v1 (process ${api.process.pid})`);
+  say(`docs       http://localhost:${config.port}/docs (OpenAPI: /api/v1/openapi.json)`);
+  say(`health     http://localhost:${config.port}/healthz, /readyz and /metrics`);
   say(`dispatcher running (process ${dispatcher.process.pid}); scale with more: npm run start:dispatcher`);
   say(`webhooks   WEBHOOK_ALLOW_PRIVATE=${env.WEBHOOK_ALLOW_PRIVATE}: http:// and loopback receivers allowed (development only)`);
   if (seed.created) say(`first run  created channel ${String(seed.channelId)} with an email server at the capture server`);
