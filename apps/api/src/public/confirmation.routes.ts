@@ -1,33 +1,12 @@
 import { ConfirmSubscription, UnsubscribeByConfirmationLink, type ConfirmationOutcome } from '@mailcast/core';
+import { escapeHtml } from '@mailcast/domain';
 import { Router, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
+import { sendPage } from './page';
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-/** A small, self-contained page: no scripts, no external assets, nothing to leak the token to. */
+/** One of the small public pages (page.ts): a title, a sentence, and perhaps a form. */
 function page(res: Response, status: number, title: string, message: string, extra = ''): void {
-  res
-    .status(status)
-    .set({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      // The token is in the URL: never send it on as a Referer, never frame the page.
-      'Referrer-Policy': 'no-referrer',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-      'X-Content-Type-Options': 'nosniff',
-    })
-    .send(
-      `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}
-h1{font-size:1.4rem}button{font-size:1rem;padding:.5rem 1rem}</style></head>
-<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${extra}</body>
-</html>
-`,
-    );
+  sendPage(res, status, title, `<p>${escapeHtml(message)}</p>${extra}`);
 }
 
 const CONFIRM_PAGES: Record<ConfirmationOutcome['kind'], [number, string, string]> = {
