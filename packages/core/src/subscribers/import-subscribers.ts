@@ -107,8 +107,9 @@ export function parseImportRecord(record: ImportRecord): ImportedSubscriber | { 
   const subscribedAt = parseSubscribedAt((byKey.get('subscribed_at') ?? '').trim());
   if (subscribedAt === 'invalid') return { refused: 'subscribed_at is not an ISO 8601 date' };
   const fields = { firstName: text(byKey.get('first_name')), lastName: text(byKey.get('last_name')), ipAddress: text(byKey.get('ip_address')) };
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== null && value.length > MAX_TEXT) return { refused: `${name} is too long` };
+  for (const column of ['first_name', 'last_name', 'ip_address']) {
+    const value = byKey.get(column) ?? '';
+    if (value.trim().length > MAX_TEXT) return { refused: `${column} is too long` };
   }
   const tags = [
     ...new Set(
