@@ -167,6 +167,19 @@ describe('admin CLI: subscribers import', () => {
     expect(plain.stdout).toContain('0 created, 0 updated, 2 unchanged, 7 refused\n  line 3: not-an-email: email is invalid\n  line 4: (no email): email is missing\n');
   });
 
+  it('reports the line a record starts on, across quoted line breaks and CRLF files', async () => {
+    const { channel } = await api.fixtures.aTenant();
+    const rows = ['email,note', 'a@example.com,"one\r\ntwo\r\nthree"', '', 'bad-1,x', '"b@example.com","x\r\ny"', 'bad-2,"p\r\nq"', 'bad-3,z'];
+    const crlf = await csv(rows.join('\r\n') + '\r\n');
+    const lf = await csv(rows.join('\n').replace(/\r\n/g, '\n') + '\n');
+    for (const [file, eol] of [[crlf, '\r\n'], [lf, '\n']] as const) {
+      const result = await admin('subscribers', 'import', '--channel', String(channel.id), file, '--json');
+      expect(result.json.refused.rows.map((r: { line: number }) => r.line)).toEqual([6, 9, 11]);
+      // Line breaks inside quoted cells are kept as written.
+      expect((await subscribers(channel.id)).map((r) => r.custom_data.note)).toEqual([`one${eol}two${eol}three`, `x${eol}y`]);
+    }
+  });
+
   it('imports a larger file in several batches with exact counts and one event per change', async () => {
     const { channel } = await api.fixtures.aTenant();
     for (let i = 0; i < 10; i++) await api.fixtures.aSubscriber(channel.id, `user${i * 500}@example.com`);

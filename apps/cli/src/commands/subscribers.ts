@@ -10,6 +10,8 @@ interface ParsedRecord {
   info: { lines: number; bytes: number };
 }
 
+const count = (text: string, part: string) => text.split(part).length - 1;
+
 /** Streams the file's records; never holds more than csv-parse's buffer in memory. */
 async function* readRecords(path: string, onBytes: (bytes: number) => void): AsyncGenerator<ImportRecord> {
   const parser = createReadStream(path).pipe(
@@ -25,9 +27,19 @@ async function* readRecords(path: string, onBytes: (bytes: number) => void): Asy
       relax_column_count: true,
     }),
   );
+  // info.lines is the line a record ends on, but csv-parse 6 counts a CRLF inside a quoted cell
+  // as two lines; those extra counts are taken off so that the reported line is where the
+  // record starts, as an editor shows it.
+  let overcounted = 0;
   for await (const { record, info } of parser as AsyncIterable<ParsedRecord>) {
     onBytes(info.bytes);
-    yield { line: info.lines, cells: record };
+    let inner = 0;
+    for (const value of Object.values(record)) {
+      if (value === undefined) continue;
+      inner += count(value, '\n');
+      overcounted += count(value, '\r\n');
+    }
+    yield { line: info.lines - overcounted - inner, cells: record };
   }
 }
 
