@@ -14,6 +14,7 @@ describe('parseImportRecord', () => {
 
   it.each([
     ['2024-03-01', '2024-03-01T00:00:00.000Z'],
+    ['2024-02-29', '2024-02-29T00:00:00.000Z'],
     ['2024-03-01T10:20', '2024-03-01T10:20:00.000Z'],
     ['2024-03-01 10:20:30', '2024-03-01T10:20:30.000Z'],
     ['2024-03-01T10:20:30+02:00', '2024-03-01T08:20:30.000Z'],
@@ -27,6 +28,7 @@ describe('parseImportRecord', () => {
     [{ email: 'a@b' }, 'email is invalid'],
     [{ email: 'a@example.com', subscribed_at: '01/02/2024' }, 'subscribed_at is not an ISO 8601 date'],
     [{ email: 'a@example.com', subscribed_at: '2024-13-45' }, 'subscribed_at is not an ISO 8601 date'],
+    [{ email: 'a@example.com', subscribed_at: '2023-02-29T10:00Z' }, 'subscribed_at is not an ISO 8601 date'],
     [{ email: 'a@example.com', first_name: 'x\u0000' }, 'contains a NUL character'],
     [{ email: 'a@example.com', note: 'bad \uFFFD' }, 'is not valid UTF-8'],
     [{ email: 'a@example.com', note: 'lone \uD800' }, 'is not valid UTF-8'],

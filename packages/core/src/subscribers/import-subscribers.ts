@@ -70,6 +70,10 @@ export function checkImportHeader(headers: readonly string[]): void {
 function parseSubscribedAt(raw: string): Date | null | 'invalid' {
   if (raw === '') return null;
   if (!ISO_DATE.test(raw)) return 'invalid';
+  // Date rolls 2024-02-31 over into March; a calendar date that does not exist is refused.
+  const [y, m, d] = raw.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  if (day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) return 'invalid';
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(raw) && raw.length > 10;
   const text = raw.length === 10 ? `${raw}T00:00:00Z` : hasZone ? raw : `${raw}Z`;
   const date = new Date(text.replace(' ', 'T'));
