@@ -47,12 +47,17 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
 
   let flags;
   try {
-    flags = parseArgs({
+    const parsed = parseArgs({
       args: rest,
       options: { ...command.flags, json: { type: 'boolean' } },
       strict: true,
-      allowPositionals: false,
-    }).values as Record<string, string | boolean | undefined>;
+      allowPositionals: command.positional !== undefined,
+    });
+    flags = parsed.values as Record<string, string | boolean | undefined>;
+    if (command.positional !== undefined) {
+      if (parsed.positionals.length !== 1) throw new Error(`exactly one ${command.positional} is required`);
+      flags[command.positional] = parsed.positionals[0];
+    }
   } catch (error) {
     return fail(`${(error as Error).message}\nusage: ${command.usage}`, 2);
   }

@@ -7,6 +7,7 @@ import {
   RandomSource,
   RateLimitCounter,
   Repositories,
+  SubscriberImporter,
   Templates,
   Transactor,
   WebhookDestinations,
@@ -23,6 +24,7 @@ import { ConfigPublicLinks } from './http/public-links';
 import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
+import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
@@ -55,6 +57,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
+  container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(Mailer, new NodemailerMailer());
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());

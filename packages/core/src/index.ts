@@ -27,6 +27,7 @@ export * from './subscribers/subscriber-tags';
 export * from './subscribers/redact-subscriber';
 export * from './subscribers/confirm-subscription';
 export * from './subscribers/send-confirmation-email';
+export * from './subscribers/import-subscribers';
 export * from './broadcasts/broadcast-events';
 export * from './broadcasts/broadcast-input';
 export * from './broadcasts/create-broadcast';

@@ -19,6 +19,8 @@ export interface CommandIo {
 export interface Command {
   usage: string;
   flags: Record<string, { type: 'string' | 'boolean' }>;
+  /** The name of the command's one positional argument, if it takes one; it arrives in `flags`. */
+  positional?: string;
   run(container: DependencyContainer, flags: Flags, io: CommandIo): Promise<{ json: unknown; human: string }>;
 }
 

@@ -2,6 +2,7 @@ import { broadcastProgress } from './broadcast';
 import { channelCreate } from './channel';
 import type { Command } from './command';
 import { emailServerAdd } from './email-server';
+import { subscribersImport } from './subscribers';
 import { tokenCreate, tokenRevoke } from './token';
 
 /** `<noun> <verb>` → command (CONTRACT §1, Admin CLI). */
@@ -11,4 +12,5 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'token revoke': tokenRevoke,
   'email-server add': emailServerAdd,
   'broadcast progress': broadcastProgress,
+  'subscribers import': subscribersImport,
 };
