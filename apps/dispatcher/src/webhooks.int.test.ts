@@ -313,9 +313,12 @@ describe('webhook delivery (outbox → fan-out → signed POST), private destina
       await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: { i }, createdAt: new Date() });
     }
     const healthy = await eventually(async () => (receiver.on('/healthy').length === 60 ? receiver.on('/healthy') : undefined), 10_000, 20);
-    // 60 deliveries to the hanging endpoint at 8 in flight and 700 ms each would take over 5 s;
-    // the healthy endpoint's all arrived well before that.
-    expect(healthy[59]!.at - started).toBeLessThan(2_500);
+    // 60 deliveries to the hanging endpoint at 8 in flight and 700 ms each take over 5 s; the
+    // healthy endpoint's all arrived before the hanging one had even been tried for every event.
+    // (Relative to the hanging lane, not a wall-clock budget, so a loaded machine cannot fail it.)
+    const finished = healthy[59]!.at;
+    expect(receiver.on('/hang').filter((p) => p.at <= finished).length).toBeLessThan(60);
+    expect(finished - started).toBeLessThan(60 * 700);
     // The hanging endpoint never had more than its lane's POSTs (8) open at once.
     expect(receiver.maxOpen('/hang')).toBeGreaterThan(0);
     expect(receiver.maxOpen('/hang')).toBeLessThanOrEqual(8);
