@@ -75,6 +75,11 @@ describe('dispatcher', () => {
     });
     expect(health).toEqual({ status: 200, body: { status: 'ok' } });
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { status: 'ready', checks: { database: true, migrations: true } },
+    });
     const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(metrics.status).toBe(200);
     expect(await metrics.text()).toMatch(/^mailcast_process_resident_memory_bytes\{service="dispatcher"\} \d+/m);

@@ -7,12 +7,27 @@ import type { AddressInfo } from 'node:net';
  * this process's metrics (jobs handled, memory, event loop). The deployment's business figures
  * are the api's /metrics (CONTRACT §1), so several dispatchers never double-count them.
  */
-export async function startHealthServer(port: number, isHealthy: () => boolean, metrics: Registry): Promise<http.Server> {
+export interface HealthChecks {
+  /** The process is up and not shutting down. */
+  isHealthy(): boolean;
+  /** Can it work: database reachable and schema current (the api's /readyz, for this process). */
+  readiness(): Promise<{ database: boolean; migrations: boolean }>;
+}
+
+export async function startHealthServer(port: number, checks: HealthChecks, metrics: Registry): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/healthz') {
-      const ok = isHealthy();
+      const ok = checks.isHealthy();
       res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status: ok ? 'ok' : 'stopping' }));
+      return;
+    }
+    if (req.method === 'GET' && req.url === '/readyz') {
+      void checks.readiness().then((found) => {
+        const ready = checks.isHealthy() && found.database && found.migrations;
+        res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: ready ? 'ready' : 'not_ready', checks: found }));
+      });
       return;
     }
     if (req.method === 'GET' && req.url === '/metrics') {

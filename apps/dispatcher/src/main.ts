@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, createMetricsRegistry, exitOnStartupError, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
+import { createLogger, createMetricsRegistry, exitOnStartupError, readiness, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
 import { Mailer, SendingOptions } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
@@ -50,8 +50,12 @@ async function main(): Promise<void> {
     const stopSweeper = startSweeper(container, sending.sweepIntervalMs, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
-      health = await startHealthServer(config.dispatcherMetricsPort, () => !stopping, metrics);
-      logger.info(`dispatcher health and metrics on http://localhost:${portOf(health)}/healthz and /metrics`);
+      health = await startHealthServer(
+        config.dispatcherMetricsPort,
+        { isHealthy: () => !stopping, readiness: () => readiness(infra.db) },
+        metrics,
+      );
+      logger.info(`dispatcher health and metrics on http://localhost:${portOf(health)}/healthz, /readyz and /metrics`);
     }
     logger.info(`dispatcher working ${HANDLERS.length} queue(s)`);
 

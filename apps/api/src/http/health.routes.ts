@@ -1,4 +1,4 @@
-import { DatabaseToken, migrationsAreCurrent, type Database } from '@mailcast/adapters';
+import { DatabaseToken, readiness, type Database } from '@mailcast/adapters';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 
@@ -12,14 +12,7 @@ export function healthRoutes(container: DependencyContainer): Router {
   });
 
   router.get('/readyz', async (_req, res) => {
-    const checks = { database: false, migrations: false };
-    try {
-      await db.raw('SELECT 1');
-      checks.database = true;
-      checks.migrations = await migrationsAreCurrent(db);
-    } catch {
-      // reported as not ready below; the cause is in the database's own logs
-    }
+    const checks = await readiness(db);
     const ready = checks.database && checks.migrations;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });

@@ -51,3 +51,19 @@ export async function migrationsAreCurrent(db: Database): Promise<boolean> {
   ];
   return pending.length === 0;
 }
+
+/**
+ * Readiness of a process (api or dispatcher): the database answers and every migration is
+ * applied. Never throws: an unreachable database is `database: false`.
+ */
+export async function readiness(db: Database): Promise<{ database: boolean; migrations: boolean }> {
+  const checks = { database: false, migrations: false };
+  try {
+    await db.raw('SELECT 1');
+    checks.database = true;
+    checks.migrations = await migrationsAreCurrent(db);
+  } catch {
+    // reported as not ready; the cause is in the database's own logs
+  }
+  return checks;
+}
