@@ -25,7 +25,11 @@ function* sources(dir) {
   }
 }
 
-const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
+// A module specifier: `import … from 'x'` / `export … from 'x'` at the start of a statement (the
+// clause may span lines but holds no quotes), `import 'x'`, `import('x')` or `require('x')`. A
+// string such as 'from' in a list is not one.
+const specifier =
+  /(?:^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*|^\s*import\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/gm;
 for (const file of sources(path.join(domain, 'src'))) {
   const text = readFileSync(file, 'utf8');
   for (const match of text.matchAll(specifier)) {
