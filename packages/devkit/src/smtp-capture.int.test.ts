@@ -23,6 +23,14 @@ describe('SMTP capture fault injection', () => {
       expect(await greeting(smtp.port)).toBe('');
       expect(await greeting(smtp.port)).toMatch(/^220 /);
       expect(smtp.dropped()).toBe(2);
+
+      const socket = net.connect(smtp.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => socket.once('data', resolve));
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      expect(smtp.dropOpenConnections()).toBe(1);
+      await closed;
+      expect(smtp.dropped()).toBe(3);
     } finally {
       await smtp.close();
     }

@@ -29,8 +29,14 @@ export interface SmtpCapture {
   messages: CapturedMessage[];
   /** SMTP connections opened so far (pooled senders open few). */
   connections(): number;
-  /** Connections destroyed by `dropConnection`. */
+  /** Connections destroyed by `dropConnection` or `dropOpenConnections`. */
   dropped(): number;
+  /**
+   * Fault injection: destroys every open connection now, mid-session (a server crash). Returns
+   * how many. A message whose data arrived but whose answer had not yet been written is kept,
+   * and its sender, seeing no answer, may send it again: SMTP's own ambiguity.
+   */
+  dropOpenConnections(): number;
   /** Resolves once at least `count` messages arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<CapturedMessage[]>;
   close(): Promise<void>;
@@ -90,13 +96,17 @@ export async function startSmtpCapture(options: SmtpCaptureOptions = {}): Promis
   let accepted = 0;
   let dropped = 0;
   // Registered after smtp-server's own listener, so it runs before any greeting is written.
+  const open = new Set<Socket>();
   server.server.on('connection', (socket: Socket) => {
     accepted += 1;
+    socket.on('error', () => undefined);
     if (options.dropConnection?.(accepted)) {
       dropped += 1;
-      socket.on('error', () => undefined);
       socket.destroy();
+      return;
     }
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -109,6 +119,12 @@ export async function startSmtpCapture(options: SmtpCaptureOptions = {}): Promis
     messages,
     connections: () => connections,
     dropped: () => dropped,
+    dropOpenConnections() {
+      const sockets = [...open];
+      for (const socket of sockets) socket.destroy();
+      dropped += sockets.length;
+      return sockets.length;
+    },
     waitFor(count, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
