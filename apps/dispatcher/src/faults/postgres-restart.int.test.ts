@@ -128,6 +128,7 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     await step('mid-send', eventually(async () => (smtp.messages.length >= 50 && receiver.received.length > 0 ? true : undefined), 30_000, 10));
     await cluster.stop();
     const sentWhileDown = smtp.messages.length;
+    expect(sentWhileDown).toBeLessThan(ACTIVE);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     cluster = await start();
 
