@@ -7,6 +7,7 @@ import os from 'node:os';
 import { Histogram } from 'prom-client';
 import { buildContainer } from './container';
 import { HANDLERS, startWorkers } from './handlers/registry';
+import { webhookRelayConfig } from './handlers/webhook-relay-config';
 import { startWebhookWorkers } from './handlers/webhooks';
 import { portOf, startHealthServer } from './health-server';
 import { sendingConfig } from './sending/sending-config';
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
       },
     });
     const webhooks = startWebhookWorkers(infra.boss, container, {
+      relay: webhookRelayConfig(),
       onError: (error, context) =>
         log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import PostalMime from 'postal-mime';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 
@@ -17,6 +17,11 @@ export interface SmtpCaptureOptions {
   host?: string;
   onMessage?: (message: CapturedMessage) => void | Promise<void>;
   verdictFor?: (recipient: string) => RecipientVerdict;
+  /**
+   * Fault injection: called with the ordinal (1, 2, …) of each TCP connection; `true` destroys
+   * the socket before the greeting, as a crashed or overloaded server would.
+   */
+  dropConnection?: (ordinal: number) => boolean;
 }
 
 export interface SmtpCapture {
@@ -24,6 +29,14 @@ export interface SmtpCapture {
   messages: CapturedMessage[];
   /** SMTP connections opened so far (pooled senders open few). */
   connections(): number;
+  /** Connections destroyed by `dropConnection` or `dropOpenConnections`. */
+  dropped(): number;
+  /**
+   * Fault injection: destroys every open connection now, mid-session (a server crash). Returns
+   * how many. A message whose data arrived but whose answer had not yet been written is kept,
+   * and its sender, seeing no answer, may send it again: SMTP's own ambiguity.
+   */
+  dropOpenConnections(): number;
   /** Resolves once at least `count` messages arrived (or rejects after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<CapturedMessage[]>;
   close(): Promise<void>;
@@ -80,6 +93,21 @@ export async function startSmtpCapture(options: SmtpCaptureOptions = {}): Promis
     },
   });
   server.on('error', () => undefined);
+  let accepted = 0;
+  let dropped = 0;
+  // Registered after smtp-server's own listener, so it runs before any greeting is written.
+  const open = new Set<Socket>();
+  server.server.on('connection', (socket: Socket) => {
+    accepted += 1;
+    socket.on('error', () => undefined);
+    if (options.dropConnection?.(accepted)) {
+      dropped += 1;
+      socket.destroy();
+      return;
+    }
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -90,6 +118,13 @@ export async function startSmtpCapture(options: SmtpCaptureOptions = {}): Promis
     port,
     messages,
     connections: () => connections,
+    dropped: () => dropped,
+    dropOpenConnections() {
+      const sockets = [...open];
+      for (const socket of sockets) socket.destroy();
+      dropped += sockets.length;
+      return sockets.length;
+    },
     waitFor(count, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
