@@ -19,13 +19,21 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
   const clock = { current: Date.now(), now: () => new Date(clock.current) };
   const advance = (ms: number) => (clock.current += ms);
 
+  /** Called as the SMTP server hears each recipient: a test's way to act mid-send. */
+  let onRecipient: ((rcpt: string) => void) | undefined;
+
   beforeAll(async () => {
     database = await createTestDatabase();
     boss = createBoss(database.url, 'api');
     await boss.start();
     fixtures = new Fixtures(database.db, boss);
     verdicts = new Map();
-    smtp = await startSmtpCapture({ verdictFor: (rcpt) => verdicts.get(rcpt)?.shift() });
+    smtp = await startSmtpCapture({
+      verdictFor: (rcpt) => {
+        onRecipient?.(rcpt);
+        return verdicts.get(rcpt)?.shift();
+      },
+    });
     const infra: Infrastructure = { config: loadConfig({ DATABASE_URL: database.url }), logger: memoryLogger().logger, db: database.db, boss };
     const options: SendingOptions = {
       ...defaultSendingOptions(PUBLIC_URL),
@@ -269,5 +277,40 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     expect(await deliver(b.id)).toBe('finished');
     expect(new Set(smtp.messages.slice(before).map((m) => m.to[0])).size).toBe(30);
     expect(smtp.messages.length - before).toBe(30);
+  });
+
+  it('sends nothing more once its leases may have lapsed, and hands the rest to a fresh job', async () => {
+    const channel = await aChannelWithServer();
+    await subscribers(channel.id, 120);
+    const b = await scheduled(channel.id);
+    const before = smtp.messages.length;
+    // The clock jumps a whole lease while the first message is being sent, with no heartbeat
+    // confirming the claims in between (as when the database is away): they may be another
+    // dispatcher's by now.
+    let jumped = false;
+    onRecipient = () => {
+      if (!jumped) {
+        jumped = true;
+        advance(2_000);
+      }
+    };
+    try {
+      expect(await deliver(b.id)).toBe('continued');
+    } finally {
+      onRecipient = undefined;
+    }
+    const inHand = smtp.messages.length - before;
+    expect(inHand).toBeGreaterThan(0);
+    expect(inHand).toBeLessThanOrEqual(defaultSendingOptions(PUBLIC_URL).concurrency);
+    const continuation = await database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'broadcasts.send' AND data->>'broadcastId' = ?`, [
+      String(b.id),
+    ]);
+    expect(continuation.rows[0].n).toBeGreaterThan(0);
+
+    // The fresh job finishes, and nobody received the broadcast twice.
+    expect(await deliver(b.id)).toBe('finished');
+    const sent = smtp.messages.slice(before).map((m) => m.to[0]);
+    expect(sent).toHaveLength(120);
+    expect(new Set(sent).size).toBe(120);
   });
 });

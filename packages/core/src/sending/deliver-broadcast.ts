@@ -119,12 +119,17 @@ export class DeliverBroadcast {
     const deadline = Date.now() + o.sliceMs;
     const leaseUntil = () => new Date(this.clock.now().getTime() + o.leaseMs);
 
+    const lease = new LeaseHold(() => this.clock.now().getTime(), o.leaseMs);
     const heartbeat = setInterval(() => {
-      recipients.extendLeases(broadcast.id, worker, leaseUntil()).catch(() => undefined);
+      const at = this.clock.now().getTime();
+      recipients.extendLeases(broadcast.id, worker, leaseUntil()).then(
+        () => lease.confirm(at),
+        () => undefined,
+      );
     }, Math.max(50, Math.floor(o.leaseMs / 3)));
     try {
       for (;;) {
-        const stop = await this.drain(broadcast, worker, servers, channel, renderer, flusher, deadline, leaseUntil);
+        const stop = await this.drain(broadcast, worker, servers, channel, renderer, flusher, deadline, leaseUntil, lease);
         if (stop === 'stopped') return 'stopped';
         if (stop === 'deadline') {
           await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id });
@@ -167,6 +172,7 @@ export class DeliverBroadcast {
     flusher: OutcomeFlusher,
     deadline: number,
     leaseUntil: () => Date,
+    lease: LeaseHold,
   ): Promise<'exhausted' | 'deadline' | 'stopped'> {
     const o = this.options;
     const recipients = this.repositories.recipients;
@@ -185,7 +191,9 @@ export class DeliverBroadcast {
         ended = 'stopped';
         return;
       }
+      const claimedAt = this.clock.now().getTime();
       const claimed = await recipients.claim(broadcast.id, worker, this.clock.now(), leaseUntil(), o.claimBatchSize);
+      lease.claimed(claimedAt);
       if (claimed.length === 0) {
         ended = 'exhausted';
         return;
@@ -208,6 +216,13 @@ export class DeliverBroadcast {
     const next = async (): Promise<ClaimedRecipient | null> => {
       while (local.length === 0 && ended === null) await startRefill();
       if (failure !== null || ended === 'stopped' || ended === 'deadline') return null;
+      // A claim whose lease may have run out (heartbeats failing: the database is away) may
+      // already be another dispatcher's: send nothing more, hand the rest over as at the end of
+      // a slice (a fresh job; if the database is still away, the sweep after the lease).
+      if (!lease.holds()) {
+        ended = 'deadline';
+        return null;
+      }
       const recipient = local.shift() ?? null;
       if (local.length < o.concurrency && ended === null && claiming === null) void startRefill();
       return recipient;
@@ -360,6 +375,34 @@ export class DeliverBroadcast {
       const event = moved && broadcastEvent(moved, now);
       if (event) await r.outbox.record(event);
     });
+  }
+}
+
+/**
+ * How long this job's claims are known to last. A claim sets a lease, and each heartbeat that
+ * commits extends every claim of the worker; when heartbeats fail, the leases run out on their
+ * own. The oldest lease is the later of the first claim and the last confirmed heartbeat. It
+ * must still hold, with one heartbeat interval to spare, for the message about to be sent and
+ * its outcome's commit.
+ */
+class LeaseHold {
+  private confirmedAt: number | null = null;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly leaseMs: number,
+  ) {}
+
+  claimed(at: number): void {
+    this.confirmedAt ??= at;
+  }
+
+  confirm(at: number): void {
+    if (this.confirmedAt !== null && at > this.confirmedAt) this.confirmedAt = at;
+  }
+
+  holds(): boolean {
+    return this.confirmedAt === null || this.now() < this.confirmedAt + this.leaseMs - this.leaseMs / 3;
   }
 }
 
