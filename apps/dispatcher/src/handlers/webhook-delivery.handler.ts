@@ -10,8 +10,10 @@ import {
 } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
+import { persistently } from './persistently';
 
 const QUEUE = 'webhooks.deliver';
+
 type DeliverJob = PgBoss.Job<JobPayloads[typeof QUEUE]>;
 
 export interface WebhookDeliveryOptions {
@@ -267,7 +269,7 @@ export class WebhookDeliveryWorker {
         else this.flushTimer ??= setTimeout(() => void this.flush(), this.options.flushMs);
         return;
       }
-      await this.recordFailure.execute(outcome);
+      await persistently(() => this.recordFailure.execute(outcome));
       await this.boss.complete(QUEUE, job.id);
     } catch (error) {
       this.options.onError(error, 'attempt');
@@ -287,7 +289,7 @@ export class WebhookDeliveryWorker {
     if (batch.length === 0) return;
     const work = (async () => {
       try {
-        await this.recordSuccesses.execute(batch.map((b) => b.outcome));
+        await persistently(() => this.recordSuccesses.execute(batch.map((b) => b.outcome)));
         await this.boss.complete(QUEUE, batch.map((b) => b.jobId));
       } catch (error) {
         this.options.onError(error, 'record successes');
