@@ -2,10 +2,13 @@ import 'reflect-metadata';
 import { createDatabase, migrate, type Database } from '@mailcast/adapters';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mailcast/devkit';
 import { mkdtemp } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../test/support/net';
+
+// One free-port helper for tests and benchmarks.
+export { freePort };
 
 /** One row of the report: a figure, and when it has one, the ceiling it is measured against. */
 export interface BenchFigure {
@@ -37,17 +40,6 @@ export interface BenchContext {
   /** A fresh, migrated database of its own for this benchmark. */
   database(): Promise<{ url: string; db: Database }>;
   log(message: string): void;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Percentile of a sample (nearest rank). */

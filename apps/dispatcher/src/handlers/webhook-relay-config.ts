@@ -1,12 +1,5 @@
 import type { OutboxRelayOptions } from './outbox-relay.handler';
-
-function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`Invalid configuration: "${name}" must be a positive integer`);
-  return value;
-}
+import { positiveKnob } from '../dev-env';
 
 /**
  * Overrides of the stalled-delivery sweep, development and test only (beyond the contract), like
@@ -15,8 +8,8 @@ function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
  * to a database restart, is otherwise picked up again only after the 20-minute default.
  */
 export function webhookRelayConfig(env: NodeJS.ProcessEnv = process.env): Partial<Pick<OutboxRelayOptions, 'sweepEveryMs' | 'stalledAfterMs'>> {
-  const sweepEveryMs = positive(env, 'MAILCAST_WEBHOOK_SWEEP_MS');
-  const stalledAfterMs = positive(env, 'MAILCAST_WEBHOOK_STALLED_MS');
+  const sweepEveryMs = positiveKnob(env, 'MAILCAST_WEBHOOK_SWEEP_MS');
+  const stalledAfterMs = positiveKnob(env, 'MAILCAST_WEBHOOK_STALLED_MS');
   return {
     ...(sweepEveryMs !== undefined ? { sweepEveryMs } : {}),
     ...(stalledAfterMs !== undefined ? { stalledAfterMs } : {}),

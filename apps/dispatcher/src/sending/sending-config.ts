@@ -1,13 +1,6 @@
 import { defaultSendingOptions, type SendingOptions } from '@mailcast/core';
 import { parseRetrySchedule } from '@mailcast/domain';
-
-function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`Invalid configuration: "${name}" must be a positive integer`);
-  return value;
-}
+import { positiveKnob } from '../dev-env';
 
 /**
  * The dispatcher's sending options: PUBLIC_URL from the shared configuration, the rest at their
@@ -17,9 +10,9 @@ function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
  */
 export function sendingConfig(publicUrl: string, env: NodeJS.ProcessEnv = process.env): SendingOptions {
   const options = defaultSendingOptions(publicUrl);
-  const leaseMs = positive(env, 'MAILCAST_SEND_LEASE_MS');
-  const sweepIntervalMs = positive(env, 'MAILCAST_SEND_SWEEP_MS');
-  const concurrency = positive(env, 'MAILCAST_SEND_CONCURRENCY');
+  const leaseMs = positiveKnob(env, 'MAILCAST_SEND_LEASE_MS');
+  const sweepIntervalMs = positiveKnob(env, 'MAILCAST_SEND_SWEEP_MS');
+  const concurrency = positiveKnob(env, 'MAILCAST_SEND_CONCURRENCY');
   const schedule = env.MAILCAST_SEND_RETRY_SCHEDULE;
   return {
     ...options,
