@@ -45,12 +45,19 @@ describe('observability', () => {
     const subscribers = await db('subscribers')
       .insert(['a', 'b', 'c', 'd'].map((n) => ({ channel_id: channel.id, email: `${n}@example.com` })))
       .returning('id');
-    await db('broadcast_recipients').insert(
-      ['sent', 'sent', 'bounced', 'failed'].map((status, i) => ({
-        broadcast_id: broadcast.id,
-        subscriber_id: (subscribers[i] as { id: number }).id,
-        status,
-        message_id: `<m${i}@test>`,
+    // Outcomes recorded the way the sending pipeline records them (EmailEvents), a repeat included.
+    const recipients = await db('broadcast_recipients')
+      .insert(subscribers.map((s: { id: number }, i: number) => ({ broadcast_id: broadcast.id, subscriber_id: s.id, message_id: `<m${i}@test>` })))
+      .returning('id');
+    const kinds = ['delivered', 'delivered', 'bounced', 'failed'] as const;
+    await api.fixtures.repositories.emailEvents.recordMany(
+      [...kinds, 'delivered' as const].map((kind, i) => ({
+        channelId: channel.id,
+        broadcastId: broadcast.id,
+        recipientId: (recipients[i % 4] as { id: number }).id,
+        subscriberId: (subscribers[i % 4] as { id: number }).id,
+        kind,
+        occurredAt: new Date(),
       })),
     );
     const [endpoint] = await db('webhook_endpoints')
