@@ -299,11 +299,6 @@ export interface RecordedEvent extends OutboxEvent {
  */
 export interface EventOutbox {
   record(event: OutboxEvent): Promise<RecordedEvent>;
-  /**
-   * Many events in one statement (the sending pipeline records thousands a second). Whatever
-   * `record` does besides inserting, this does too.
-   */
-  recordMany(events: readonly OutboxEvent[]): Promise<void>;
 }
 
 export interface JobOptions {

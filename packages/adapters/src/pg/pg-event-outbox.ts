@@ -15,16 +15,4 @@ export class PgEventOutbox implements EventOutbox {
       .returning('id');
     return { ...event, id: (row as { id: number }).id };
   }
-
-  async recordMany(events: readonly OutboxEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    await this.db('events').insert(
-      events.map((event) => ({
-        channel_id: event.channelId,
-        type: event.type,
-        data: JSON.stringify(event.data),
-        created_at: event.createdAt,
-      })),
-    );
-  }
 }

@@ -2,6 +2,7 @@ import type {
   Broadcast,
   BroadcastLink,
   ClaimedRecipient,
+  OutcomeGroup,
   RecipientSettlement,
   RecipientStore,
   SendOutcomeCounts,
@@ -11,6 +12,8 @@ import type {
 } from '@mailcast/core';
 import type { BroadcastStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import { prepared } from './database';
+import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
 
 // The recipients rule (CONTRACT: Broadcasts), the predicate of the subscribers_sendable index:
@@ -54,7 +57,7 @@ export class PgRecipientStore implements RecipientStore {
   constructor(private readonly db: Knex) {}
 
   async findBroadcast(id: number): Promise<Broadcast | null> {
-    const row = await this.db<BroadcastRow>('broadcasts').where({ id }).first();
+    const row = await prepared('find_broadcast', this.db<BroadcastRow>('broadcasts').where({ id }).first());
     return row ? toBroadcast(row) : null;
   }
 
@@ -130,13 +133,13 @@ export class PgRecipientStore implements RecipientStore {
     await this.db('broadcasts').where({ id: broadcastId }).update({ total_recipients: total });
   }
 
-  async claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedRecipient[]> {
-    const { rows } = await this.db.raw<{
+  async claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number, afterId: number): Promise<ClaimedRecipient[]> {
+    const { rows } = await prepared('claim_recipients', this.db.raw<{
       rows: Array<SubscriberRow & { id: number; message_id: string; attempts: number; status: string }>;
     }>(
       `WITH picked AS (
          SELECT r.id FROM broadcast_recipients r
-          WHERE r.broadcast_id = :broadcastId AND ${CLAIMABLE}
+          WHERE r.broadcast_id = :broadcastId AND r.id > :afterId AND ${CLAIMABLE}
           ORDER BY r.id
           LIMIT :limit
           FOR UPDATE SKIP LOCKED
@@ -154,8 +157,8 @@ export class PgRecipientStore implements RecipientStore {
          FROM judged j, subscribers s
         WHERE r.id = j.id AND s.id = r.subscriber_id
        RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`,
-      { broadcastId, now, limit, worker, leaseUntil },
-    );
+      { broadcastId, now, limit, worker, leaseUntil, afterId },
+    ));
     return rows
       .map((row) => ({
         id: row.id,
@@ -179,13 +182,13 @@ export class PgRecipientStore implements RecipientStore {
   async extendLeases(broadcastId: number, worker: string, leaseUntil: Date): Promise<void> {
     // SKIP LOCKED: a row being settled right now needs no lease, and waiting for it could
     // deadlock with the settling transaction.
-    await this.db.raw(
+    await prepared('extend_leases', this.db.raw(
       `UPDATE broadcast_recipients SET lease_expires_at = :leaseUntil
         WHERE id IN (SELECT id FROM broadcast_recipients
                       WHERE broadcast_id = :broadcastId AND status = 'claimed' AND claimed_by = :worker
                       ORDER BY id FOR UPDATE SKIP LOCKED)`,
       { broadcastId, worker, leaseUntil },
-    );
+    ));
   }
 
   async progress(broadcastId: number, now: Date): Promise<SendProgress> {
@@ -214,42 +217,71 @@ export class PgRecipientStore implements RecipientStore {
     return { accepted: Number(row.accepted), failed: Number(row.failed), processed: Number(row.processed), total: Number(row.total) };
   }
 
-  async settleMany(settlements: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>): Promise<Set<number>> {
-    if (settlements.length === 0) return new Set();
+  async settleWithEvents(group: OutcomeGroup): Promise<Set<number>> {
+    if (group.settlements.length === 0) return new Set();
     // In id order, like every other statement that locks several recipients: no deadlocks.
-    const values = [...settlements].sort((a, b) => a.id - b.id).map(({ id, settlement: s }) => ({
-      id,
-      status: s.status,
-      at: s.status === 'pending' ? null : s.at.toISOString(),
-      next_attempt_at: s.status === 'pending' ? s.nextAttemptAt.toISOString() : null,
-      error: s.status === 'sent' ? null : s.error,
-    }));
-    // claimed_by stays: it tells which worker settled the recipient.
-    const { rows } = await this.db.raw<{ rows: { id: number }[] }>(
-      `UPDATE broadcast_recipients r
-          SET status = v.status,
-              lease_expires_at = NULL,
-              sent_at = CASE WHEN v.status = 'sent' THEN v.at ELSE r.sent_at END,
-              delivered_at = CASE WHEN v.status = 'sent' THEN v.at ELSE r.delivered_at END,
-              failed_at = CASE WHEN v.status IN ('failed', 'bounced') THEN v.at ELSE r.failed_at END,
-              next_attempt_at = v.next_attempt_at,
-              error = v.error
-         FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, status text, at timestamptz, next_attempt_at timestamptz, error text)
-        WHERE r.id = v.id AND r.status = 'claimed'
-       RETURNING r.id`,
-      [JSON.stringify(values)],
+    const sorted = [...group.settlements].sort((a, b) => a.id - b.id);
+    const column = <T>(pick: (s: RecipientSettlement) => T) => sorted.map(({ settlement }) => pick(settlement));
+    const outbox = group.outbox;
+    // claimed_by stays: it tells which worker settled the recipient. Arrays through unnest, not
+    // a JSON document: the prepared plan must look rows up by id (an unnest is estimated at ten
+    // rows, jsonb_to_recordset at a hundred, which tipped a small table to a sequential scan).
+    // The data-modifying CTEs run once each, whether or not the final SELECT reads them.
+    const { rows } = await prepared(
+      'settle_recipients_with_events',
+      this.db.raw<{ rows: { id: number }[] }>(
+        `WITH settled AS (
+           UPDATE broadcast_recipients r
+              SET status = v.status,
+                  lease_expires_at = NULL,
+                  sent_at = CASE WHEN v.status = 'sent' THEN v.at ELSE r.sent_at END,
+                  delivered_at = CASE WHEN v.status = 'sent' THEN v.at ELSE r.delivered_at END,
+                  failed_at = CASE WHEN v.status IN ('failed', 'bounced') THEN v.at ELSE r.failed_at END,
+                  next_attempt_at = v.next_attempt_at,
+                  error = v.error
+             FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS text[]), CAST(:ats AS timestamptz[]),
+                         CAST(:nextAttempts AS timestamptz[]), CAST(:errors AS text[]))
+                  AS v(id, status, at, next_attempt_at, error)
+            WHERE r.id = v.id AND r.status = 'claimed'
+           RETURNING r.id
+         ),
+         outbox AS (
+           INSERT INTO events (channel_id, type, data, created_at)
+           SELECT o.channel_id, o.type, o.data, o.created_at
+             FROM unnest(CAST(:outboxRecipients AS bigint[]), CAST(:outboxChannels AS bigint[]), CAST(:outboxTypes AS text[]),
+                         CAST(:outboxDatas AS jsonb[]), CAST(:outboxCreatedAts AS timestamptz[]))
+                  WITH ORDINALITY AS o(recipient_id, channel_id, type, data, created_at, n)
+            WHERE o.recipient_id IN (SELECT id FROM settled)
+            ORDER BY o.n
+         ),
+         input AS (SELECT * FROM ${EMAIL_EVENT_INPUT} WHERE i.recipient_id IN (SELECT id FROM settled)),
+         ${RECORD_EMAIL_EVENTS}
+         SELECT id FROM settled`,
+        {
+          ids: sorted.map((s) => s.id),
+          statuses: column((s) => s.status),
+          ats: column((s) => (s.status === 'pending' ? null : s.at)),
+          nextAttempts: column((s) => (s.status === 'pending' ? s.nextAttemptAt : null)),
+          errors: column((s) => (s.status === 'sent' ? null : s.error)),
+          outboxRecipients: outbox.map((o) => o.recipientId),
+          outboxChannels: outbox.map((o) => o.event.channelId),
+          outboxTypes: outbox.map((o) => o.event.type),
+          outboxDatas: outbox.map((o) => JSON.stringify(o.event.data)),
+          outboxCreatedAts: outbox.map((o) => o.event.createdAt),
+          ...emailEventBindings(group.emailEvents),
+        },
+      ),
     );
     return new Set(rows.map((r) => r.id));
   }
 
-  async commitWithoutFlush(): Promise<void> {
-    await this.db.raw('SET LOCAL synchronous_commit = off');
-  }
-
   async addProgress(broadcastId: number, processed: number): Promise<void> {
-    await this.db('broadcasts')
-      .where({ id: broadcastId })
-      .update({ broadcast_recipients_count: this.db.raw('broadcast_recipients_count + ?', [processed]) });
+    await prepared(
+      'add_progress',
+      this.db('broadcasts')
+        .where({ id: broadcastId })
+        .update({ broadcast_recipients_count: this.db.raw('broadcast_recipients_count + ?', [processed]) }),
+    );
   }
 
   async retryFailed(broadcastId: number): Promise<number> {

@@ -1,5 +1,5 @@
 import type { BroadcastStatus } from '@mailcast/domain';
-import type { Broadcast } from '../ports';
+import type { Broadcast, EmailEventRecord, OutboxEvent } from '../ports';
 
 /**
  * The sending pipeline's persistence: set-based recipient materialisation, leased claims, per
@@ -51,6 +51,14 @@ export type RecipientSettlement =
   | { status: 'sent'; at: Date }
   | { status: 'bounced' | 'failed'; at: Date; error: string }
   | { status: 'pending'; nextAttemptAt: Date; error: string };
+
+/** Outcomes recorded together; events only count for the recipients the settlement moved. */
+export interface OutcomeGroup {
+  settlements: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>;
+  emailEvents: readonly EmailEventRecord[];
+  /** In the order they are to be delivered to webhooks. */
+  outbox: ReadonlyArray<{ recipientId: number; event: OutboxEvent }>;
+}
 
 export interface BroadcastLink {
   id: number;
@@ -110,9 +118,11 @@ export interface RecipientStore {
   /**
    * Claims up to `limit` recipients with FOR UPDATE SKIP LOCKED: pending and due, or claimed
    * under an expired lease. A recipient whose subscriber is no longer sendable is marked
-   * `skipped` in the same statement and returned with `sendable` false.
+   * `skipped` in the same statement and returned with `sendable` false. Only recipients with
+   * an id above `afterId`: a worker walks the list forward instead of stepping over every
+   * recipient already sent at each claim, and comes back to 0 for retries and lapsed leases.
    */
-  claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedRecipient[]>;
+  claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number, afterId: number): Promise<ClaimedRecipient[]>;
   /** Gives back claims this worker will not send (paused, or its time slice ended). */
   release(worker: string, recipientIds: readonly number[]): Promise<void>;
   /** Heartbeat: keeps this worker's claims alive while it works. */
@@ -120,17 +130,13 @@ export interface RecipientStore {
   progress(broadcastId: number, now: Date): Promise<SendProgress>;
   outcomeCounts(broadcastId: number): Promise<SendOutcomeCounts>;
   /**
-   * Settles many recipients in one statement. Only still-claimed rows are settled; returns the
-   * ids that were (a row another worker already settled is left alone, and gets no events).
+   * One group commit of outcomes, in one statement, so it is atomic without a transaction of its
+   * own: settles the recipients and records the email events and outbox events of those it
+   * settled. Only still-claimed rows are settled; returns the ids that were (a row another
+   * worker already settled is left alone, and gets no events).
    */
-  settleMany(settlements: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>): Promise<Set<number>>;
+  settleWithEvents(group: OutcomeGroup): Promise<Set<number>>;
   addProgress(broadcastId: number, processed: number): Promise<void>;
-  /**
-   * Lets the current transaction commit without waiting for its WAL flush. Only a crash of the
-   * database itself can then lose it, and what it loses is outcomes of sent messages, whose
-   * recipients are sent again with the same Message-ID: the contract's resend, never a loss.
-   */
-  commitWithoutFlush(): Promise<void>;
   /** Upserts the broadcast's tracked links; returns every one of them. */
   saveLinks(broadcastId: number, links: ReadonlyArray<{ identifier: string; url: string }>): Promise<BroadcastLink[]>;
   /** Hard bounce: the subscriber is deactivated (unsubscribed_at untouched). */

@@ -258,9 +258,6 @@ export class FakeConfirmationTemplates implements ConfirmationTemplateRepository
 
 export class FakeOutbox implements EventOutbox {
   readonly events: RecordedEvent[] = [];
-  async recordMany(events: readonly OutboxEvent[]): Promise<void> {
-    for (const event of events) await this.record(event);
-  }
   async record(event: OutboxEvent): Promise<RecordedEvent> {
     const recorded = { ...event, id: this.events.length + 1 };
     this.events.push(recorded);

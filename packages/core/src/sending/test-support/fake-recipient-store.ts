@@ -2,7 +2,7 @@ import type { Broadcast } from '../../ports';
 import type {
   BroadcastLink,
   ClaimedRecipient,
-  RecipientSettlement,
+  OutcomeGroup,
   RecipientStore,
   SendOutcomeCounts,
   SendProgress,
@@ -89,11 +89,8 @@ export class FakeRecipientStore implements RecipientStore {
   outcomeCounts(): Promise<SendOutcomeCounts> {
     return unused('outcomeCounts');
   }
-  settleMany(_s: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>): Promise<Set<number>> {
-    return unused('settleMany');
-  }
-  commitWithoutFlush(): Promise<void> {
-    return unused('commitWithoutFlush');
+  settleWithEvents(_group: OutcomeGroup): Promise<Set<number>> {
+    return unused('settleWithEvents');
   }
   addProgress(): Promise<void> {
     return unused('addProgress');
