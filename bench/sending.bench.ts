@@ -1,5 +1,6 @@
 import {
   createBoss,
+  MAX_CONNECTIONS_PER_SERVER,
   CryptoRandom,
   PgTransactor,
   pgRepositories,
@@ -15,8 +16,8 @@ import { round } from './harness';
 const REPO_ROOT = path.resolve(__dirname, '..');
 const MESSAGES = Number(process.env.SENDING_BENCH_MESSAGES ?? 100_000);
 const MATERIALIZE = Number(process.env.SENDING_BENCH_RECIPIENTS ?? 1_000_000);
-// The dispatcher's own settings: MAX_CONNECTIONS_PER_SERVER and the default send concurrency.
-const MAX_CONNECTIONS = 5;
+// The dispatcher's own settings, read from the code so both sides follow them when they change.
+const MAX_CONNECTIONS = MAX_CONNECTIONS_PER_SERVER;
 const CONCURRENCY = defaultSendingOptions('http://bench.test').concurrency;
 
 /** An SMTP server that accepts and discards, in its own process, logging off. */
