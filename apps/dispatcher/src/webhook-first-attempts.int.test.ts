@@ -1,4 +1,6 @@
 import { CreateWebhookEndpoint } from '@mailcast/core';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { eventually, spawnBuilt } from '@mailcast/testkit';
 import { startDispatcherHarness, startReceiver, type DispatcherHarness } from './test-support/webhook-harness';
 
@@ -166,5 +168,43 @@ describe('a dispatcher killed while holding first attempts in memory', () => {
     } finally {
       if (dispatcher.child.exitCode === null && dispatcher.child.signalCode === null) dispatcher.child.kill('SIGKILL');
     }
+  });
+});
+
+describe('stopping a dispatcher that holds first attempts in memory', () => {
+  let h: DispatcherHarness;
+  let server: http.Server;
+  const arrived: number[] = [];
+  beforeAll(async () => {
+    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    // Each answer takes 200 ms, so a stop comes while most attempts still wait in their lane.
+    server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrived.push(Number(req.headers['broadcast-webhook-id']));
+        setTimeout(() => res.writeHead(200).end('ok'), 200);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await h.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('finishes and records every attempt it holds before stop() returns', async () => {
+    const caller = await h.aPrincipal();
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
+    const e = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url, eventTypes: ['subscriber.created'] });
+    for (let i = 0; i < 12; i++) await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: { i }, createdAt: new Date() });
+    h.startWorkers({ delivery: { perEndpointConcurrency: 2 } });
+    await eventually(async () => (arrived.length > 0 ? true : undefined));
+    await h.stopWorkers();
+    const rows = await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id });
+    expect(rows.length).toBeGreaterThan(2); // more than the two in flight were held
+    expect(rows.map((d) => [d.status, d.attempt_number])).toEqual(Array(rows.length).fill(['succeeded', 1]));
+    expect([...arrived].sort((a, b) => a - b)).toEqual(rows.map((d) => Number(d.event_id)).sort((a, b) => a - b));
+    expect(await deliverJobs(h)).toEqual([]);
   });
 });
