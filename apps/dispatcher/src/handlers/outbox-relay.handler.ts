@@ -56,7 +56,9 @@ export function startOutboxRelay(
     const fanOut = container.resolve(FanOutEvents);
     const sweep = container.resolve(RequeueStalledDeliveries);
     let nextSweep = Date.now() + options.sweepEveryMs;
-    // Deliveries per event in the last batch: how many events fit the sink's room.
+    // Deliveries per event in the last batch (at least 1): how many events fit the sink's room.
+    // When events fan out wider than the last batch did, one batch overshoots the room; the
+    // overshoot is bounded by that batch, and the next one is sized by the new ratio.
     let perEvent = 1;
     while (!stopped) {
       try {
@@ -69,10 +71,10 @@ export function startOutboxRelay(
           await pause(options.idleMs);
           continue;
         }
-        const limit = Math.max(1, Math.min(options.batchSize, perEvent > 0 ? Math.floor(room / perEvent) : options.batchSize));
+        const limit = Math.max(1, Math.min(options.batchSize, Math.floor(room / perEvent)));
         const { events, attempts } = await fanOut.execute({ batchSize: limit });
         if (attempts.length > 0) sink.hand(attempts);
-        if (events > 0) perEvent = attempts.length / events;
+        if (events > 0) perEvent = Math.max(1, attempts.length / events);
         if (events < limit) await pause(options.idleMs);
       } catch (error) {
         options.onError(error);
