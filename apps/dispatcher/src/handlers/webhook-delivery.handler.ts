@@ -114,7 +114,11 @@ export class WebhookDeliveryWorker {
     return this;
   }
 
-  /** Stops fetching, lets the POSTs in hand finish (each bounded by the time-out), then writes them. */
+  /**
+   * Stops fetching, lets every attempt in hand (in flight or waiting in a lane, handed over or
+   * fetched) be POSTed (each bounded by the time-out), then writes them. The relay is stopped
+   * first, so nothing more is handed over meanwhile.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
