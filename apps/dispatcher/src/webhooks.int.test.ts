@@ -2,6 +2,7 @@ import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
   FanOutEvents,
+  RecordWebhookFailure,
   RequeueStalledDeliveries,
   TestWebhookEndpoint,
   Transactor,
@@ -493,5 +494,35 @@ describe('SSRF at connect time (WEBHOOK_ALLOW_PRIVATE=false)', () => {
     expect(d.error_message).toMatch(/^refused_destination: /);
     expect(d.response_status).toBeNull();
     expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describe('a failure recorded while its endpoint is being deleted', () => {
+  let h: DispatcherHarness;
+  beforeAll(async () => {
+    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  });
+  afterAll(() => h.close());
+
+  it('does not wait for the endpoint row, so it cannot deadlock with the delete', async () => {
+    const caller = await h.aPrincipal();
+    const e = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: 'http://127.0.0.1:9/x', eventTypes: ['subscriber.created'] });
+    await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: {}, createdAt: new Date() });
+    const [attempt] = (await h.container.resolve(FanOutEvents).execute({ batchSize: 10 })).attempts;
+    // The delete's first statement: the endpoint row is locked, its deliveries not yet.
+    const trx = await h.database.db.transaction();
+    await trx('webhook_endpoints').where({ id: e.id }).update({ deleted_at: new Date(), active: false });
+    const at = new Date();
+    const recording = h.container
+      .resolve(RecordWebhookFailure)
+      .execute({ attempt: attempt!, result: { kind: 'response', status: 500, body: 'no' }, attemptedAt: at, finishedAt: at });
+    recording.catch(() => undefined);
+    const outcome = await Promise.race([recording, new Promise((r) => setTimeout(() => r('still waiting'), 2_000))]);
+    // The delete's second statement, then its commit: no deadlock either way round.
+    await trx('webhook_deliveries').where({ webhook_endpoint_id: e.id, status: 'pending' }).update({ status: 'cancelled' });
+    await trx.commit();
+    expect(outcome).toMatchObject({ kind: 'retry' });
+    const row = await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id }).first();
+    expect([row.status, row.attempt_number, row.response_status]).toEqual(['cancelled', 1, 500]);
   });
 });

@@ -237,11 +237,21 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     );
   }
 
+  /**
+   * Skips the endpoint row when another transaction holds it (SKIP LOCKED), as a success flush
+   * does: this transaction already holds the delivery row, and deleting an endpoint locks the
+   * endpoint row, then its deliveries, so waiting here could deadlock with a delete (one of
+   * the two aborted: the api answering 500). The other holder writes an attempt of the same moment.
+   */
   private touchEndpoint(endpointId: number, status: number | null, sentAt: Date) {
-    return this.db('webhook_endpoints')
-      .where({ id: endpointId })
-      .andWhere((q) => q.whereNull('last_sent_at').orWhere('last_sent_at', '<=', sentAt))
-      .update({ last_response_code: status, last_sent_at: sentAt });
+    return this.db.raw(
+      `UPDATE webhook_endpoints w SET last_response_code = :status, last_sent_at = :sentAt
+       FROM (SELECT id FROM webhook_endpoints
+             WHERE id = :endpointId AND (last_sent_at IS NULL OR last_sent_at <= :sentAt)
+             FOR UPDATE SKIP LOCKED) locked
+       WHERE w.id = locked.id`,
+      { status, sentAt, endpointId },
+    );
   }
 
   async takeStalled(before: Date, now: Date, limit: number): Promise<DeliveryJobRef[]> {
