@@ -236,7 +236,7 @@ export const webhooksBench: Bench = {
       notes: [
         `Ceiling before the pipeline ${round(ceilingBefore)} POSTs/s, after ${round(ceilingAfter)} POSTs/s.`,
         `Deliveries not succeeded at the end: ${Number(failed?.n ?? 0)}; missing arrivals: burst ${burst.missing}, paced ${paced.missing}.`,
-        'Every POST of the pipeline is a pg-boss job (fetched in batches, completed in batches) whose delivery row is read, then updated with its outcome, in PostgreSQL, on the same two cores as the receiver and the database.',
+        'Every POST of the pipeline is a delivery row inserted by the outbox relay (which reads the attempt back in the same statement and hands it to the worker in memory), then updated with its outcome (2xx outcomes in batches), in PostgreSQL, on the same two cores as the receiver and the got loop; retries and deferrals, none here, are pg-boss jobs.',
       ],
     };
   },

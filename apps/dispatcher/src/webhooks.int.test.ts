@@ -2,6 +2,7 @@ import {
   CreateWebhookEndpoint,
   DeleteWebhookEndpoint,
   FanOutEvents,
+  RecordWebhookFailure,
   RequeueStalledDeliveries,
   TestWebhookEndpoint,
   Transactor,
@@ -343,7 +344,17 @@ describe('delete cancels pending deliveries', () => {
     const e = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/gone'), eventTypes: ['subscriber.created'] });
     await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: {}, createdAt: new Date() });
     await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: {}, createdAt: new Date() });
-    expect(await h.container.resolve(FanOutEvents).execute({ batchSize: 10 })).toEqual({ events: 2, deliveries: 2 });
+    const fanned = await h.container.resolve(FanOutEvents).execute({ batchSize: 10 });
+    expect({ events: fanned.events, attempts: fanned.attempts.map((a) => [a.endpointId, a.attempt]) }).toEqual({
+      events: 2,
+      attempts: [
+        [e.id, 1],
+        [e.id, 1],
+      ],
+    });
+    // Their first attempts were lost with a dispatcher, so the sweep queued them as jobs.
+    await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id }).update({ updated_at: new Date(Date.now() - 60_000) });
+    expect(await h.container.resolve(RequeueStalledDeliveries).execute({ stalledAfterMs: 30_000, limit: 10 })).toBe(2);
     const jobs = async () =>
       (await h.database.db.raw(`SELECT state FROM pgboss.job WHERE name = 'webhooks.deliver'`)).rows.map((r: { state: string }) => r.state);
     expect(await jobs()).toEqual(['created', 'created']);
@@ -386,17 +397,28 @@ describe('a dead endpoint with a deep backlog', () => {
     const ok = await eventually(async () => (receiver.on('/ok').length === 150 ? receiver.on('/ok') : undefined), 10_000, 20);
     expect(ok[149]!.at - started).toBeLessThan(2_500); // the dead endpoint's first time-out is 3 s away
     expect(receiver.maxOpen('/dead')).toBe(8);
-    const jobs = (
-      await h.database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhooks.deliver' AND (data->>'endpointId')::int = ?`, [dead.id])
-    ).rows[0].n as number;
-    expect(jobs).toBeGreaterThan(150); // jobs were put back as new ones, not attempted
+    const putBackJobs = async () =>
+      (
+        await h.database.db.raw(
+          `SELECT count(DISTINCT data->>'deliveryId')::int AS n, array_agg(DISTINCT (data->>'attempt')::int) AS attempts
+           FROM pgboss.job WHERE name = 'webhooks.deliver' AND (data->>'endpointId')::int = ?`,
+          [dead.id],
+        )
+      ).rows[0] as { n: number; attempts: number[] | null };
+    // Once its lane is slow (200 ms), all but its 8 POSTs and a backlog of 4 are put back as jobs
+    // of the same first attempt; the healthy endpoint may well have finished before that.
+    const putBack = await eventually(async () => {
+      const found = await putBackJobs();
+      return found.n > 0 ? found : undefined;
+    }, 2_000, 20);
+    expect(putBack).toEqual({ n: 150 - 8 - 4, attempts: [1] });
     const attempted = await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: dead.id }).where('attempt_number', '>', 0);
     expect(attempted).toHaveLength(0); // nothing recorded yet: the first POSTs are still hanging
     await h.container.resolve(DeleteWebhookEndpoint).execute(caller, { id: dead.id });
   });
 });
 
-describe('a delivery whose job was lost', () => {
+describe('a delivery lost with a dead dispatcher', () => {
   let h: DispatcherHarness;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   beforeAll(async () => {
@@ -412,18 +434,21 @@ describe('a delivery whose job was lost', () => {
     const caller = await h.aPrincipal();
     const e = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/lost'), eventTypes: ['subscriber.created'] });
     await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: {}, createdAt: new Date() });
-    await h.container.resolve(FanOutEvents).execute({ batchSize: 10 });
-    // The dispatcher holding the job died: pg-boss failed the job; the row is still pending.
-    await h.database.db.raw(`DELETE FROM pgboss.job WHERE name = 'webhooks.deliver'`);
+    // The dispatcher holding the first attempt in memory died: no job, the row is still pending.
+    expect((await h.container.resolve(FanOutEvents).execute({ batchSize: 10 })).attempts).toHaveLength(1);
+    expect((await h.database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'webhooks.deliver'`)).rows[0].n).toBe(0);
     const old = new Date(Date.now() - 30 * 60_000);
     await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id }).update({ updated_at: old });
-    await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/fresh'), eventTypes: ['subscriber.updated'] });
+    const fresh = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/fresh'), eventTypes: ['subscriber.updated'] });
     await h.record({ channelId: caller.channelId, type: 'subscriber.updated', data: {}, createdAt: new Date() });
     await h.container.resolve(FanOutEvents).execute({ batchSize: 10 });
 
     const sweep = h.container.resolve(RequeueStalledDeliveries);
     expect(await sweep.execute({ stalledAfterMs: 20 * 60_000, limit: 100 })).toBe(1);
     expect(await sweep.execute({ stalledAfterMs: 20 * 60_000, limit: 100 })).toBe(0); // touched: not twice
+    // The fresh one (its dispatcher could still be posting it) is taken only once it is as old.
+    await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: fresh.id }).update({ updated_at: old });
+    expect(await sweep.execute({ stalledAfterMs: 20 * 60_000, limit: 100 })).toBe(1);
     h.startWorkers();
     await eventually(async () => (receiver.on('/lost').length && receiver.on('/fresh').length ? true : undefined));
     const row = await eventually(async () => {
@@ -432,6 +457,7 @@ describe('a delivery whose job was lost', () => {
     });
     expect(row.attempt_number).toBe(1);
     expect(receiver.on('/lost')).toHaveLength(1);
+    expect(receiver.on('/fresh')).toHaveLength(1);
   });
 });
 
@@ -468,5 +494,35 @@ describe('SSRF at connect time (WEBHOOK_ALLOW_PRIVATE=false)', () => {
     expect(d.error_message).toMatch(/^refused_destination: /);
     expect(d.response_status).toBeNull();
     expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describe('a failure recorded while its endpoint is being deleted', () => {
+  let h: DispatcherHarness;
+  beforeAll(async () => {
+    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  });
+  afterAll(() => h.close());
+
+  it('does not wait for the endpoint row, so it cannot deadlock with the delete', async () => {
+    const caller = await h.aPrincipal();
+    const e = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: 'http://127.0.0.1:9/x', eventTypes: ['subscriber.created'] });
+    await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: {}, createdAt: new Date() });
+    const [attempt] = (await h.container.resolve(FanOutEvents).execute({ batchSize: 10 })).attempts;
+    // The delete's first statement: the endpoint row is locked, its deliveries not yet.
+    const trx = await h.database.db.transaction();
+    await trx('webhook_endpoints').where({ id: e.id }).update({ deleted_at: new Date(), active: false });
+    const at = new Date();
+    const recording = h.container
+      .resolve(RecordWebhookFailure)
+      .execute({ attempt: attempt!, result: { kind: 'response', status: 500, body: 'no' }, attemptedAt: at, finishedAt: at });
+    recording.catch(() => undefined);
+    const outcome = await Promise.race([recording, new Promise((r) => setTimeout(() => r('still waiting'), 2_000))]);
+    // The delete's second statement, then its commit: no deadlock either way round.
+    await trx('webhook_deliveries').where({ webhook_endpoint_id: e.id, status: 'pending' }).update({ status: 'cancelled' });
+    await trx.commit();
+    expect(outcome).toMatchObject({ kind: 'retry' });
+    const row = await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id }).first();
+    expect([row.status, row.attempt_number, row.response_status]).toEqual(['cancelled', 1, 500]);
   });
 });

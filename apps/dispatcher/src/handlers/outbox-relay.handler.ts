@@ -1,8 +1,15 @@
-import { FanOutEvents, RequeueStalledDeliveries } from '@mailcast/core';
+import { FanOutEvents, RequeueStalledDeliveries, type ClaimedAttempt } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 
+/** Where the relay's first attempts go: this dispatcher's delivery worker. */
+export interface AttemptSink {
+  /** How many more attempts it takes now; 0 while it is full. */
+  room(): number;
+  hand(attempts: readonly ClaimedAttempt[]): void;
+}
+
 export interface OutboxRelayOptions {
-  /** Events claimed per transaction. */
+  /** Events claimed per transaction, at most. */
   batchSize: number;
   /** Pause when the outbox was drained; a full batch goes round again at once. */
   idleMs: number;
@@ -21,13 +28,20 @@ export const DEFAULT_OUTBOX_RELAY: Omit<OutboxRelayOptions, 'onError'> = {
 };
 
 /**
- * The outbox relay: polls `events` for rows not yet dispatched and fans them out in batches.
- * A poll is one indexed query on a partial index (events_undispatched), so it costs nothing
- * while idle, and every event committed by any process is picked up, including those whose
- * writer crashed right after commit. Any number of dispatchers may run it (SKIP LOCKED). Once
- * a minute it also re-queues deliveries whose job was lost with a dead dispatcher.
+ * The outbox relay: polls `events` for rows not yet dispatched and fans them out in batches,
+ * handing each new delivery's first attempt to `sink` in memory. A poll is one indexed query on
+ * a partial index (events_undispatched), so it costs nothing while idle, and every event
+ * committed by any process is picked up, including those whose writer crashed right after
+ * commit. Any number of dispatchers may run it (SKIP LOCKED). It claims only what the sink has
+ * room for: the rest of a backlog stays in the outbox, the durable queue, for whichever
+ * dispatcher has room first. Once a minute it also re-queues deliveries lost with a dead
+ * dispatcher (in memory or as a job).
  */
-export function startOutboxRelay(container: DependencyContainer, options: OutboxRelayOptions): { stop(): Promise<void> } {
+export function startOutboxRelay(
+  container: DependencyContainer,
+  sink: AttemptSink,
+  options: OutboxRelayOptions,
+): { stop(): Promise<void> } {
   let stopped = false;
   let wake: (() => void) | undefined;
   const pause = (ms: number) =>
@@ -42,14 +56,26 @@ export function startOutboxRelay(container: DependencyContainer, options: Outbox
     const fanOut = container.resolve(FanOutEvents);
     const sweep = container.resolve(RequeueStalledDeliveries);
     let nextSweep = Date.now() + options.sweepEveryMs;
+    // Deliveries per event in the last batch (at least 1): how many events fit the sink's room.
+    // When events fan out wider than the last batch did, one batch overshoots the room; the
+    // overshoot is bounded by that batch, and the next one is sized by the new ratio.
+    let perEvent = 1;
     while (!stopped) {
       try {
         if (Date.now() >= nextSweep) {
           nextSweep = Date.now() + options.sweepEveryMs;
           await sweep.execute({ stalledAfterMs: options.stalledAfterMs, limit: 1000 });
         }
-        const { events } = await fanOut.execute({ batchSize: options.batchSize });
-        if (events < options.batchSize) await pause(options.idleMs);
+        const room = sink.room();
+        if (room === 0) {
+          await pause(options.idleMs);
+          continue;
+        }
+        const limit = Math.max(1, Math.min(options.batchSize, Math.floor(room / perEvent)));
+        const { events, attempts } = await fanOut.execute({ batchSize: limit });
+        if (attempts.length > 0) sink.hand(attempts);
+        if (events > 0) perEvent = Math.max(1, attempts.length / events);
+        if (events < limit) await pause(options.idleMs);
       } catch (error) {
         options.onError(error);
         await pause(Math.max(options.idleMs, 1000));

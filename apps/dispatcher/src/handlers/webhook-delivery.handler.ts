@@ -19,7 +19,10 @@ type DeliverJob = PgBoss.Job<JobPayloads[typeof QUEUE]>;
 export interface WebhookDeliveryOptions {
   /** POSTs in flight to one endpoint from this dispatcher. */
   perEndpointConcurrency: number;
-  /** Jobs this dispatcher holds at once (in flight or waiting for their endpoint's turn). */
+  /**
+   * Attempts this dispatcher holds at once (in flight or waiting for their endpoint's turn),
+   * first attempts handed over by the outbox relay and jobs fetched alike.
+   */
   maxHeld: number;
   /** A fetch asks for at most this many jobs. */
   fetchBatchSize: number;
@@ -54,15 +57,23 @@ export function defaultWebhookDeliveryOptions(timeoutMs: number): Omit<WebhookDe
   };
 }
 
+/** An attempt in hand: from a fetched job (a retry, a deferral), or handed over with no job (a first attempt). */
+interface Held {
+  job?: DeliverJob;
+  attempt: ClaimedAttempt;
+}
+
 interface EndpointLane {
   running: number;
   /** Start times of the POSTs in flight. */
   started: number[];
-  waiting: Array<{ job: DeliverJob; attempt: ClaimedAttempt }>;
+  waiting: Held[];
 }
 
 /**
- * Works the 'webhooks.deliver' queue with its own fetch loop instead of boss.work: pg-boss 10
+ * POSTs the attempts of this dispatcher: first attempts handed over in memory by the outbox
+ * relay (`hand`), and the 'webhooks.deliver' queue's jobs (retries, deferrals, the stalled
+ * sweep's), which it works with its own fetch loop instead of boss.work: pg-boss 10
  * hands out a batch and waits for all of it, so one endpoint that hangs for the whole time-out
  * would stall every other delivery of the batch. Here each job settles on its own, each
  * endpoint has its own lane with a bounded number of POSTs in flight and a bounded backlog, and
@@ -74,9 +85,11 @@ export class WebhookDeliveryWorker {
   private stopped = false;
   private held = 0;
   private readonly lanes = new Map<number, EndpointLane>();
-  private successes: Array<{ jobId: string; outcome: AttemptOutcome }> = [];
+  private successes: Array<{ jobId: string | undefined; outcome: AttemptOutcome }> = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
+  /** Only a loop paused for room is woken as POSTs settle: an empty queue waits its idleMs. */
+  private waitingForRoom = false;
   private readonly running = new Set<Promise<void>>();
   private loop: Promise<void> | undefined;
   // Resolved once: these run for every delivery, and resolving builds a new instance each time.
@@ -101,7 +114,11 @@ export class WebhookDeliveryWorker {
     return this;
   }
 
-  /** Stops fetching, lets the POSTs in hand finish (each bounded by the time-out), then writes them. */
+  /**
+   * Stops fetching, lets every attempt in hand (in flight or waiting in a lane, handed over or
+   * fetched) be POSTed (each bounded by the time-out), then writes them. The relay is stopped
+   * first, so nothing more is handed over meanwhile.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
@@ -121,15 +138,50 @@ export class WebhookDeliveryWorker {
     });
   }
 
+  /**
+   * How many more attempts this dispatcher takes now; 0 until a quarter of maxHeld is free, so
+   * the relay and the fetch loop refill in sizeable batches rather than one statement per POST
+   * that settles.
+   */
+  room(): number {
+    if (this.stopped) return 0;
+    const room = this.options.maxHeld - this.held;
+    return room < Math.min(this.options.fetchBatchSize, this.options.maxHeld) / 4 ? 0 : room;
+  }
+
+  /**
+   * First attempts from the outbox relay, already written as pending deliveries: into their
+   * lanes, no job and no further read. Should this dispatcher die holding them, their rows stay
+   * pending and the stalled-delivery sweep queues them again.
+   */
+  hand(attempts: readonly ClaimedAttempt[]): void {
+    const back = this.admit(attempts.map((attempt) => ({ attempt })));
+    this.track(this.putBack(back), 'put back');
+  }
+
+  private track(work: Promise<void>, context: string): void {
+    const tracked: Promise<void> = work
+      .catch((error: unknown) => this.options.onError(error, context))
+      .finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+  }
+
   private async run(): Promise<void> {
     while (!this.stopped) {
-      const room = this.options.maxHeld - this.held;
-      if (room < Math.min(this.options.fetchBatchSize, this.options.maxHeld) / 4) {
+      try {
+        // Whatever filled the lanes (the relay too) while this loop waited for room.
+        await this.putBack(this.evictFromSlowLanes());
+      } catch (error) {
+        this.options.onError(error, 'put back');
+      }
+      const room = this.room();
+      if (room === 0) {
+        this.waitingForRoom = true;
         await this.pause(this.options.idleMs);
+        this.waitingForRoom = false;
         continue;
       }
       try {
-        await this.putBack(this.evictFromSlowLanes());
         const jobs = await this.boss.fetch<JobPayloads[typeof QUEUE]>(QUEUE, {
           batchSize: Math.min(room, this.options.fetchBatchSize),
           // Every delivery job has the same priority: ordering by it only adds to the sort.
@@ -165,31 +217,41 @@ export class WebhookDeliveryWorker {
   }
 
   /**
-   * Jobs that queued behind an endpoint before it turned slow go back to the queue. Nothing was
-   * written for them (reading an attempt claims nothing), so this is safe at any point.
+   * Attempts that queued behind an endpoint before it turned slow go back to the queue. Nothing
+   * was written for them (reading an attempt claims nothing), so this is safe at any point.
    */
-  private evictFromSlowLanes(): DeliverJob[] {
+  private evictFromSlowLanes(): Held[] {
     const now = Date.now();
-    const evicted: DeliverJob[] = [];
+    const evicted: Held[] = [];
     for (const lane of this.lanes.values()) {
       if (lane.waiting.length > this.options.perEndpointBacklog && this.isSlow(lane, now)) {
         const out = lane.waiting.splice(this.options.perEndpointBacklog);
         this.held -= out.length;
-        evicted.push(...out.map((w) => w.job));
+        evicted.push(...out);
       }
     }
     return evicted;
   }
 
   /**
-   * Not an attempt: the same attempt number goes back, later. Inserted before the old jobs
-   * complete, so a crash in between leaves a duplicate (recorded once), never a loss.
+   * Not an attempt: the same attempt number goes back as a job, later; a first attempt handed
+   * over in memory becomes a job here for the first time. Inserted before the old jobs
+   * complete, so a crash in between leaves a duplicate (recorded once), never a loss; a failed
+   * insert leaves the delivery pending for the stalled sweep.
    */
-  private async putBack(jobs: DeliverJob[]): Promise<void> {
-    if (jobs.length === 0) return;
+  private async putBack(items: Held[]): Promise<void> {
+    if (items.length === 0) return;
     const startAfter = new Date(Date.now() + this.options.deferMs).toISOString();
-    await this.boss.insert(jobs.map((job) => ({ name: QUEUE, data: job.data, retryLimit: 0, startAfter })));
-    await this.boss.complete(QUEUE, jobs.map((job) => job.id));
+    await this.boss.insert(
+      items.map(({ attempt }) => ({
+        name: QUEUE,
+        data: { deliveryId: attempt.deliveryId, endpointId: attempt.endpointId, attempt: attempt.attempt },
+        retryLimit: 0,
+        startAfter,
+      })),
+    );
+    const done = items.flatMap((item) => (item.job ? [item.job.id] : []));
+    if (done.length > 0) await this.boss.complete(QUEUE, done);
   }
 
   /** A lane is slow when all its POSTs are busy and the oldest has run past slowAfterMs. */
@@ -198,46 +260,48 @@ export class WebhookDeliveryWorker {
   }
 
   private async accept(jobs: DeliverJob[]): Promise<void> {
-    const take: DeliverJob[] = [];
-    const putBack: DeliverJob[] = [];
-    const taking = new Map<number, number>();
-    const now = Date.now();
-    for (const job of jobs) {
-      const lane = this.lane(job.data.endpointId);
-      const waiting = lane.waiting.length + (taking.get(job.data.endpointId) ?? 0);
-      // A healthy endpoint takes what comes (maxHeld bounds the whole); a slow one gets only
-      // a small waiting room, and the rest of its jobs go back to the queue for later.
-      if (this.isSlow(lane, now) && waiting >= this.options.perEndpointBacklog) {
-        putBack.push(job);
-      } else {
-        take.push(job);
-        taking.set(job.data.endpointId, (taking.get(job.data.endpointId) ?? 0) + 1);
-      }
-    }
-    await this.putBack(putBack);
-    if (take.length === 0) return;
-
     // A failed read leaves the jobs active: pg-boss expires them (its expireIn), the
     // delivery rows are untouched, and the stalled-delivery sweep queues them again.
-    const claimed = await this.claim.execute({ jobs: take.map((job) => job.data) });
+    const claimed = await this.claim.execute({ jobs: jobs.map((job) => job.data) });
     const byDelivery = new Map(claimed.map((attempt) => [attempt.deliveryId, attempt]));
     const stale: string[] = [];
-    for (const job of take) {
+    const items: Held[] = [];
+    for (const job of jobs) {
       const attempt = byDelivery.get(job.data.deliveryId);
-      if (attempt === undefined || attempt.attempt !== job.data.attempt) {
-        stale.push(job.id); // cancelled, done, or a duplicate: nothing to send
-        continue;
-      }
-      this.lane(attempt.endpointId).waiting.push({ job, attempt });
+      if (attempt === undefined || attempt.attempt !== job.data.attempt) stale.push(job.id); // cancelled, done, or a duplicate: nothing to send
+      else items.push({ job, attempt });
     }
-    // Each job waiting in a lane holds its own place until its attempt settles.
-    this.held += take.length - stale.length;
+    const back = this.admit(items);
     if (stale.length > 0) await this.boss.complete(QUEUE, stale);
-    for (const endpointId of new Set(claimed.map((c) => c.endpointId))) this.pump(endpointId);
-    for (const endpointId of taking.keys()) {
-      const lane = this.lanes.get(endpointId);
-      if (lane && lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
+    await this.putBack(back);
+  }
+
+  /**
+   * Into their endpoints' lanes, and their POSTs started as far as the lanes allow. A healthy
+   * endpoint takes what comes (maxHeld bounds the whole); a slow one gets only a small waiting
+   * room, and the rest is returned, to go back to the queue for later.
+   */
+  private admit(items: Held[]): Held[] {
+    const back: Held[] = [];
+    const now = Date.now();
+    const touched = new Set<number>();
+    for (const item of items) {
+      const lane = this.lane(item.attempt.endpointId);
+      if (this.isSlow(lane, now) && lane.waiting.length >= this.options.perEndpointBacklog) {
+        back.push(item);
+      } else {
+        lane.waiting.push(item);
+        touched.add(item.attempt.endpointId);
+      }
     }
+    // Each attempt waiting in a lane holds its own place until it settles.
+    this.held += items.length - back.length;
+    for (const endpointId of touched) this.pump(endpointId);
+    for (const item of back) {
+      const lane = this.lanes.get(item.attempt.endpointId);
+      if (lane && lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(item.attempt.endpointId);
+    }
+    return back;
   }
 
   private pump(endpointId: number): void {
@@ -247,39 +311,41 @@ export class WebhookDeliveryWorker {
       lane.running += 1;
       const startedAt = Date.now();
       lane.started.push(startedAt);
-      const work = this.attempt(next.job, next.attempt).finally(() => {
+      const work = this.attempt(next).finally(() => {
         lane.running -= 1;
         lane.started.splice(lane.started.indexOf(startedAt), 1);
         this.held -= 1;
         this.running.delete(work);
         if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
         else this.pump(endpointId);
-        this.wake?.();
+        if (this.waitingForRoom && this.room() > 0) this.wake?.();
       });
       this.running.add(work);
     }
   }
 
-  private async attempt(job: DeliverJob, attempt: ClaimedAttempt): Promise<void> {
+  private async attempt({ job, attempt }: Held): Promise<void> {
     try {
       const outcome = await this.send.execute(attempt);
       if (isSuccess(outcome.result)) {
-        this.successes.push({ jobId: job.id, outcome });
+        this.successes.push({ jobId: job?.id, outcome });
         if (this.successes.length >= this.options.flushSize) void this.flush();
         else this.flushTimer ??= setTimeout(() => void this.flush(), this.options.flushMs);
         return;
       }
       await persistently(() => this.recordFailure.execute(outcome));
-      await this.boss.complete(QUEUE, job.id);
+      if (job) await this.boss.complete(QUEUE, job.id);
     } catch (error) {
+      // Unrecorded, the delivery stays pending: the stalled-delivery sweep queues it again.
       this.options.onError(error, 'attempt');
-      await this.boss.fail(QUEUE, job.id, { message: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+      if (job) await this.boss.fail(QUEUE, job.id, { message: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
     }
   }
 
   /**
-   * Writes the buffered 2xx outcomes in one statement, then completes their jobs at once.
-   * Flushes may overlap: they touch disjoint delivery rows.
+   * Writes the buffered 2xx outcomes in one statement, then completes their jobs at once (first
+   * attempts handed over in memory have none). Flushes may overlap: they touch disjoint
+   * delivery rows.
    */
   private async flush(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
@@ -287,13 +353,14 @@ export class WebhookDeliveryWorker {
     const batch = this.successes;
     this.successes = [];
     if (batch.length === 0) return;
+    const jobIds = batch.flatMap((b) => (b.jobId === undefined ? [] : [b.jobId]));
     const work = (async () => {
       try {
         await persistently(() => this.recordSuccesses.execute(batch.map((b) => b.outcome)));
-        await this.boss.complete(QUEUE, batch.map((b) => b.jobId));
+        if (jobIds.length > 0) await this.boss.complete(QUEUE, jobIds);
       } catch (error) {
         this.options.onError(error, 'record successes');
-        await this.boss.fail(QUEUE, batch.map((b) => b.jobId)).catch(() => undefined);
+        if (jobIds.length > 0) await this.boss.fail(QUEUE, jobIds).catch(() => undefined);
       }
     })();
     this.running.add(work);

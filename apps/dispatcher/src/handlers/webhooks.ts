@@ -10,7 +10,10 @@ export interface WebhookWorkersOptions {
   onError?(error: unknown, context: string): void;
 }
 
-/** The outbox relay and the delivery worker of one dispatcher; stop() drains both. */
+/**
+ * The outbox relay and the delivery worker of one dispatcher, the relay handing first attempts
+ * to the worker in memory; stop() drains both.
+ */
 export function startWebhookWorkers(
   boss: PgBoss,
   container: DependencyContainer,
@@ -18,17 +21,18 @@ export function startWebhookWorkers(
 ): { stop(): Promise<void> } {
   const config = container.resolve<Config>(ConfigToken);
   const onError = options.onError ?? (() => undefined);
-  const relay = startOutboxRelay(container, {
-    ...DEFAULT_OUTBOX_RELAY,
-    ...options.relay,
-    onError: (error) => onError(error, 'outbox relay'),
-  });
   const delivery = new WebhookDeliveryWorker(boss, container, {
     ...defaultWebhookDeliveryOptions(config.webhookTimeoutMs),
     ...options.delivery,
     onError,
   }).start();
+  const relay = startOutboxRelay(container, delivery, {
+    ...DEFAULT_OUTBOX_RELAY,
+    ...options.relay,
+    onError: (error) => onError(error, 'outbox relay'),
+  });
   return {
+    // The relay first: it hands nothing more over, then the worker finishes what it holds.
     async stop() {
       await relay.stop();
       await delivery.stop();

@@ -51,6 +51,36 @@ const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
   updatedAt: row.updated_at,
 });
 
+interface AttemptRow {
+  id: number;
+  channel_id: number;
+  event_id: number;
+  first_attempt_at: Date | null;
+  attempt: number;
+  endpoint_id: number;
+  url: string;
+  secret: string;
+  retries_to_attempt: number;
+  type: string;
+  data: Record<string, unknown>;
+  event_created_at: Date;
+}
+
+const toAttempt = (r: AttemptRow): ClaimedAttempt => ({
+  deliveryId: r.id,
+  channelId: r.channel_id,
+  attempt: r.attempt,
+  eventId: r.event_id,
+  eventType: r.type as EventType,
+  eventData: r.data,
+  eventCreatedAt: r.event_created_at,
+  endpointId: r.endpoint_id,
+  url: r.url,
+  secret: r.secret,
+  retriesToAttempt: r.retries_to_attempt,
+  firstAttemptAt: r.first_attempt_at,
+});
+
 export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
   constructor(private readonly db: Knex) {}
 
@@ -102,13 +132,14 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     return { eventId, delivery: toDelivery({ ...(row as DeliveryRow), event_data: input.data }) };
   }
 
-  async fanOut(limit: number, now: Date): Promise<{ events: number; deliveries: DeliveryJobRef[] }> {
+  async fanOut(limit: number, now: Date): Promise<{ events: number; attempts: ClaimedAttempt[] }> {
     // One statement: claim a batch of undispatched events (SKIP LOCKED, so several dispatchers
-    // share the backlog), mark them, and insert one delivery per subscribing live endpoint.
-    // ON CONFLICT keeps it idempotent should an event ever be claimed twice.
+    // share the backlog), mark them, insert one delivery per subscribing live endpoint, and
+    // read back everything the first attempts need, so they go to the POSTs without a job or
+    // another read. ON CONFLICT keeps it idempotent should an event ever be claimed twice.
     const result = await this.db.raw(
       `WITH claimed AS (
-         SELECT id, channel_id, type FROM events
+         SELECT id, channel_id, type, data, created_at FROM events
          WHERE dispatched_at IS NULL
          ORDER BY id
          LIMIT :limit
@@ -123,17 +154,20 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
            ON w.channel_id = c.channel_id AND w.active AND w.deleted_at IS NULL AND c.type = ANY (w.event_types)
          ORDER BY c.id, w.id
          ON CONFLICT (event_id, webhook_endpoint_id) DO NOTHING
-         RETURNING id, webhook_endpoint_id
+         RETURNING id, event_id, webhook_endpoint_id
        )
-       SELECT CAST((SELECT count(*) FROM marked) AS int) AS events,
-              COALESCE((SELECT json_agg(json_build_array(id, webhook_endpoint_id) ORDER BY id) FROM inserted), '[]') AS deliveries`,
+       SELECT i.id, c.channel_id, i.event_id, c.type, c.data, c.created_at AS event_created_at,
+              w.id AS endpoint_id, w.url, w.secret, w.retries_to_attempt,
+              CAST((SELECT count(*) FROM marked) AS int) AS events
+       FROM (SELECT 1) one
+       LEFT JOIN (inserted i
+                  JOIN claimed c ON c.id = i.event_id
+                  JOIN webhook_endpoints w ON w.id = i.webhook_endpoint_id) ON true
+       ORDER BY i.id`,
       { limit, now },
     );
-    const row = result.rows[0] as { events: number; deliveries: Array<[number, number]> };
-    return {
-      events: row.events,
-      deliveries: row.deliveries.map(([deliveryId, endpointId]) => ({ deliveryId, endpointId, attempt: 1 })),
-    };
+    const rows = result.rows as Array<AttemptRow & { events: number }>;
+    return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null })) };
   }
 
   async claim(jobs: readonly DeliveryJobRef[], now: Date): Promise<ClaimedAttempt[]> {
@@ -160,35 +194,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
        ORDER BY c.id`,
       { ids: jobs.map((j) => j.deliveryId), attempts: jobs.map((j) => j.attempt), now },
     );
-    return (
-      result.rows as Array<{
-        id: number;
-        channel_id: number;
-        event_id: number;
-        first_attempt_at: Date | null;
-        attempt: number;
-        endpoint_id: number;
-        url: string;
-        secret: string;
-        retries_to_attempt: number;
-        type: string;
-        data: Record<string, unknown>;
-        event_created_at: Date;
-      }>
-    ).map((r) => ({
-      deliveryId: r.id,
-      channelId: r.channel_id,
-      attempt: r.attempt,
-      eventId: r.event_id,
-      eventType: r.type as EventType,
-      eventData: r.data,
-      eventCreatedAt: r.event_created_at,
-      endpointId: r.endpoint_id,
-      url: r.url,
-      secret: r.secret,
-      retriesToAttempt: r.retries_to_attempt,
-      firstAttemptAt: r.first_attempt_at,
-    }));
+    return (result.rows as AttemptRow[]).map(toAttempt);
   }
 
   async recordSuccesses(successes: readonly AttemptSuccess[]): Promise<void> {
@@ -231,11 +237,21 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     );
   }
 
+  /**
+   * Skips the endpoint row when another transaction holds it (SKIP LOCKED), as a success flush
+   * does: this transaction already holds the delivery row, and deleting an endpoint locks the
+   * endpoint row, then its deliveries, so waiting here could deadlock with a delete (one of
+   * the two aborted: the api answering 500). The other holder writes an attempt of the same moment.
+   */
   private touchEndpoint(endpointId: number, status: number | null, sentAt: Date) {
-    return this.db('webhook_endpoints')
-      .where({ id: endpointId })
-      .andWhere((q) => q.whereNull('last_sent_at').orWhere('last_sent_at', '<=', sentAt))
-      .update({ last_response_code: status, last_sent_at: sentAt });
+    return this.db.raw(
+      `UPDATE webhook_endpoints w SET last_response_code = :status, last_sent_at = :sentAt
+       FROM (SELECT id FROM webhook_endpoints
+             WHERE id = :endpointId AND (last_sent_at IS NULL OR last_sent_at <= :sentAt)
+             FOR UPDATE SKIP LOCKED) locked
+       WHERE w.id = locked.id`,
+      { status, sentAt, endpointId },
+    );
   }
 
   async takeStalled(before: Date, now: Date, limit: number): Promise<DeliveryJobRef[]> {

@@ -83,8 +83,8 @@ export class FakeWebhookDeliveries implements WebhookDeliveryRepository {
     this.deliveries.push(delivery);
     return { eventId: delivery.eventId, delivery };
   }
-  async fanOut(): Promise<{ events: number; deliveries: DeliveryJobRef[] }> {
-    return { events: 0, deliveries: [] };
+  async fanOut(): Promise<{ events: number; attempts: ClaimedAttempt[] }> {
+    return { events: 0, attempts: [] };
   }
   async takeStalled(): Promise<DeliveryJobRef[]> {
     return [];

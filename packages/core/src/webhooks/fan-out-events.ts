@@ -1,10 +1,13 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
+import type { ClaimedAttempt } from './webhook-ports';
 
 /**
- * The outbox relay's step: a batch of undispatched events becomes deliveries and their jobs in
- * one transaction, so a crash either leaves the events undispatched (a later step takes them)
- * or leaves every delivery queued. An event no endpoint subscribes to costs no job at all.
+ * The outbox relay's step: a batch of undispatched events becomes deliveries in one
+ * transaction, and their first attempts come back to be POSTed by the caller, in memory. No
+ * job is queued for a first attempt: the outbox is that queue (an event stays in it until a
+ * dispatcher claims it), and a delivery whose dispatcher dies before recording it stays pending,
+ * so the stalled-delivery sweep queues it again. Retries and deferrals are pg-boss jobs.
  */
 @injectable()
 export class FanOutEvents {
@@ -13,16 +16,7 @@ export class FanOutEvents {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(input: { batchSize: number }): Promise<{ events: number; deliveries: number }> {
-    return this.transactor.run(async (r) => {
-      const { events, deliveries } = await r.webhookDeliveries.fanOut(input.batchSize, this.clock.now());
-      if (deliveries.length > 0) {
-        await r.jobs.sendMany(
-          'webhooks.deliver',
-          deliveries.map((d) => ({ data: { deliveryId: d.deliveryId, endpointId: d.endpointId, attempt: d.attempt } })),
-        );
-      }
-      return { events, deliveries: deliveries.length };
-    });
+  async execute(input: { batchSize: number }): Promise<{ events: number; attempts: ClaimedAttempt[] }> {
+    return this.transactor.run((r) => r.webhookDeliveries.fanOut(input.batchSize, this.clock.now()));
   }
 }

@@ -2,10 +2,11 @@ import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 
 /**
- * The safety net under the delivery jobs: pg-boss fails a job whose dispatcher died while
- * holding it (retryLimit is 0), which would leave its delivery pending for ever. Deliveries
- * untouched for longer than any job may stay active are queued again; a copy of a job that
- * was not lost after all finds its attempt already recorded and does nothing.
+ * The safety net under the delivery worker: a first attempt held in memory by a dispatcher that
+ * died, or a job it held (pg-boss fails it rather than retrying it: retryLimit is 0), would
+ * leave its delivery pending for ever. Deliveries untouched for longer than any job may stay
+ * active are queued again as jobs; a copy of an attempt that was not lost after all finds it
+ * already recorded and does nothing.
  */
 @injectable()
 export class RequeueStalledDeliveries {

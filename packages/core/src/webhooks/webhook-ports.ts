@@ -129,10 +129,10 @@ export interface WebhookDeliveryRepository {
   /**
    * Claims up to `limit` undispatched events (SKIP LOCKED, so dispatchers share the work),
    * marks them dispatched and creates one pending delivery per (event, live subscribing
-   * endpoint), set-based and idempotent. Returns how many events were claimed and the new
-   * deliveries.
+   * endpoint), set-based and idempotent. Returns how many events were claimed and each new
+   * delivery's first attempt, read as `claim` reads one (attempt 1).
    */
-  fanOut(limit: number, now: Date): Promise<{ events: number; deliveries: DeliveryJobRef[] }>;
+  fanOut(limit: number, now: Date): Promise<{ events: number; attempts: ClaimedAttempt[] }>;
   /**
    * Reads the attempts still due: the delivery is pending, its endpoint live and active, and
    * its attempt_number is exactly one below the job's, so a stale or duplicate job of an
