@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import pg from 'pg';
-import { buildContainer } from '../apps/api/src/container';
+import { buildContainer, closeContainer } from '../apps/api/src/container';
 import { createApp } from '../apps/api/src/http/app';
 import { freePort, percentile, round, timeEach, type Bench, type BenchFigure } from './harness';
 
@@ -97,7 +97,8 @@ export const subscribersBench: Bench = {
     const port = await freePort();
     const config = loadConfig({ DATABASE_URL: url, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' });
     const logger = createLogger({ level: 'error', production: true, service: 'bench' });
-    const app = createApp(buildContainer({ config, logger, db, boss }));
+    const container = buildContainer({ config, logger, db, boss });
+    const app = createApp(container);
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 
@@ -163,6 +164,7 @@ export const subscribersBench: Bench = {
 
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+    await closeContainer(container);
     await pool.end();
     await client.end();
     await boss.stop({ graceful: false, close: true, wait: true });
