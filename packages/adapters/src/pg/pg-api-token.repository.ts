@@ -69,6 +69,7 @@ export interface ApiTokenCacheOptions {
    */
   ttlMs: number;
   maxEntries: number;
+  /** Milliseconds for the TTL (the api passes its Clock, so a test can move past it). */
   now?: () => number;
   onError?: (error: Error) => void;
   /** The listening connection; by default a new one with the pool's connection settings. */
@@ -159,8 +160,9 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
 
   private ensureListening(): void {
     if (this.closed || this.listener !== undefined || this.connecting !== undefined) return;
-    if (this.now() - this.lastAttempt < RECONNECT_AFTER_MS) return;
-    this.lastAttempt = this.now();
+    // Real time, not the injectable clock: a fixed test clock must not stop the retries.
+    if (performance.now() - this.lastAttempt < RECONNECT_AFTER_MS) return;
+    this.lastAttempt = performance.now();
     this.connecting = this.listen()
       .catch((error: Error) => this.options.onError?.(error))
       .finally(() => (this.connecting = undefined));
