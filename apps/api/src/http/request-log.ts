@@ -21,6 +21,9 @@ export function loggablePath(path: string): string {
 }
 
 export function requestLog(logger: Logger): RequestHandler {
+  // Below info (LOG_LEVEL warn or error) the line would be dropped, but only after winston had
+  // carried it through its streams: on every request, for nothing. The level is fixed at start.
+  if (!logger.isInfoEnabled()) return (_req, _res, next) => next();
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const path = loggablePath(pathOf(req));

@@ -2,7 +2,7 @@ import { createBoss, loadConfig, type Infrastructure } from '@mailcast/adapters'
 import { createTestDatabase, Fixtures, memoryLogger, type TestDatabase } from '@mailcast/testkit';
 import type { Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { buildContainer, type Override } from '../container';
+import { buildContainer, closeContainer, type Override } from '../container';
 import { createApp } from '../http/app';
 
 export interface ApiHarness {
@@ -36,6 +36,7 @@ export async function startApi(options: { overrides?: readonly Override[]; env?:
     fixtures: new Fixtures(database.db, boss),
     logs: entries,
     async close() {
+      await closeContainer(container);
       await boss.stop({ graceful: false, close: true, wait: true });
       await database.drop();
     },

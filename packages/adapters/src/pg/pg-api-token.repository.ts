@@ -1,6 +1,10 @@
 import type { ApiTokenRecord, ApiTokenRepository } from '@mailcast/core';
 import { isPermission, type Permission } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import pg from 'pg';
+
+/** The PostgreSQL channel a revocation is announced on, at its commit (NOTIFY is transactional). */
+export const API_TOKEN_REVOKED_CHANNEL = 'mailcast_api_token_revoked';
 
 interface ApiTokenRow {
   id: number;
@@ -51,6 +55,144 @@ export class PgApiTokenRepository implements ApiTokenRepository {
       .where({ id })
       .update({ revoked_at: this.db.raw('coalesce(revoked_at, ?)', [at]) })
       .returning('id');
-    return rows.length > 0;
+    if (rows.length === 0) return false;
+    // Inside the revoking transaction: listeners hear it when (and only if) it commits.
+    await this.db.raw('SELECT pg_notify(?, ?)', [API_TOKEN_REVOKED_CHANNEL, String(id)]);
+    return true;
+  }
+}
+
+export interface ApiTokenCacheOptions {
+  /**
+   * How long a verified token is trusted without a lookup. Revocations through Mailcast are
+   * announced and applied at once; this bounds a change nobody announced (a row edited by hand).
+   */
+  ttlMs: number;
+  maxEntries: number;
+  /** Milliseconds for the TTL (the api passes its Clock, so a test can move past it). */
+  now?: () => number;
+  onError?: (error: Error) => void;
+  /** The listening connection; by default a new one with the pool's connection settings. */
+  connect?: () => pg.Client;
+}
+
+const RECONNECT_AFTER_MS = 1_000;
+
+/**
+ * Verified tokens kept in memory, so an authenticated request does not pay a database round
+ * trip for its token. Only tokens found valid are kept (an unknown token is looked up every
+ * time and fills nothing). The cache is used only while this process LISTENs for revocations
+ * on a connection of its own: every announced revocation empties it, and a lookup that was in
+ * flight when one arrived is not stored. Without that connection (not yet open, lost) every
+ * request looks its token up as before.
+ */
+export class CachedApiTokenRepository implements ApiTokenRepository {
+  private readonly entries = new Map<string, { record: ApiTokenRecord & { hash: Uint8Array }; expiresAt: number }>();
+  /** Bumped whenever the cache is emptied, so a lookup started before cannot store a stale answer. */
+  private generation = 0;
+  private listener: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private lastAttempt = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly inner: ApiTokenRepository,
+    private readonly db: Knex,
+    private readonly options: ApiTokenCacheOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  create(token: Parameters<ApiTokenRepository['create']>[0]): Promise<ApiTokenRecord> {
+    return this.inner.create(token);
+  }
+
+  async revoke(id: number, at: Date): Promise<boolean> {
+    const revoked = await this.inner.revoke(id, at);
+    this.invalidate();
+    return revoked;
+  }
+
+  async findByHash(hash: Uint8Array): Promise<(ApiTokenRecord & { hash: Uint8Array }) | null> {
+    this.ensureListening();
+    const key = Buffer.from(hash).toString('base64');
+    const cached = this.entries.get(key);
+    if (cached !== undefined && this.listener !== undefined && cached.expiresAt > this.now()) return cached.record;
+    const generation = this.generation;
+    const record = await this.inner.findByHash(hash);
+    if (record !== null && record.revokedAt === null && this.listener !== undefined && generation === this.generation) {
+      this.entries.delete(key);
+      if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, { record, expiresAt: this.now() + this.options.ttlMs });
+    }
+    return record;
+  }
+
+  /** Whether verified tokens are being served from memory (the revocation listener is up). */
+  get active(): boolean {
+    return this.listener !== undefined;
+  }
+
+  /** Opens the listener now rather than at the first lookup; resolves once it listens (or failed). */
+  async start(): Promise<void> {
+    this.ensureListening();
+    await this.connecting;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.connecting;
+    const listener = this.listener;
+    this.drop();
+    await listener?.end().catch(() => undefined);
+  }
+
+  private invalidate(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  private drop(): void {
+    this.listener = undefined;
+    this.invalidate();
+  }
+
+  private ensureListening(): void {
+    if (this.closed || this.listener !== undefined || this.connecting !== undefined) return;
+    // Real time, not the injectable clock: a fixed test clock must not stop the retries.
+    if (performance.now() - this.lastAttempt < RECONNECT_AFTER_MS) return;
+    this.lastAttempt = performance.now();
+    this.connecting = this.listen()
+      .catch((error: Error) => this.options.onError?.(error))
+      .finally(() => (this.connecting = undefined));
+  }
+
+  private async listen(): Promise<void> {
+    const client =
+      this.options.connect?.() ?? new pg.Client((this.db.client as { connectionSettings: pg.ClientConfig }).connectionSettings);
+    const lost = (error?: Error) => {
+      if (this.listener === client) this.drop();
+      if (error !== undefined && !this.closed) this.options.onError?.(error);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', (message) => {
+      if (message.channel === API_TOKEN_REVOKED_CHANNEL) this.invalidate();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${API_TOKEN_REVOKED_CHANNEL}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    // Whatever was decided before this point was decided unheard: start empty.
+    this.invalidate();
+    this.listener = client;
   }
 }

@@ -78,9 +78,9 @@ export function applySubscriberFilter(query: Knex.QueryBuilder, channelId: numbe
   return query;
 }
 
-/** The page query and the count query of a list, as the repository runs them (and the benchmark). */
-export function subscriberListQueries(db: Knex, channelId: number, filter: SubscriberFilter, page: Page) {
-  const pageQuery = applySubscriberFilter(db('subscribers'), channelId, filter)
+/** The page query of a list, as the repository runs it (and the benchmark). */
+export function subscriberPageQuery(db: Knex, channelId: number, filter: SubscriberFilter, page: Page) {
+  return applySubscriberFilter(db('subscribers'), channelId, filter)
     .select('*')
     .orderBy([
       { column: 'created_at', order: 'desc' },
@@ -88,8 +88,16 @@ export function subscriberListQueries(db: Knex, channelId: number, filter: Subsc
     ])
     .limit(page.limit)
     .offset(page.offset);
-  const countQuery = applySubscriberFilter(db('subscribers'), channelId, filter).count<{ count: number }[]>({ count: '*' });
-  return { pageQuery, countQuery };
+}
+
+/** The count query of a list, run only when the page does not prove the total. */
+export function subscriberCountQuery(db: Knex, channelId: number, filter: SubscriberFilter) {
+  return applySubscriberFilter(db('subscribers'), channelId, filter).count<{ count: number }[]>({ count: '*' });
+}
+
+/** The page query and the count query of a list, as the repository runs them (and the benchmark). */
+export function subscriberListQueries(db: Knex, channelId: number, filter: SubscriberFilter, page: Page) {
+  return { pageQuery: subscriberPageQuery(db, channelId, filter, page), countQuery: subscriberCountQuery(db, channelId, filter) };
 }
 
 export class PgSubscriberRepository implements SubscriberRepository {
@@ -163,10 +171,11 @@ export class PgSubscriberRepository implements SubscriberRepository {
   }
 
   async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {
-    const { pageQuery, countQuery } = subscriberListQueries(this.db, channelId, filter, page);
-    const rows = (await pageQuery) as SubscriberRow[];
-    // A short page proves the total; otherwise count exactly (never an estimate).
-    const total = totalFromPage(page.offset, page.limit, rows.length) ?? Number((await countQuery)[0]?.count ?? 0);
+    const rows = (await subscriberPageQuery(this.db, channelId, filter, page)) as SubscriberRow[];
+    // A short page proves the total; otherwise count exactly (never an estimate). The count
+    // query is not even built when the page proves it.
+    const total =
+      totalFromPage(page.offset, page.limit, rows.length) ?? Number((await subscriberCountQuery(this.db, channelId, filter))[0]?.count ?? 0);
     return { items: rows.map(toSubscriber), total };
   }
 }

@@ -1,0 +1,102 @@
+import { hashApiToken } from '@mailcast/domain';
+import { createTestDatabase, eventually, Fixtures, type TestDatabase } from '@mailcast/testkit';
+import { createBoss } from '../queue/boss';
+import { CachedApiTokenRepository, PgApiTokenRepository } from './pg-api-token.repository';
+import { PgTransactor } from './pg-transactor';
+
+describe('CachedApiTokenRepository', () => {
+  let database: TestDatabase;
+  let fixtures: Fixtures;
+  let channelId: number;
+  const boss = () => createBoss(database.url, 'api');
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    fixtures = new Fixtures(database.db, boss());
+    channelId = (await fixtures.aChannel()).id;
+  });
+  afterAll(() => database.drop());
+
+  const aToken = async () => {
+    const token = await fixtures.aToken(channelId);
+    const hash = hashApiToken(token);
+    const { id } = await database.db('api_tokens').where({ token_hash: hash }).first('id');
+    return { hash, id: id as number };
+  };
+  const revokeByHand = (id: number) => database.db('api_tokens').where({ id }).update({ revoked_at: new Date() });
+
+  it('does not keep the answer of a lookup that was in flight when a revocation was announced', async () => {
+    const pg = new PgApiTokenRepository(database.db);
+    const { hash, id } = await aToken();
+    const witness = await aToken();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let read: () => void = () => undefined;
+    const wasRead = new Promise<void>((resolve) => (read = resolve));
+    // The row is read before the revocation, the answer comes back after it was announced.
+    const slow: PgApiTokenRepository = Object.assign(Object.create(pg) as PgApiTokenRepository, {
+      findByHash: async (h: Uint8Array) => {
+        const record = await pg.findByHash(h);
+        if (Buffer.from(h).equals(hash)) {
+          read();
+          await gate;
+        }
+        return record;
+      },
+    });
+    const cache = new CachedApiTokenRepository(slow, database.db, { ttlMs: 60_000, maxEntries: 100 });
+    await cache.start();
+    expect(cache.active).toBe(true);
+    // The witness is kept in memory, then revoked by hand (unannounced): it reads as valid until
+    // the memory is emptied, which tells when the announcement below has been heard.
+    expect((await cache.findByHash(witness.hash))?.revokedAt).toBeNull();
+    await revokeByHand(witness.id);
+    expect((await cache.findByHash(witness.hash))?.revokedAt).toBeNull();
+
+    const inFlight = cache.findByHash(hash);
+    await wasRead;
+    await new PgTransactor(database.db, boss()).run((r) => r.apiTokens.revoke(id, new Date()));
+    await eventually(async () => ((await cache.findByHash(witness.hash))?.revokedAt ? true : undefined), 1_000, 10);
+    release();
+    expect((await inFlight)?.revokedAt).toBeNull();
+
+    const after = await cache.findByHash(hash);
+    expect(after?.revokedAt).toEqual(expect.any(Date));
+    await cache.close();
+    expect(cache.active).toBe(false);
+  });
+
+  it('keeps at most maxEntries tokens, the oldest leaving first, and never an unknown one', async () => {
+    const cache = new CachedApiTokenRepository(new PgApiTokenRepository(database.db), database.db, { ttlMs: 60_000, maxEntries: 2 });
+    await cache.start();
+    const [first, second, third] = [await aToken(), await aToken(), await aToken()];
+    for (const t of [first, second, third]) expect((await cache.findByHash(t.hash))?.revokedAt).toBeNull();
+    for (const t of [first, second, third]) await revokeByHand(t.id);
+    expect((await cache.findByHash(first.hash))?.revokedAt).toEqual(expect.any(Date));
+    expect((await cache.findByHash(third.hash))?.revokedAt).toBeNull();
+    expect(await cache.findByHash(hashApiToken('mc_unknown'))).toBeNull();
+    await cache.close();
+  });
+
+  it('announces a revocation only when it commits', async () => {
+    const cache = new CachedApiTokenRepository(new PgApiTokenRepository(database.db), database.db, { ttlMs: 60_000, maxEntries: 100 });
+    await cache.start();
+    const kept = await aToken();
+    const other = await aToken();
+    expect((await cache.findByHash(kept.hash))?.revokedAt).toBeNull();
+    await revokeByHand(kept.id);
+    // A revocation rolled back announces nothing: the hand-revoked token stays served from memory.
+    await expect(
+      new PgTransactor(database.db, boss()).run(async (r) => {
+        await r.apiTokens.revoke(other.id, new Date());
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await cache.findByHash(kept.hash))?.revokedAt).toBeNull();
+    // A committed one empties the memory.
+    await new PgTransactor(database.db, boss()).run((r) => r.apiTokens.revoke(other.id, new Date()));
+    await eventually(async () => ((await cache.findByHash(kept.hash))?.revokedAt ? true : undefined), 1_000, 10);
+    await cache.close();
+  });
+});
