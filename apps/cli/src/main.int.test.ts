@@ -1,3 +1,4 @@
+import { eventually } from '@mailcast/testkit';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
 import { runCli } from './main';
@@ -46,6 +47,8 @@ describe('admin CLI', () => {
 
     const revoked = await admin('token', 'revoke', '--id', String(issued.json.id), '--json');
     expect(revoked).toMatchObject({ code: 0, json: { revoked: issued.json.id } });
+    // The api hears of the revocation through NOTIFY, milliseconds after the CLI's commit.
+    await eventually(async () => ((await broadcastsWith(issued.json.token)).status === 401 ? true : undefined), 1_000, 10);
     expect((await broadcastsWith(issued.json.token)).status).toBe(401);
   });
 
