@@ -10,6 +10,7 @@ import type {
 } from '@mailcast/core';
 import type { EventType } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import { prepared } from './database';
 
 interface DeliveryRow {
   id: number;
@@ -137,7 +138,8 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     // share the backlog), mark them, insert one delivery per subscribing live endpoint, and
     // read back everything the first attempts need, so they go to the POSTs without a job or
     // another read. ON CONFLICT keeps it idempotent should an event ever be claimed twice.
-    const result = await this.db.raw(
+    // Prepared: the relay runs it on every poll, busy or idle.
+    const result = await prepared('fan_out_events', this.db.raw(
       `WITH claimed AS (
          SELECT id, channel_id, type, data, created_at FROM events
          WHERE dispatched_at IS NULL
@@ -165,7 +167,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
                   JOIN webhook_endpoints w ON w.id = i.webhook_endpoint_id) ON true
        ORDER BY i.id`,
       { limit, now },
-    );
+    ));
     const rows = result.rows as Array<AttemptRow & { events: number }>;
     return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null })) };
   }
