@@ -4,12 +4,15 @@ import {
   escapeHtml,
   htmlToText,
   insertPreheader,
+  linkIdentifier,
   looksLikeHtml,
   rewriteLinks,
   textToHtml,
+  trackableLinks,
+  trackingToken,
 } from '@mailcast/domain';
-import type { Broadcast, Templates } from '../ports';
-import type { BroadcastLink, SubscriberSnapshot } from './recipient-store';
+import type { Broadcast, RandomSource, Templates } from '../ports';
+import type { BroadcastLink, RecipientStore, SubscriberSnapshot } from './recipient-store';
 
 export interface RenderedEmail {
   subject: string;
@@ -44,6 +47,28 @@ export class BroadcastRenderer {
     this.linkByUrl = new Map(links.map((l) => [l.url, l]));
     this.customHeaders = allowedCustomHeaders(broadcast.emailHeaders);
     this.base = publicUrl.replace(/\/+$/, '');
+  }
+
+  /**
+   * The renderer a sending job uses: the broadcast's trackable links saved (once, whichever job
+   * comes first) and its tracking secret, kept from the first job on.
+   */
+  static async prepare(
+    broadcast: Broadcast,
+    store: Pick<RecipientStore, 'saveLinks' | 'trackingSecret'>,
+    templates: Templates,
+    random: RandomSource,
+    publicUrl: string,
+  ): Promise<BroadcastRenderer> {
+    const sources = [broadcast.htmlBody ?? broadcast.body ?? ''];
+    const links = broadcast.trackClicks
+      ? await store.saveLinks(
+          broadcast.id,
+          sources.flatMap(trackableLinks).map((url) => ({ identifier: linkIdentifier(url), url })),
+        )
+      : [];
+    const secret = await store.trackingSecret(broadcast.id, random.bytes(32));
+    return new BroadcastRenderer(broadcast, templates, links, publicUrl, (id) => trackingToken(secret, id));
   }
 
   unsubscribeUrl(token: string): string {

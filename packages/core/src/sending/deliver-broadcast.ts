@@ -1,11 +1,4 @@
-import {
-  finalStatus,
-  trackingToken,
-  linkIdentifier,
-  sendRetryDelayMs,
-  trackableLinks,
-  type EventType,
-} from '@mailcast/domain';
+import { finalStatus, sendRetryDelayMs, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -26,6 +19,7 @@ import { BroadcastRenderer } from './broadcast-renderer';
 import { subscriberEventData } from '../subscribers/subscriber-events';
 import { emailEventData } from './event-data';
 import type { ClaimedRecipient, RecipientSettlement } from './recipient-store';
+import { OutcomeFlusher } from './outcome-flusher';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { SendingOptions } from './sending-options';
 
@@ -38,8 +32,6 @@ interface PendingOutcome {
   recipient: ClaimedRecipient;
   outcome: Outcome;
   at: Date;
-  resolve(): void;
-  reject(error: unknown): void;
 }
 
 // One working loop per broadcast per process (keyed by the process's mailer): a second job of
@@ -106,16 +98,8 @@ export class DeliverBroadcast {
     const worker = `${o.workerName ?? 'worker'}:${hex(this.random.bytes(6))}`;
     const servers = await this.servers(broadcast);
     const channel = await this.repositories.channels.findById(broadcast.channelId);
-    const sources = [broadcast.htmlBody ?? broadcast.body ?? ''];
-    const links = broadcast.trackClicks
-      ? await recipients.saveLinks(
-          broadcast.id,
-          sources.flatMap(trackableLinks).map((url) => ({ identifier: linkIdentifier(url), url })),
-        )
-      : [];
-    const secret = await recipients.trackingSecret(broadcast.id, this.random.bytes(32));
-    const renderer = new BroadcastRenderer(broadcast, this.templates, links, o.publicUrl, (id) => trackingToken(secret, id));
-    const flusher = new OutcomeFlusher((batch) => this.record(broadcast, batch));
+    const renderer = await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.random, o.publicUrl);
+    const flusher = new OutcomeFlusher<PendingOutcome>((batch) => this.record(broadcast, batch), o.commitGroup);
     const deadline = Date.now() + o.sliceMs;
     const leaseUntil = () => new Date(this.clock.now().getTime() + o.leaseMs);
 
@@ -169,7 +153,7 @@ export class DeliverBroadcast {
     servers: EmailServer[],
     channel: Channel | null,
     renderer: BroadcastRenderer,
-    flusher: OutcomeFlusher,
+    flusher: OutcomeFlusher<PendingOutcome>,
     deadline: number,
     leaseUntil: () => Date,
     lease: LeaseHold,
@@ -242,8 +226,15 @@ export class DeliverBroadcast {
     const work = async (): Promise<void> => {
       try {
         for (let r = await next(); r !== null; r = await next()) {
-          const outcome = await this.deliver(broadcast, r, servers, channel, renderer);
-          await flusher.push(r, outcome, this.clock.now());
+          flusher.begin();
+          let outcome: Outcome;
+          try {
+            outcome = await this.deliver(broadcast, r, servers, channel, renderer);
+          } catch (error) {
+            flusher.abandon();
+            throw error;
+          }
+          await flusher.push({ recipient: r, outcome, at: this.clock.now() });
         }
       } catch (error) {
         failure ??= error;
@@ -426,64 +417,5 @@ class LeaseHold {
 
   holds(): boolean {
     return this.confirmedAt === null || this.now() < this.confirmedAt + this.leaseMs - this.leaseMs / 3;
-  }
-}
-
-/**
- * Group commit, one at a time: outcomes that arrive while a commit runs wait for the next one,
- * so the commit rate follows the database, not the message rate, and each commit carries as
- * many outcomes as it can (two commits at once halved the groups; measured slower).
- */
-class OutcomeFlusher {
-  private pending: PendingOutcome[] = [];
-  private committing = false;
-  private processed = 0;
-
-  constructor(private readonly write: (batch: readonly PendingOutcome[]) => Promise<number>) {}
-
-  push(recipient: ClaimedRecipient, outcome: Outcome, at: Date): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ recipient, outcome, at, resolve, reject });
-      if (!this.committing) void this.loop();
-    });
-  }
-
-  /** Recipients brought to a final status since the last call. */
-  takeProcessed(): number {
-    const n = this.processed;
-    this.processed = 0;
-    return n;
-  }
-
-  /**
-   * These messages are already with the SMTP server: a lost commit would mean sending them
-   * again, so a failed commit (a deadlock, a dropped connection) is tried again a few times.
-   */
-  private async commit(batch: readonly PendingOutcome[]): Promise<number> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.write(batch);
-      } catch (error) {
-        if (attempt >= 5) throw error;
-        await sleep(50 * 2 ** attempt);
-      }
-    }
-  }
-
-  private async loop(): Promise<void> {
-    this.committing = true;
-    while (this.pending.length > 0) {
-      const batch = this.pending;
-      this.pending = [];
-      try {
-        const processed = await this.commit(batch);
-        // Added after the await: `x += await y` would read x before, losing a concurrent take.
-        this.processed += processed;
-        for (const item of batch) item.resolve();
-      } catch (error) {
-        for (const item of batch) item.reject(error);
-      }
-    }
-    this.committing = false;
   }
 }

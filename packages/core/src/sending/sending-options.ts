@@ -1,4 +1,5 @@
 import { DEFAULT_SEND_RETRY_SCHEDULE_MS } from '@mailcast/domain';
+import type { CommitGroupOptions } from './outcome-flusher';
 
 /** How one dispatcher works a broadcast. Tests shorten the times; production keeps the defaults. */
 export interface SendingOptions {
@@ -9,6 +10,8 @@ export interface SendingOptions {
    * for their commit. It bounds what a crash may resend (CONTRACT: exactly once).
    */
   concurrency: number;
+  /** When outcomes are committed together (a group commit: one statement for many). */
+  commitGroup: CommitGroupOptions;
   /** Recipients claimed per statement. */
   claimBatchSize: number;
   /** Subscribers inserted per INSERT … SELECT while queueing. */
@@ -30,10 +33,16 @@ export interface SendingOptions {
 }
 export const SendingOptions = Symbol.for('mailcast.SendingOptions');
 
-export function defaultSendingOptions(publicUrl: string): SendingOptions {
+/**
+ * `smtpConnections`: the mailer's pooled connections per server. Three times as many messages
+ * are in flight, so the connections stay busy while one group of outcomes commits and the next
+ * gathers; a group is as large as the connections.
+ */
+export function defaultSendingOptions(publicUrl: string, smtpConnections = 20): SendingOptions {
   return {
     publicUrl,
-    concurrency: 20,
+    concurrency: 3 * smtpConnections,
+    commitGroup: { size: smtpConnections, maxWaitMs: 5 },
     claimBatchSize: 100,
     materializeBatchSize: 50_000,
     leaseMs: 60_000,
