@@ -1,14 +1,19 @@
 import {
   createBoss,
-  MAX_CONNECTIONS_PER_SERVER,
+  DEFAULT_CONNECTIONS_PER_SERVER,
   CryptoRandom,
+  LiquidTemplates,
+  nodemailerMessage,
   PgTransactor,
   pgRepositories,
   SystemClock,
 } from '@mailcast/adapters';
-import { defaultSendingOptions, QueueRecipients } from '@mailcast/core';
+import { BroadcastRenderer, defaultSendingOptions, QueueRecipients } from '@mailcast/core';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { Bench, BenchSection } from './harness';
 import { round } from './harness';
@@ -16,9 +21,10 @@ import { round } from './harness';
 const REPO_ROOT = path.resolve(__dirname, '..');
 const MESSAGES = Number(process.env.SENDING_BENCH_MESSAGES ?? 100_000);
 const MATERIALIZE = Number(process.env.SENDING_BENCH_RECIPIENTS ?? 1_000_000);
+const PUBLIC_URL = 'http://bench.test';
 // The dispatcher's own settings, read from the code so both sides follow them when they change.
-const MAX_CONNECTIONS = MAX_CONNECTIONS_PER_SERVER;
-const CONCURRENCY = defaultSendingOptions('http://bench.test').concurrency;
+const MAX_CONNECTIONS = Number(process.env.MAILCAST_SMTP_CONNECTIONS || DEFAULT_CONNECTIONS_PER_SERVER);
+const CONCURRENCY = defaultSendingOptions(PUBLIC_URL, MAX_CONNECTIONS).concurrency;
 
 /** An SMTP server that accepts and discards, in its own process, logging off. */
 const SINK = `
@@ -30,21 +36,25 @@ const server = new SMTPServer({
 server.listen(0, '127.0.0.1', () => console.log(String(server.server.address().port)));
 `;
 
-/** The ceiling: nodemailer's pooled transport in a loop, same pool size and concurrency. */
+/**
+ * The ceiling: nodemailer's pooled transport in a loop, same pool size and concurrency, sending
+ * the pipeline's own messages (read from MESSAGES_FILE before the clock starts). RAW=1 composes
+ * each message to a buffer and hands it over raw, as the dispatcher's mailer does; otherwise
+ * plain sendMail.
+ */
 const BARE = `
 const nodemailer = require('nodemailer');
-const n = Number(process.env.N), port = Number(process.env.PORT), concurrency = Number(process.env.CONCURRENCY);
+const MailComposer = require('nodemailer/lib/mail-composer');
+const messages = require('fs').readFileSync(process.env.MESSAGES_FILE, 'utf8').trim().split('\\n').map((l) => JSON.parse(l));
+const n = messages.length, port = Number(process.env.PORT), concurrency = Number(process.env.CONCURRENCY);
 const t = nodemailer.createTransport({ pool: true, host: '127.0.0.1', port, secure: false,
   maxConnections: Number(process.env.MAX_CONNECTIONS), maxMessages: Infinity });
+const send = process.env.RAW === '1'
+  ? async (m) => t.sendMail({ envelope: { from: m.from, to: [m.to] }, raw: await new MailComposer(m).compile().build() })
+  : (m) => t.sendMail(m);
 let next = 0;
-const html = '<html><body><p>Hello First{i}, here is the news.</p><a href="https://example.com/a">Read</a></body></html>';
 async function worker() {
-  for (let i = next++; i < n; i = next++) {
-    await t.sendMail({ messageId: '<' + i + '.bare@bench.test>', from: 'news@bench.test', to: 'u' + i + '@bench.test',
-      subject: 'Hello First' + i, text: 'Hello First' + i + ', here is the news. https://example.com/a',
-      html: html.replace('{i}', String(i)),
-      headers: { 'List-Unsubscribe': '<http://bench.test/u/' + i + '>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } });
-  }
+  for (let i = next++; i < n; i = next++) await send(messages[i]);
 }
 const start = process.hrtime.bigint();
 Promise.all(Array.from({ length: concurrency }, worker)).then(() => {
@@ -88,15 +98,6 @@ export const sendingBench: Bench = {
     const port = Number(await sink.firstLine);
     context.log(`SMTP sink on ${port}`);
 
-    context.log(`bare nodemailer loop: ${MESSAGES} messages`);
-    const bare = node(['-e', BARE], {
-      ...process.env, N: String(MESSAGES), PORT: String(port), CONCURRENCY: String(CONCURRENCY), MAX_CONNECTIONS: String(MAX_CONNECTIONS),
-    });
-    const bareMs = (JSON.parse(await bare.firstLine) as { ms: number }).ms;
-    await bare.exited;
-    const bareRate = MESSAGES / (bareMs / 1000);
-    context.log(`bare: ${round(bareRate)} msg/s`);
-
     const [channel] = await db('channels').insert({ name: 'bench', from_email: 'news@bench.test' }).returning('id');
     await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port });
     await db.raw(
@@ -116,18 +117,57 @@ export const sendingBench: Bench = {
         status: 'scheduled',
       })
       .returning('id');
+    const boss = createBoss(url, 'api');
+    await boss.start();
+
+    // The bare loop sends the pipeline's messages: rendered by the same renderer, with the links
+    // and tracking secret the dispatcher will find saved, so the bytes match but for the ids.
+    const messagesDir = await mkdtemp(path.join(os.tmpdir(), 'mailcast-bench-messages-'));
+    const messagesFile = path.join(messagesDir, 'messages.jsonl');
+    const repositories = pgRepositories(db, boss);
+    const stored = await repositories.recipients.findBroadcast(broadcast.id);
+    const renderer = await BroadcastRenderer.prepare(stored!, repositories.recipients, new LiquidTemplates(), new CryptoRandom(), PUBLIC_URL);
+    const suffix = `${randomBytes(6).toString('hex')}@${new URL(PUBLIC_URL).hostname}`;
+    const out = createWriteStream(messagesFile);
+    const subscribers = await db('subscribers').where({ channel_id: channel.id }).orderBy('id').select('id', 'email', 'first_name', 'last_name', 'tags', 'custom_data');
+    for (const s of subscribers) {
+      const subscriber = { id: s.id, email: s.email, firstName: s.first_name, lastName: s.last_name, tags: s.tags, customData: s.custom_data };
+      const email = await renderer.render({ recipientId: s.id, subscriber: { ...subscriber, isActive: true, source: 'api', subscribedAt: new Date(), unsubscribedAt: null } });
+      const message = nodemailerMessage({
+        messageId: `<${broadcast.id}.${s.id}.${suffix}>`,
+        from: { email: 'news@bench.test', name: null },
+        to: s.email,
+        replyTo: null,
+        ...email,
+      });
+      if (!out.write(`${JSON.stringify(message)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    }
+    await new Promise<void>((resolve) => out.end(() => resolve()));
+
+    const bareRun = async (raw: boolean) => {
+      context.log(`bare nodemailer loop (${raw ? 'raw, as the mailer sends' : 'sendMail'}): ${MESSAGES} messages`);
+      const bare = node(['-e', BARE], {
+        ...process.env, MESSAGES_FILE: messagesFile, RAW: raw ? '1' : '0', PORT: String(port), CONCURRENCY: String(CONCURRENCY), MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+      });
+      const ms = (JSON.parse(await bare.firstLine) as { ms: number }).ms;
+      await bare.exited;
+      const rate = MESSAGES / (ms / 1000);
+      context.log(`bare: ${round(rate)} msg/s`);
+      return rate;
+    };
+    const bareRates = { sendMail: await bareRun(false), raw: await bareRun(true) };
+    const bareRate = Math.max(bareRates.sendMail, bareRates.raw);
+    await rm(messagesDir, { recursive: true, force: true });
 
     // SENDING_BENCH_DISPATCHER_ARGS: extra node flags for the dispatcher, e.g. --cpu-prof.
     const flags = (process.env.SENDING_BENCH_DISPATCHER_ARGS ?? '').split(' ').filter(Boolean);
     const dispatcher = node([...flags, 'apps/dispatcher/dist/main.js'], {
       ...process.env,
       DATABASE_URL: url,
-      PUBLIC_URL: 'http://bench.test',
+      PUBLIC_URL,
       LOG_LEVEL: 'info',
     });
     await dispatcher.firstLine; // its first log line: started
-    const boss = createBoss(url, 'api');
-    await boss.start();
     context.log(`pipeline: ${MESSAGES} recipients through a spawned dispatcher`);
     const start = process.hrtime.bigint();
     await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
@@ -158,6 +198,7 @@ export const sendingBench: Bench = {
       `Pipeline time runs from enqueueing the job to the final status: queueing ${MESSAGES} recipients, rendering Liquid per recipient, click and open tracking, and recording every outcome (recipient row, email events, outbox events) included. Outcomes: ${counts
         .map((c) => `${c.status} ${c.n}`)
         .join(', ')}.`,
+      `Ceiling: the faster of two bare loops over the same ${MESSAGES} messages, rendered beforehand by the pipeline's renderer (same links, tracking secret and sizes): plain sendMail ${round(bareRates.sendMail)} msg/s, composed and sent raw as the mailer does ${round(bareRates.raw)} msg/s.`,
       `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight; the bare loop runs in its own process, as the dispatcher does.`,
     );
 
@@ -180,7 +221,7 @@ export const sendingBench: Bench = {
       new PgTransactor(db, queueBoss),
       new SystemClock(),
       new CryptoRandom(),
-      { ...defaultSendingOptions('http://bench.test'), helperJobs: 0 },
+      { ...defaultSendingOptions(PUBLIC_URL), helperJobs: 0 },
     );
     context.log('materialising through QueueRecipients');
     const qStart = process.hrtime.bigint();

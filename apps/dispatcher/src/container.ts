@@ -1,7 +1,7 @@
-import { composeContainer, type Infrastructure, type Override } from '@mailcast/adapters';
-import { SendingOptions } from '@mailcast/core';
+import { composeContainer, NodemailerMailer, type Infrastructure, type Override } from '@mailcast/adapters';
+import { Mailer, SendingOptions } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
-import { sendingConfig } from './sending/sending-config';
+import { sendingConfig, smtpConnections } from './sending/sending-config';
 
 export type { Override };
 
@@ -12,6 +12,7 @@ export type { Override };
 export function buildContainer(infra: Infrastructure, overrides: readonly Override[] = []): DependencyContainer {
   const container = composeContainer(infra);
   container.registerInstance(SendingOptions, sendingConfig(infra.config.publicUrl));
+  container.registerInstance(Mailer, new NodemailerMailer(smtpConnections()));
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;
 }

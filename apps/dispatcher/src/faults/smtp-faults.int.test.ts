@@ -110,8 +110,14 @@ describe('sending through a failing SMTP server', () => {
       expect(delayed.filter((e: { data: { email: string } }) => e.data.email === address).length).toBeGreaterThanOrEqual(DEFERRED_ATTEMPTS);
       expect(rcptAttempts.get(address)).toBeGreaterThanOrEqual(DEFERRED_ATTEMPTS + 1);
     }
-    // The messages on the cut connections got no answer: delays too (not email.sent, no code).
-    expect(delayed.length).toBeGreaterThan(deferredEmails.length * DEFERRED_ATTEMPTS);
+    // A message on a cut connection got no answer. Either nodemailer's pool queues it again by
+    // itself (when the socket closes before it errs; at most five times), or it comes back as a
+    // delay without a code and the pipeline retries it: which of the two depends on timing, so
+    // only the 451s are counted exactly, and either way each recipient got one message (above).
+    expect(delayed.length).toBeGreaterThanOrEqual(deferredEmails.length * DEFERRED_ATTEMPTS);
+    for (const e of delayed.filter((e: { data: { email: string } }) => !deferred(e.data.email))) {
+      expect(expected).toContain(e.data.email);
+    }
     // One email.delivered per recipient, never two.
     const delivered = events.filter((e: { type: string }) => e.type === 'email.delivered').map((e: { data: { email: string } }) => e.data.email).sort();
     expect(delivered).toEqual(expected);

@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
 import { defaultSendingOptions, type SendingOptions } from '@mailcast/core';
 import { parseRetrySchedule } from '@mailcast/domain';
 import { positiveKnob } from '../dev-env';
@@ -9,7 +10,7 @@ import { positiveKnob } from '../dev-env';
  * `200ms,400ms`) shorten what a test would otherwise wait minutes for.
  */
 export function sendingConfig(publicUrl: string, env: NodeJS.ProcessEnv = process.env): SendingOptions {
-  const options = defaultSendingOptions(publicUrl);
+  const options = defaultSendingOptions(publicUrl, smtpConnections(env));
   const leaseMs = positiveKnob(env, 'MAILCAST_SEND_LEASE_MS');
   const sweepIntervalMs = positiveKnob(env, 'MAILCAST_SEND_SWEEP_MS');
   const concurrency = positiveKnob(env, 'MAILCAST_SEND_CONCURRENCY');
@@ -21,4 +22,14 @@ export function sendingConfig(publicUrl: string, env: NodeJS.ProcessEnv = proces
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(schedule ? { retryScheduleMs: parseRetrySchedule(schedule) } : {}),
   };
+}
+
+
+/**
+ * Pooled SMTP connections per email server (MAILCAST_SMTP_CONNECTIONS, beyond the contract's
+ * variables): for a server that allows fewer than the default, or a distant one that is faster
+ * with more.
+ */
+export function smtpConnections(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveKnob(env, 'MAILCAST_SMTP_CONNECTIONS') ?? DEFAULT_CONNECTIONS_PER_SERVER;
 }

@@ -1,7 +1,7 @@
 import type { EmailServer, OutgoingEmail } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
 import { freePort } from '@mailcast/testkit';
-import { MAX_CONNECTIONS_PER_SERVER, NodemailerMailer } from './nodemailer-mailer';
+import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from './nodemailer-mailer';
 
 describe('NodemailerMailer against a real SMTP server', () => {
   let smtp: SmtpCapture;
@@ -97,6 +97,20 @@ describe('NodemailerMailer against a real SMTP server', () => {
     const count = smtp.messages.length;
     await Promise.all(Array.from({ length: 30 }, () => mailer.send(server, email())));
     await smtp.waitFor(count + 30);
-    expect(smtp.connections() - before).toBeLessThanOrEqual(MAX_CONNECTIONS_PER_SERVER);
+    expect(smtp.connections() - before).toBeLessThanOrEqual(DEFAULT_CONNECTIONS_PER_SERVER);
+  });
+
+  it('opens at most the configured connections per server', async () => {
+    const limited = new NodemailerMailer(3);
+    try {
+      const before = smtp.connections();
+      const count = smtp.messages.length;
+      const outcomes = await Promise.all(Array.from({ length: 30 }, () => limited.send(server, email())));
+      expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+      await smtp.waitFor(count + 30);
+      expect(smtp.connections() - before).toBe(3);
+    } finally {
+      await limited.close();
+    }
   });
 });

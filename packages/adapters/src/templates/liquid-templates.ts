@@ -34,8 +34,12 @@ export class LiquidTemplates implements Templates {
     }
   }
 
-  render(source: string, scope: TemplateScope, context: 'html' | 'text'): Promise<string> {
-    return this.engines[context].render(this.parse(source, context), scope) as Promise<string>;
+  /**
+   * Rendered synchronously: nothing in a sandboxed template waits (no file system, no async
+   * filters), and the async renderer's promise per tag was a broadcast's main rendering cost.
+   */
+  async render(source: string, scope: TemplateScope, context: 'html' | 'text'): Promise<string> {
+    return this.engines[context].renderSync(this.parse(source, context), scope) as string;
   }
 
   private parse(source: string, context: 'html' | 'text'): Template[] {

@@ -1,0 +1,26 @@
+import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
+import { sendingConfig, smtpConnections } from './sending-config';
+
+describe('sending configuration', () => {
+  it('keeps three messages in flight per SMTP connection and groups commits by the connections', () => {
+    const defaults = sendingConfig('https://mail.example.com', {});
+    expect(smtpConnections({})).toBe(DEFAULT_CONNECTIONS_PER_SERVER);
+    expect(defaults.concurrency).toBe(3 * DEFAULT_CONNECTIONS_PER_SERVER);
+    expect(defaults.commitGroup).toEqual({ size: DEFAULT_CONNECTIONS_PER_SERVER, maxWaitMs: 5 });
+
+    const few = sendingConfig('https://mail.example.com', { MAILCAST_SMTP_CONNECTIONS: '3' });
+    expect(smtpConnections({ MAILCAST_SMTP_CONNECTIONS: '3' })).toBe(3);
+    expect(few.concurrency).toBe(9);
+    expect(few.commitGroup.size).toBe(3);
+  });
+
+  it('lets MAILCAST_SEND_CONCURRENCY set the messages in flight on its own', () => {
+    expect(sendingConfig('https://mail.example.com', { MAILCAST_SEND_CONCURRENCY: '7' }).concurrency).toBe(7);
+  });
+
+  it.each(['0', '-2', '2.5', 'many'])('refuses MAILCAST_SMTP_CONNECTIONS=%s, naming the variable', (value) => {
+    expect(() => smtpConnections({ MAILCAST_SMTP_CONNECTIONS: value })).toThrow(
+      'Invalid configuration: "MAILCAST_SMTP_CONNECTIONS" must be a positive integer',
+    );
+  });
+});
