@@ -11,7 +11,12 @@ import pg from 'pg';
 import { freePort, percentile, round, timeEach, type Bench, type BenchFigure } from './harness';
 
 const SIZE = Number(process.env.SUBSCRIBERS_BENCH_SIZE ?? 1_000_000);
-const RUNS = Number(process.env.SUBSCRIBERS_BENCH_RUNS ?? 300);
+/**
+ * Timed requests per side. A p99 of 300 samples is their third-largest, which one GC pause or
+ * one wait for a core moves by half (four runs at 300 gave 1.18x to 1.84x); 2,000 put twenty
+ * samples above it, so repeated runs agree.
+ */
+const RUNS = Number(process.env.SUBSCRIBERS_BENCH_RUNS ?? 2000);
 /** Untimed requests first on each side: the api process is fresh, a production one is warm. */
 const WARMUP = 100;
 
