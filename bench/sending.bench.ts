@@ -15,6 +15,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { smtpThreads } from '../apps/dispatcher/src/sending/sending-config';
 import type { Bench, BenchSection } from './harness';
 import { round } from './harness';
 
@@ -202,7 +203,7 @@ export const sendingBench: Bench = {
         .map((c) => `${c.status} ${c.n}`)
         .join(', ')}.`,
       `Ceiling: the faster of two bare loops over the same ${MESSAGES} messages, one run before the pipeline and one after, rendered beforehand by the pipeline's renderer (same links, tracking secret and sizes): plain sendMail ${round(bareRates.sendMail)} msg/s, composed and sent raw as the mailer does ${round(bareRates.raw)} msg/s.`,
-      `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight; the bare loop runs in its own process, as the dispatcher does.`,
+      `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight, each in a process of its own. The bare loop composes and sends on its one thread; the dispatcher, as configured by default on this machine, hands composing and sending to ${smtpThreads()} SMTP thread(s) (MAILCAST_SMTP_THREADS: cores - 1, at most 4) and keeps claims, rendering and commits on its main thread.`,
     );
 
     // --- 2. Materialising 1,000,000 recipients ------------------------------------------------

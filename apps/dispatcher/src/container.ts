@@ -1,7 +1,7 @@
-import { composeContainer, NodemailerMailer, type Infrastructure, type Override } from '@mailcast/adapters';
+import { composeContainer, NodemailerMailer, ThreadedMailer, type Infrastructure, type Override } from '@mailcast/adapters';
 import { Mailer, SendingOptions } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
-import { sendingConfig, smtpConnections } from './sending/sending-config';
+import { sendingConfig, smtpConnections, smtpThreads } from './sending/sending-config';
 
 export type { Override };
 
@@ -12,7 +12,14 @@ export type { Override };
 export function buildContainer(infra: Infrastructure, overrides: readonly Override[] = []): DependencyContainer {
   const container = composeContainer(infra);
   container.registerInstance(SendingOptions, sendingConfig(infra.config.publicUrl));
-  container.registerInstance(Mailer, new NodemailerMailer(smtpConnections()));
+  const threads = smtpThreads();
+  const connections = smtpConnections();
+  container.registerInstance(
+    Mailer,
+    threads === 0
+      ? new NodemailerMailer(connections)
+      : new ThreadedMailer({ threads, connectionsPerServer: Math.ceil(connections / threads) }),
+  );
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;
 }

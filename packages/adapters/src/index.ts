@@ -26,6 +26,7 @@ export * from './process';
 export * from './http/address-policy';
 export * from './http/got-webhook-sender';
 export * from './mail/nodemailer-mailer';
+export * from './mail/threaded-mailer';
 export * from './http/public-links';
 export * from './templates/liquid-templates';
 export * from './metrics/registry';

@@ -1,11 +1,18 @@
-import type { EmailServer, OutgoingEmail } from '@mailcast/core';
+import type { EmailServer, Mailer, OutgoingEmail } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
 import { freePort } from '@mailcast/testkit';
 import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from './nodemailer-mailer';
+import { ThreadedMailer } from './threaded-mailer';
 
-describe('NodemailerMailer against a real SMTP server', () => {
+/** Both mailers the dispatcher may use: in-process, and on SMTP threads (the same mailer inside). */
+const MAILERS: Array<[string, (connectionsPerServer: number) => Mailer]> = [
+  ['NodemailerMailer', (connections) => new NodemailerMailer(connections)],
+  ['ThreadedMailer (2 threads)', (connections) => new ThreadedMailer({ threads: 2, connectionsPerServer: Math.ceil(connections / 2) })],
+];
+
+describe.each(MAILERS)('%s against a real SMTP server', (_name, makeMailer) => {
   let smtp: SmtpCapture;
-  let mailer: NodemailerMailer;
+  let mailer: Mailer;
   let server: EmailServer;
 
   beforeAll(async () => {
@@ -16,7 +23,7 @@ describe('NodemailerMailer against a real SMTP server', () => {
         return undefined;
       },
     });
-    mailer = new NodemailerMailer();
+    mailer = makeMailer(DEFAULT_CONNECTIONS_PER_SERVER);
     server = {
       id: 1,
       channelId: 1,
@@ -100,15 +107,15 @@ describe('NodemailerMailer against a real SMTP server', () => {
     expect(smtp.connections() - before).toBeLessThanOrEqual(DEFAULT_CONNECTIONS_PER_SERVER);
   });
 
-  it('opens at most the configured connections per server', async () => {
-    const limited = new NodemailerMailer(3);
+  it('opens the configured connections per server, and no more', async () => {
+    const limited = makeMailer(4);
     try {
       const before = smtp.connections();
       const count = smtp.messages.length;
       const outcomes = await Promise.all(Array.from({ length: 30 }, () => limited.send(server, email())));
       expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
       await smtp.waitFor(count + 30);
-      expect(smtp.connections() - before).toBe(3);
+      expect(smtp.connections() - before).toBe(4);
     } finally {
       await limited.close();
     }

@@ -1,0 +1,62 @@
+import type { EmailServer, OutgoingEmail } from '@mailcast/core';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ThreadedMailer } from './threaded-mailer';
+
+/**
+ * What the ThreadedMailer does when a thread dies. The SMTP path itself runs through the real
+ * thread script in nodemailer-mailer.int.test.ts; here a thread script that dies on demand
+ * (process.exit in a worker ends that thread only) stands in for one that crashes.
+ */
+const DYING_THREAD = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (request) => {
+  if (request.kind === 'close') return parentPort.close();
+  for (const { id, email } of request.sends) {
+    if (email.to.startsWith('die@')) process.exit(1);
+    parentPort.postMessage({ outcomes: [{ id, outcome: { kind: 'accepted', response: '250 ' + email.to } }] });
+  }
+});
+`;
+
+describe('ThreadedMailer when a thread dies', () => {
+  let dir: string;
+  let script: string;
+  const server: EmailServer = {
+    id: 1, channelId: 1, host: '127.0.0.1', port: 25, secure: false, username: null, password: null, fromEmail: null, fromName: null,
+  };
+  const email = (to: string): OutgoingEmail => ({
+    messageId: `<${to}>`, from: { email: 'news@example.com', name: null }, to, replyTo: null, subject: 's', text: 't', html: null, headers: {},
+  });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'mailcast-thread-'));
+    script = path.join(dir, 'dying-thread.js');
+    await writeFile(script, DYING_THREAD);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers the messages the thread held as a connection failure, then sends on a fresh thread', async () => {
+    const mailer = new ThreadedMailer({ threads: 1, connectionsPerServer: 1, script });
+    try {
+      await expect(mailer.send(server, email('a@example.com'))).resolves.toEqual({ kind: 'accepted', response: '250 a@example.com' });
+      // Handed over in the same turn: one batch, which the thread dies in the middle of.
+      const outcomes = await Promise.all([mailer.send(server, email('die@example.com')), mailer.send(server, email('b@example.com'))]);
+      for (const outcome of outcomes) {
+        expect(outcome).toEqual({ kind: 'rejected', permanent: false, code: null, message: 'the SMTP thread stopped' });
+      }
+      await expect(mailer.send(server, email('c@example.com'))).resolves.toEqual({ kind: 'accepted', response: '250 c@example.com' });
+    } finally {
+      await mailer.close();
+    }
+  });
+
+  it('answers sends after close as failures without a thread', async () => {
+    const mailer = new ThreadedMailer({ threads: 2, connectionsPerServer: 1, script });
+    await mailer.close();
+    await expect(mailer.send(server, email('late@example.com'))).resolves.toMatchObject({ kind: 'rejected', permanent: false, code: null });
+  });
+});
