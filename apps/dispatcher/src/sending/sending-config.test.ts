@@ -1,5 +1,5 @@
 import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
-import { sendingConfig, smtpConnections } from './sending-config';
+import { sendingConfig, smtpConnections, smtpThreads } from './sending-config';
 
 describe('sending configuration', () => {
   it('keeps three messages in flight per SMTP connection and groups commits by the connections', () => {
@@ -21,6 +21,20 @@ describe('sending configuration', () => {
   it.each(['0', '-2', '2.5', 'many'])('refuses MAILCAST_SMTP_CONNECTIONS=%s, naming the variable', (value) => {
     expect(() => smtpConnections({ MAILCAST_SMTP_CONNECTIONS: value })).toThrow(
       'Invalid configuration: "MAILCAST_SMTP_CONNECTIONS" must be a positive integer',
+    );
+  });
+
+  it('puts SMTP on one thread per core but the main one, at most 4, unless told', () => {
+    expect(smtpThreads({}, 1)).toBe(0);
+    expect(smtpThreads({}, 2)).toBe(1);
+    expect(smtpThreads({}, 16)).toBe(4);
+    expect(smtpThreads({ MAILCAST_SMTP_THREADS: '0' }, 8)).toBe(0);
+    expect(smtpThreads({ MAILCAST_SMTP_THREADS: '6' }, 2)).toBe(6);
+  });
+
+  it.each(['-1', '1.5', 'two', '65'])('refuses MAILCAST_SMTP_THREADS=%s, naming the variable', (value) => {
+    expect(() => smtpThreads({ MAILCAST_SMTP_THREADS: value }, 2)).toThrow(
+      'Invalid configuration: "MAILCAST_SMTP_THREADS" must be an integer from 0 to 64',
     );
   });
 });
