@@ -1,7 +1,10 @@
 import type { EmailServer, OutgoingEmail } from '@mailcast/core';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { ThreadedMailer } from './threaded-mailer';
 
 /**
@@ -58,5 +61,29 @@ describe('ThreadedMailer when a thread dies', () => {
     const mailer = new ThreadedMailer({ threads: 2, connectionsPerServer: 1, script });
     await mailer.close();
     await expect(mailer.send(server, email('late@example.com'))).resolves.toMatchObject({ kind: 'rejected', permanent: false, code: null });
+  });
+
+  it('keeps the process alive while a thread holds messages, and not once it is idle', async () => {
+    // An SMTP server that says nothing for 400 ms, then hangs up: the send's only outcome.
+    const silent = net.createServer((socket) => setTimeout(() => socket.destroy(), 400));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const child = path.join(dir, 'unclosed.js');
+    // Never closes its mailer and has nothing else to wait for.
+    await writeFile(
+      child,
+      `const { ThreadedMailer } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/mail/threaded-mailer.js'))});
+       new ThreadedMailer({ threads: 1, connectionsPerServer: 1 })
+         .send({ id: 1, host: '127.0.0.1', port: ${port}, secure: false }, ${JSON.stringify(email('x@example.com'))})
+         .then((outcome) => console.log(outcome.kind));`,
+    );
+    try {
+      const started = Date.now();
+      const { stdout } = await promisify(execFile)(process.execPath, [child], { timeout: 20_000 });
+      expect(stdout.trim()).toBe('rejected');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    } finally {
+      silent.close();
+    }
   });
 });

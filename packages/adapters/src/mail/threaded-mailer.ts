@@ -63,6 +63,8 @@ export class ThreadedMailer implements Mailer {
     this.next = (this.next + 1) % this.threads.length;
     const id = ++this.ids;
     return new Promise<MailOutcome>((resolve) => {
+      // A thread holding messages keeps the process alive until their outcomes are in.
+      if (thread.pending.size === 0) thread.worker.ref();
       thread.pending.set(id, resolve);
       thread.outbox.push({ id, server, email });
       if (!this.flushing) {
@@ -98,8 +100,6 @@ export class ThreadedMailer implements Mailer {
 
   private start(): Thread {
     const worker = new Worker(this.script, { workerData: { connectionsPerServer: this.options.connectionsPerServer } });
-    // Not what keeps the process alive: close() ends the threads at shutdown.
-    worker.unref();
     const thread: Thread = { worker, pending: new Map(), outbox: [] };
     worker.on('message', (reply: SmtpThreadReply) => {
       for (const { id, outcome } of reply.outcomes) {
@@ -107,6 +107,7 @@ export class ThreadedMailer implements Mailer {
         thread.pending.delete(id);
         resolve?.(outcome);
       }
+      if (thread.pending.size === 0) worker.unref();
     });
     let reason = 'the SMTP thread stopped';
     worker.on('error', (error) => (reason = `the SMTP thread failed: ${error.message}`));
@@ -117,6 +118,9 @@ export class ThreadedMailer implements Mailer {
       const index = this.threads.indexOf(thread);
       if (!this.closed && index !== -1) this.threads[index] = this.start();
     });
+    // An idle thread does not keep the process alive (close() ends the threads at shutdown).
+    // After the listeners: adding them takes a reference again.
+    worker.unref();
     return thread;
   }
 }
