@@ -2,15 +2,15 @@ import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
 import { sendingConfig, smtpConnections, smtpThreads } from './sending-config';
 
 describe('sending configuration', () => {
-  it('keeps three messages in flight per SMTP connection and groups commits by the connections', () => {
+  it('keeps five messages in flight per SMTP connection and groups commits by the connections', () => {
     const defaults = sendingConfig('https://mail.example.com', {});
     expect(smtpConnections({})).toBe(DEFAULT_CONNECTIONS_PER_SERVER);
-    expect(defaults.concurrency).toBe(3 * DEFAULT_CONNECTIONS_PER_SERVER);
+    expect(defaults.concurrency).toBe(5 * DEFAULT_CONNECTIONS_PER_SERVER);
     expect(defaults.commitGroup).toEqual({ size: DEFAULT_CONNECTIONS_PER_SERVER, maxWaitMs: 5 });
 
     const few = sendingConfig('https://mail.example.com', { MAILCAST_SMTP_CONNECTIONS: '3' });
     expect(smtpConnections({ MAILCAST_SMTP_CONNECTIONS: '3' })).toBe(3);
-    expect(few.concurrency).toBe(9);
+    expect(few.concurrency).toBe(15);
     expect(few.commitGroup.size).toBe(3);
   });
 

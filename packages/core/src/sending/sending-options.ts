@@ -34,14 +34,15 @@ export interface SendingOptions {
 export const SendingOptions = Symbol.for('mailcast.SendingOptions');
 
 /**
- * `smtpConnections`: the mailer's pooled connections per server. Three times as many messages
- * are in flight, so the connections stay busy while one group of outcomes commits and the next
- * gathers; a group is as large as the connections.
+ * `smtpConnections`: the mailer's pooled connections per server. Five times as many messages are
+ * in flight: the connections stay busy while one group of outcomes commits, the next gathers,
+ * and messages cross to and from the SMTP thread (three times measured 0.80x and five 0.88x
+ * of the bare loop, in back-to-back runs). A group is as large as the connections.
  */
 export function defaultSendingOptions(publicUrl: string, smtpConnections = 20): SendingOptions {
   return {
     publicUrl,
-    concurrency: 3 * smtpConnections,
+    concurrency: 5 * smtpConnections,
     commitGroup: { size: smtpConnections, maxWaitMs: 5 },
     claimBatchSize: 100,
     materializeBatchSize: 50_000,
