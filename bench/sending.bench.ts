@@ -230,7 +230,7 @@ export const sendingBench: Bench = {
       new PgTransactor(db, queueBoss),
       new SystemClock(),
       new CryptoRandom(),
-      { ...defaultSendingOptions(PUBLIC_URL), helperJobs: 0 },
+      { ...defaultSendingOptions(PUBLIC_URL, MAX_CONNECTIONS), helperJobs: 0 },
     );
     context.log('materialising through QueueRecipients');
     const qStart = process.hrtime.bigint();

@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
 import { DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type ParsedEmail, type SmtpCapture } from '@mailcast/devkit';
 import request from 'supertest';
@@ -21,7 +22,7 @@ describe('public tracking and unsubscribe routes', () => {
   beforeAll(async () => {
     smtp = await startSmtpCapture();
     api = await startApi({
-      overrides: [{ token: SendingOptions, value: { ...defaultSendingOptions(PUBLIC_URL), helperJobs: 0 } }],
+      overrides: [{ token: SendingOptions, value: { ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER), helperJobs: 0 } }],
     });
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });
     channelId = channel.id;

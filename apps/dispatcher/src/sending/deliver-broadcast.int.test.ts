@@ -1,4 +1,4 @@
-import { createBoss, loadConfig, type Infrastructure } from '@mailcast/adapters';
+import { createBoss, DEFAULT_CONNECTIONS_PER_SERVER, loadConfig, type Infrastructure } from '@mailcast/adapters';
 import { Clock, DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions, type Channel } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { createTestDatabase, Fixtures, freePort, memoryLogger, type TestDatabase } from '@mailcast/testkit';
@@ -36,7 +36,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     });
     const infra: Infrastructure = { config: loadConfig({ DATABASE_URL: database.url }), logger: memoryLogger().logger, db: database.db, boss };
     const options: SendingOptions = {
-      ...defaultSendingOptions(PUBLIC_URL),
+      ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER),
       leaseMs: 2_000,
       retryScheduleMs: [60_000, 60_000],
       helperJobs: 0,
@@ -301,7 +301,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     }
     const inHand = smtp.messages.length - before;
     expect(inHand).toBeGreaterThan(0);
-    expect(inHand).toBeLessThanOrEqual(defaultSendingOptions(PUBLIC_URL).concurrency);
+    expect(inHand).toBeLessThanOrEqual(defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER).concurrency);
     const continuation = await database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'broadcasts.send' AND data->>'broadcastId' = ?`, [
       String(b.id),
     ]);

@@ -34,12 +34,13 @@ export interface SendingOptions {
 export const SendingOptions = Symbol.for('mailcast.SendingOptions');
 
 /**
- * `smtpConnections`: the mailer's pooled connections per server. Five times as many messages are
+ * `smtpConnections`: the mailer's pooled connections per server (the dispatcher reads them from
+ * its configuration; the mailer adapter has the default). Five times as many messages are
  * in flight: the connections stay busy while one group of outcomes commits, the next gathers,
  * and messages cross to and from the SMTP thread (three times measured 0.80x and five 0.88x
  * of the bare loop, in back-to-back runs). A group is as large as the connections.
  */
-export function defaultSendingOptions(publicUrl: string, smtpConnections = 20): SendingOptions {
+export function defaultSendingOptions(publicUrl: string, smtpConnections: number): SendingOptions {
   return {
     publicUrl,
     concurrency: 5 * smtpConnections,
