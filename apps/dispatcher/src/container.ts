@@ -18,7 +18,7 @@ export function buildContainer(infra: Infrastructure, overrides: readonly Overri
     Mailer,
     threads === 0
       ? new NodemailerMailer(connections)
-      : new ThreadedMailer({ threads, connectionsPerServer: Math.ceil(connections / threads) }),
+      : new ThreadedMailer({ threads, connectionsPerServer: connections }),
   );
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;

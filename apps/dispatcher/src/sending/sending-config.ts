@@ -24,7 +24,6 @@ export function sendingConfig(publicUrl: string, env: NodeJS.ProcessEnv = proces
   };
 }
 
-
 /**
  * Pooled SMTP connections per email server (MAILCAST_SMTP_CONNECTIONS, beyond the contract's
  * variables): for a server that allows fewer than the default, or a distant one that is faster

@@ -7,7 +7,7 @@ import { ThreadedMailer } from './threaded-mailer';
 /** Both mailers the dispatcher may use: in-process, and on SMTP threads (the same mailer inside). */
 const MAILERS: Array<[string, (connectionsPerServer: number) => Mailer]> = [
   ['NodemailerMailer', (connections) => new NodemailerMailer(connections)],
-  ['ThreadedMailer (2 threads)', (connections) => new ThreadedMailer({ threads: 2, connectionsPerServer: Math.ceil(connections / 2) })],
+  ['ThreadedMailer (2 threads)', (connections) => new ThreadedMailer({ threads: 2, connectionsPerServer: connections })],
 ];
 
 describe.each(MAILERS)('%s against a real SMTP server', (_name, makeMailer) => {

@@ -16,7 +16,7 @@ export interface SmtpThreadReply {
 
 export interface ThreadedMailerOptions {
   threads: number;
-  /** Pooled connections per email server in each thread. */
+  /** Pooled connections per email server, shared out between the threads (at least one each). */
   connectionsPerServer: number;
   /** The thread's script; a test gives its own. Default: the built smtp-thread.js. */
   script?: string;
@@ -47,14 +47,17 @@ interface Thread {
 export class ThreadedMailer implements Mailer {
   private readonly threads: Thread[];
   private readonly script: string;
+  private readonly connectionsPerThread: number;
   private next = 0;
   private ids = 0;
   private flushing = false;
   private closed = false;
 
-  constructor(private readonly options: ThreadedMailerOptions) {
+  constructor(options: ThreadedMailerOptions) {
     this.script = options.script ?? DEFAULT_SCRIPT;
-    this.threads = Array.from({ length: Math.max(1, Math.floor(options.threads)) }, () => this.start());
+    const count = Math.max(1, Math.floor(options.threads));
+    this.connectionsPerThread = Math.ceil(options.connectionsPerServer / count);
+    this.threads = Array.from({ length: count }, () => this.start());
   }
 
   send(server: EmailServer, email: OutgoingEmail): Promise<MailOutcome> {
@@ -99,7 +102,7 @@ export class ThreadedMailer implements Mailer {
   }
 
   private start(): Thread {
-    const worker = new Worker(this.script, { workerData: { connectionsPerServer: this.options.connectionsPerServer } });
+    const worker = new Worker(this.script, { workerData: { connectionsPerServer: this.connectionsPerThread } });
     const thread: Thread = { worker, pending: new Map(), outbox: [] };
     worker.on('message', (reply: SmtpThreadReply) => {
       for (const { id, outcome } of reply.outcomes) {
