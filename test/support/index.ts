@@ -1,4 +1,5 @@
 export * from './database';
+export { ADMIN_URL_ENV } from './env';
 export * from './fixtures';
 export * from './logger';
 export * from './net';

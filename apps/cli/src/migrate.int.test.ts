@@ -1,4 +1,5 @@
-import { QUEUES } from '@mailcast/core';
+import { createBoss } from '@mailcast/adapters';
+import { QUEUES, RETIRED_QUEUES } from '@mailcast/core';
 import { createTestDatabase, REPO_ROOT, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -40,10 +41,30 @@ ${MIGRATIONS.map((m) => `  ${m}
     const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;
     // Every queue the code names, each with pg-boss retries off (the schedules are ours).
     expect(queues).toEqual([...QUEUES].sort().map((name) => ({ name, retry_limit: 0 })));
-    expect(QUEUES).toEqual(expect.arrayContaining(['webhooks.deliver', 'subscribers.confirmation', 'broadcasts.due', 'broadcasts.send', 'broadcasts.sweep']));
+    expect(QUEUES).toEqual(expect.arrayContaining(['webhooks.deliver', 'subscribers.confirmation', 'broadcasts.due', 'broadcasts.send']));
+    expect(QUEUES).not.toContain('broadcasts.sweep');
 
     const second = await migrate();
     expect(second).toEqual({ code: 0, output: 'database is up to date\n' });
+  });
+
+  it("removes what an earlier version's queues left: the due-broadcast sweep's queue, its jobs and its cron schedule", async () => {
+    expect(RETIRED_QUEUES).toEqual(['broadcasts.sweep']);
+    const boss = createBoss(database.url, 'api');
+    await boss.start();
+    try {
+      await boss.createQueue('broadcasts.sweep', { name: 'broadcasts.sweep', retryLimit: 0 });
+      await boss.schedule('broadcasts.sweep', '* * * * *', {});
+      await boss.send('broadcasts.sweep', {}, { retryLimit: 0 });
+    } finally {
+      await boss.stop({ graceful: false, close: true, wait: true });
+    }
+
+    expect(await migrate()).toEqual({ code: 0, output: 'database is up to date\n' });
+    const queues = (await database.db.raw('SELECT name FROM pgboss.queue ORDER BY name')).rows.map((r: { name: string }) => r.name);
+    expect(queues).toEqual([...QUEUES].sort());
+    expect((await database.db.raw('SELECT name FROM pgboss.schedule')).rows).toEqual([]);
+    expect((await database.db.raw(`SELECT id FROM pgboss.job WHERE name = 'broadcasts.sweep'`)).rows).toEqual([]);
   });
 
   it('fails with a clear message and exit 1 when the database cannot be reached', async () => {

@@ -1,10 +1,27 @@
 import { createBoss } from '@mailcast/adapters';
-import { createTestDatabase, eventually, freePort, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
+import { ADMIN_URL_ENV, createTestDatabase, eventually, freePort, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
+import pg from 'pg';
 import type PgBoss from 'pg-boss';
 import { container } from 'tsyringe';
-import { startWorkers, type JobHandler } from './handlers/registry';
+import { startWorkers, type JobHandler, type JobWorkers } from './handlers/registry';
 
+const jobStates = async (database: TestDatabase, ids: readonly string[]) =>
+  (await database.db.raw('SELECT id, data, state, output, completed_on FROM pgboss.job WHERE id = ANY(?)', [[...ids]])).rows as Array<{
+    id: string;
+    data: { deliveryId: number };
+    state: string;
+    output: unknown;
+    completed_on: Date | null;
+  }>;
 
+const sendJobs = (boss: PgBoss, deliveryIds: readonly number[]) =>
+  Promise.all(
+    deliveryIds.map(async (deliveryId) => {
+      const id = await boss.send('webhooks.deliver', { deliveryId, endpointId: 1, attempt: 1 }, { retryLimit: 0 });
+      if (id === null) throw new Error('job not queued');
+      return id;
+    }),
+  );
 
 describe('dispatcher', () => {
   let database: TestDatabase;
@@ -15,9 +32,16 @@ describe('dispatcher', () => {
 
   describe('startWorkers', () => {
     let boss: PgBoss;
+    let workers: JobWorkers | undefined;
     beforeAll(async () => {
       boss = createBoss(database.url, 'dispatcher');
+      // The outage test cuts this client's connections too; it reconnects.
+      boss.on('error', () => undefined);
       await boss.start();
+    });
+    afterEach(async () => {
+      await workers?.stop();
+      workers = undefined;
     });
     afterAll(() => boss.stop({ graceful: false, close: true, wait: true }));
 
@@ -31,22 +55,13 @@ describe('dispatcher', () => {
           if (job.data.deliveryId === 3) throw new Error('try again later');
         },
       };
-      const ids = await Promise.all(
-        [1, 2, 3].map(async (eventId) => {
-          const id = await boss.send('webhooks.deliver', { deliveryId: eventId, endpointId: 1, attempt: 1 }, { retryLimit: 0 });
-          if (id === null) throw new Error('job not queued');
-          return id;
-        }),
-      );
+      const ids = await sendJobs(boss, [1, 2, 3]);
       const failures: Array<{ queue: string; jobId: string; message: string }> = [];
-      await startWorkers(boss, container, [handler as unknown as JobHandler], {
+      workers = startWorkers(boss, container, [handler as unknown as JobHandler], {
         onJobFailed: (queue, jobId, error) => failures.push({ queue, jobId, message: (error as Error).message }),
       });
       const states = await eventually(async () => {
-        const rows = (await database.db.raw('SELECT data, state FROM pgboss.job WHERE id = ANY(?)', [ids])).rows as Array<{
-          data: { deliveryId: number };
-          state: string;
-        }>;
+        const rows = await jobStates(database, ids);
         return rows.every((r) => r.state === 'completed' || r.state === 'failed') ? rows : undefined;
       });
       expect(Object.fromEntries(states.map((r) => [r.data.deliveryId, r.state]))).toEqual({
@@ -56,8 +71,53 @@ describe('dispatcher', () => {
       });
       expect([...seen].sort()).toEqual([1, 2, 3]);
       expect(failures).toEqual([{ queue: 'webhooks.deliver', jobId: ids[2], message: 'try again later' }]);
-      const output = (await database.db.raw('SELECT output FROM pgboss.job WHERE id = ?', [ids[2]!])).rows[0].output;
-      expect(output).toEqual({ message: 'try again later' });
+      expect(states.find((r) => r.id === ids[2])?.output).toEqual({ message: 'try again later' });
+    });
+
+    it('ends a job whose handler finishes while the database refuses connections, once it is back', async () => {
+      // pg-boss's own `work` writes these ends without awaiting them: the rejections reached
+      // nobody (Node ends a process on that) and the jobs stayed active for pg-boss's 15 minutes.
+      const admin = new pg.Client({ connectionString: process.env[ADMIN_URL_ENV] });
+      await admin.connect();
+      const allow = (yes: boolean) => admin.query(`ALTER DATABASE ${database.name} ALLOW_CONNECTIONS ${yes}`);
+      let cut: Promise<void> | undefined;
+      let backAt: Promise<Date> | undefined;
+      const outage = async () => {
+        await allow(false);
+        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database.name]);
+        backAt = new Promise((resolve) => setTimeout(resolve, 1000))
+          .then(() => allow(true))
+          .then(async () => (await admin.query<{ now: Date }>('SELECT now()')).rows[0]!.now);
+      };
+      try {
+        const ids = await sendJobs(boss, [11, 12]);
+        const handled: number[] = [];
+        const handler: JobHandler<'webhooks.deliver'> = {
+          queue: 'webhooks.deliver',
+          batchSize: 2,
+          async handle(_container, job) {
+            await (cut ??= outage());
+            handled.push(job.data.deliveryId);
+            if (job.data.deliveryId === 12) throw new Error('try again later');
+          },
+        };
+        const errors: unknown[] = [];
+        workers = startWorkers(boss, container, [handler as unknown as JobHandler], { onError: (error) => errors.push(error) });
+        const states = await eventually(async () => {
+          const rows = await jobStates(database, ids).catch(() => []);
+          return rows.length === 2 && rows.every((r) => r.state === 'completed' || r.state === 'failed') ? rows : undefined;
+        }, 15_000, 100);
+        expect([...handled].sort()).toEqual([11, 12]);
+        expect(Object.fromEntries(states.map((r) => [r.data.deliveryId, r.state]))).toEqual({ 11: 'completed', 12: 'failed' });
+        // Both ends were written after the database came back: the first tries met the outage.
+        const back = await backAt!;
+        for (const r of states) expect(r.completed_on!.getTime()).toBeGreaterThanOrEqual(back.getTime());
+        expect(errors).toEqual([]);
+      } finally {
+        await backAt?.catch(() => undefined);
+        await allow(true);
+        await admin.end();
+      }
     });
   });
 

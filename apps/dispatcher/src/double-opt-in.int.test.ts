@@ -8,7 +8,7 @@ import type { DependencyContainer } from 'tsyringe';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
 import { buildContainer } from './container';
-import { HANDLERS, startWorkers } from './handlers/registry';
+import { HANDLERS, startWorkers, type JobWorkers } from './handlers/registry';
 
 /**
  * Double opt-in end to end: the real api on a loopback port, the dispatcher's workers in
@@ -20,6 +20,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; CONTRACT:
   let smtp: SmtpCapture;
   let boss: PgBoss;
   let dispatcher: DependencyContainer;
+  let workers: JobWorkers;
   let publicUrl: string;
   let channelId: number;
   let token: string;
@@ -41,7 +42,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; CONTRACT:
       db: api.database.db,
       boss,
     });
-    await startWorkers(boss, dispatcher, HANDLERS);
+    workers = startWorkers(boss, dispatcher, HANDLERS);
 
     const tenant = await api.fixtures.aTenant();
     channelId = tenant.channel.id;
@@ -58,6 +59,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; CONTRACT:
     });
   });
   afterAll(async () => {
+    await workers.stop();
     await boss.stop({ graceful: false, close: true, wait: true });
     // The pooled SMTP transport and fetch's keep-alive sockets would hold the servers open.
     await dispatcher.resolve<Mailer>(Mailer).close();

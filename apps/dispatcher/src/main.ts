@@ -37,12 +37,13 @@ async function main(): Promise<void> {
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
       registers: [metrics],
     });
-    await startWorkers(infra.boss, container, HANDLERS, {
+    const workers = startWorkers(infra.boss, container, HANDLERS, {
       onJobCompleted: (queue, _jobId, seconds) => jobs.observe({ queue, outcome: 'completed' }, seconds),
       onJobFailed: (queue, jobId, error, seconds) => {
         jobs.observe({ queue, outcome: 'failed' }, seconds);
         log.warn('job failed', { queue, jobId, error: error instanceof Error ? error.message : String(error) });
       },
+      onError: (error, context) => log.error('job worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });
     const webhooks = startWebhookWorkers(infra.boss, container, {
       relay: webhookRelayConfig(),
@@ -64,9 +65,9 @@ async function main(): Promise<void> {
     onShutdown(log, async () => {
       stopping = true;
       stopSweeper();
-      await webhooks.stop();
-      // pg-boss stops fetching and waits for the jobs in hand; a sending job stops claiming,
-      // finishes the messages in flight and hands the rest to a fresh job.
+      // Both stop fetching and wait for what they hold: a sending job stops claiming, finishes
+      // the messages in flight and hands the rest to a fresh job.
+      await Promise.all([webhooks.stop(), workers.stop()]);
       await infra.close();
       // The pooled SMTP connections would otherwise keep the process (and the server) busy.
       await container.resolve<Mailer>(Mailer).close();

@@ -17,8 +17,6 @@ export interface JobPayloads {
   'broadcasts.due': { broadcastId: number; version: number };
   /** Drive a broadcast through queueing and sending; any number of dispatchers may work one. */
   'broadcasts.send': { broadcastId: number };
-  /** Safety net (cron, every minute): start any due scheduled broadcast whose job was lost. */
-  'broadcasts.sweep': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -27,6 +25,12 @@ export const QUEUES: readonly JobName[] = [
   'webhooks.deliver',
   'broadcasts.due',
   'broadcasts.send',
-  'broadcasts.sweep',
   'subscribers.confirmation',
 ];
+
+/**
+ * Queues earlier versions created and no longer use; `npm run migrate` removes them, with any
+ * pg-boss cron schedule of theirs. 'broadcasts.sweep' was the due-broadcast safety net on
+ * pg-boss cron; the dispatcher's own sweep timer does it now.
+ */
+export const RETIRED_QUEUES: readonly string[] = ['broadcasts.sweep'];

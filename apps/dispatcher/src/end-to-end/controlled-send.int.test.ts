@@ -10,7 +10,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { documentCheckingFetch } from '../../../api/src/openapi/test-support/client';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 import { buildContainer } from '../container';
-import { HANDLERS, startWorkers } from '../handlers/registry';
+import { HANDLERS, startWorkers, type JobWorkers } from '../handlers/registry';
 import { startWebhookWorkers } from '../handlers/webhooks';
 
 /**
@@ -27,6 +27,7 @@ describe('a controlled send, end to end', () => {
   let smtp: SmtpCapture;
   let boss: PgBoss;
   let dispatcher: DependencyContainer;
+  let workers: JobWorkers;
   let webhookWorkers: { stop(): Promise<void> };
   let client: MailcastClient;
   let publicUrl: string;
@@ -57,7 +58,7 @@ describe('a controlled send, end to end', () => {
     boss.on('error', () => undefined);
     await boss.start();
     dispatcher = buildContainer({ config: loadConfig({ DATABASE_URL: api.database.url, ...env }), logger: memoryLogger().logger, db: api.database.db, boss });
-    await startWorkers(boss, dispatcher, HANDLERS);
+    workers = startWorkers(boss, dispatcher, HANDLERS);
     webhookWorkers = startWebhookWorkers(boss, dispatcher);
 
     const tenant = await api.fixtures.aTenant();
@@ -68,7 +69,7 @@ describe('a controlled send, end to end', () => {
     });
   }, 30_000);
   afterAll(async () => {
-    await webhookWorkers.stop();
+    await Promise.all([webhookWorkers.stop(), workers.stop()]);
     await boss.stop({ graceful: false, close: true, wait: true });
     await dispatcher.resolve<Mailer>(Mailer).close();
     for (const s of [server, receiver]) {

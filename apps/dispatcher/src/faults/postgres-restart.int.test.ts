@@ -80,10 +80,16 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     await rm(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  /** Names the step that timed out, with the dispatcher's log, so a failure says what hung. */
+  /**
+   * Names the step that timed out, whether the dispatcher is still running, and its log: a
+   * dispatcher that died looks like one that hangs (it did, when pg-boss ended the process).
+   */
   const step = <T>(name: string, work: Promise<T>): Promise<T> =>
     work.catch((error: Error) => {
-      throw new Error(`${name}: ${error.message}\n--- dispatcher output ---\n${dispatcher?.output().slice(-4000) ?? ''}`);
+      const child = dispatcher?.child;
+      const ended = child?.exitCode ?? child?.signalCode ?? null;
+      const state = ended === null ? 'the dispatcher is running' : `the dispatcher exited (${ended})`;
+      throw new Error(`${name}: ${error.message}; ${state}\n--- dispatcher output ---\n${dispatcher?.output().slice(-4000) ?? ''}`);
     });
 
   it('finishes the broadcast with each recipient once and delivers every committed event', async () => {

@@ -5,8 +5,9 @@ import { createTestDatabase, eventually, Fixtures, memoryLogger, type TestDataba
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { buildContainer } from '../container';
-import { BROADCAST_SWEEP_CRON, broadcastDueHandler, broadcastSweepHandler } from './broadcast-due.handler';
-import { HANDLERS, startWorkers, type JobHandler } from './registry';
+import { startSweeper } from '../sending/sweeper';
+import { broadcastDueHandler } from './broadcast-due.handler';
+import { HANDLERS, startWorkers, type JobHandler, type JobWorkers } from './registry';
 
 /**
  * CONTRACT §Broadcasts: at the scheduled time the dispatcher moves the broadcast on. The due
@@ -19,6 +20,7 @@ describe('scheduled broadcasts in the dispatcher', () => {
   let container: DependencyContainer;
   let fixtures: Fixtures;
   let caller: Principal;
+  let workers: JobWorkers;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -33,10 +35,11 @@ describe('scheduled broadcasts in the dispatcher', () => {
     fixtures = new Fixtures(database.db, boss);
     const channel = await fixtures.aChannel();
     caller = { tokenId: 0, channelId: channel.id, permissions: PERMISSIONS };
-    // Only the scheduling handlers: the sending pipeline's own handler is tested on its own.
-    await startWorkers(boss, container, [broadcastDueHandler, broadcastSweepHandler] as unknown as JobHandler[]);
+    // Only the due handler: the sending pipeline's own handler is tested on its own.
+    workers = startWorkers(boss, container, [broadcastDueHandler as unknown as JobHandler]);
   });
   afterAll(async () => {
+    await workers.stop();
     await boss.stop({ graceful: false, close: true, wait: true });
     await database.drop();
   });
@@ -57,10 +60,10 @@ describe('scheduled broadcasts in the dispatcher', () => {
   const schedule = (id: number, at: Date) =>
     container.resolve(ScheduleBroadcast).execute(caller, { id, scheduledSendAt: at.toISOString(), scheduledTimezone: 'UTC' });
 
-  it('registers the sweep as a pg-boss cron schedule', async () => {
-    const { rows } = await database.db.raw('SELECT name, cron FROM pgboss.schedule');
-    expect(rows).toEqual([{ name: 'broadcasts.sweep', cron: BROADCAST_SWEEP_CRON }]);
-    expect(HANDLERS.map((h) => h.queue)).toEqual(expect.arrayContaining(['broadcasts.due', 'broadcasts.sweep']));
+  it('works the due queue, with no pg-boss cron schedule: the safety net is the sweep timer', async () => {
+    expect(HANDLERS.map((h) => h.queue)).toContain('broadcasts.due');
+    expect(HANDLERS.map((h) => h.queue)).not.toContain('broadcasts.sweep');
+    expect((await database.db.raw('SELECT name FROM pgboss.schedule')).rows).toEqual([]);
   });
 
   it('starts a scheduled broadcast at its time: scheduled, broadcast.scheduled, a send job', async () => {
@@ -113,14 +116,22 @@ describe('scheduled broadcasts in the dispatcher', () => {
     ]);
   });
 
-  it('the sweep starts a due broadcast whose job was lost, exactly once', async () => {
+  it("the dispatcher's sweep starts a due broadcast whose job was lost, exactly once", async () => {
     const b = await fixtures.aBroadcast(caller.channelId);
     await schedule(b.id, new Date(Date.now() + 3_600_000));
     await database.db.raw(`DELETE FROM pgboss.job WHERE name = 'broadcasts.due' AND (data->>'broadcastId')::bigint = ?`, [b.id]);
     await database.db('broadcasts').where({ id: b.id }).update({ scheduled_send_at: new Date(Date.now() - 1000) });
 
-    await boss.send('broadcasts.sweep', {}, { retryLimit: 0 });
-    await eventually(async () => ((await row(b.id))?.status === 'scheduled' ? true : undefined), 10_000, 50);
+    const log = memoryLogger();
+    const stopSweeper = startSweeper(container, 100, log.logger);
+    try {
+      await eventually(async () => ((await row(b.id))?.status === 'scheduled' ? true : undefined), 10_000, 50);
+    } finally {
+      stopSweeper();
+    }
+    expect(log.entries).toContainEqual(
+      expect.objectContaining({ level: 'info', message: 'started due broadcasts whose job was lost', broadcastIds: [b.id] }),
+    );
     expect(await jobs('broadcasts.send', b.id)).toEqual([{ data: { broadcastId: b.id }, state: 'created' }]);
     expect(await events(b.id)).toEqual([
       ['broadcast.scheduled', 'future_scheduled'],

@@ -2,8 +2,9 @@ import type { JobName, JobPayloads } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { confirmationEmailHandler } from './confirmation-email.handler';
-import { broadcastDueHandler, broadcastSweepHandler } from './broadcast-due.handler';
+import { broadcastDueHandler } from './broadcast-due.handler';
 import { broadcastsSendHandler } from './broadcasts-send.handler';
+import { persistently } from './persistently';
 
 /**
  * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
@@ -13,8 +14,6 @@ import { broadcastsSendHandler } from './broadcasts-send.handler';
 export interface JobHandler<Name extends JobName = JobName> {
   queue: Name;
   batchSize: number;
-  /** A pg-boss cron expression: the queue also gets one job per match (one across dispatchers). */
-  cron?: string;
   handle(container: DependencyContainer, job: PgBoss.Job<JobPayloads[Name]>): Promise<void>;
 }
 
@@ -22,7 +21,6 @@ export interface JobHandler<Name extends JobName = JobName> {
 // A handler of one queue is a handler of "a" queue; the parameter's variance needs the cast.
 export const HANDLERS: readonly JobHandler[] = [
   broadcastDueHandler as unknown as JobHandler,
-  broadcastSweepHandler as unknown as JobHandler,
   broadcastsSendHandler as unknown as JobHandler,
   confirmationEmailHandler as unknown as JobHandler,
 ];
@@ -30,45 +28,97 @@ export const HANDLERS: readonly JobHandler[] = [
 export interface WorkerEvents {
   onJobCompleted?(queue: JobName, jobId: string, seconds: number): void;
   onJobFailed?(queue: JobName, jobId: string, error: unknown, seconds: number): void;
+  /**
+   * A job's end could not be written, even after retrying through a short outage: it stays
+   * active until pg-boss expires it (15 minutes), which fails it.
+   */
+  onError?(error: unknown, context: string): void;
+}
+
+export interface WorkerOptions {
+  /** Pause before fetching again from a queue that had no job. */
+  idleMs: number;
+}
+
+export interface JobWorkers {
+  /** Stops fetching, then waits for the jobs in hand to end and their ends to be written. */
+  stop(): Promise<void>;
 }
 
 /**
- * pg-boss 10 settles a fetched batch as a whole: one throw would fail every job in it. So each
- * job is settled on its own, in parallel within its batch; pg-boss's closing `complete` of the
- * batch then touches only jobs still active, which is none.
+ * Works each handler's queue with its own fetch loop instead of pg-boss's `work`. pg-boss 10
+ * ends a fetched batch with complete() or fail() calls that it does not await: when the
+ * database goes away just then, the rejection reaches nobody and Node ends the process (seen
+ * in the PostgreSQL-restart fault test, a dispatcher exiting mid-send; pg-boss issue 577,
+ * mended only in pg-boss 11, which needs Node 22). Here each job is ended on its own, in
+ * parallel within its batch, and the write of its end is retried through a short outage.
+ * A queue is fetched again once its whole batch has ended, so `batchSize` bounds the jobs in
+ * hand per queue, as with `work`.
  */
-export async function startWorkers(
+export function startWorkers(
   boss: PgBoss,
   container: DependencyContainer,
   handlers: readonly JobHandler[] = HANDLERS,
   events: WorkerEvents = {},
-): Promise<string[]> {
-  const ids: string[] = [];
-  for (const handler of handlers) {
-    if (handler.cron !== undefined) await boss.schedule(handler.queue, handler.cron, {});
-    ids.push(
-      await boss.work<JobPayloads[JobName]>(
-        handler.queue,
-        { batchSize: handler.batchSize, pollingIntervalSeconds: 0.5 },
-        async (jobs) => {
-          await Promise.all(
-            jobs.map(async (job) => {
-              const started = process.hrtime.bigint();
-              const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-              try {
-                await handler.handle(container, job);
-                await boss.complete(handler.queue, job.id);
-                events.onJobCompleted?.(handler.queue, job.id, seconds());
-              } catch (error) {
-                events.onJobFailed?.(handler.queue, job.id, error, seconds());
-                const message = error instanceof Error ? error.message : String(error);
-                await boss.fail(handler.queue, job.id, { message });
-              }
-            }),
-          );
-        },
-      ),
-    );
-  }
-  return ids;
+  options: WorkerOptions = { idleMs: 500 },
+): JobWorkers {
+  let stopped = false;
+  const wakes = new Set<() => void>();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        wakes.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      wakes.add(wake);
+    });
+
+  const end = async (handler: JobHandler, job: PgBoss.Job<JobPayloads[JobName]>): Promise<void> => {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      await handler.handle(container, job);
+    } catch (error) {
+      events.onJobFailed?.(handler.queue, job.id, error, seconds());
+      const message = error instanceof Error ? error.message : String(error);
+      await persistently(() => boss.fail(handler.queue, job.id, { message }));
+      return;
+    }
+    await persistently(() => boss.complete(handler.queue, job.id));
+    events.onJobCompleted?.(handler.queue, job.id, seconds());
+  };
+
+  const work = async (handler: JobHandler): Promise<void> => {
+    while (!stopped) {
+      let jobs: Array<PgBoss.Job<JobPayloads[JobName]>>;
+      try {
+        // pg-boss's fetch answers an empty batch when the database is away; it throws only on
+        // arguments it refuses.
+        jobs = await boss.fetch<JobPayloads[JobName]>(handler.queue, { batchSize: handler.batchSize });
+      } catch (error) {
+        events.onError?.(error, `fetching ${handler.queue}`);
+        jobs = [];
+      }
+      if (jobs.length === 0) {
+        await pause(options.idleMs);
+        continue;
+      }
+      await Promise.all(
+        jobs.map((job) =>
+          end(handler, job).catch((error: unknown) => events.onError?.(error, `ending ${handler.queue} job ${job.id}`)),
+        ),
+      );
+    }
+  };
+
+  const loops = handlers.map(work);
+  return {
+    async stop() {
+      stopped = true;
+      for (const wake of [...wakes]) wake();
+      await Promise.all(loops);
+    },
+  };
 }

@@ -1,18 +1,27 @@
 import type { Logger } from '@mailcast/adapters';
-import { RecoverStalledBroadcasts } from '@mailcast/core';
+import { RecoverStalledBroadcasts, SweepDueBroadcasts } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 
-/** Runs the stalled-broadcast sweep at start and every `intervalMs`; returns its stop. */
+/**
+ * The dispatcher's safety nets, at start and every `intervalMs`: scheduled broadcasts whose
+ * time has passed but whose due job was lost, and broadcasts whose sending stalled (a
+ * dispatcher died holding them). Every dispatcher sweeps; each broadcast moves once however
+ * many sweep at the same time. A timer of the process's own rather than pg-boss cron: cron's
+ * clock works its queue through the same pg-boss `work` whose unawaited writes can end the
+ * process when the database goes away (see startWorkers). Returns its stop.
+ */
 export function startSweeper(container: DependencyContainer, intervalMs: number, logger: Logger): () => void {
   let busy = false;
   const sweep = async () => {
     if (busy) return;
     busy = true;
     try {
-      const ids = await container.resolve(RecoverStalledBroadcasts).execute();
-      if (ids.length > 0) logger.info('resumed stalled broadcasts', { broadcastIds: ids });
+      const due = await container.resolve(SweepDueBroadcasts).execute();
+      if (due.length > 0) logger.info('started due broadcasts whose job was lost', { broadcastIds: due });
+      const stalled = await container.resolve(RecoverStalledBroadcasts).execute();
+      if (stalled.length > 0) logger.info('resumed stalled broadcasts', { broadcastIds: stalled });
     } catch (error) {
-      logger.warn('stalled-broadcast sweep failed', { error: error instanceof Error ? error.message : String(error) });
+      logger.warn('broadcast sweep failed', { error: error instanceof Error ? error.message : String(error) });
     } finally {
       busy = false;
     }

@@ -1,4 +1,4 @@
-import { QUEUES } from '@mailcast/core';
+import { QUEUES, RETIRED_QUEUES } from '@mailcast/core';
 import path from 'node:path';
 import PgBoss from 'pg-boss';
 import type { Database } from './database';
@@ -14,7 +14,8 @@ export interface MigrationResult {
 
 /**
  * Brings a database to the current schema: the knex migrations, then pg-boss's own schema and
- * the queues the dispatcher works. Idempotent, and safe to run while the app runs.
+ * the queues the dispatcher works (and none it no longer works). Idempotent, and safe to run
+ * while the app runs.
  */
 export async function migrate(db: Database, connectionString: string): Promise<MigrationResult> {
   const [, applied] = (await db.migrate.latest({
@@ -36,6 +37,13 @@ export async function migrate(db: Database, connectionString: string): Promise<M
       // createQueue is idempotent in pg-boss 10. retryLimit is explicit: its default is not 0,
       // and our jobs decide their own retries.
       await boss.createQueue(name, { name, retryLimit: 0 });
+    }
+    for (const name of RETIRED_QUEUES) {
+      await boss.unschedule(name);
+      // pg-boss 10 deletes a queue only once no job refers to it (its purgeQueue keeps jobs
+      // that ran): whatever is left of a retired queue goes with it.
+      await db.raw('DELETE FROM ??.job WHERE name = ?', [PG_BOSS_SCHEMA, name]);
+      await boss.deleteQueue(name);
     }
   } finally {
     await boss.stop({ graceful: false, close: true, wait: true });

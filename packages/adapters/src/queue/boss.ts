@@ -2,8 +2,10 @@ import PgBoss from 'pg-boss';
 import { PG_BOSS_SCHEMA } from '../pg/migrator';
 
 /**
- * The api only enqueues: no supervision, no cron clock. The dispatcher owns maintenance and
- * schedules. Neither migrates: `npm run migrate` does (so many processes can start at once).
+ * The api only enqueues: no supervision. The dispatcher owns maintenance. Neither runs pg-boss's
+ * cron clock: it works its queue through pg-boss's `work`, whose unawaited writes can end the
+ * process when the database goes away, so the dispatcher's safety nets run on a timer of its
+ * own. Neither migrates: `npm run migrate` does (so many processes can start at once).
  */
 export function createBoss(connectionString: string, role: 'api' | 'dispatcher'): PgBoss {
   return new PgBoss({
@@ -13,7 +15,7 @@ export function createBoss(connectionString: string, role: 'api' | 'dispatcher')
     max: role === 'api' ? 4 : 10,
     migrate: false,
     supervise: role === 'dispatcher',
-    schedule: role === 'dispatcher',
+    schedule: false,
     retryLimit: 0,
   });
 }
