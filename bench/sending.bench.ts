@@ -203,7 +203,7 @@ export const sendingBench: Bench = {
         .map((c) => `${c.status} ${c.n}`)
         .join(', ')}.`,
       `Ceiling: the faster of two bare loops over the same ${MESSAGES} messages, one run before the pipeline and one after, rendered beforehand by the pipeline's renderer (same links, tracking secret and sizes): plain sendMail ${round(bareRates.sendMail)} msg/s, composed and sent raw as the mailer does ${round(bareRates.raw)} msg/s.`,
-      `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight, each in a process of its own. The bare loop composes and sends on its one thread; the dispatcher hands composing and sending to ${smtpThreads()} SMTP thread(s) (MAILCAST_SMTP_THREADS, default 0: its main thread) and keeps claims, rendering and commits on its main thread.`,
+      `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight, each in a process of its own. The bare loop composes and sends on its one thread; the dispatcher hands composing and sending to ${smtpThreads()} SMTP thread(s) (MAILCAST_SMTP_THREADS ${process.env.MAILCAST_SMTP_THREADS ? 'as set' : 'by default: cores - 1, at most 4'}) and keeps claims, rendering and commits on its main thread.`,
     );
 
     // --- 2. Materialising 1,000,000 recipients ------------------------------------------------

@@ -24,14 +24,16 @@ describe('sending configuration', () => {
     );
   });
 
-  it('keeps SMTP on the main thread unless told how many threads to use', () => {
-    expect(smtpThreads({})).toBe(0);
-    expect(smtpThreads({ MAILCAST_SMTP_THREADS: '0' })).toBe(0);
-    expect(smtpThreads({ MAILCAST_SMTP_THREADS: '2' })).toBe(2);
+  it('puts SMTP on one thread per core but the main one, at most 4, unless told', () => {
+    expect(smtpThreads({}, 1)).toBe(0);
+    expect(smtpThreads({}, 2)).toBe(1);
+    expect(smtpThreads({}, 16)).toBe(4);
+    expect(smtpThreads({ MAILCAST_SMTP_THREADS: '0' }, 8)).toBe(0);
+    expect(smtpThreads({ MAILCAST_SMTP_THREADS: '6' }, 2)).toBe(6);
   });
 
   it.each(['-1', '1.5', 'two', '65'])('refuses MAILCAST_SMTP_THREADS=%s, naming the variable', (value) => {
-    expect(() => smtpThreads({ MAILCAST_SMTP_THREADS: value })).toThrow(
+    expect(() => smtpThreads({ MAILCAST_SMTP_THREADS: value }, 2)).toThrow(
       'Invalid configuration: "MAILCAST_SMTP_THREADS" must be an integer from 0 to 64',
     );
   });

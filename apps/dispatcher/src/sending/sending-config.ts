@@ -1,4 +1,5 @@
 import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
+import os from 'node:os';
 import { defaultSendingOptions, type SendingOptions } from '@mailcast/core';
 import { parseRetrySchedule } from '@mailcast/domain';
 import { positiveKnob } from '../dev-env';
@@ -35,14 +36,13 @@ export function smtpConnections(env: NodeJS.ProcessEnv = process.env): number {
 
 /**
  * SMTP threads (MAILCAST_SMTP_THREADS, beyond the contract's variables): composing and writing
- * messages runs on this many worker threads, so one dispatcher uses more than one core. Off (0)
- * unless set: with one thread, the PostgreSQL-restart fault test left a sending job hanging in
- * about one run in three under load (nothing was pending in the mailer; the cause is not found
- * yet), against none in three on the main thread.
+ * messages runs on this many worker threads, so one dispatcher uses more than one core; 0 keeps
+ * it on the main thread. Default: one per core but the main thread's, at most 4 (past that the
+ * main thread's bookkeeping is the limit: run another dispatcher).
  */
-export function smtpThreads(env: NodeJS.ProcessEnv = process.env): number {
+export function smtpThreads(env: NodeJS.ProcessEnv = process.env, cores: number = os.availableParallelism()): number {
   const raw = env.MAILCAST_SMTP_THREADS;
-  if (raw === undefined || raw === '') return 0;
+  if (raw === undefined || raw === '') return Math.min(4, Math.max(0, cores - 1));
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0 || value > 64) {
     throw new Error('Invalid configuration: "MAILCAST_SMTP_THREADS" must be an integer from 0 to 64');
