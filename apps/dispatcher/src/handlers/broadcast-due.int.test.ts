@@ -64,6 +64,8 @@ describe('scheduled broadcasts in the dispatcher', () => {
     expect(HANDLERS.map((h) => h.queue)).toContain('broadcasts.due');
     expect(HANDLERS.map((h) => h.queue)).not.toContain('broadcasts.sweep');
     expect((await database.db.raw('SELECT name FROM pgboss.schedule')).rows).toEqual([]);
+    // pg-boss's cron clock, had the dispatcher's client started it, would have made its queue.
+    expect((await database.db.raw(`SELECT name FROM pgboss.queue WHERE name LIKE '\\_\\_pgboss\\_\\_%'`)).rows).toEqual([]);
   });
 
   it('starts a scheduled broadcast at its time: scheduled, broadcast.scheduled, a send job', async () => {

@@ -6,7 +6,7 @@ import { beginScheduledSend } from './start-due-broadcast';
 const SWEEP_BATCH = 100;
 
 /**
- * The safety net for a lost due job (pg-boss cron, every minute): moves every future_scheduled
+ * The safety net for a lost due job (every dispatcher's sweep timer): moves every future_scheduled
  * broadcast whose time has passed. The conditional UPDATE with SKIP LOCKED moves each once,
  * however many dispatchers sweep at the same time.
  */
