@@ -16,7 +16,8 @@ function env(name: string): string {
   return value;
 }
 
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** A connection as the run's superuser, to the maintenance database, for the length of `work`. */
+export async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: env(ADMIN_URL_ENV) });
   await client.connect();
   try {

@@ -1,5 +1,4 @@
 export * from './database';
-export { ADMIN_URL_ENV } from './env';
 export * from './fixtures';
 export * from './logger';
 export * from './net';

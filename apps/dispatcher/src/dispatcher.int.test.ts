@@ -1,6 +1,5 @@
 import { createBoss } from '@mailcast/adapters';
-import { ADMIN_URL_ENV, createTestDatabase, eventually, freePort, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
-import pg from 'pg';
+import { createTestDatabase, eventually, freePort, spawnBuilt, withAdmin, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 import { container } from 'tsyringe';
 import { startWorkers, type JobHandler, type JobWorkers } from './handlers/registry';
@@ -77,47 +76,46 @@ describe('dispatcher', () => {
     it('ends a job whose handler finishes while the database refuses connections, once it is back', async () => {
       // pg-boss's own `work` writes these ends without awaiting them: the rejections reached
       // nobody (Node ends a process on that) and the jobs stayed active for pg-boss's 15 minutes.
-      const admin = new pg.Client({ connectionString: process.env[ADMIN_URL_ENV] });
-      await admin.connect();
-      const allow = (yes: boolean) => admin.query(`ALTER DATABASE ${database.name} ALLOW_CONNECTIONS ${yes}`);
-      let cut: Promise<void> | undefined;
-      let backAt: Promise<Date> | undefined;
-      const outage = async () => {
-        await allow(false);
-        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database.name]);
-        backAt = new Promise((resolve) => setTimeout(resolve, 1000))
-          .then(() => allow(true))
-          .then(async () => (await admin.query<{ now: Date }>('SELECT now()')).rows[0]!.now);
-      };
-      try {
-        const ids = await sendJobs(boss, [11, 12]);
-        const handled: number[] = [];
-        const handler: JobHandler<'webhooks.deliver'> = {
-          queue: 'webhooks.deliver',
-          batchSize: 2,
-          async handle(_container, job) {
-            await (cut ??= outage());
-            handled.push(job.data.deliveryId);
-            if (job.data.deliveryId === 12) throw new Error('try again later');
-          },
+      await withAdmin(async (admin) => {
+        const allow = (yes: boolean) => admin.query(`ALTER DATABASE ${database.name} ALLOW_CONNECTIONS ${yes}`);
+        let cut: Promise<void> | undefined;
+        let backAt: Promise<Date> | undefined;
+        const outage = async () => {
+          await allow(false);
+          await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database.name]);
+          backAt = new Promise((resolve) => setTimeout(resolve, 1000))
+            .then(() => allow(true))
+            .then(async () => (await admin.query<{ now: Date }>('SELECT now()')).rows[0]!.now);
         };
-        const errors: unknown[] = [];
-        workers = startWorkers(boss, container, [handler as unknown as JobHandler], { onError: (error) => errors.push(error) });
-        const states = await eventually(async () => {
-          const rows = await jobStates(database, ids).catch(() => []);
-          return rows.length === 2 && rows.every((r) => r.state === 'completed' || r.state === 'failed') ? rows : undefined;
-        }, 15_000, 100);
-        expect([...handled].sort()).toEqual([11, 12]);
-        expect(Object.fromEntries(states.map((r) => [r.data.deliveryId, r.state]))).toEqual({ 11: 'completed', 12: 'failed' });
-        // Both ends were written after the database came back: the first tries met the outage.
-        const back = await backAt!;
-        for (const r of states) expect(r.completed_on!.getTime()).toBeGreaterThanOrEqual(back.getTime());
-        expect(errors).toEqual([]);
-      } finally {
-        await backAt?.catch(() => undefined);
-        await allow(true);
-        await admin.end();
-      }
+        try {
+          const ids = await sendJobs(boss, [11, 12]);
+          const handled: number[] = [];
+          const handler: JobHandler<'webhooks.deliver'> = {
+            queue: 'webhooks.deliver',
+            batchSize: 2,
+            async handle(_container, job) {
+              await (cut ??= outage());
+              handled.push(job.data.deliveryId);
+              if (job.data.deliveryId === 12) throw new Error('try again later');
+            },
+          };
+          const errors: unknown[] = [];
+          workers = startWorkers(boss, container, [handler as unknown as JobHandler], { onError: (error) => errors.push(error) });
+          const states = await eventually(async () => {
+            const rows = await jobStates(database, ids).catch(() => []);
+            return rows.length === 2 && rows.every((r) => r.state === 'completed' || r.state === 'failed') ? rows : undefined;
+          }, 15_000, 100);
+          expect([...handled].sort()).toEqual([11, 12]);
+          expect(Object.fromEntries(states.map((r) => [r.data.deliveryId, r.state]))).toEqual({ 11: 'completed', 12: 'failed' });
+          // Both ends were written after the database came back: the first tries met the outage.
+          const back = await backAt!;
+          for (const r of states) expect(r.completed_on!.getTime()).toBeGreaterThanOrEqual(back.getTime());
+          expect(errors).toEqual([]);
+        } finally {
+          await backAt?.catch(() => undefined);
+          await allow(true);
+        }
+      });
     });
   });
 

@@ -1,5 +1,6 @@
 import { FanOutEvents, RequeueStalledDeliveries, type ClaimedAttempt } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
+import { Pauses } from './pauses';
 
 /** Where the relay's first attempts go: this dispatcher's delivery worker. */
 export interface AttemptSink {
@@ -43,15 +44,7 @@ export function startOutboxRelay(
   options: OutboxRelayOptions,
 ): { stop(): Promise<void> } {
   let stopped = false;
-  let wake: (() => void) | undefined;
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  const pauses = new Pauses();
   const loop = (async () => {
     const fanOut = container.resolve(FanOutEvents);
     const sweep = container.resolve(RequeueStalledDeliveries);
@@ -68,24 +61,24 @@ export function startOutboxRelay(
         }
         const room = sink.room();
         if (room === 0) {
-          await pause(options.idleMs);
+          await pauses.pause(options.idleMs);
           continue;
         }
         const limit = Math.max(1, Math.min(options.batchSize, Math.floor(room / perEvent)));
         const { events, attempts } = await fanOut.execute({ batchSize: limit });
         if (attempts.length > 0) sink.hand(attempts);
         if (events > 0) perEvent = Math.max(1, attempts.length / events);
-        if (events < limit) await pause(options.idleMs);
+        if (events < limit) await pauses.pause(options.idleMs);
       } catch (error) {
         options.onError(error);
-        await pause(Math.max(options.idleMs, 1000));
+        await pauses.pause(Math.max(options.idleMs, 1000));
       }
     }
   })();
   return {
     async stop() {
       stopped = true;
-      wake?.();
+      pauses.wake();
       await loop;
     },
   };

@@ -4,6 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { confirmationEmailHandler } from './confirmation-email.handler';
 import { broadcastDueHandler } from './broadcast-due.handler';
 import { broadcastsSendHandler } from './broadcasts-send.handler';
+import { Pauses } from './pauses';
 import { persistently } from './persistently';
 
 /**
@@ -35,10 +36,8 @@ export interface WorkerEvents {
   onError?(error: unknown, context: string): void;
 }
 
-export interface WorkerOptions {
-  /** Pause before fetching again from a queue that had no job. */
-  idleMs: number;
-}
+/** Pause before fetching again from a queue that had no job. */
+const IDLE_MS = 500;
 
 export interface JobWorkers {
   /** Stops fetching, then waits for the jobs in hand to end and their ends to be written. */
@@ -60,20 +59,9 @@ export function startWorkers(
   container: DependencyContainer,
   handlers: readonly JobHandler[] = HANDLERS,
   events: WorkerEvents = {},
-  options: WorkerOptions = { idleMs: 500 },
 ): JobWorkers {
   let stopped = false;
-  const wakes = new Set<() => void>();
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        wakes.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      wakes.add(wake);
-    });
+  const pauses = new Pauses();
 
   const end = async (handler: JobHandler, job: PgBoss.Job<JobPayloads[JobName]>): Promise<void> => {
     const started = process.hrtime.bigint();
@@ -102,7 +90,7 @@ export function startWorkers(
         jobs = [];
       }
       if (jobs.length === 0) {
-        await pause(options.idleMs);
+        await pauses.pause(IDLE_MS);
         continue;
       }
       await Promise.all(
@@ -117,7 +105,7 @@ export function startWorkers(
   return {
     async stop() {
       stopped = true;
-      for (const wake of [...wakes]) wake();
+      pauses.wake();
       await Promise.all(loops);
     },
   };

@@ -10,6 +10,7 @@ import {
 } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
+import { Pauses } from './pauses';
 import { persistently } from './persistently';
 
 const QUEUE = 'webhooks.deliver';
@@ -87,7 +88,7 @@ export class WebhookDeliveryWorker {
   private readonly lanes = new Map<number, EndpointLane>();
   private successes: Array<{ jobId: string | undefined; outcome: AttemptOutcome }> = [];
   private flushTimer: NodeJS.Timeout | undefined;
-  private wake: (() => void) | undefined;
+  private readonly pauses = new Pauses();
   /** Only a loop paused for room is woken as POSTs settle: an empty queue waits its idleMs. */
   private waitingForRoom = false;
   private readonly running = new Set<Promise<void>>();
@@ -121,21 +122,10 @@ export class WebhookDeliveryWorker {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.pauses.wake();
     await this.loop;
     while (this.running.size > 0) await Promise.all([...this.running]);
     await this.flush();
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-    });
   }
 
   /**
@@ -177,7 +167,7 @@ export class WebhookDeliveryWorker {
       const room = this.room();
       if (room === 0) {
         this.waitingForRoom = true;
-        await this.pause(this.options.idleMs);
+        await this.pauses.pause(this.options.idleMs);
         this.waitingForRoom = false;
         continue;
       }
@@ -188,7 +178,7 @@ export class WebhookDeliveryWorker {
           priority: false,
         });
         if (jobs.length === 0) {
-          await this.pause(this.options.idleMs);
+          await this.pauses.pause(this.options.idleMs);
           continue;
         }
         // Claimed while the next fetch runs: the round trips overlap instead of adding up.
@@ -202,7 +192,7 @@ export class WebhookDeliveryWorker {
         this.running.add(accepting);
       } catch (error) {
         this.options.onError(error, 'fetch');
-        await this.pause(Math.max(this.options.idleMs, 1000));
+        await this.pauses.pause(Math.max(this.options.idleMs, 1000));
       }
     }
   }
@@ -318,7 +308,7 @@ export class WebhookDeliveryWorker {
         this.running.delete(work);
         if (lane.running === 0 && lane.waiting.length === 0) this.lanes.delete(endpointId);
         else this.pump(endpointId);
-        if (this.waitingForRoom && this.room() > 0) this.wake?.();
+        if (this.waitingForRoom && this.room() > 0) this.pauses.wake();
       });
       this.running.add(work);
     }
