@@ -1,6 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-/** The six permissions of CONTRACT §1; a token holds a subset, the spec's 401 otherwise. */
+/**
+ * Every permission a token may hold (docs/auth.md): the six of the seed API, then those of the
+ * wider API (email servers, suppressions, templates, transactionals, segments). A token holds a
+ * subset; a route needing one it lacks answers the spec's 401.
+ */
 export const PERMISSIONS = [
   'broadcasts_read',
   'broadcasts_write',
@@ -8,6 +12,17 @@ export const PERMISSIONS = [
   'subscribers_write',
   'webhook_endpoints_read',
   'webhook_endpoints_write',
+  'email_servers_read',
+  'email_servers_write',
+  'suppressions_read',
+  'suppressions_write',
+  'global_suppressions_write',
+  'templates_read',
+  'templates_write',
+  'transactionals_read',
+  'transactionals_write',
+  'segments_read',
+  'segments_write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -1,4 +1,4 @@
-import { EVENT_TYPE_GROUPS, TIMEFRAMES, TIMELINE_METRICS, WEBHOOK_HEADERS, type Permission } from '@mailcast/domain';
+import { EVENT_TYPE_GROUPS, PERMISSIONS, TIMEFRAMES, TIMELINE_METRICS, WEBHOOK_HEADERS, type Permission } from '@mailcast/domain';
 import { eventOf, ref, SCHEMAS, type Schema } from './schemas';
 
 /**
@@ -660,7 +660,7 @@ const COMPONENTS = {
       type: 'http',
       scheme: 'bearer',
       description:
-        'An API token (`mc_…`) issued by `npm run -s admin -- token create`. It belongs to one channel and holds permissions: broadcasts_read, broadcasts_write, subscribers_read, subscribers_write, webhook_endpoints_read, webhook_endpoints_write.',
+        'An API token (`mc_…`) issued by `npm run -s admin -- token create`. It belongs to one channel and holds permissions: ' + PERMISSIONS.join(', ') + '.',
     },
   },
   parameters: {
