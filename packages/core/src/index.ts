@@ -67,3 +67,5 @@ export * from './webhooks/claim-webhook-attempts';
 export * from './webhooks/send-webhook-attempt';
 export * from './webhooks/record-webhook-outcomes';
 export * from './webhooks/requeue-stalled-deliveries';
+export * from './discovery/describe-caller';
+export * from './discovery/get-channel-status';

@@ -3,6 +3,7 @@ import {
   DEFAULT_RETRIES_TO_ATTEMPT,
   EVENT_TYPES,
   MAX_RETRIES_TO_ATTEMPT,
+  PERMISSIONS,
   TIMEFRAMES,
   TIMELINE_METRICS,
 } from '@mailcast/domain';
@@ -459,6 +460,18 @@ export const SCHEMAS: Record<string, Schema> = {
   Readiness: closed({
     status: { type: 'string', enum: ['ready', 'not_ready'] },
     checks: closed({ database: boolean('The database answers.'), migrations: boolean('No migration is pending.') }),
+  }),
+  WhoAmI: closed({
+    type: { const: 'api_token' },
+    token_type: { const: 'channel', description: 'Every token belongs to one channel.' },
+    token: closed({ id: integer(), permissions: arrayOf({ type: 'string', enum: [...PERMISSIONS] }) }),
+    channel: closed({ id: integer(), name: string() }),
+  }),
+  ChannelStatus: closed({
+    status: { const: 'ok' },
+    channel: closed({ id: integer(), name: string() }),
+    email_servers: integer('How many email servers the channel has.'),
+    ready: boolean('The channel has an active email server, so a broadcast can be sent.'),
   }),
 };
 
