@@ -1,5 +1,6 @@
 import { ValidationError, type BroadcastInput } from '@mailcast/core';
 import Joi from 'joi';
+import { keysOf, type BodyShape } from './warnings';
 
 /**
  * The body of a create, update or schedule call: nested under `broadcast` (as the spec shows)
@@ -80,6 +81,9 @@ const broadcastSchema = Joi.object({
   // objects are often sent back whole.
   .unknown(true)
   .prefs({ abortEarly: false, convert: false, errors: { wrap: { label: false } } });
+
+/** What a create or update body may carry; anything else is answered with a warning. */
+export const BROADCAST_BODY: BodyShape = { key: 'broadcast', fields: keysOf(broadcastSchema) };
 
 function validate(schema: Joi.ObjectSchema, value: Record<string, unknown>): Record<string, unknown> {
   const { error, value: valid } = schema.validate(value);

@@ -1079,6 +1079,7 @@ export interface components {
             updated_at: string;
             /** @description Echoed input field. */
             use_any_email_server: boolean;
+            warnings?: components["schemas"]["Warnings"];
         };
         BroadcastAction: {
             id: number;
@@ -1091,6 +1092,7 @@ export interface components {
         } | components["schemas"]["BroadcastCreateInput"];
         BroadcastCreated: {
             id: number;
+            warnings?: components["schemas"]["Warnings"];
         };
         BroadcastCreateInput: {
             /** @description Rich text body; a Liquid template. */
@@ -1247,6 +1249,7 @@ export interface components {
             email: string;
             first_name: string | null;
             id: number;
+            warnings?: components["schemas"]["Warnings"];
         };
         EmailBody: {
             /** @description The subscriber, by address (case-insensitive). */
@@ -1417,6 +1420,7 @@ export interface components {
              * @description Null while subscribed.
              */
             unsubscribed_at: string | null;
+            warnings?: components["schemas"]["Warnings"];
         };
         /** @description The fields nested under `subscriber` (canonical), or the same fields flat at the top level (accepted for compatibility). */
         SubscriberCreateBody: {
@@ -1442,6 +1446,11 @@ export interface components {
             first_name?: string;
             /** @description IP address captured at signup. */
             ip_address?: string;
+            /**
+             * @description `false` creates the subscriber inactive (an existing one is updated and left inactive).
+             * @default true
+             */
+            is_active?: boolean;
             last_name?: string;
             /** @default api_subscription */
             source?: string;
@@ -1520,6 +1529,14 @@ export interface components {
         };
         /** @enum {string} */
         TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        /** @description Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some. */
+        Warnings: {
+            /** @constant */
+            code: "unrecognized_parameter";
+            message: string;
+            /** @description The attribute, as the body named it. */
+            param: string;
+        }[];
         WebhookDelivery: {
             /** @description Attempts made so far. */
             attempt_number: number;
@@ -1577,6 +1594,7 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             url: string;
+            warnings?: components["schemas"]["Warnings"];
         };
         /** @description The fields nested under `webhook_endpoint` (canonical), or the same fields flat at the top level (accepted for compatibility). */
         WebhookEndpointCreateBody: {
