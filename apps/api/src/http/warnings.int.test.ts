@@ -2,7 +2,7 @@ import request from 'supertest';
 import { expectResponseMatchesDocument } from '../openapi/test-support/match-document';
 import { startApi, type ApiHarness } from '../test-support/harness';
 
-/** docs/warnings.md: unknown attributes are ignored with a warning, never silently. */
+/** docs/discovery.md (Warnings): unknown attributes are ignored with a warning, never silently. */
 describe('warnings for unrecognized parameters', () => {
   let api: ApiHarness;
   let token: string;
