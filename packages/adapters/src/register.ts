@@ -8,6 +8,7 @@ import {
   RateLimitCounter,
   Repositories,
   SubscriberImporter,
+  SegmentRepository,
   Templates,
   Transactor,
   WebhookDestinations,
@@ -25,6 +26,7 @@ import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
+import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
@@ -58,6 +60,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
+  container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));
   container.registerInstance(Mailer, new NodemailerMailer());
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
