@@ -6,8 +6,9 @@ import http from 'node:http';
 import type PgBoss from 'pg-boss';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 import { buildContainer } from '../../../dispatcher/src/container';
-import { HANDLERS, startWorkers } from '../../../dispatcher/src/handlers/registry';
-import { startWebhookWorkers } from '../../../dispatcher/src/handlers/webhooks';
+import { HANDLERS } from '../../../dispatcher/src/handlers';
+import { startWorkers } from '../../../dispatcher/src/workers/job-workers';
+import { startWebhookWorkers } from '../../../dispatcher/src/workers/webhook-workers';
 
 /** What a browser test runs against: the api on a real port, the dispatcher's workers, a mailbox, a webhook receiver. */
 export interface Stack {
