@@ -9,8 +9,7 @@ import {
   trackingToken,
   type HtmlEdit,
 } from '@mailcast/domain';
-import type { Broadcast, HtmlReader, RandomSource, Templates } from '../ports';
-import type { BroadcastLink, RecipientStore, SubscriberSnapshot } from './recipient-store';
+import type { Broadcast, BroadcastLink, HtmlReader, RandomSource, RecipientStore, SubscriberSnapshot, Templates } from '../ports';
 import { renderTurns } from './render-turns';
 
 export interface RenderedEmail {
