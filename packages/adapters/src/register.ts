@@ -9,6 +9,7 @@ import {
   SubscriberImporter,
   SegmentRepository,
   Templates,
+  HtmlReader,
   Transactor,
   WebhookDestinations,
   WebhookRetrySchedule,
@@ -28,6 +29,7 @@ import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
+import { Htmlparser2Reader } from './templates/htmlparser2-reader';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
 
@@ -64,6 +66,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
+  container.registerInstance(HtmlReader, new Htmlparser2Reader());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
