@@ -40,7 +40,6 @@ const common = {
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
   setupFiles: ['reflect-metadata'],
-  testTimeout: 30_000,
 } satisfies Config;
 
 /**
@@ -66,6 +65,8 @@ const config: Config = {
     },
   ],
   maxWorkers: 2,
+  // A run-wide option: jest ignores it inside a project.
+  testTimeout: 30_000,
 };
 
 export default config;
