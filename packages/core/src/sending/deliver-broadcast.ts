@@ -288,7 +288,7 @@ export class DeliverBroadcast {
       const facts = { recipientId: c.id, broadcastId: b.id, email: c.subscriber.email, messageId: c.messageId };
       const emit = (type: EventType, data: Record<string, unknown>) =>
         outbox.push({ recipientId: c.id, event: { channelId: b.channelId, type, data, createdAt: at } });
-      // Handed to SMTP: the server answered, whatever it said (CONTRACT: email.sent).
+      // Handed to SMTP: the server answered, whatever it said (docs/broadcasts-and-sending.md: email.sent).
       if (plan.handed) {
         emailEvents.push({ ...base, kind: 'processed' });
         emit('email.sent', emailEventData(facts));
@@ -335,7 +335,7 @@ export class DeliverBroadcast {
     return plans.filter(({ item, plan }) => plan.kind !== 'delayed' && settled.has(item.recipient.id)).length;
   }
 
-  /** What an outcome means for the recipient (CONTRACT: 5xx hard bounce, 4xx delayed and retried). */
+  /** What an outcome means for the recipient (docs/broadcasts-and-sending.md: 5xx hard bounce, 4xx delayed and retried). */
   private plan(
     c: ClaimedRecipient,
     outcome: Outcome,
