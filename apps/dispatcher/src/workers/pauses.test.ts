@@ -13,12 +13,16 @@ describe('Pauses: the sleeps of a worker loop, cut short on wake', () => {
     return done;
   };
 
-  it('sleeps its time when nothing wakes it', async () => {
-    const pause = new Pauses().pause(30);
-    await jest.advanceTimersByTimeAsync(29);
+  /** The pause is still under way one millisecond before `ms`, and over at `ms`. */
+  const expectToSleep = async (pause: Promise<void>, ms: number) => {
+    await jest.advanceTimersByTimeAsync(ms - 1);
     expect(await settled(pause)).toBe(false);
     await jest.advanceTimersByTimeAsync(1);
     expect(await settled(pause)).toBe(true);
+  };
+
+  it('sleeps its time when nothing wakes it', async () => {
+    await expectToSleep(new Pauses().pause(30), 30);
   });
 
   it('ends every pause under way at once on wake, and a later pause sleeps again', async () => {
@@ -28,20 +32,12 @@ describe('Pauses: the sleeps of a worker loop, cut short on wake', () => {
     pauses.wake();
     expect(await settled(first)).toBe(true);
     expect(await settled(second)).toBe(true);
-    const later = pauses.pause(30);
-    await jest.advanceTimersByTimeAsync(29);
-    expect(await settled(later)).toBe(false);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(await settled(later)).toBe(true);
+    await expectToSleep(pauses.pause(30), 30);
   });
 
   it('wakes nothing when no pause is under way', async () => {
     const pauses = new Pauses();
     pauses.wake();
-    const pause = pauses.pause(30);
-    await jest.advanceTimersByTimeAsync(29);
-    expect(await settled(pause)).toBe(false);
-    await jest.advanceTimersByTimeAsync(1);
-    expect(await settled(pause)).toBe(true);
+    await expectToSleep(pauses.pause(30), 30);
   });
 });
