@@ -14,8 +14,5 @@ export * from './rate-limit';
 export * from './email-content';
 export * from './send-retry';
 export * from './tracking-token';
-<<<<<<< HEAD
 export * from './segment';
-=======
 export * from './sender';
->>>>>>> main
