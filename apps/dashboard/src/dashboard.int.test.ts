@@ -125,15 +125,27 @@ describe('the dashboard in a browser', () => {
     await page.waitForSelector('.live[data-status=draft]');
     broadcastId = Number(/\/broadcasts\/(\d+)$/.exec(page.url())![1]);
 
-    // Sending, watched without a reload: the page polls until the status is final.
-    const statuses = new Set<string>();
-    const watch = setInterval(() => {
-      void page.$eval('.live', (el) => el.getAttribute('data-status')).then((s) => s && statuses.add(s), () => undefined);
-    }, 50);
+    // The preview, rendered for one subscriber: an unknown one shows the API's message.
+    await fill('preview_email', 'nobody@example.com');
+    await clickText(page, 'Preview');
+    await waitForText(page, '[role=alert]', 'Subscriber not found');
+    await waitForProblem(/status of 404 .*\/preview/);
+    await fill('preview_email', 'bob@example.com');
+    await clickText(page, 'Preview');
+    await waitForText(page, '.preview-subject', 'Hello Bob');
+    expect(await page.$eval('.preview-text', (el) => el.textContent)).toContain('Hi Bob, see https://example.com/a');
+    const frame = page.frames().find((f) => f.url().endsWith('/app/preview-frame.html'))!;
+    await frame.waitForFunction(() => document.body?.textContent?.includes('Hi Bob'));
+    // The email's own inline style (its unsubscribe paragraph) applies inside the frame.
+    expect(await frame.$eval('p[style]', (p) => getComputedStyle(p).fontSize)).toBe('12px');
+    await screenshot(page, 'broadcast-preview');
+
+    // Sending, watched without a reload: the page polls until the status is final. A mark left
+    // on the window before the click is still there at the end, so the page never reloaded.
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
     await clickText(page, 'Send now');
     await page.waitForSelector('.live[data-status=sent]', { timeout: 30_000 });
-    clearInterval(watch);
-    expect(statuses.has('draft') && statuses.size).toBeGreaterThan(1);
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(await page.$eval('.live', (el) => el.textContent)).toContain('100% · 3/3');
     await screenshot(page, 'broadcast-sent');
     expect(smtp().map((m) => m.to[0]).sort()).toEqual(PEOPLE.map((p) => p.email).sort());

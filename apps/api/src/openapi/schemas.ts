@@ -490,6 +490,13 @@ export const SCHEMAS: Record<string, Schema> = {
     }),
     'Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some.',
   ),
+  BroadcastPreview: closed({
+    subscriber_email: string('The subscriber it was rendered for.'),
+    subject: string('The rendered subject.'),
+    preheader: { type: ['string', 'null'] },
+    text: string('The plain-text part.'),
+    html: string('The HTML part (links untracked, no open pixel).'),
+  }),
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */
