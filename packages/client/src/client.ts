@@ -134,6 +134,8 @@ export class MailcastClient {
     pause: (id: number) => this.call('pauseBroadcast', { params: { id } }),
     resume: (id: number) => this.call('resumeBroadcast', { params: { id } }),
     abort: (id: number) => this.call('abortBroadcast', { params: { id } }),
+    /** The email as the subscriber would receive it, untracked (needs subscribers_read too). */
+    preview: (id: number, email: string) => this.call('previewBroadcast', { params: { id }, body: { email } }),
     statistics: (id: number) => this.call('getBroadcastStatistics', { params: { id } }),
     timeline: (id: number, options: { timeframe?: QueryOf<'getBroadcastTimeline'>['timeframe']; metrics?: string | readonly TimelineMetric[] } = {}) =>
       this.call('getBroadcastTimeline', {

@@ -54,6 +54,7 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   pauseBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/pause_broadcast' },
   resumeBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/resume_broadcast' },
   abortBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/abort_broadcast' },
+  previewBroadcast: { method: 'POST', path: '/api/v1/broadcasts/{id}/preview' },
   getBroadcastStatistics: { method: 'GET', path: '/api/v1/broadcasts/{id}/statistics' },
   getBroadcastTimeline: { method: 'GET', path: '/api/v1/broadcasts/{id}/statistics/timeline' },
   getBroadcastLinks: { method: 'GET', path: '/api/v1/broadcasts/{id}/statistics/links' },

@@ -41,6 +41,7 @@ export * from './broadcasts/cancel-schedule';
 export * from './broadcasts/pause-broadcast';
 export * from './broadcasts/resume-broadcast';
 export * from './broadcasts/abort-broadcast';
+export * from './broadcasts/preview-broadcast';
 export * from './broadcasts/start-due-broadcast';
 export * from './broadcasts/sweep-due-broadcasts';
 export * from './statistics/broadcast-statistics-reader';

@@ -67,6 +67,7 @@ describe('isolation and permissions on every endpoint', () => {
     { name: 'pause broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/pause_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
     { name: 'resume broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/resume_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
     { name: 'abort broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/abort_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    { name: 'preview broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/preview`, permission: 'broadcasts_read', body: email, stranger: { status: 404, error: B } },
     { name: 'statistics', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
     { name: 'timeline', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/timeline`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
     { name: 'link statistics', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/links`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },

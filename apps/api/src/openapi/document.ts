@@ -5,6 +5,7 @@ import { BROADCAST_PATHS } from './broadcasts.paths';
 import { SUBSCRIBER_PATHS } from './subscribers.paths';
 import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
 import { OPERATIONS_AND_PUBLIC_PATHS } from './operations.paths';
+import { PREVIEW_PATHS } from './preview.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
 import { SEGMENT_PATHS } from './segments.paths';
 
@@ -17,6 +18,7 @@ import { SEGMENT_PATHS } from './segments.paths';
 
 const PATHS: Record<string, Json> = {
   ...BROADCAST_PATHS,
+  ...PREVIEW_PATHS,
   ...SUBSCRIBER_PATHS,
   ...WEBHOOK_ENDPOINT_PATHS,
   ...OPERATIONS_AND_PUBLIC_PATHS,

@@ -533,6 +533,13 @@ export const SCHEMAS: Record<string, Schema> = {
   SegmentCreateInput: { type: 'object', properties: segmentInputProperties, required: ['name'] },
   SegmentCreateBody: nestedOrFlat('segment', 'SegmentCreateInput'),
   SegmentUpdateBody: nestedOrFlat('segment', 'SegmentInput'),
+  BroadcastPreview: closed({
+    subscriber_email: string('The subscriber it was rendered for.'),
+    subject: string('The rendered subject.'),
+    preheader: { type: ['string', 'null'] },
+    text: string('The plain-text part.'),
+    html: string('The HTML part (links untracked, no open pixel).'),
+  }),
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

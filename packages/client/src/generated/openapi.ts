@@ -141,6 +141,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/broadcasts/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a broadcast for a subscriber
+         * @description The subject, text and HTML as the subscriber would receive them (Liquid rendered with their data, preheader and unsubscribe link), in any status. Opens and clicks are not tracked: nothing is recorded and the links are the original ones; the unsubscribe link is a placeholder. The token also needs `subscribers_read` (the answer shows the subscriber's data). Unknown subscriber: 404 "Subscriber not found"; no email: 422 "email parameter is required"; a template that fails to render: 422 "Broadcast cannot be rendered: …".
+         *
+         *     Permission: `broadcasts_read`.
+         */
+        post: operations["previewBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/broadcasts/{id}/resume_broadcast": {
         parameters: {
             query?: never;
@@ -1293,6 +1318,17 @@ export interface components {
             /** @description Number of items in the whole list, before limit and offset. */
             total: number;
         };
+        BroadcastPreview: {
+            /** @description The HTML part (links untracked, no open pixel). */
+            html: string;
+            preheader: string | null;
+            /** @description The rendered subject. */
+            subject: string;
+            /** @description The subscriber it was rendered for. */
+            subscriber_email: string;
+            /** @description The plain-text part. */
+            text: string;
+        };
         BroadcastScheduled: {
             id: number;
             message: string;
@@ -2231,6 +2267,44 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    previewBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailBody"];
+            };
+        };
+        responses: {
+            /** @description The rendered email. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastPreview"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
