@@ -1,5 +1,5 @@
 import type { LeaseHold } from './lease-hold';
-import type { ClaimedRecipient, RecipientStore } from './recipient-store';
+import type { ClaimedRecipient, RecipientStore } from '../ports';
 import { retrying } from './retrying';
 
 export type QueueEnd = 'exhausted' | 'deadline' | 'stopped';

@@ -17,7 +17,7 @@ import { subscriberEventData } from '../subscribers/subscriber-events';
 import { ClaimQueue, type QueueEnd } from './claim-queue';
 import { LeaseHold, startHeartbeat } from './lease-hold';
 import { decideSettlement, outcomeGroup, type PendingOutcome, type SendOutcome } from './outcome-settlement';
-import type { ClaimedRecipient } from './recipient-store';
+import type { ClaimedRecipient } from '../ports';
 import { OutcomeFlusher } from './outcome-flusher';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { retrying, forUpTo } from './retrying';

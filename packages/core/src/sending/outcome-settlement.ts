@@ -1,7 +1,6 @@
 import { sendRetryDelayMs, type EventType } from '@mailcast/domain';
-import type { Broadcast, EmailEventRecord, MailOutcome, OutboxEvent } from '../ports';
+import type { Broadcast, ClaimedRecipient, EmailEventRecord, MailOutcome, OutboxEvent, OutcomeGroup, RecipientSettlement } from '../ports';
 import { emailEventData } from './event-data';
-import type { ClaimedRecipient, OutcomeGroup, RecipientSettlement } from './recipient-store';
 
 /** What sending one message came to: the mailer's answer, or a reason it was never handed over. */
 export type SendOutcome = MailOutcome | { kind: 'unsendable'; message: string };
