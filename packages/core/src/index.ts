@@ -65,3 +65,4 @@ export * from './webhooks/claim-webhook-attempts';
 export * from './webhooks/send-webhook-attempt';
 export * from './webhooks/record-webhook-outcomes';
 export * from './webhooks/requeue-stalled-deliveries';
+export * from './webhooks/attempt-leases';
