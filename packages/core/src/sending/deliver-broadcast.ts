@@ -2,6 +2,7 @@ import { finalStatus } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
+  HtmlReader,
   Mailer,
   RandomSource,
   Repositories,
@@ -55,6 +56,7 @@ export class DeliverBroadcast {
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Mailer) private readonly mailer: Mailer,
     @inject(Templates) private readonly templates: Templates,
+    @inject(HtmlReader) private readonly htmlReader: HtmlReader,
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
@@ -134,7 +136,7 @@ export class DeliverBroadcast {
     return {
       servers: await this.servers(broadcast),
       channel: await this.repositories.channels.findById(broadcast.channelId),
-      renderer: await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.random, this.options.publicUrl),
+      renderer: await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.htmlReader, this.random, this.options.publicUrl),
     };
   }
 
