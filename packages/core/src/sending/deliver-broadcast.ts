@@ -1,4 +1,4 @@
-import { finalStatus } from '@mailcast/domain';
+import { finalStatus, senderAddress, usableEmailServers } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -82,17 +82,11 @@ export class DeliverBroadcast {
   }
 
   private async servers(broadcast: Broadcast): Promise<EmailServer[]> {
-    const all = await this.repositories.emailServers.listForChannel(broadcast.channelId);
-    if (broadcast.useAnyEmailServer || broadcast.emailServerIds.length === 0) return all;
-    const chosen = all.filter((s) => broadcast.emailServerIds.includes(s.id));
-    // Servers named but since removed: any of the channel's servers is better than no email.
-    return chosen.length > 0 ? chosen : all;
+    return usableEmailServers(broadcast, await this.repositories.emailServers.listForChannel(broadcast.channelId));
   }
 
   private fromAddress(server: EmailServer, channel: Channel | null): MailAddress {
-    const email = server.fromEmail ?? channel?.fromEmail ?? `mailcast@${new URL(this.options.publicUrl).hostname}`;
-    const name = server.fromEmail ? server.fromName : (channel?.fromName ?? server.fromName);
-    return { email, name: name ?? null };
+    return senderAddress(server, channel, new URL(this.options.publicUrl).hostname);
   }
 
   private async send(broadcast: Broadcast): Promise<DeliveryResult> {

@@ -23,8 +23,8 @@ export interface SettlementDecision {
 }
 
 /**
- * What an outcome means for its recipient: accepted is sent; a permanent (5xx) rejection is a
- * hard bounce; anything else is retried on the schedule (`attempts` is the attempt that just
+ * What an outcome means for its recipient (docs/broadcasts-and-sending.md): accepted is sent;
+ * a permanent (5xx) rejection is a hard bounce; anything else is retried on the schedule (`attempts` is the attempt that just
  * ended) until it runs out, then failed. A message that could not be built is failed at once.
  */
 export function decideSettlement(outcome: SendOutcome, attempts: number, at: Date, retryScheduleMs: readonly number[]): SettlementDecision {
