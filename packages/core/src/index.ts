@@ -72,6 +72,7 @@ export * from './webhooks/send-webhook-attempt';
 export * from './webhooks/record-webhook-successes';
 export * from './webhooks/record-webhook-failure';
 export * from './webhooks/requeue-stalled-deliveries';
+export * from './webhooks/attempt-leases';
 export * from './discovery/describe-caller';
 export * from './discovery/get-channel-status';
 export * from './segments/segment-rules';

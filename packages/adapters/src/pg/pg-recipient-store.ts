@@ -22,8 +22,12 @@ import { audiencePredicate } from './segment-sql';
 const SENDABLE = `s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`;
 
 // Claimable: pending and due, or claimed by a worker whose lease ran out (it died or stalled).
+// Retry times come from the application clock (:now, which set them); leases are set and
+// judged in database time (now()), so dispatchers whose clocks disagree never take each
+// other's live claims (docs/sending-reliability.md).
 const CLAIMABLE = `((r.status = 'pending' AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= :now))
-                   OR (r.status = 'claimed' AND r.lease_expires_at <= :now))`;
+                   OR (r.status = 'claimed' AND r.lease_expires_at <= now()))`;
+const LEASE_UNTIL = `now() + CAST(:leaseMs AS integer) * interval '1 millisecond'`;
 
 interface SubscriberRow {
   subscriber_id: number;
@@ -137,7 +141,7 @@ export class PgRecipientStore implements RecipientStore {
     await this.db('broadcasts').where({ id: broadcastId }).update({ total_recipients: total });
   }
 
-  async claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number, afterId: number): Promise<ClaimedRecipient[]> {
+  async claim(broadcastId: number, worker: string, now: Date, leaseMs: number, limit: number, afterId: number): Promise<ClaimedRecipient[]> {
     const { rows } = await prepared('claim_recipients', this.db.raw<{
       rows: Array<SubscriberRow & { id: number; message_id: string; attempts: number; status: string }>;
     }>(
@@ -156,12 +160,12 @@ export class PgRecipientStore implements RecipientStore {
        UPDATE broadcast_recipients r
           SET status = CASE WHEN j.sendable THEN 'claimed' ELSE 'skipped' END,
               claimed_by = CASE WHEN j.sendable THEN :worker END,
-              lease_expires_at = CASE WHEN j.sendable THEN :leaseUntil::timestamptz END,
+              lease_expires_at = CASE WHEN j.sendable THEN ${LEASE_UNTIL} END,
               attempts = r.attempts + CASE WHEN j.sendable THEN 1 ELSE 0 END
          FROM judged j, subscribers s
         WHERE r.id = j.id AND s.id = r.subscriber_id
        RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`,
-      { broadcastId, now, limit, worker, leaseUntil, afterId },
+      { broadcastId, now, limit, worker, leaseMs, afterId },
     ));
     return rows
       .map((row) => ({
@@ -175,30 +179,28 @@ export class PgRecipientStore implements RecipientStore {
       .sort((a, b) => a.id - b.id);
   }
 
-  async release(worker: string, recipientIds: readonly number[]): Promise<void> {
-    if (recipientIds.length === 0) return;
+  async release(broadcastId: number, worker: string): Promise<void> {
     await this.db('broadcast_recipients')
-      .whereIn('id', [...recipientIds])
-      .where({ status: 'claimed', claimed_by: worker })
+      .where({ broadcast_id: broadcastId, status: 'claimed', claimed_by: worker })
       .update({ status: 'pending', claimed_by: null, lease_expires_at: null, attempts: this.db.raw('attempts - 1') });
   }
 
-  async extendLeases(broadcastId: number, worker: string, leaseUntil: Date): Promise<void> {
+  async extendLeases(broadcastId: number, worker: string, leaseMs: number): Promise<void> {
     // SKIP LOCKED: a row being settled right now needs no lease, and waiting for it could
     // deadlock with the settling transaction.
     await prepared('extend_leases', this.db.raw(
-      `UPDATE broadcast_recipients SET lease_expires_at = :leaseUntil
+      `UPDATE broadcast_recipients SET lease_expires_at = ${LEASE_UNTIL}
         WHERE id IN (SELECT id FROM broadcast_recipients
                       WHERE broadcast_id = :broadcastId AND status = 'claimed' AND claimed_by = :worker
                       ORDER BY id FOR UPDATE SKIP LOCKED)`,
-      { broadcastId, worker, leaseUntil },
+      { broadcastId, worker, leaseMs },
     ));
   }
 
   async progress(broadcastId: number, now: Date): Promise<SendProgress> {
     const { rows } = await this.db.raw<{ rows: { claimable: number; leased: number; next_at: Date | null }[] }>(
       `SELECT count(*) FILTER (WHERE ${CLAIMABLE}) AS claimable,
-              count(*) FILTER (WHERE r.status = 'claimed' AND r.lease_expires_at > :now) AS leased,
+              count(*) FILTER (WHERE r.status = 'claimed' AND r.lease_expires_at > now()) AS leased,
               min(r.next_attempt_at) FILTER (WHERE r.status = 'pending' AND r.next_attempt_at > :now) AS next_at
          FROM broadcast_recipients r
         WHERE r.broadcast_id = :broadcastId AND r.status IN ('pending', 'claimed')`,
@@ -329,7 +331,7 @@ export class PgRecipientStore implements RecipientStore {
         WHERE (b.status IN ('scheduled', 'queueing') AND b.updated_at < :staleBefore)
            OR (b.status = 'sending'
                AND NOT EXISTS (SELECT 1 FROM broadcast_recipients r
-                                WHERE r.broadcast_id = b.id AND r.status = 'claimed' AND r.lease_expires_at > :now)
+                                WHERE r.broadcast_id = b.id AND r.status = 'claimed' AND r.lease_expires_at > now())
                AND (EXISTS (SELECT 1 FROM broadcast_recipients r WHERE r.broadcast_id = b.id AND ${CLAIMABLE})
                     OR NOT EXISTS (SELECT 1 FROM broadcast_recipients r
                                     WHERE r.broadcast_id = b.id AND r.status IN ('pending', 'claimed'))))

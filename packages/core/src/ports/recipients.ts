@@ -120,17 +120,21 @@ export interface RecipientStore {
   /** A resend of a failed broadcast tries its failed recipients again (never the sent ones). */
   retryFailed(broadcastId: number): Promise<number>;
   /**
-   * Claims up to `limit` recipients with FOR UPDATE SKIP LOCKED: pending and due, or claimed
-   * under an expired lease. A recipient whose subscriber is no longer sendable is marked
-   * `skipped` in the same statement and returned with `sendable` false. Only recipients with
-   * an id above `afterId`: a worker walks the list forward instead of stepping over every
-   * recipient already sent at each claim, and comes back to 0 for retries and lapsed leases.
+   * Claims up to `limit` recipients with FOR UPDATE SKIP LOCKED: pending and due at `now` (the
+   * application clock, which set their retry time), or claimed under a lease that has lapsed
+   * in database time. Each claim gets a lease of `leaseMs` from the database's clock, so no
+   * two dispatchers need agree on the time. A recipient whose subscriber is no longer sendable
+   * is marked `skipped` in the same statement and returned with `sendable` false. Only
+   * recipients with an id above `afterId`: a worker walks the list forward instead of stepping
+   * over every recipient already sent at each claim, and comes back to 0 for retries and
+   * lapsed leases.
    */
-  claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number, afterId: number): Promise<ClaimedRecipient[]>;
-  /** Gives back claims this worker will not send (paused, or its time slice ended). */
-  release(worker: string, recipientIds: readonly number[]): Promise<void>;
-  /** Heartbeat: keeps this worker's claims alive while it works. */
-  extendLeases(broadcastId: number, worker: string, leaseUntil: Date): Promise<void>;
+  claim(broadcastId: number, worker: string, now: Date, leaseMs: number, limit: number, afterId: number): Promise<ClaimedRecipient[]>;
+  /** Gives back every claim the worker still holds on the broadcast (it will not send them). */
+  release(broadcastId: number, worker: string): Promise<void>;
+  /** Heartbeat: this worker's claims last `leaseMs` more, in database time. */
+  extendLeases(broadcastId: number, worker: string, leaseMs: number): Promise<void>;
+  /** Leases are judged in database time; `now` only for retries that are due. */
   progress(broadcastId: number, now: Date): Promise<SendProgress>;
   outcomeCounts(broadcastId: number): Promise<SendOutcomeCounts>;
   /**
@@ -145,7 +149,10 @@ export interface RecipientStore {
   saveLinks(broadcastId: number, links: ReadonlyArray<{ identifier: string; url: string }>): Promise<BroadcastLink[]>;
   /** Hard bounce: the subscriber is deactivated (unsubscribed_at untouched). */
   deactivateSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null>;
-  /** Broadcasts in queueing or sending that nobody works on (no live lease) while work remains. */
+  /**
+   * Broadcasts in queueing or sending that nobody works on (no live lease, in database time)
+   * while work remains.
+   */
   stalledBroadcasts(now: Date, queueingStaleBefore: Date): Promise<number[]>;
 
   /**

@@ -74,7 +74,7 @@ export class FakeRecipientStore implements RecipientStore {
   retryFailed(): Promise<number> {
     return unused('retryFailed');
   }
-  claim(): Promise<ClaimedRecipient[]> {
+  claim(..._args: Parameters<RecipientStore['claim']>): Promise<ClaimedRecipient[]> {
     return unused('claim');
   }
   release(): Promise<void> {
