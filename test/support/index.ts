@@ -3,3 +3,5 @@ export * from './fixtures';
 export * from './logger';
 export * from './net';
 export * from './process';
+export * from './secrets';
+export * from './plaintext-scan';

@@ -6,6 +6,7 @@ import {
   PublicLinks,
   RandomSource,
   RateLimitCounter,
+  SmtpAllowPlaintext,
   Repositories,
   SubscriberImporter,
   Templates,
@@ -30,18 +31,23 @@ import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
+import type { SecretBox } from './secrets/secret-box';
+import { secretBoxFor } from './secrets/secret-keys';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
 export const LoggerToken = Symbol.for('mailcast.Logger');
 export const DatabaseToken = Symbol.for('mailcast.Database');
 export const BossToken = Symbol.for('mailcast.Boss');
+export const SecretBoxToken = Symbol.for('mailcast.SecretBox');
 
 export interface Infrastructure {
   config: Config;
   logger: Logger;
   db: Knex;
   boss: PgBoss;
+  /** Seals secrets at rest; by default the one the configuration names (docs/secrets.md). */
+  secrets?: SecretBox;
 }
 
 /** Binds every port to its PostgreSQL / pg-boss / system adapter. */
@@ -50,10 +56,12 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(LoggerToken, infra.logger);
   container.registerInstance(DatabaseToken, infra.db);
   container.registerInstance(BossToken, infra.boss);
+  const secrets = infra.secrets ?? secretBoxFor(infra.config, infra.logger);
+  container.registerInstance(SecretBoxToken, secrets);
   container.registerInstance(Clock, new SystemClock());
   container.registerInstance(RandomSource, new CryptoRandom());
-  container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss));
-  container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
+  container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss, secrets));
+  container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss, secrets));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
@@ -65,6 +73,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
   container.registerInstance(WebhookRetrySchedule, infra.config.webhookRetryScheduleMs);
+  container.registerInstance(SmtpAllowPlaintext, infra.config.smtpAllowPlaintext);
   return container;
 }
 

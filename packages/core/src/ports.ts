@@ -1,4 +1,4 @@
-import type { BroadcastStatus, EventType, Permission } from '@mailcast/domain';
+import type { BroadcastStatus, EventType, Permission, SmtpTls } from '@mailcast/domain';
 import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks/webhook-ports';
 import type { JobName, JobPayloads } from './jobs';
 import type { RecipientStore } from './sending/recipient-store';
@@ -60,23 +60,63 @@ export interface ApiTokenRepository {
   revoke(id: number, at: Date): Promise<boolean>;
 }
 
+/** A DKIM key of an email server; the private key is PEM (PKCS #8), sealed at rest. */
+export interface DkimKey {
+  domain: string;
+  selector: string;
+  privateKey: string;
+}
+
+/** An email server with its secrets in the clear: repositories seal them at rest. */
 export interface EmailServer {
   id: number;
   channelId: number;
+  name: string | null;
   host: string;
   port: number;
-  secure: boolean;
+  tls: SmtpTls;
   username: string | null;
   password: string | null;
   fromEmail: string | null;
   fromName: string | null;
+  active: boolean;
+  /** Per-server sending limits shared by every dispatcher; null: no limit. */
+  maxPerSecond: number | null;
+  maxPerMinute: number | null;
+  maxPerHour: number | null;
+  maxPerDay: number | null;
+  /** The domain and selector may be set before a key is generated; null key: not signed. */
+  dkimDomain: string | null;
+  dkimSelector: string | null;
+  dkimPrivateKey: string | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-export type NewEmailServer = Omit<EmailServer, 'id'>;
+type EmailServerOptional =
+  | 'name'
+  | 'active'
+  | 'maxPerSecond'
+  | 'maxPerMinute'
+  | 'maxPerHour'
+  | 'maxPerDay'
+  | 'dkimDomain'
+  | 'dkimSelector'
+  | 'dkimPrivateKey';
+
+export type NewEmailServer = Omit<EmailServer, 'id' | 'createdAt' | 'updatedAt' | EmailServerOptional> &
+  Partial<Pick<EmailServer, EmailServerOptional>>;
+
+export type EmailServerChanges = Partial<Omit<EmailServer, 'id' | 'channelId' | 'createdAt' | 'updatedAt'>>;
 
 export interface EmailServerRepository {
   create(server: NewEmailServer): Promise<EmailServer>;
+  /** Every server of the channel, active or not, oldest first. */
   listForChannel(channelId: number): Promise<EmailServer[]>;
+  /** Scoped to the channel: another channel's server is null. */
+  findById(channelId: number, id: number): Promise<EmailServer | null>;
+  update(channelId: number, id: number, changes: EmailServerChanges): Promise<EmailServer | null>;
+  delete(channelId: number, id: number): Promise<boolean>;
 }
 
 export interface EmailHeader {

@@ -17,8 +17,9 @@ export interface BroadcastStatusAnswer {
  * none named (or use_any_email_server) any of the channel's.
  */
 export function usableServers(b: Broadcast, channelServers: readonly EmailServer[]): EmailServer[] {
-  if (b.emailServerIds.length === 0 || b.useAnyEmailServer) return [...channelServers];
-  return channelServers.filter((s) => b.emailServerIds.includes(s.id));
+  const active = channelServers.filter((s) => s.active);
+  if (b.emailServerIds.length === 0 || b.useAnyEmailServer) return active;
+  return active.filter((s) => b.emailServerIds.includes(s.id));
 }
 
 /**

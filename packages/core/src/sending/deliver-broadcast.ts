@@ -79,7 +79,7 @@ export class DeliverBroadcast {
   }
 
   private async servers(broadcast: Broadcast): Promise<EmailServer[]> {
-    const all = await this.repositories.emailServers.listForChannel(broadcast.channelId);
+    const all = (await this.repositories.emailServers.listForChannel(broadcast.channelId)).filter((s) => s.active);
     if (broadcast.useAnyEmailServer || broadcast.emailServerIds.length === 0) return all;
     const chosen = all.filter((s) => broadcast.emailServerIds.includes(s.id));
     // Servers named but since removed: any of the channel's servers is better than no email.
