@@ -1,7 +1,7 @@
 import { parseRetrySchedule } from '@mailcast/domain';
 import Joi from 'joi';
 import path from 'node:path';
-import { decodeSecretKey } from './secrets/secret-keys';
+import { decodeSecretKey } from './secrets/secret-box';
 
 /** Every process (api, dispatcher, migrate, admin) reads the same variables (CONTRACT §1). */
 export interface Config {
@@ -14,6 +14,8 @@ export interface Config {
   webhookTimeoutMs: number;
   rateLimitPerMinute: number;
   dispatcherMetricsPort: number | undefined;
+  /** Set: the api's /metrics answers only `Authorization: Bearer <token>` (docs/security.md). */
+  metricsToken: string | undefined;
   logLevel: string;
   production: boolean;
   /** MAILCAST_SECRET_KEY; unset outside production means the development key (docs/secrets.md). */
@@ -66,6 +68,10 @@ const schema = Joi.object({
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(0).default(1200),
   DISPATCHER_METRICS_PORT: port,
+  METRICS_TOKEN: Joi.string().min(16).pattern(/^[\x21-\x7e]+$/).messages({
+    'string.min': '"METRICS_TOKEN" must be at least 16 characters',
+    'string.pattern.base': '"METRICS_TOKEN" must be printable ASCII without spaces',
+  }),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
   NODE_ENV: Joi.string().default('development'),
   MAILCAST_SECRET_KEY: secretKeys('MAILCAST_SECRET_KEY', false),
@@ -100,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     dispatcherMetricsPort: value.DISPATCHER_METRICS_PORT,
+    metricsToken: value.METRICS_TOKEN,
     logLevel: value.LOG_LEVEL,
     production,
     secretKey: value.MAILCAST_SECRET_KEY === undefined ? undefined : decodeSecretKey(value.MAILCAST_SECRET_KEY as string)!,

@@ -7,6 +7,7 @@ import { authenticate } from './auth';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
+import { discoveryRoutes } from './discovery.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { apiMetrics } from './metrics';
@@ -52,6 +53,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(subscribersRoutes(container));
   api.use(broadcastStatisticsRoutes(container));
   api.use(webhookEndpointsRoutes(container));
+  api.use(discoveryRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

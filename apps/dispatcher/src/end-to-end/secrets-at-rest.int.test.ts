@@ -7,7 +7,8 @@ import request from 'supertest';
 import type { DependencyContainer } from 'tsyringe';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 import { buildContainer } from '../container';
-import { HANDLERS, startWorkers, type JobWorkers } from '../handlers/registry';
+import { HANDLERS } from '../handlers';
+import { startWorkers, type JobWorkers } from '../workers/job-workers';
 
 /**
  * Secrets at rest (docs/secrets.md): after an email server with a password, a webhook endpoint

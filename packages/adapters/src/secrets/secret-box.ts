@@ -25,6 +25,14 @@ export class SecretKeyError extends Error {
   }
 }
 
+/** A base64 key as its bytes, or null when it is not the base64 of exactly 32 bytes. */
+export function decodeSecretKey(text: string): Buffer | null {
+  const trimmed = text.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed)) return null;
+  const key = Buffer.from(trimmed, 'base64');
+  return key.length === SECRET_KEY_BYTES && key.toString('base64') === trimmed ? key : null;
+}
+
 /** A key's id: the first 8 bytes of its SHA-256, so ids need no configuration of their own. */
 export function secretKeyId(key: Uint8Array): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 16);

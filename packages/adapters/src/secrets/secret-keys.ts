@@ -3,18 +3,10 @@ import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import path from 'node:path';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { SECRET_KEY_BYTES, SecretBox, SecretKeyError, secretKeyId } from './secret-box';
+import { decodeSecretKey, SECRET_KEY_BYTES, SecretBox, SecretKeyError, secretKeyId } from './secret-box';
 
 /** The development key's file under the data directory (docs/secrets.md). */
 export const DEVELOPMENT_KEY_FILE = 'secret-key';
-
-/** A base64 key as its bytes, or null when it is not the base64 of exactly 32 bytes. */
-export function decodeSecretKey(text: string): Buffer | null {
-  const trimmed = text.trim();
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed)) return null;
-  const key = Buffer.from(trimmed, 'base64');
-  return key.length === SECRET_KEY_BYTES && key.toString('base64') === trimmed ? key : null;
-}
 
 /**
  * The development key: read from `<data dir>/secret-key`, or created there (mode 600) on first
