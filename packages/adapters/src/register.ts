@@ -1,11 +1,13 @@
 import {
   BroadcastStatisticsReader,
   Clock,
+  DkimKeyGenerator,
   JobQueue,
   PublicLinks,
   RandomSource,
   RateLimitCounter,
   SmtpAllowPlaintext,
+  SmtpProbe,
   Repositories,
   SubscriberImporter,
   Templates,
@@ -31,6 +33,8 @@ import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
 import type { SecretBox } from './secrets/secret-box';
 import { secretBoxFor } from './secrets/secret-keys';
+import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
+import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
@@ -74,6 +78,8 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
   container.registerInstance(WebhookRetrySchedule, infra.config.webhookRetryScheduleMs);
   container.registerInstance(SmtpAllowPlaintext, infra.config.smtpAllowPlaintext);
+  container.registerInstance(SmtpProbe, new NodemailerSmtpProbe());
+  container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   return container;
 }
 

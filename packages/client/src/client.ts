@@ -34,6 +34,9 @@ export type TimelineMetric = Schemas['TimelineMetric'];
 export type LinkStatistics = Schemas['LinkStatistics'];
 export type WhoAmI = Schemas['WhoAmI'];
 export type ChannelStatus = Schemas['ChannelStatus'];
+export type EmailServer = Schemas['EmailServer'];
+export type EmailServerCreateInput = Schemas['EmailServerCreateInput'];
+export type EmailServerUpdateInput = Schemas['EmailServerUpdateInput'];
 
 /** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
 export type Page = QueryOf<'listBroadcasts'>;
@@ -182,6 +185,18 @@ export class MailcastClient {
     test: (id: number, eventType?: NonNullable<RequestBody<'testWebhookEndpoint'>['event_type']>) =>
       this.call('testWebhookEndpoint', { params: { id }, body: eventType === undefined ? {} : { event_type: eventType } }),
     deliveries: (id: number, page: Page = {}) => this.call('listWebhookDeliveries', { params: { id }, query: page }),
+  };
+
+  readonly emailServers = {
+    list: (page: Page = {}) => this.call('listEmailServers', { query: page }),
+    get: (id: number) => this.call('getEmailServer', { params: { id } }),
+    create: (email_server: EmailServerCreateInput) => this.call('createEmailServer', { body: { email_server } }),
+    /** A `smtp_password` sent back redacted, as read, leaves the password unchanged. */
+    update: (id: number, email_server: EmailServerUpdateInput) => this.call('updateEmailServer', { params: { id }, body: { email_server } }),
+    delete: (id: number) => this.call('deleteEmailServer', { params: { id } }),
+    /** A real SMTP handshake that sends nothing: `{ok, message}`. */
+    testConnection: (id: number) => this.call('testEmailServerConnection', { params: { id } }),
+    generateDkimKey: (id: number, body: RequestBody<'generateDkimKey'> = {}) => this.call('generateDkimKey', { params: { id }, body }),
   };
 
   private async call<Id extends ClientOperationId>(id: Id, init: CallInit<Id> = {}): Promise<SuccessBody<Id>> {

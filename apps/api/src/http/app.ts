@@ -8,6 +8,7 @@ import { confirmationRoutes } from '../public/confirmation.routes';
 import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { discoveryRoutes } from './discovery.routes';
+import { emailServersRoutes } from './email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { apiMetrics } from './metrics';
@@ -54,6 +55,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(broadcastStatisticsRoutes(container));
   api.use(webhookEndpointsRoutes(container));
   api.use(discoveryRoutes(container));
+  api.use(emailServersRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

@@ -117,6 +117,15 @@ export class PgEmailServerRepository implements EmailServerRepository {
     return row ? this.toEmailServer(row as EmailServerRow) : null;
   }
 
+  async namedByPendingBroadcast(channelId: number, id: number): Promise<boolean> {
+    const row = await this.db('broadcasts')
+      .where({ channel_id: channelId })
+      .whereIn('status', ['future_scheduled', 'scheduled', 'queueing', 'sending', 'paused'])
+      .whereRaw('? = ANY(email_server_ids)', [id])
+      .first('id');
+    return row !== undefined;
+  }
+
   async delete(channelId: number, id: number): Promise<boolean> {
     return (await this.db('email_servers').where({ channel_id: channelId, id }).delete()) > 0;
   }

@@ -6,6 +6,8 @@ import type { EmailServerChanges } from '../ports';
 export type SmtpAllowPlaintext = boolean;
 export const SmtpAllowPlaintext = Symbol.for('mailcast.SmtpAllowPlaintext');
 
+export const EMAIL_SERVER_NOT_FOUND = 'Email server not found';
+
 const LIMITS = ['maxPerSecond', 'maxPerMinute', 'maxPerHour', 'maxPerDay'] as const;
 const HOST = /^[A-Za-z0-9._:[\]-]{1,253}$/;
 const DNS_LABELS = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*$/;

@@ -23,4 +23,6 @@ export interface EmailServerRepository {
   findById(channelId: number, id: number): Promise<EmailServer | null>;
   update(channelId: number, id: number, changes: EmailServerChanges): Promise<EmailServer | null>;
   delete(channelId: number, id: number): Promise<boolean>;
+  /** Whether a broadcast that is scheduled, sending or paused names the server. */
+  namedByPendingBroadcast(channelId: number, id: number): Promise<boolean>;
 }

@@ -31,6 +31,7 @@ export type {
 
 export { Clock, RandomSource } from './system';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
+export { DkimKeyGenerator, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
 export {
   PublicLinks,

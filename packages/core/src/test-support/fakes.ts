@@ -116,6 +116,9 @@ export class FakeEmailServers implements EmailServerRepository {
     if (index >= 0) this.rows.splice(index, 1);
     return index >= 0;
   }
+  async namedByPendingBroadcast(): Promise<boolean> {
+    return false;
+  }
 }
 
 export class FakeBroadcasts implements BroadcastRepository {
