@@ -5,3 +5,4 @@ export * from './net';
 export * from './process';
 export * from './secrets';
 export * from './plaintext-scan';
+export * from './timing';

@@ -66,6 +66,6 @@ export {
   type WebhookResult,
 } from './webhooks';
 export { Mailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
-export { Templates, type TemplateScope } from './templates';
+export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
 export { RateLimitCounter } from './rate-limits';
 export { Repositories, Transactor } from './transactions';

@@ -2,6 +2,7 @@ import { finalStatus, sendRetryDelayMs, type EventType } from '@mailcast/domain'
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
+  HtmlReader,
   Mailer,
   RandomSource,
   Repositories,
@@ -54,6 +55,7 @@ export class DeliverBroadcast {
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Mailer) private readonly mailer: Mailer,
     @inject(Templates) private readonly templates: Templates,
+    @inject(HtmlReader) private readonly htmlReader: HtmlReader,
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
@@ -98,7 +100,7 @@ export class DeliverBroadcast {
     const worker = `${o.workerName ?? 'worker'}:${hex(this.random.bytes(6))}`;
     const servers = await this.servers(broadcast);
     const channel = await this.repositories.channels.findById(broadcast.channelId);
-    const renderer = await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.random, o.publicUrl);
+    const renderer = await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.htmlReader, this.random, o.publicUrl);
     const flusher = new OutcomeFlusher<PendingOutcome>((batch) => this.record(broadcast, batch), o.commitGroup);
     const deadline = Date.now() + o.sliceMs;
     const leaseUntil = () => new Date(this.clock.now().getTime() + o.leaseMs);
