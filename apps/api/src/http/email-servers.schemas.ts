@@ -76,7 +76,7 @@ export function newEmailServerBody(body: unknown) {
 }
 
 const dkimSchema = Joi.object({
-  algorithm: Joi.string().valid('rsa', 'ed25519').messages({ '*': 'Algorithm must be rsa or ed25519' }),
+  algorithm: Joi.string().valid('rsa').messages({ '*': 'Algorithm must be rsa (Ed25519 signing is not supported)' }),
   dkim_domain: Joi.string().max(253).messages({ '*': 'Dkim domain must be a string' }),
   dkim_selector: Joi.string().max(253).messages({ '*': 'Dkim selector must be a string' }),
 })

@@ -74,7 +74,7 @@ export const EMAIL_SERVER_PATHS: Record<string, Json> = {
       operationId: 'generateDkimKey',
       summary: 'Generate a DKIM key for an email server',
       description:
-        'A new key (RSA 2048 by default, or Ed25519), kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.',
+        'A new RSA 2048 key, kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.',
       tag: EMAIL_SERVERS,
       permission: 'email_servers_write',
       body: { schema: ref('DkimKeyBody'), required: false },

@@ -552,7 +552,7 @@ export const SCHEMAS: Record<string, Schema> = {
   DkimKeyBody: {
     type: 'object',
     properties: {
-      algorithm: { type: 'string', enum: ['rsa', 'ed25519'], default: 'rsa', description: 'RSA 2048 or Ed25519.' },
+      algorithm: { type: 'string', enum: ['rsa'], default: 'rsa', description: 'RSA 2048 (Ed25519 is not supported: the signer is rsa-sha256 only).' },
       dkim_domain: string("Default: the server's dkim_domain, else the domain of its from_email."),
       dkim_selector: string("Default: the server's dkim_selector, else `mailcast`."),
     },
@@ -563,7 +563,7 @@ export const SCHEMAS: Record<string, Schema> = {
     dns_record: closed({
       name: string('`<selector>._domainkey.<domain>`'),
       type: { const: 'TXT' },
-      value: string('`v=DKIM1; k=rsa|ed25519; p=<public key>`'),
+      value: string('`v=DKIM1; k=rsa; p=<base64 public key>`'),
     }),
   }),
 };

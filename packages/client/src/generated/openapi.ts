@@ -370,7 +370,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a DKIM key for an email server
-         * @description A new key (RSA 2048 by default, or Ed25519), kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.
+         * @description A new RSA 2048 key, kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.
          *
          *     Permission: `email_servers_write`.
          */
@@ -1344,11 +1344,11 @@ export interface components {
         };
         DkimKeyBody: {
             /**
-             * @description RSA 2048 or Ed25519.
+             * @description RSA 2048 (Ed25519 is not supported: the signer is rsa-sha256 only).
              * @default rsa
              * @enum {string}
              */
-            algorithm?: "rsa" | "ed25519";
+            algorithm?: "rsa";
             /** @description Default: the server's dkim_domain, else the domain of its from_email. */
             dkim_domain?: string;
             /** @description Default: the server's dkim_selector, else `mailcast`. */
@@ -1362,7 +1362,7 @@ export interface components {
                 name: string;
                 /** @constant */
                 type: "TXT";
-                /** @description `v=DKIM1; k=rsa|ed25519; p=<public key>` */
+                /** @description `v=DKIM1; k=rsa; p=<base64 public key>` */
                 value: string;
             };
         };

@@ -12,7 +12,8 @@ export interface SmtpProbe {
 }
 export const SmtpProbe = Symbol.for('mailcast.SmtpProbe');
 
-export type DkimAlgorithm = 'rsa' | 'ed25519';
+/** RSA only: nodemailer signs rsa-sha256, and an Ed25519 key would leave messages unsigned. */
+export type DkimAlgorithm = 'rsa';
 
 /** A new DKIM key: the private key as PEM, and the public key as a DNS TXT record's `p=` value. */
 export interface DkimKeyPair {
