@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from './config';
 const KEY = randomBytes(32);
 const OLD = randomBytes(32);
 
-describe('loadConfig (CONTRACT §1 environment)', () => {
+describe('loadConfig (docs/operations.md environment)', () => {
   it('applies the contract defaults', () => {
     expect(loadConfig({})).toEqual({
       databaseUrl: undefined,

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import path from 'node:path';
 import { decodeSecretKey } from './secrets/secret-box';
 
-/** Every process (api, dispatcher, migrate, admin) reads the same variables (CONTRACT §1). */
+/** Every process (api, dispatcher, migrate, admin) reads the same variables (docs/operations.md). */
 export interface Config {
   /** Unset: the embedded PostgreSQL under `.data/`. */
   databaseUrl: string | undefined;

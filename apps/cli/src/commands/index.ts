@@ -6,7 +6,7 @@ import { secretsReencrypt } from './secrets';
 import { subscribersImport } from './subscribers';
 import { tokenCreate, tokenRevoke } from './token';
 
-/** `<noun> <verb>` → command (CONTRACT §1, Admin CLI). */
+/** `<noun> <verb>` → command (docs/operations.md, Admin CLI). */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'channel create': channelCreate,
   'token create': tokenCreate,
