@@ -52,7 +52,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
       channelId,
       host: '127.0.0.1',
       port: smtp.port,
-      secure: false,
+      tls: 'none',
       username: null,
       password: null,
       fromEmail: 'news@example.com',

@@ -1,5 +1,7 @@
 import { parseRetrySchedule } from '@mailcast/domain';
 import Joi from 'joi';
+import path from 'node:path';
+import { decodeSecretKey } from './secrets/secret-box';
 
 /** Every process (api, dispatcher, migrate, admin) reads the same variables (docs/operations.md). */
 export interface Config {
@@ -16,6 +18,14 @@ export interface Config {
   metricsToken: string | undefined;
   logLevel: string;
   production: boolean;
+  /** MAILCAST_SECRET_KEY; unset outside production means the development key (docs/secrets.md). */
+  secretKey: Buffer | undefined;
+  /** MAILCAST_SECRET_KEYS_PREVIOUS: keys that still open values sealed before a key change. */
+  previousSecretKeys: Buffer[];
+  /** MAILCAST_DATA_DIR, else `.data/` at the repository root: development state. */
+  dataDir: string;
+  /** SMTP_ALLOW_PLAINTEXT: `tls: none` allowed for hosts other than loopback. */
+  smtpAllowPlaintext: boolean;
 }
 
 export class ConfigError extends Error {
@@ -26,6 +36,17 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h';
+
+const KEY_MESSAGE = 'must be the base64 of 32 random bytes (make one with: openssl rand -base64 32)';
+
+/** Never echoes the value: these are keys. */
+const secretKeys = (name: string, many: boolean) =>
+  Joi.string().custom((value: string, helpers) => {
+    const parts = many ? value.split(',').filter((part) => part.trim() !== '') : [value];
+    return parts.every((part) => decodeSecretKey(part) !== null)
+      ? value
+      : helpers.message({ custom: `"${name}" ${many ? 'must be comma-separated keys, each' : ''} ${KEY_MESSAGE}`.replace('  ', ' ') });
+  });
 
 const port = Joi.number().integer().min(0).max(65535);
 
@@ -53,6 +74,10 @@ const schema = Joi.object({
   }),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
   NODE_ENV: Joi.string().default('development'),
+  MAILCAST_SECRET_KEY: secretKeys('MAILCAST_SECRET_KEY', false),
+  MAILCAST_SECRET_KEYS_PREVIOUS: secretKeys('MAILCAST_SECRET_KEYS_PREVIOUS', true),
+  MAILCAST_DATA_DIR: Joi.string(),
+  SMTP_ALLOW_PLAINTEXT: Joi.boolean().default(false),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -64,6 +89,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const { value, error } = schema.validate(present);
   if (error) {
     throw new ConfigError(`Invalid configuration: ${error.details.map((d) => d.message).join('; ')}`);
+  }
+  const production = value.NODE_ENV === 'production';
+  if (production && value.MAILCAST_SECRET_KEY === undefined) {
+    throw new ConfigError(
+      `Invalid configuration: "MAILCAST_SECRET_KEY" is required when NODE_ENV=production; it ${KEY_MESSAGE}`,
+    );
   }
   const portValue = value.PORT as number;
   return {
@@ -77,6 +108,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dispatcherMetricsPort: value.DISPATCHER_METRICS_PORT,
     metricsToken: value.METRICS_TOKEN,
     logLevel: value.LOG_LEVEL,
-    production: value.NODE_ENV === 'production',
+    production,
+    secretKey: value.MAILCAST_SECRET_KEY === undefined ? undefined : decodeSecretKey(value.MAILCAST_SECRET_KEY as string)!,
+    previousSecretKeys: ((value.MAILCAST_SECRET_KEYS_PREVIOUS as string | undefined) ?? '')
+      .split(',')
+      .filter((part) => part.trim() !== '')
+      .map((part) => decodeSecretKey(part)!),
+    // From src/ or dist/ of this package alike, as the devkit's dataDirectory does.
+    dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
+    smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
   };
 }

@@ -35,3 +35,6 @@ export * from './templates/htmlparser2-reader';
 export * from './metrics/registry';
 export * from './metrics/business-metrics';
 export * from './pg/pg-recipient-store';
+export * from './secrets/secret-box';
+export * from './secrets/secret-keys';
+export * from './secrets/reseal-secrets';

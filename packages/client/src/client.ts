@@ -39,6 +39,9 @@ export type SegmentRule = Schemas['SegmentRule'];
 export type SegmentInput = Schemas['SegmentInput'];
 export type SegmentCreateInput = Schemas['SegmentCreateInput'];
 export type SegmentWithMembers = Schemas['SegmentWithMembers'];
+export type EmailServer = Schemas['EmailServer'];
+export type EmailServerCreateInput = Schemas['EmailServerCreateInput'];
+export type EmailServerUpdateInput = Schemas['EmailServerUpdateInput'];
 
 /** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
 export type Page = QueryOf<'listBroadcasts'>;
@@ -199,6 +202,18 @@ export class MailcastClient {
     /** `rules` replaces the whole rule list. */
     update: (id: number, segment: SegmentInput) => this.call('updateSegment', { params: { id }, body: { segment } }),
     delete: (id: number) => this.call('deleteSegment', { params: { id } }),
+  };
+
+  readonly emailServers = {
+    list: (page: Page = {}) => this.call('listEmailServers', { query: page }),
+    get: (id: number) => this.call('getEmailServer', { params: { id } }),
+    create: (email_server: EmailServerCreateInput) => this.call('createEmailServer', { body: { email_server } }),
+    /** A `smtp_password` sent back redacted, as read, leaves the password unchanged. */
+    update: (id: number, email_server: EmailServerUpdateInput) => this.call('updateEmailServer', { params: { id }, body: { email_server } }),
+    delete: (id: number) => this.call('deleteEmailServer', { params: { id } }),
+    /** A real SMTP handshake that sends nothing: `{ok, message}`. */
+    testConnection: (id: number) => this.call('testEmailServerConnection', { params: { id } }),
+    generateDkimKey: (id: number, body: RequestBody<'generateDkimKey'> = {}) => this.call('generateDkimKey', { params: { id }, body }),
   };
 
   private async call<Id extends ClientOperationId>(id: Id, init: CallInit<Id> = {}): Promise<SuccessBody<Id>> {

@@ -76,6 +76,13 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   deleteWebhookEndpoint: { method: 'DELETE', path: '/api/v1/webhook_endpoints/{id}' },
   testWebhookEndpoint: { method: 'POST', path: '/api/v1/webhook_endpoints/{id}/test' },
   listWebhookDeliveries: { method: 'GET', path: '/api/v1/webhook_endpoints/{id}/deliveries' },
+  listEmailServers: { method: 'GET', path: '/api/v1/email_servers' },
+  createEmailServer: { method: 'POST', path: '/api/v1/email_servers' },
+  getEmailServer: { method: 'GET', path: '/api/v1/email_servers/{id}' },
+  updateEmailServer: { method: 'PATCH', path: '/api/v1/email_servers/{id}' },
+  deleteEmailServer: { method: 'DELETE', path: '/api/v1/email_servers/{id}' },
+  testEmailServerConnection: { method: 'POST', path: '/api/v1/email_servers/{id}/test_connection' },
+  generateDkimKey: { method: 'POST', path: '/api/v1/email_servers/{id}/generate_dkim_key' },
 };
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;

@@ -12,7 +12,7 @@ describe('isolation and permissions on every endpoint', () => {
   let owner: string;
   let ownerChannel: number;
   let stranger: string;
-  let ids: { broadcast: number; endpoint: number; email: string };
+  let ids: { broadcast: number; endpoint: number; email: string; server: number };
 
   beforeAll(async () => {
     api = await startApi({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
@@ -29,7 +29,9 @@ describe('isolation and permissions on every endpoint', () => {
       .set(auth)
       .send({ webhook_endpoint: { url: 'https://hooks.example.com/in', event_types: ['subscriber.created'] } });
     expect(endpoint.status).toBe(201);
-    ids = { broadcast: broadcast.id, endpoint: endpoint.body.id, email: 'owner@example.com' };
+    const server = await request(api.app).post('/api/v1/email_servers').set(auth).send({ email_server: { host: '127.0.0.1', port: 9, tls: 'none' } });
+    expect(server.status).toBe(201);
+    ids = { broadcast: broadcast.id, endpoint: endpoint.body.id, email: 'owner@example.com', server: server.body.id };
   });
   afterAll(() => api.close());
 
@@ -47,6 +49,7 @@ describe('isolation and permissions on every endpoint', () => {
   const B = 'Broadcast not found';
   const S = 'Subscriber not found';
   const W = 'Webhook endpoint not found';
+  const E = 'Email server not found';
   const email = () => ({ email: ids.email });
   const OPERATIONS: Operation[] = [
     { name: 'list broadcasts', method: 'get', path: () => '/api/v1/broadcasts', permission: 'broadcasts_read', stranger: { status: 200, empty: (b) => b.total } },
@@ -96,6 +99,13 @@ describe('isolation and permissions on every endpoint', () => {
     { name: 'delete webhook endpoint', method: 'delete', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`, permission: 'webhook_endpoints_write', stranger: { status: 404, error: W } },
     { name: 'test webhook endpoint', method: 'post', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/test`, permission: 'webhook_endpoints_write', body: () => ({}), stranger: { status: 404, error: W } },
     { name: 'webhook deliveries', method: 'get', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/deliveries`, permission: 'webhook_endpoints_read', stranger: { status: 404, error: W } },
+    { name: 'list email servers', method: 'get', path: () => '/api/v1/email_servers', permission: 'email_servers_read', stranger: { status: 200, empty: (b) => b.total } },
+    { name: 'get email server', method: 'get', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_read', stranger: { status: 404, error: E } },
+    { name: 'create email server', method: 'post', path: () => '/api/v1/email_servers', permission: 'email_servers_write', body: () => ({ email_server: { host: '127.0.0.1', port: 2525, tls: 'none' } }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'update email server', method: 'patch', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_write', body: () => ({ email_server: { name: 'taken' } }), stranger: { status: 404, error: E } },
+    { name: 'delete email server', method: 'delete', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_write', stranger: { status: 404, error: E } },
+    { name: 'test email server', method: 'post', path: () => `/api/v1/email_servers/${ids.server}/test_connection`, permission: 'email_servers_write', stranger: { status: 404, error: E } },
+    { name: 'generate dkim key', method: 'post', path: () => `/api/v1/email_servers/${ids.server}/generate_dkim_key`, permission: 'email_servers_write', body: () => ({ dkim_domain: 'example.com' }), stranger: { status: 404, error: E } },
   ];
 
   const call = (op: Operation, token?: string) => {
@@ -109,6 +119,7 @@ describe('isolation and permissions on every endpoint', () => {
     broadcasts: await api.database.db('broadcasts').orderBy('id').select('id', 'name', 'status', 'version'),
     subscribers: await api.database.db('subscribers').orderBy('id').select('id', 'email', 'first_name', 'is_active', 'tags'),
     endpoints: await api.database.db('webhook_endpoints').orderBy('id').select('id', 'description', 'active'),
+    servers: await api.database.db('email_servers').orderBy('id').select('id', 'name', 'dkim_private_key'),
   });
 
   /**
@@ -153,6 +164,7 @@ describe('isolation and permissions on every endpoint', () => {
       expect(after.broadcasts.slice(0, before.broadcasts.length)).toEqual(before.broadcasts);
       expect(after.subscribers.slice(0, before.subscribers.length)).toEqual(before.subscribers);
       expect(after.endpoints.slice(0, before.endpoints.length)).toEqual(before.endpoints);
+      expect(after.servers.slice(0, before.servers.length)).toEqual(before.servers);
     });
   });
 });

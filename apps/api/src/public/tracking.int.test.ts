@@ -31,7 +31,7 @@ describe('public tracking and unsubscribe routes', () => {
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });
     channelId = channel.id;
     await api.fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
       username: null, password: null, fromEmail: null, fromName: null,
     });
     const [row] = await api.database.db('subscribers')

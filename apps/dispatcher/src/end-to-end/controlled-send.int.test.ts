@@ -65,7 +65,7 @@ describe('a controlled send, end to end', () => {
     const tenant = await api.fixtures.aTenant();
     client = new MailcastClient({ baseUrl: publicUrl, token: tenant.token, fetch: documentCheckingFetch() });
     await api.fixtures.repositories.emailServers.create({
-      channelId: tenant.channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+      channelId: tenant.channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
       username: null, password: null, fromEmail: 'news@example.com', fromName: 'Example News',
     });
   }, 30_000);

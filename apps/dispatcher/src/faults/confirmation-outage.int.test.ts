@@ -37,7 +37,7 @@ describe('a confirmation email job during a database outage', () => {
     const fixtures = new Fixtures(pg.db, pg.boss);
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
     await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
       username: null, password: null, fromEmail: null, fromName: null,
     });
     const [subscriber] = await pg.db('subscribers')

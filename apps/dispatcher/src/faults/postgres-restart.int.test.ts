@@ -70,7 +70,7 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     const fixtures = new Fixtures(db, boss);
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
     await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
       username: null, password: null, fromEmail: null, fromName: null,
     });
     await db('webhook_endpoints').insert({

@@ -59,7 +59,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
       channelId: channel.id,
       host: '127.0.0.1',
       port,
-      secure: false,
+      tls: 'none',
       username: null,
       password: null,
       fromEmail: null,

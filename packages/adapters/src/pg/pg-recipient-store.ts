@@ -12,6 +12,7 @@ import type {
 } from '@mailcast/core';
 import type { BroadcastStatus, SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import { isSealed, type SecretBox } from '../secrets/secret-box';
 import { prepared } from './database';
 import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
@@ -59,7 +60,11 @@ const toSubscriber = (row: SubscriberRow): SubscriberSnapshot => ({
 });
 
 export class PgRecipientStore implements RecipientStore {
-  constructor(private readonly db: Knex) {}
+  /** The broadcast's tracking secret is sealed at rest (docs/secrets.md). */
+  constructor(
+    private readonly db: Knex,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async findBroadcast(id: number): Promise<Broadcast | null> {
     const row = await prepared('find_broadcast', this.db<BroadcastRow>('broadcasts').where({ id }).first());
@@ -343,12 +348,17 @@ export class PgRecipientStore implements RecipientStore {
   }
 
   async trackingSecret(broadcastId: number, candidate: Uint8Array): Promise<Uint8Array> {
-    const { rows } = await this.db.raw<{ rows: { secret: Buffer }[] }>(
+    const { rows } = await this.db.raw<{ rows: { secret: string }[] }>(
       `UPDATE broadcasts SET tracking_secret = COALESCE(tracking_secret, ?) WHERE id = ? RETURNING tracking_secret AS secret`,
-      [Buffer.from(candidate), broadcastId],
+      [this.secrets.seal('broadcasts.tracking_secret', candidate), broadcastId],
     );
     if (!rows[0]) throw new Error(`broadcast ${broadcastId} does not exist`);
-    return rows[0].secret;
+    return this.openTrackingSecret(rows[0].secret);
+  }
+
+  /** A secret from before sealing is the base64 of its bytes (the column was bytea). */
+  private openTrackingSecret(stored: string): Buffer {
+    return isSealed(stored) ? this.secrets.open('broadcasts.tracking_secret', stored) : Buffer.from(stored, 'base64');
   }
 
   async findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null> {
@@ -363,7 +373,7 @@ export class PgRecipientStore implements RecipientStore {
           delivered_at: Date | null;
           opened_at: Date | null;
           clicked_at: Date | null;
-          tracking_secret: Buffer | null;
+          tracking_secret: string | null;
         }
       >;
     }>(
@@ -387,7 +397,7 @@ export class PgRecipientStore implements RecipientStore {
       openedAt: row.opened_at,
       clickedAt: row.clicked_at,
       subscriber: toSubscriber(row),
-      secret: row.tracking_secret,
+      secret: row.tracking_secret === null ? null : this.openTrackingSecret(row.tracking_secret),
     };
   }
 

@@ -10,6 +10,7 @@ import type {
 } from '@mailcast/core';
 import type { EventType } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import type { SecretBox } from '../secrets/secret-box';
 import { prepared } from './database';
 
 interface DeliveryRow {
@@ -67,7 +68,7 @@ interface AttemptRow {
   event_created_at: Date;
 }
 
-const toAttempt = (r: AttemptRow): ClaimedAttempt => ({
+const toAttempt = (r: AttemptRow, secrets: SecretBox): ClaimedAttempt => ({
   deliveryId: r.id,
   channelId: r.channel_id,
   attempt: r.attempt,
@@ -77,7 +78,7 @@ const toAttempt = (r: AttemptRow): ClaimedAttempt => ({
   eventCreatedAt: r.event_created_at,
   endpointId: r.endpoint_id,
   url: r.url,
-  secret: r.secret,
+  secret: secrets.openText('webhook_endpoints.secret', r.secret),
   retriesToAttempt: r.retries_to_attempt,
   firstAttemptAt: r.first_attempt_at,
 });
@@ -90,7 +91,10 @@ const toJobRefs = (rows: Array<{ id: number; webhook_endpoint_id: number; attemp
   rows.map((r) => ({ deliveryId: r.id, endpointId: r.webhook_endpoint_id, attempt: r.attempt_number + 1 }));
 
 export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly secrets: SecretBox,
+  ) {}
 
   private withEvent() {
     return this.db('webhook_deliveries as d')
@@ -176,7 +180,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
       { limit, now, leaseMs },
     ));
     const rows = result.rows as Array<AttemptRow & { events: number }>;
-    return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null })) };
+    return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null }, this.secrets)) };
   }
 
   async claim(jobs: readonly DeliveryJobRef[], now: Date): Promise<ClaimedAttempt[]> {
@@ -203,7 +207,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
        ORDER BY c.id`,
       { ids: jobs.map((j) => j.deliveryId), attempts: jobs.map((j) => j.attempt), now },
     );
-    return (result.rows as AttemptRow[]).map(toAttempt);
+    return (result.rows as AttemptRow[]).map((r) => toAttempt(r, this.secrets));
   }
 
   async recordSuccesses(successes: readonly AttemptSuccess[]): Promise<void> {

@@ -316,6 +316,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email_servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List email servers
+         * @description Passwords are redacted.
+         *
+         *     Permission: `email_servers_read`.
+         */
+        get: operations["listEmailServers"];
+        put?: never;
+        /**
+         * Add an email server
+         * @description `tls` defaults to `starttls`; `none` is refused (422) for a host other than loopback unless SMTP_ALLOW_PLAINTEXT=true.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        post: operations["createEmailServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email_servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an email server
+         * @description Unknown: 404 "Email server not found".
+         *
+         *     Permission: `email_servers_read`.
+         */
+        get: operations["getEmailServer"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an email server
+         * @description A server named by a scheduled, sending or paused broadcast: 422.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        delete: operations["deleteEmailServer"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an email server
+         * @description Changes the fields the body carries. A `smtp_password` equal to the redacted value leaves the password unchanged.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        patch: operations["updateEmailServer"];
+        trace?: never;
+    };
+    "/api/v1/email_servers/{id}/generate_dkim_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a DKIM key for an email server
+         * @description A new RSA 2048 key, kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        post: operations["generateDkimKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email_servers/{id}/test_connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the connection to an email server
+         * @description A real SMTP handshake (TLS as configured, AUTH if set) that sends nothing. A failed handshake is `ok: false`, not an error.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        post: operations["testEmailServerConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi": {
         parameters: {
             query?: never;
@@ -1363,6 +1478,30 @@ export interface components {
             /** @description Percent, 0 to 100, two decimals. */
             rate: number;
         };
+        DkimKeyBody: {
+            /**
+             * @description RSA 2048 (Ed25519 is not supported: the signer is rsa-sha256 only).
+             * @default rsa
+             * @enum {string}
+             */
+            algorithm?: "rsa";
+            /** @description Default: the server's dkim_domain, else the domain of its from_email. */
+            dkim_domain?: string;
+            /** @description Default: the server's dkim_selector, else `mailcast`. */
+            dkim_selector?: string;
+        };
+        DkimRecord: {
+            dkim_domain: string;
+            dkim_selector: string;
+            dns_record: {
+                /** @description `<selector>._domainkey.<domain>` */
+                name: string;
+                /** @constant */
+                type: "TXT";
+                /** @description `v=DKIM1; k=rsa; p=<base64 public key>` */
+                value: string;
+            };
+        };
         /** @description Options of the confirmation email. */
         DoubleOptInOptions: {
             /** @description Confirmation template; default: the channel's default template. */
@@ -1418,6 +1557,97 @@ export interface components {
             key: string;
             /** @description Header value. */
             value: string;
+        };
+        EmailServer: {
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            dkim_domain: string | null;
+            /** @description A DKIM key was generated: every message through the server is signed. */
+            dkim_key_present: boolean;
+            dkim_selector: string | null;
+            from_email: string | null;
+            from_name: string | null;
+            host: string;
+            id: number;
+            /** @description At most this many messages per day through the server, all dispatchers together; null: no limit. */
+            max_per_day: number | null;
+            /** @description At most this many messages per hour through the server, all dispatchers together; null: no limit. */
+            max_per_hour: number | null;
+            /** @description At most this many messages per minute through the server, all dispatchers together; null: no limit. */
+            max_per_minute: number | null;
+            /** @description At most this many messages per second through the server, all dispatchers together; null: no limit. */
+            max_per_second: number | null;
+            name: string | null;
+            port: number;
+            /** @description Write-only; shown redacted: 8 `•`, or for more than 12 characters the first 4, `•` characters, the last 4. Sending this redacted value back leaves the password unchanged. */
+            smtp_password: string | null;
+            smtp_username: string | null;
+            tls: components["schemas"]["SmtpTls"];
+            /** Format: date-time */
+            updated_at: string;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `email_server` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        EmailServerCreateBody: {
+            email_server: components["schemas"]["EmailServerCreateInput"];
+        } | components["schemas"]["EmailServerCreateInput"];
+        EmailServerCreateInput: {
+            /** @default true */
+            active?: boolean;
+            dkim_domain?: string | null;
+            dkim_selector?: string | null;
+            from_email?: string | null;
+            from_name?: string | null;
+            /** @description Host name or IP address. */
+            host: string;
+            /** @description At most this many messages per day through the server, all dispatchers together; null: no limit. */
+            max_per_day?: number | null;
+            /** @description At most this many messages per hour through the server, all dispatchers together; null: no limit. */
+            max_per_hour?: number | null;
+            /** @description At most this many messages per minute through the server, all dispatchers together; null: no limit. */
+            max_per_minute?: number | null;
+            /** @description At most this many messages per second through the server, all dispatchers together; null: no limit. */
+            max_per_second?: number | null;
+            name?: string | null;
+            port: number;
+            /** @description Write-only. The redacted form read from an answer leaves the password unchanged. */
+            smtp_password?: string | null;
+            smtp_username?: string | null;
+            tls?: components["schemas"]["SmtpTls"];
+        };
+        EmailServerList: {
+            data: components["schemas"]["EmailServer"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
+        /** @description The fields nested under `email_server` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        EmailServerUpdateBody: {
+            email_server: components["schemas"]["EmailServerUpdateInput"];
+        } | components["schemas"]["EmailServerUpdateInput"];
+        EmailServerUpdateInput: {
+            /** @default true */
+            active?: boolean;
+            dkim_domain?: string | null;
+            dkim_selector?: string | null;
+            from_email?: string | null;
+            from_name?: string | null;
+            /** @description Host name or IP address. */
+            host?: string;
+            /** @description At most this many messages per day through the server, all dispatchers together; null: no limit. */
+            max_per_day?: number | null;
+            /** @description At most this many messages per hour through the server, all dispatchers together; null: no limit. */
+            max_per_hour?: number | null;
+            /** @description At most this many messages per minute through the server, all dispatchers together; null: no limit. */
+            max_per_minute?: number | null;
+            /** @description At most this many messages per second through the server, all dispatchers together; null: no limit. */
+            max_per_second?: number | null;
+            name?: string | null;
+            port?: number;
+            /** @description Write-only. The redacted form read from an answer leaves the password unchanged. */
+            smtp_password?: string | null;
+            smtp_username?: string | null;
+            tls?: components["schemas"]["SmtpTls"];
         };
         /** @description Most failures: `{"error": "..."}`. */
         Error: {
@@ -1576,6 +1806,16 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        SmtpCheck: {
+            message: string;
+            /** @description The handshake (TLS as configured, AUTH if set) succeeded. */
+            ok: boolean;
+        };
+        /**
+         * @description `starttls` (default): the server must offer STARTTLS, no AUTH before it; `implicit`: TLS from the first byte; `none`: only for loopback hosts or with SMTP_ALLOW_PLAINTEXT=true.
+         * @enum {string}
+         */
+        SmtpTls: "starttls" | "implicit" | "none";
         StatisticsSummary: {
             /** Format: date-time */
             begin_send_at: string | null;
@@ -2510,6 +2750,239 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listEmailServers: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of email servers. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServerList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createEmailServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailServerCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Created, the password redacted. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServer"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEmailServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server, the password redacted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteEmailServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateEmailServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailServerUpdateBody"];
+            };
+        };
+        responses: {
+            /** @description The server, the password redacted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServer"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    generateDkimKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DkimKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The record to publish in DNS. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DkimRecord"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testEmailServerConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the handshake showed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmtpCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -4,7 +4,7 @@
  * same name, so `@inject(Clock) clock: Clock` reads as what it is.
  */
 export type { Page } from './entities/page';
-export type { ApiTokenRecord, Channel, EmailServer, NewChannel, NewEmailServer } from './entities/channel';
+export type { ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
 export type {
   Broadcast,
   BroadcastChanges,
@@ -31,6 +31,7 @@ export type {
 
 export { Clock, RandomSource } from './system';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
+export { DkimKeyGenerator, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
 export {
   PublicLinks,

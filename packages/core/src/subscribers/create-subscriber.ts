@@ -103,7 +103,7 @@ export class CreateSubscriber {
     return this.transactor.run(async (repositories) => {
       // Double opt-in without a way to send the email would leave the subscriber pending for
       // ever; the spec's message for a channel without an email server says why.
-      if (doi !== null && (await repositories.emailServers.listForChannel(principal.channelId)).length === 0) {
+      if (doi !== null && !(await repositories.emailServers.listForChannel(principal.channelId)).some((s) => s.active)) {
         throw new ValidationError(SMTP_NOT_CONFIGURED);
       }
       if (doi?.templateId != null) {

@@ -161,7 +161,7 @@ export class SendConfirmationEmail {
       ) {
         return 'stale';
       }
-      const [server] = await repositories.emailServers.listForChannel(request.channelId);
+      const server = (await repositories.emailServers.listForChannel(request.channelId)).find((s) => s.active);
       const channel = await repositories.channels.findById(request.channelId);
       if (server === undefined || channel === null) return 'no_email_server';
       const template =

@@ -11,6 +11,7 @@ import type {
   ConfirmationTemplate,
   ConfirmationTemplateRepository,
   EmailServer,
+  EmailServerChanges,
   EmailServerRepository,
   EventOutbox,
   JobQueue,
@@ -81,12 +82,42 @@ export class FakeApiTokens implements ApiTokenRepository {
 export class FakeEmailServers implements EmailServerRepository {
   readonly rows: EmailServer[] = [];
   async create(server: NewEmailServer): Promise<EmailServer> {
-    const row = { id: this.rows.length + 1, ...server };
+    const row: EmailServer = {
+      name: null,
+      active: true,
+      maxPerSecond: null,
+      maxPerMinute: null,
+      maxPerHour: null,
+      maxPerDay: null,
+      dkimDomain: null,
+      dkimSelector: null,
+      dkimPrivateKey: null,
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
+      ...server,
+      id: this.rows.length + 1,
+    };
     this.rows.push(row);
     return row;
   }
   async listForChannel(channelId: number): Promise<EmailServer[]> {
     return this.rows.filter((s) => s.channelId === channelId);
+  }
+  async findById(channelId: number, id: number): Promise<EmailServer | null> {
+    return this.rows.find((s) => s.channelId === channelId && s.id === id) ?? null;
+  }
+  async update(channelId: number, id: number, changes: EmailServerChanges): Promise<EmailServer | null> {
+    const row = await this.findById(channelId, id);
+    if (row !== null) Object.assign(row, changes);
+    return row;
+  }
+  async delete(channelId: number, id: number): Promise<boolean> {
+    const index = this.rows.findIndex((s) => s.channelId === channelId && s.id === id);
+    if (index >= 0) this.rows.splice(index, 1);
+    return index >= 0;
+  }
+  async namedByPendingBroadcast(): Promise<boolean> {
+    return false;
   }
 }
 

@@ -1,16 +1,18 @@
 import { inject, injectable } from 'tsyringe';
-import { NotFoundError, ValidationError } from '../errors';
+import { NotFoundError } from '../errors';
 import { Transactor, type EmailServer, type NewEmailServer } from '../ports';
+import { checkEmailServer, SmtpAllowPlaintext } from './email-server-rules';
 
+/** Adds an email server to a channel: the admin CLI's `email-server add` and the API's create. */
 @injectable()
 export class AddEmailServer {
-  constructor(@inject(Transactor) private readonly transactor: Transactor) {}
+  constructor(
+    @inject(Transactor) private readonly transactor: Transactor,
+    @inject(SmtpAllowPlaintext) private readonly allowPlaintext: SmtpAllowPlaintext,
+  ) {}
 
   async execute(input: NewEmailServer): Promise<EmailServer> {
-    if (!Number.isInteger(input.port) || input.port < 1 || input.port > 65535) {
-      throw ValidationError.forFields({ port: ['must be an integer from 1 to 65535'] });
-    }
-    if (input.host.trim() === '') throw ValidationError.forFields({ host: ["can't be blank"] });
+    checkEmailServer(input, this.allowPlaintext);
     return this.transactor.run(async (repositories) => {
       if ((await repositories.channels.findById(input.channelId)) === null) {
         throw new NotFoundError('Channel not found');
