@@ -32,3 +32,4 @@ export * from './templates/liquid-templates';
 export * from './metrics/registry';
 export * from './metrics/business-metrics';
 export * from './pg/pg-recipient-store';
+export * from './pg/pg-suppression.repository';

@@ -172,6 +172,26 @@ export class MailcastClient {
     deliveries: (id: number, page: Page = {}) => this.call('listWebhookDeliveries', { params: { id }, query: page }),
   };
 
+  /** A suppression list: the channel's (`suppressions`) or the installation-wide one (`globalSuppressions`). */
+  private suppressionList(scope: '' | 'Global') {
+    return {
+      list: (query: QueryOf<'listSuppressions'> = {}) => this.call(`list${scope}Suppressions`, { query }),
+      add: (email: string) => this.call(`add${scope}Suppressions`, { body: { email } }),
+      remove: (email: string) => this.call(`remove${scope}Suppressions`, { body: { email } }),
+      /** At most 10,000 addresses. */
+      addMany: (emails: string[]) => this.call(`add${scope}SuppressionsInBulk`, { body: { emails } }),
+      removeMany: (emails: string[]) => this.call(`remove${scope}SuppressionsInBulk`, { body: { emails } }),
+    };
+  }
+
+  readonly suppressions = {
+    ...this.suppressionList(''),
+    /** Whether email from this channel to the address is suppressed, and by which list. */
+    check: (email: string) => this.call('checkSuppression', { query: { email } }),
+  };
+
+  readonly globalSuppressions = this.suppressionList('Global');
+
   private async call<Id extends ClientOperationId>(id: Id, init: CallInit<Id> = {}): Promise<SuccessBody<Id>> {
     const route = ROUTES[id];
     const url = this.baseUrl + fillPath(route.path, init.params) + toQueryString(init.query);

@@ -67,6 +67,17 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   deleteWebhookEndpoint: { method: 'DELETE', path: '/api/v1/webhook_endpoints/{id}' },
   testWebhookEndpoint: { method: 'POST', path: '/api/v1/webhook_endpoints/{id}/test' },
   listWebhookDeliveries: { method: 'GET', path: '/api/v1/webhook_endpoints/{id}/deliveries' },
+  listSuppressions: { method: 'GET', path: '/api/v1/suppressions.json' },
+  addSuppressions: { method: 'POST', path: '/api/v1/suppressions.json' },
+  removeSuppressions: { method: 'DELETE', path: '/api/v1/suppressions.json' },
+  addSuppressionsInBulk: { method: 'POST', path: '/api/v1/suppressions/bulk.json' },
+  removeSuppressionsInBulk: { method: 'DELETE', path: '/api/v1/suppressions/bulk.json' },
+  checkSuppression: { method: 'GET', path: '/api/v1/suppressions/check.json' },
+  listGlobalSuppressions: { method: 'GET', path: '/api/v1/global_suppressions.json' },
+  addGlobalSuppressions: { method: 'POST', path: '/api/v1/global_suppressions.json' },
+  removeGlobalSuppressions: { method: 'DELETE', path: '/api/v1/global_suppressions.json' },
+  addGlobalSuppressionsInBulk: { method: 'POST', path: '/api/v1/global_suppressions/bulk.json' },
+  removeGlobalSuppressionsInBulk: { method: 'DELETE', path: '/api/v1/global_suppressions/bulk.json' },
 };
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;

@@ -2,6 +2,7 @@ import type { BroadcastStatus, EventType, Permission } from '@mailcast/domain';
 import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks/webhook-ports';
 import type { JobName, JobPayloads } from './jobs';
 import type { RecipientStore } from './sending/recipient-store';
+import type { SuppressionRepository } from './suppressions/suppression-ports';
 
 /*
  * Ports: what the use cases need from the world. Each DI token has the same name as the
@@ -375,6 +376,7 @@ export interface Repositories {
   jobs: JobQueue;
   webhookEndpoints: WebhookEndpointRepository;
   webhookDeliveries: WebhookDeliveryRepository;
+  suppressions: SuppressionRepository;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

@@ -14,6 +14,7 @@ import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
 import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers.routes';
+import { suppressionsRoutes } from './suppressions.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
@@ -52,6 +53,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(subscribersRoutes(container));
   api.use(broadcastStatisticsRoutes(container));
   api.use(webhookEndpointsRoutes(container));
+  api.use(suppressionsRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

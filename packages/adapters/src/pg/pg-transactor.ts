@@ -11,6 +11,7 @@ import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
+import { PgSuppressionRepository } from './pg-suppression.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
@@ -32,6 +33,7 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
     webhookEndpoints: new PgWebhookEndpointRepository(db),
     webhookDeliveries: new PgWebhookDeliveryRepository(db),
+    suppressions: new PgSuppressionRepository(db),
   };
 }
 

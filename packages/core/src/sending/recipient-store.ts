@@ -94,7 +94,8 @@ export interface RecipientStore {
   ): Promise<Broadcast | null>;
   /**
    * Inserts the next batch of recipients (sendable subscribers with afterSubscriberId < id <=
-   * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING. Returns the
+   * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING; a suppressed
+   * address goes in as `skipped`, so it is counted and never sent. Returns the
    * last subscriber id of the batch, or null when there was none left.
    */
   materialize(
@@ -117,7 +118,8 @@ export interface RecipientStore {
   retryFailed(broadcastId: number): Promise<number>;
   /**
    * Claims up to `limit` recipients with FOR UPDATE SKIP LOCKED: pending and due, or claimed
-   * under an expired lease. A recipient whose subscriber is no longer sendable is marked
+   * under an expired lease. A recipient whose subscriber is no longer sendable (or whose address
+   * is now suppressed) is marked
    * `skipped` in the same statement and returned with `sendable` false. Only recipients with
    * an id above `afterId`: a worker walks the list forward instead of stepping over every
    * recipient already sent at each claim, and comes back to 0 for retries and lapsed leases.

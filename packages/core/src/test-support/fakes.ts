@@ -36,6 +36,7 @@ import type {
 import type { Permission } from '@mailcast/domain';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
+import { FakeSuppressions } from './suppression-fakes';
 
 /** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
 export class FakeChannels implements ChannelRepository {
@@ -309,6 +310,7 @@ export function fakeRepositories(): Repositories & {
   jobs: FakeJobs;
   webhookEndpoints: FakeWebhookEndpoints;
   webhookDeliveries: FakeWebhookDeliveries;
+  suppressions: FakeSuppressions;
 } {
   return {
     channels: new FakeChannels(),
@@ -324,6 +326,7 @@ export function fakeRepositories(): Repositories & {
     jobs: new FakeJobs(),
     webhookEndpoints: new FakeWebhookEndpoints(),
     webhookDeliveries: new FakeWebhookDeliveries(),
+    suppressions: new FakeSuppressions(),
   };
 }
 
