@@ -64,6 +64,13 @@ describe('email content', () => {
         { key: 'X-Injected', value: 'a\r\nBcc: evil@x.test' },
         { key: 'Bad Name', value: 'v' },
         { key: 'List-Unsubscribe', value: '<https://evil.test>' },
+        { key: 'Return-Path', value: '<evil@x.test>' },
+        { key: 'Resent-From', value: 'evil@x.test' },
+        { key: 'DKIM-Signature', value: 'v=1' },
+        { key: 'Content-Disposition', value: 'attachment' },
+        { key: 'MIME-Version', value: '2.0' },
+        { key: 'Received', value: 'from x' },
+        { key: 'Sender', value: 'evil@x.test' },
       ]),
     ).toEqual({ 'X-Campaign': 'spring' });
   });

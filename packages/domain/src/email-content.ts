@@ -114,8 +114,10 @@ export function appendToBody(html: string, fragment: string): string {
 }
 
 /**
- * Headers a broadcast's email_headers may not set: the ones that make the message what it is
- * (addressing, identity, MIME structure) and the unsubscribe headers RFC 8058 requires us to own.
+ * Headers a broadcast's email_headers may not set (docs/security.md "Custom headers"): the ones
+ * that make the message what it is (addressing, identity, MIME structure, trace and signature
+ * fields) and the unsubscribe headers RFC 8058 requires us to own. A name is reserved when it is
+ * listed or starts with one of the reserved prefixes (`Resent-*`, `DKIM-*`, `ARC-*`, `Content-*`).
  */
 export const RESERVED_HEADERS: readonly string[] = [
   'from',
@@ -127,14 +129,24 @@ export const RESERVED_HEADERS: readonly string[] = [
   'subject',
   'date',
   'message-id',
+  'in-reply-to',
+  'references',
   'return-path',
   'received',
   'mime-version',
-  'content-type',
-  'content-transfer-encoding',
+  'authentication-results',
+  'domainkey-signature',
   'list-unsubscribe',
   'list-unsubscribe-post',
 ];
+
+export const RESERVED_HEADER_PREFIXES: readonly string[] = ['resent-', 'dkim-', 'arc-', 'content-'];
+
+/** Whether a custom header of this name (any case) would forge or break the message. */
+export function isReservedHeader(name: string): boolean {
+  const lower = name.trim().toLowerCase();
+  return RESERVED_HEADERS.includes(lower) || RESERVED_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/i;
 
@@ -144,7 +156,7 @@ export function allowedCustomHeaders(headers: ReadonlyArray<{ key: string; value
   for (const { key, value } of headers) {
     if (typeof key !== 'string' || typeof value !== 'string') continue;
     const name = key.trim();
-    if (!HEADER_NAME.test(name) || RESERVED_HEADERS.includes(name.toLowerCase())) continue;
+    if (!HEADER_NAME.test(name) || isReservedHeader(name)) continue;
     if (/[\r\n]/.test(value)) continue;
     out[name] = value;
   }

@@ -91,6 +91,8 @@ test('the barrel exports the public API', () => {
     'insertPreheader',
     'appendToBody',
     'RESERVED_HEADERS',
+    'RESERVED_HEADER_PREFIXES',
+    'isReservedHeader',
     'allowedCustomHeaders',
     'sendRetryDelayMs',
     'DEFAULT_SEND_RETRY_SCHEDULE_MS',

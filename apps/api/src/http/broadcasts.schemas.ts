@@ -1,4 +1,5 @@
 import { ValidationError, type BroadcastInput } from '@mailcast/core';
+import { isReservedHeader } from '@mailcast/domain';
 import Joi from 'joi';
 
 /**
@@ -20,26 +21,6 @@ function unwrap(body: unknown): Record<string, unknown> {
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
 const NO_LINE_BREAK = /^[^\r\n]*$/;
 
-/** Headers the service writes itself; a custom one of these names would forge or break the message. */
-const RESERVED_HEADERS = new Set(
-  [
-    'from',
-    'sender',
-    'to',
-    'cc',
-    'bcc',
-    'subject',
-    'reply-to',
-    'message-id',
-    'date',
-    'mime-version',
-    'content-type',
-    'content-transfer-encoding',
-    'list-unsubscribe',
-    'list-unsubscribe-post',
-  ],
-);
-
 const text = () => Joi.string().allow('', null);
 const ids = () => Joi.array().items(Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER));
 
@@ -60,7 +41,7 @@ const broadcastSchema = Joi.object({
         .pattern(HEADER_NAME)
         .max(76)
         .required()
-        .custom((value: string, helpers) => (RESERVED_HEADERS.has(value.toLowerCase()) ? helpers.error('header.reserved') : value))
+        .custom((value: string, helpers) => (isReservedHeader(value) ? helpers.error('header.reserved') : value))
         .messages({
           'string.pattern.base': '{#label} must be a header name (printable ASCII, no spaces or colons)',
           'header.reserved': '{#label} {#value} is set by Mailcast and cannot be overridden',

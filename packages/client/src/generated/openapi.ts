@@ -875,7 +875,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description The deployment's business figures (emails sent, bounced and failed; webhook deliveries by outcome; queue depth per queue), read from PostgreSQL at scrape time, beside the api's own HTTP metrics.
+         * @description The deployment's business figures (emails sent, bounced and failed; webhook deliveries by outcome; queue depth per queue), read from PostgreSQL at scrape time, beside the api's own HTTP metrics. With METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>` is answered (not a channel's API token).
          */
         get: operations["getMetrics"];
         put?: never;
@@ -3545,6 +3545,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description METRICS_TOKEN is set and the request does not carry it. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

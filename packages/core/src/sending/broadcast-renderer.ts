@@ -11,8 +11,7 @@ import {
   trackableLinks,
   trackingToken,
 } from '@mailcast/domain';
-import type { Broadcast, RandomSource, Templates } from '../ports';
-import type { BroadcastLink, RecipientStore, SubscriberSnapshot } from './recipient-store';
+import type { Broadcast, BroadcastLink, RandomSource, RecipientStore, SubscriberSnapshot, Templates } from '../ports';
 
 export interface RenderedEmail {
   subject: string;

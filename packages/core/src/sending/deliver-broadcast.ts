@@ -18,7 +18,7 @@ import {
 import { BroadcastRenderer } from './broadcast-renderer';
 import { subscriberEventData } from '../subscribers/subscriber-events';
 import { emailEventData } from './event-data';
-import type { ClaimedRecipient, RecipientSettlement } from './recipient-store';
+import type { ClaimedRecipient, RecipientSettlement } from '../ports';
 import { OutcomeFlusher } from './outcome-flusher';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { SendingOptions } from './sending-options';

@@ -1,9 +1,8 @@
 import { trackingTokenRecipient, verifyTrackingToken } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, Repositories, Transactor } from '../ports';
+import { Clock, Repositories, Transactor, type TrackedRecipient } from '../ports';
 import { subscriberEventData } from '../subscribers/subscriber-events';
 import { emailEventData } from './event-data';
-import type { TrackedRecipient } from './recipient-store';
 
 /** The recipient a token names, if the token is well-formed and its MAC verifies. */
 async function tracked(r: Repositories, token: string): Promise<TrackedRecipient | null> {

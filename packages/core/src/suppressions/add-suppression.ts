@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { Clock, Repositories } from '../ports';
 import { suppressionEmail, suppressionList } from './suppression-input';
-import type { Suppression } from './suppression-ports';
+import type { Suppression } from '../ports';
 
 /** Adds one address by hand (reason `manual`); an address already listed keeps its entry. */
 @injectable()

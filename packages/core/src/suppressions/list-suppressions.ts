@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { Repositories } from '../ports';
 import { suppressionList } from './suppression-input';
-import type { Suppression } from './suppression-ports';
+import type { Suppression } from '../ports';
 
 /** A suppression list, newest first, in pages of 250 as subscribers are. */
 @injectable()

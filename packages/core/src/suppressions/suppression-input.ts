@@ -1,7 +1,7 @@
 import { isValidEmail, normalizeEmail, SUPPRESSION_BULK_LIMIT, type SuppressionScope } from '@mailcast/domain';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
-import type { SuppressionList } from './suppression-ports';
+import type { SuppressionList } from '../ports';
 
 /** The list a request works on: the caller's channel's, or the installation-wide one. */
 export function suppressionList(principal: Principal, scope: SuppressionScope): SuppressionList {

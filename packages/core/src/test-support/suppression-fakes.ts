@@ -1,6 +1,5 @@
 import type { SuppressionReason, SuppressionScope } from '@mailcast/domain';
-import type { Page } from '../ports';
-import type { Suppression, SuppressionList, SuppressionRepository } from '../suppressions/suppression-ports';
+import type { Page, Suppression, SuppressionList, SuppressionRepository } from '../ports';
 
 /** Both lists in memory, with the repository's rules: one entry per (list, address). */
 export class FakeSuppressions implements SuppressionRepository {

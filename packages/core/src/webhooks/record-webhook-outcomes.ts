@@ -1,8 +1,7 @@
 import { nextAttempt, type AttemptExhaustedEventData } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Repositories, Transactor } from '../ports';
+import { Repositories, Transactor, WebhookRetrySchedule } from '../ports';
 import type { AttemptOutcome } from './send-webhook-attempt';
-import { WebhookRetrySchedule } from './webhook-ports';
 
 /** Bounded: enough to diagnose a receiver, never a whole page stored per attempt. */
 export const MAX_STORED_RESPONSE_BODY = 4096;

@@ -1,19 +1,8 @@
 import type { SuppressionReason, SuppressionScope } from '@mailcast/domain';
-import type { Page } from '../ports';
+import type { Page } from './entities/page';
+import type { Suppression, SuppressionList } from './entities/suppression';
 
-export interface Suppression {
-  id: number;
-  /** null: the installation-wide list. */
-  channelId: number | null;
-  /** Normalised, as subscribers' addresses are. */
-  email: string;
-  reason: SuppressionReason;
-  createdAt: Date;
-}
-
-/** Which list: a channel's (its id) or the installation-wide one (null). */
-export type SuppressionList = number | null;
-
+/** The suppression lists (docs/suppressions.md). */
 export interface SuppressionRepository {
   /** Upsert on (email, list): `created` false when the address was already there (kept as it was). */
   add(list: SuppressionList, email: string, reason: SuppressionReason, now: Date): Promise<{ suppression: Suppression; created: boolean }>;

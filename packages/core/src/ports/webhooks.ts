@@ -1,30 +1,11 @@
 import type { EventType } from '@mailcast/domain';
-import type { Page } from '../ports';
-
-export interface WebhookEndpoint {
-  id: number;
-  channelId: number;
-  url: string;
-  description: string | null;
-  active: boolean;
-  eventTypes: EventType[];
-  retriesToAttempt: number;
-  /** The whole secret: the presenter decides where it is shown and where it is redacted. */
-  secret: string;
-  lastResponseCode: number | null;
-  lastSentAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export type NewWebhookEndpoint = Pick<
+import type { Page } from './entities/page';
+import type {
+  NewWebhookEndpoint,
+  WebhookDelivery,
   WebhookEndpoint,
-  'channelId' | 'url' | 'description' | 'active' | 'eventTypes' | 'retriesToAttempt' | 'secret'
->;
-
-export type WebhookEndpointChanges = Partial<
-  Pick<WebhookEndpoint, 'url' | 'description' | 'active' | 'eventTypes' | 'retriesToAttempt'>
->;
+  WebhookEndpointChanges,
+} from './entities/webhook';
 
 export interface WebhookEndpointRepository {
   create(endpoint: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
@@ -39,29 +20,6 @@ export interface WebhookEndpointRepository {
    * when there was nothing to delete.
    */
   delete(channelId: number, id: number, now: Date): Promise<boolean>;
-}
-
-/** Stored status; the spec's list shows pending, succeeded (Successful) and failed. */
-export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
-
-export interface WebhookDelivery {
-  id: number;
-  channelId: number;
-  eventId: number;
-  webhookEndpointId: number;
-  eventType: EventType;
-  eventData: Record<string, unknown>;
-  status: WebhookDeliveryStatus;
-  attemptNumber: number;
-  responseStatus: number | null;
-  responseBody: string | null;
-  errorMessage: string | null;
-  firstAttemptAt: Date | null;
-  lastAttemptAt: Date | null;
-  nextRetryAt: Date | null;
-  successfullyDeliveredAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 /** A delivery job, as the queue names it. */
@@ -156,3 +114,26 @@ export interface WebhookDeliveryRepository {
 /** The delays between retries (WEBHOOK_RETRY_SCHEDULE, or the spec's default). */
 export type WebhookRetrySchedule = readonly number[];
 export const WebhookRetrySchedule = Symbol.for('mailcast.WebhookRetrySchedule');
+
+export interface WebhookPost {
+  url: string;
+  /** Sent byte for byte as given: it is what the signature covers. */
+  body: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+export type WebhookResult =
+  | { kind: 'response'; status: number; body: string }
+  | { kind: 'failed'; reason: 'timeout' | 'refused_destination' | 'network'; message: string };
+
+export interface WebhookSender {
+  /** Never throws for network trouble: a time-out or refusal is a result, retried per schedule. */
+  post(request: WebhookPost): Promise<WebhookResult>;
+}
+export const WebhookSender = Symbol.for('mailcast.WebhookSender');
+
+/** Whether a webhook URL may be registered: HTTPS and a public destination (CONTRACT: Webhooks). */
+export interface WebhookDestinations {
+  check(url: string): Promise<{ ok: true } | { ok: false; reason: string }>;
+}
+export const WebhookDestinations = Symbol.for('mailcast.WebhookDestinations');

@@ -1,5 +1,6 @@
 import type { BroadcastStatus } from '@mailcast/domain';
-import type { Broadcast, EmailEventRecord, OutboxEvent } from '../ports';
+import type { Broadcast } from './entities/broadcast';
+import type { EmailEventRecord, OutboxEvent } from './entities/events';
 
 /**
  * The sending pipeline's persistence: set-based recipient materialisation, leased claims, per

@@ -1,0 +1,38 @@
+import type { Permission } from '@mailcast/domain';
+
+export interface Channel {
+  id: number;
+  name: string;
+  fromEmail: string | null;
+  fromName: string | null;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  createdAt: Date;
+}
+
+export interface NewChannel {
+  name: string;
+  fromEmail?: string | null;
+  fromName?: string | null;
+}
+
+export interface ApiTokenRecord {
+  id: number;
+  channelId: number;
+  permissions: Permission[];
+  revokedAt: Date | null;
+}
+
+export interface EmailServer {
+  id: number;
+  channelId: number;
+  host: string;
+  port: number;
+  secure: boolean;
+  username: string | null;
+  password: string | null;
+  fromEmail: string | null;
+  fromName: string | null;
+}
+
+export type NewEmailServer = Omit<EmailServer, 'id'>;
