@@ -33,3 +33,4 @@ export * from './metrics/registry';
 export * from './metrics/business-metrics';
 export * from './pg/pg-recipient-store';
 export * from './pg/pg-suppression.repository';
+export * from './pg/pg-template.repository';

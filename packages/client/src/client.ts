@@ -32,6 +32,8 @@ export type StatisticsSummary = Schemas['StatisticsSummary'];
 export type Timeline = Schemas['Timeline'];
 export type TimelineMetric = Schemas['TimelineMetric'];
 export type LinkStatistics = Schemas['LinkStatistics'];
+export type Template = Schemas['Template'];
+export type TemplateInput = Schemas['TemplateInput'];
 
 /** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
 export type Page = QueryOf<'listBroadcasts'>;
@@ -170,6 +172,15 @@ export class MailcastClient {
     test: (id: number, eventType?: NonNullable<RequestBody<'testWebhookEndpoint'>['event_type']>) =>
       this.call('testWebhookEndpoint', { params: { id }, body: eventType === undefined ? {} : { event_type: eventType } }),
     deliveries: (id: number, page: Page = {}) => this.call('listWebhookDeliveries', { params: { id }, query: page }),
+  };
+
+  readonly templates = {
+    list: (page: Page = {}) => this.call('listTemplates', { query: page }),
+    get: (id: number) => this.call('getTemplate', { params: { id } }),
+    create: (template: TemplateInput & { label: string }) => this.call('createTemplate', { body: { template } }),
+    update: (id: number, template: TemplateInput) => this.call('updateTemplate', { params: { id }, body: { template } }),
+    /** 422 while a scheduled or sending broadcast was written from it. */
+    delete: (id: number) => this.call('deleteTemplate', { params: { id } }),
   };
 
   /** A suppression list: the channel's (`suppressions`) or the installation-wide one (`globalSuppressions`). */

@@ -15,6 +15,7 @@ import { requestLog } from './request-log';
 import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers.routes';
 import { suppressionsRoutes } from './suppressions.routes';
+import { templatesRoutes } from './templates.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
@@ -54,6 +55,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(broadcastStatisticsRoutes(container));
   api.use(webhookEndpointsRoutes(container));
   api.use(suppressionsRoutes(container));
+  api.use(templatesRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

@@ -6,6 +6,7 @@ import { SUBSCRIBER_PATHS } from './subscribers.paths';
 import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
 import { OPERATIONS_AND_PUBLIC_PATHS } from './operations.paths';
 import { SUPPRESSION_PATHS, SUPPRESSIONS } from './suppressions.paths';
+import { TEMPLATE_PATHS, TEMPLATES } from './templates.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -20,6 +21,7 @@ const PATHS: Record<string, Json> = {
   ...WEBHOOK_ENDPOINT_PATHS,
   ...OPERATIONS_AND_PUBLIC_PATHS,
   ...SUPPRESSION_PATHS,
+  ...TEMPLATE_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -163,6 +165,7 @@ export function buildOpenApiDocument(): Json {
       { name: WEBHOOKS, description: 'Customer URLs receiving signed event notifications, and their delivery history.' },
       { name: OPERATIONS, description: 'Health, metrics and this documentation; no authentication.' },
       { name: PUBLIC, description: 'Pages linked from emails; no authentication.' },
+      { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
     ],
     paths: PATHS,

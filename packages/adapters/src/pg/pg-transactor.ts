@@ -12,6 +12,7 @@ import { PgEventOutbox } from './pg-event-outbox';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
 import { PgSuppressionRepository } from './pg-suppression.repository';
+import { PgTemplateRepository } from './pg-template.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
@@ -34,6 +35,7 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     webhookEndpoints: new PgWebhookEndpointRepository(db),
     webhookDeliveries: new PgWebhookDeliveryRepository(db),
     suppressions: new PgSuppressionRepository(db),
+    templates: new PgTemplateRepository(db),
   };
 }
 

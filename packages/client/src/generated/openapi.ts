@@ -663,6 +663,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description Most recently created first.
+         *
+         *     Permission: `templates_read`.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description A confirmation template needs a subject and a body. `default_confirmation: true` makes it the one double opt-in uses when no confirmation_template_id is given.
+         *
+         *     Permission: `templates_write`.
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description Permission: `templates_read`.
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template
+         * @description A template a scheduled or sending broadcast was written from: 422 "Template is used by a scheduled or sending broadcast".
+         *
+         *     Permission: `templates_write`.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a template
+         * @description Only the fields given change; the result is validated as at create.
+         *
+         *     Permission: `templates_write`.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
     "/api/v1/webhook_endpoints": {
         parameters: {
             query?: never;
@@ -1150,6 +1213,8 @@ export interface components {
             status: components["schemas"]["BroadcastStatus"];
             subject: string;
             tags: string[];
+            /** @description The template the broadcast was written from. */
+            template_id: number | null;
             total_recipients: number;
             track_clicks: boolean;
             track_opens: boolean;
@@ -1170,6 +1235,7 @@ export interface components {
         BroadcastCreated: {
             id: number;
         };
+        /** @description A subject, or a template_id whose template has one. */
         BroadcastCreateInput: {
             /** @description Rich text body; a Liquid template. */
             body?: string;
@@ -1199,13 +1265,19 @@ export interface components {
             /** @description Segments targeted; empty means every active subscriber of the channel. */
             segment_ids?: number[];
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
-            subject: string;
+            subject?: string;
+            /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
+            template_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
             track_clicks?: boolean;
             /** @description Open tracking. Default: the channel's setting. */
             track_opens?: boolean;
             /** @description Use any email server of the channel. */
             use_any_email_server?: boolean;
+        } | {
+            subject: string;
+        } | {
+            template_id: number;
         };
         BroadcastEventData: {
             broadcast_channel_id: number;
@@ -1257,6 +1329,8 @@ export interface components {
             segment_ids?: number[];
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
             subject?: string;
+            /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
+            template_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
             track_clicks?: boolean;
             /** @description Open tracking. Default: the channel's setting. */
@@ -1616,6 +1690,51 @@ export interface components {
             /** @description The subscriber, by address (case-insensitive). */
             email: string;
             tags: string[];
+        };
+        Template: {
+            /** @description Liquid. */
+            body: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The channel's default confirmation template (one at most). */
+            default_confirmation: boolean;
+            /** @description Liquid. */
+            html_body: string | null;
+            id: number;
+            label: string;
+            /** @description Liquid. */
+            preheader: string | null;
+            /** @description Liquid. */
+            subject: string | null;
+            /** @enum {string} */
+            template_purpose: "broadcast" | "confirmation";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The fields nested under `template` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        TemplateBody: {
+            template: components["schemas"]["TemplateInput"];
+        } | components["schemas"]["TemplateInput"];
+        /** @description Every Liquid field is checked at save: invalid Liquid is a 422 `{"errors": {field: ["is not valid Liquid: … line:L, col:C"]}}`. */
+        TemplateInput: {
+            body?: string | null;
+            /** @description Confirmation templates only; makes the previous default an ordinary one. */
+            default_confirmation?: boolean;
+            html_body?: string | null;
+            /** @description Required on create. */
+            label?: string;
+            preheader?: string | null;
+            subject?: string | null;
+            /**
+             * @default broadcast
+             * @enum {string}
+             */
+            template_purpose?: "broadcast" | "confirmation";
+        };
+        TemplateList: {
+            data: components["schemas"]["Template"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
         };
         Timeline: {
             broadcast_id: number;
@@ -3150,6 +3269,171 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The updated template. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

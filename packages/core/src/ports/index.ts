@@ -21,6 +21,7 @@ export type {
   SubscriberFilter,
 } from './entities/subscriber';
 export type { Suppression, SuppressionList } from './entities/suppression';
+export type { Template, TemplateFields, TemplatePurpose } from './entities/template';
 export type { EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
 export type {
   NewWebhookEndpoint,
@@ -69,4 +70,5 @@ export { Mailer, type MailAddress, type MailOutcome, type OutgoingEmail } from '
 export { Templates, type TemplateScope } from './templates';
 export { RateLimitCounter } from './rate-limits';
 export type { SuppressionRepository } from './suppressions';
+export type { TemplateRepository } from './templates-store';
 export { Repositories, Transactor } from './transactions';

@@ -9,6 +9,7 @@ import type { EmailEvents, EventOutbox } from './events';
 import type { JobQueue } from './jobs';
 import type { RecipientStore } from './recipients';
 import type { SuppressionRepository } from './suppressions';
+import type { TemplateRepository } from './templates-store';
 import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks';
 
 /** Every repository, bound to one transaction. */
@@ -28,6 +29,7 @@ export interface Repositories {
   webhookEndpoints: WebhookEndpointRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   suppressions: SuppressionRepository;
+  templates: TemplateRepository;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

@@ -37,6 +37,7 @@ import type { Permission } from '@mailcast/domain';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
 import { FakeSuppressions } from './suppression-fakes';
+import { FakeTemplates } from './template-fakes';
 
 /** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
 export class FakeChannels implements ChannelRepository {
@@ -96,6 +97,7 @@ export class FakeBroadcasts implements BroadcastRepository {
   async create(broadcast: NewBroadcast, now: Date): Promise<Broadcast> {
     const row: Broadcast = {
       ...broadcast,
+      templateId: broadcast.templateId ?? null,
       id: this.rows.length + 1,
       status: 'draft',
       totalRecipients: 0,
@@ -311,6 +313,7 @@ export function fakeRepositories(): Repositories & {
   webhookEndpoints: FakeWebhookEndpoints;
   webhookDeliveries: FakeWebhookDeliveries;
   suppressions: FakeSuppressions;
+  templates: FakeTemplates;
 } {
   return {
     channels: new FakeChannels(),
@@ -327,6 +330,7 @@ export function fakeRepositories(): Repositories & {
     webhookEndpoints: new FakeWebhookEndpoints(),
     webhookDeliveries: new FakeWebhookDeliveries(),
     suppressions: new FakeSuppressions(),
+    templates: new FakeTemplates(),
   };
 }
 
