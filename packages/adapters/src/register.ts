@@ -2,7 +2,6 @@ import {
   BroadcastStatisticsReader,
   Clock,
   JobQueue,
-  Mailer,
   PublicLinks,
   RandomSource,
   RateLimitCounter,
@@ -21,7 +20,6 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
 import { ConfigPublicLinks } from './http/public-links';
-import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
@@ -44,7 +42,10 @@ export interface Infrastructure {
   boss: PgBoss;
 }
 
-/** Binds every port to its PostgreSQL / pg-boss / system adapter. */
+/**
+ * Binds every port the processes share to its PostgreSQL / pg-boss / system adapter. The mailer
+ * is the dispatcher's alone: its composition root binds it, with its threads and connections.
+ */
 export function registerAdapters(container: DependencyContainer, infra: Infrastructure): DependencyContainer {
   container.registerInstance(ConfigToken, infra.config);
   container.registerInstance(LoggerToken, infra.logger);
@@ -58,7 +59,6 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
-  container.registerInstance(Mailer, new NodemailerMailer());
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };

@@ -1,6 +1,7 @@
 import { ValidationError, type BroadcastInput } from '@mailcast/core';
 import { isReservedHeader } from '@mailcast/domain';
 import Joi from 'joi';
+import { keysOf, type BodyShape } from './warnings';
 
 /**
  * The body of a create, update or schedule call: nested under `broadcast` (as the spec shows)
@@ -62,6 +63,9 @@ const broadcastSchema = Joi.object({
   // objects are often sent back whole.
   .unknown(true)
   .prefs({ abortEarly: false, convert: false, errors: { wrap: { label: false } } });
+
+/** What a create or update body may carry; anything else is answered with a warning. */
+export const BROADCAST_BODY: BodyShape = { key: 'broadcast', fields: keysOf(broadcastSchema) };
 
 function validate(schema: Joi.ObjectSchema, value: Record<string, unknown>): Record<string, unknown> {
   const { error, value: valid } = schema.validate(value);

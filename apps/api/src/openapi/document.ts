@@ -1,12 +1,13 @@
 import { EVENT_TYPE_GROUPS, PERMISSIONS, WEBHOOK_HEADERS } from '@mailcast/domain';
 import { ref, SCHEMAS, eventOf, type Schema } from './schemas';
-import { BROADCASTS, json, type Json, OPERATIONS, RATE_LIMIT_HEADERS, PUBLIC, STATISTICS, SUBSCRIBERS, WEBHOOKS } from './operation';
+import { BROADCASTS, DISCOVERY, json, type Json, OPERATIONS, RATE_LIMIT_HEADERS, PUBLIC, STATISTICS, SUBSCRIBERS, WEBHOOKS } from './operation';
 import { BROADCAST_PATHS } from './broadcasts.paths';
 import { SUBSCRIBER_PATHS } from './subscribers.paths';
 import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
 import { OPERATIONS_AND_PUBLIC_PATHS } from './operations.paths';
 import { SUPPRESSION_PATHS, SUPPRESSIONS } from './suppressions.paths';
 import { TEMPLATE_PATHS, TEMPLATES } from './templates.paths';
+import { DISCOVERY_PATHS } from './discovery.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -22,6 +23,7 @@ const PATHS: Record<string, Json> = {
   ...OPERATIONS_AND_PUBLIC_PATHS,
   ...SUPPRESSION_PATHS,
   ...TEMPLATE_PATHS,
+  ...DISCOVERY_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -163,6 +165,7 @@ export function buildOpenApiDocument(): Json {
       { name: STATISTICS, description: 'Delivery and engagement figures of a broadcast.' },
       { name: SUBSCRIBERS, description: "The people on the channel's list." },
       { name: WEBHOOKS, description: 'Customer URLs receiving signed event notifications, and their delivery history.' },
+      { name: DISCOVERY, description: 'What a client asks first: who it is, whether the channel can send, and this document.' },
       { name: OPERATIONS, description: 'Health, metrics and this documentation; no authentication.' },
       { name: PUBLIC, description: 'Pages linked from emails; no authentication.' },
       { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },

@@ -4,6 +4,7 @@ import {
   EVENT_TYPES,
   MAX_RETRIES_TO_ATTEMPT,
   SUPPRESSION_REASONS,
+  PERMISSIONS,
   TIMEFRAMES,
   TIMELINE_METRICS,
 } from '@mailcast/domain';
@@ -23,6 +24,14 @@ function closed(properties: Record<string, Schema>, description?: string): Schem
     required: Object.keys(properties),
     additionalProperties: false,
   };
+}
+
+/**
+ * A create or update answer: the resource, and `warnings` when the body carried attributes the
+ * API does not take (docs/discovery.md, Warnings). Optional, so the same schema serves reads.
+ */
+function warned(schema: Schema): Schema {
+  return { ...schema, properties: { ...(schema.properties as Record<string, Schema>), warnings: { $ref: '#/components/schemas/Warnings' } } };
 }
 
 const string = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
@@ -145,7 +154,7 @@ export const SCHEMAS: Record<string, Schema> = {
 
   BroadcastStatus: { type: 'string', enum: [...BROADCAST_STATUSES] },
   EmailHeader: emailHeader,
-  Broadcast: closed({
+  Broadcast: warned(closed({
     id: integer(),
     name: nullableString('Internal name.'),
     subject: string(),
@@ -171,21 +180,20 @@ export const SCHEMAS: Record<string, Schema> = {
     email_server_ids: arrayOf(integer()),
     use_any_email_server: boolean('Echoed input field.'),
     email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
-  }),
+  })),
   BroadcastInput: { type: 'object', properties: broadcastInputProperties },
   BroadcastCreateInput: {
     type: 'object',
     properties: broadcastInputProperties,
-    description: 'A subject, or a template_id whose template has one.',
-    anyOf: [
-      { properties: { subject: string() }, required: ['subject'] },
-      { properties: { template_id: integer() }, required: ['template_id'] },
-    ],
+    description: 'Needs a subject, given here or by the template of template_id (without one: 422 "Subject can\'t be blank").',
+    // Without a template_id, a subject is required (a JSON Schema condition the client types ignore).
+    if: { properties: { template_id: { type: 'integer' } }, required: ['template_id'] },
+    else: { properties: { subject: { type: 'string' } }, required: ['subject'] },
   },
   BroadcastCreateBody: nestedOrFlat('broadcast', 'BroadcastCreateInput'),
   BroadcastUpdateBody: nestedOrFlat('broadcast', 'BroadcastInput'),
   BroadcastList: page('Broadcast'),
-  BroadcastCreated: closed({ id: integer() }),
+  BroadcastCreated: warned(closed({ id: integer() })),
   BroadcastAction: closed({ id: integer(), message: string(), status: ref('BroadcastStatus') }),
   ScheduleInput: {
     type: 'object',
@@ -266,7 +274,7 @@ export const SCHEMAS: Record<string, Schema> = {
     links: arrayOf(ref('LinkItem')),
   }),
 
-  Subscriber: closed({
+  Subscriber: warned(closed({
     id: integer(),
     email: string('Lower-cased and trimmed.'),
     first_name: nullableString(),
@@ -281,7 +289,7 @@ export const SCHEMAS: Record<string, Schema> = {
     created_at: dateTime(),
     tags: arrayOf(string()),
     custom_data: freeObject('Arbitrary key-value JSON.'),
-  }),
+  })),
   Pagination: closed({
     total: integer(),
     count: integer('Subscribers on this page.'),
@@ -303,6 +311,7 @@ export const SCHEMAS: Record<string, Schema> = {
       ...subscriberFields,
       source: { type: 'string', default: 'api_subscription' },
       subscribed_at: dateTime('Overrides the subscription time.'),
+      is_active: { type: 'boolean', default: true, description: '`false` creates the subscriber inactive (an existing one is updated and left inactive).' },
     },
     required: ['email'],
   },
@@ -329,7 +338,7 @@ export const SCHEMAS: Record<string, Schema> = {
       { type: 'object', title: 'Flat', allOf: [ref('SubscriberUpdateInput')], required: ['email'] },
     ],
   },
-  DoubleOptInResult: closed(
+  DoubleOptInResult: warned(closed(
     {
       id: integer(),
       email: string(),
@@ -339,7 +348,7 @@ export const SCHEMAS: Record<string, Schema> = {
       confirmation_url: { type: 'string', format: 'uri', description: 'The public confirmation page.' },
     },
     'A double opt-in create that sent a confirmation email.',
-  ),
+  )),
   EmailBody: { type: 'object', properties: { email: string('The subscriber, by address (case-insensitive).') }, required: ['email'] },
   TagsBody: {
     type: 'object',
@@ -348,7 +357,7 @@ export const SCHEMAS: Record<string, Schema> = {
   },
 
   EventType: { type: 'string', enum: [...EVENT_TYPES] },
-  WebhookEndpoint: closed({
+  WebhookEndpoint: warned(closed({
     id: integer(),
     url: string(),
     description: nullableString(),
@@ -360,7 +369,7 @@ export const SCHEMAS: Record<string, Schema> = {
     last_sent_at: nullableDateTime(),
     created_at: dateTime(),
     updated_at: dateTime(),
-  }),
+  })),
   WebhookEndpointList: page('WebhookEndpoint'),
   WebhookEndpointCreateInput: {
     type: 'object',
@@ -531,6 +540,26 @@ export const SCHEMAS: Record<string, Schema> = {
     scope: { type: ['string', 'null'], enum: ['channel', 'global', null] },
     reason: { type: ['string', 'null'], enum: [...SUPPRESSION_REASONS, null] },
   }),
+  WhoAmI: closed({
+    type: { const: 'api_token' },
+    token_type: { const: 'channel', description: 'Every token belongs to one channel.' },
+    token: closed({ id: integer(), permissions: arrayOf({ type: 'string', enum: [...PERMISSIONS] }) }),
+    channel: closed({ id: integer(), name: string() }),
+  }),
+  ChannelStatus: closed({
+    status: { const: 'ok' },
+    channel: closed({ id: integer(), name: string() }),
+    email_servers: integer('How many email servers the channel has.'),
+    ready: boolean('The channel has an active email server, so a broadcast can be sent.'),
+  }),
+  Warnings: arrayOf(
+    closed({
+      code: { const: 'unrecognized_parameter' },
+      param: string('The attribute, as the body named it.'),
+      message: string(),
+    }),
+    'Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some.',
+  ),
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

@@ -7,7 +7,8 @@ import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 import { buildContainer } from '../container';
-import { HANDLERS, startWorkers, type JobHandler, type JobWorkers } from '../handlers/registry';
+import { HANDLERS, type JobHandler } from '../handlers';
+import { startWorkers, type JobWorkers } from '../workers/job-workers';
 
 export interface SendingHarness {
   api: ApiHarness;

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/authenticate';
 import type { ClaimedAttempt, WebhookDestinations, WebhookPost, WebhookResult, WebhookSender } from '../ports';
 import { CountingRandom, FakeTransactor, fakeRepositories, FixedClock } from '../test-support/fakes';
 import { CreateWebhookEndpoint } from './create-webhook-endpoint';
-import { RecordWebhookFailure } from './record-webhook-outcomes';
+import { RecordWebhookFailure } from './record-webhook-failure';
 import { SendWebhookAttempt, webhookBody, type AttemptOutcome } from './send-webhook-attempt';
 
 const caller: Principal = { tokenId: 1, channelId: 5, permissions: PERMISSIONS };

@@ -21,7 +21,7 @@ export interface Subscriber {
 }
 
 export type NewSubscriber = Pick<Subscriber, 'channelId' | 'email' | 'requiresConfirmation'> &
-  Partial<Pick<Subscriber, 'firstName' | 'lastName' | 'ipAddress' | 'source' | 'subscribedAt' | 'tags' | 'customData'>>;
+  Partial<Pick<Subscriber, 'firstName' | 'lastName' | 'ipAddress' | 'source' | 'subscribedAt' | 'tags' | 'customData' | 'isActive'>>;
 
 /** The spec's list filters, already parsed; every one is optional and they combine with AND. */
 export interface SubscriberFilter {

@@ -1,8 +1,8 @@
 import { ConfigToken, type Config } from '@mailcast/adapters';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
-import { DEFAULT_OUTBOX_RELAY, startOutboxRelay, type OutboxRelayOptions } from './outbox-relay.handler';
-import { defaultWebhookDeliveryOptions, WebhookDeliveryWorker, type WebhookDeliveryOptions } from './webhook-delivery.handler';
+import { DEFAULT_OUTBOX_RELAY, startOutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+import { defaultWebhookDeliveryOptions, WebhookDeliveryWorker, type WebhookDeliveryOptions } from './webhook-delivery-worker';
 
 export interface WebhookWorkersOptions {
   relay?: Partial<Omit<OutboxRelayOptions, 'onError'>>;

@@ -1,7 +1,21 @@
 import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
-import { sendingConfig, smtpConnections, smtpThreads } from './sending-config';
+import { loadDispatcherConfig, sendingConfig, smtpConnections, smtpThreads, webhookRelayConfig } from './config';
 
-describe('sending configuration', () => {
+describe('the dispatcher configuration', () => {
+  it('reads every setting at once, with the defaults when nothing is set', () => {
+    const config = loadDispatcherConfig('https://mail.example.com', {}, 3);
+    expect(config.sending).toEqual(sendingConfig('https://mail.example.com', {}));
+    expect(config.smtp).toEqual({ threads: 2, connectionsPerServer: DEFAULT_CONNECTIONS_PER_SERVER });
+    expect(config.webhookRelay).toEqual({});
+  });
+
+  it('refuses the whole configuration when one setting is bad', () => {
+    expect(() => loadDispatcherConfig('https://mail.example.com', { MAILCAST_WEBHOOK_SWEEP_MS: 'soon' }, 2)).toThrow(
+      '"MAILCAST_WEBHOOK_SWEEP_MS" must be a positive integer',
+    );
+  });
+
+
   it('keeps five messages in flight per SMTP connection and groups commits by the connections', () => {
     const defaults = sendingConfig('https://mail.example.com', {});
     expect(smtpConnections({})).toBe(DEFAULT_CONNECTIONS_PER_SERVER);
@@ -36,5 +50,17 @@ describe('sending configuration', () => {
     expect(() => smtpThreads({ MAILCAST_SMTP_THREADS: value }, 2)).toThrow(
       'Invalid configuration: "MAILCAST_SMTP_THREADS" must be an integer from 0 to 64',
     );
+  });
+
+  describe('webhook relay sweep', () => {
+    it('keeps the defaults unless overridden', () => {
+      expect(webhookRelayConfig({})).toEqual({});
+    });
+    it('reads the sweep interval and the stalled age in milliseconds', () => {
+      expect(webhookRelayConfig({ MAILCAST_WEBHOOK_SWEEP_MS: '250', MAILCAST_WEBHOOK_STALLED_MS: '2000' })).toEqual({ sweepEveryMs: 250, stalledAfterMs: 2000 });
+    });
+    it('rejects a value that is not a positive integer', () => {
+      expect(() => webhookRelayConfig({ MAILCAST_WEBHOOK_STALLED_MS: '0' })).toThrow('"MAILCAST_WEBHOOK_STALLED_MS" must be a positive integer');
+    });
   });
 });

@@ -1,30 +1,9 @@
 import type { JobName, JobPayloads } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
-import { confirmationEmailHandler } from './confirmation-email.handler';
-import { broadcastDueHandler } from './broadcast-due.handler';
-import { broadcastsSendHandler } from './broadcasts-send.handler';
+import { HANDLERS, type JobHandler } from '../handlers';
 import { Pauses } from './pauses';
 import { persistently } from './persistently';
-
-/**
- * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
- * error means "try again later" (STYLE: How an error travels); what is permanent is decided by
- * the domain and recorded by the handler, not by pg-boss retries (retryLimit is 0).
- */
-export interface JobHandler<Name extends JobName = JobName> {
-  queue: Name;
-  batchSize: number;
-  handle(container: DependencyContainer, job: PgBoss.Job<JobPayloads[Name]>): Promise<void>;
-}
-
-/** Every queue this dispatcher works. Capabilities add their handlers here. */
-// A handler of one queue is a handler of "a" queue; the parameter's variance needs the cast.
-export const HANDLERS: readonly JobHandler[] = [
-  broadcastDueHandler as unknown as JobHandler,
-  broadcastsSendHandler as unknown as JobHandler,
-  confirmationEmailHandler as unknown as JobHandler,
-];
 
 export interface WorkerEvents {
   onJobCompleted?(queue: JobName, jobId: string, seconds: number): void;

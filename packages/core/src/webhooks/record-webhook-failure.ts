@@ -1,33 +1,8 @@
 import { nextAttempt, type AttemptExhaustedEventData } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Repositories, Transactor, WebhookRetrySchedule } from '../ports';
+import { Transactor, WebhookRetrySchedule } from '../ports';
 import type { AttemptOutcome } from './send-webhook-attempt';
-
-/** Bounded: enough to diagnose a receiver, never a whole page stored per attempt. */
-export const MAX_STORED_RESPONSE_BODY = 4096;
-
-const truncate = (s: string) => (s.length > MAX_STORED_RESPONSE_BODY ? s.slice(0, MAX_STORED_RESPONSE_BODY) : s);
-
-/** 2xx answers, many at a time: one statement for the lot keeps up with a fast receiver. */
-@injectable()
-export class RecordWebhookSuccesses {
-  constructor(@inject(Repositories) private readonly repositories: Repositories) {}
-
-  async execute(outcomes: readonly AttemptOutcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
-    await this.repositories.webhookDeliveries.recordSuccesses(
-      outcomes.map((o) => ({
-        deliveryId: o.attempt.deliveryId,
-        endpointId: o.attempt.endpointId,
-        attempt: o.attempt.attempt,
-        status: o.result.kind === 'response' ? o.result.status : 0,
-        body: o.result.kind === 'response' ? truncate(o.result.body) : '',
-        attemptedAt: o.attemptedAt,
-        finishedAt: o.finishedAt,
-      })),
-    );
-  }
-}
+import { truncate } from './stored-response-body';
 
 /**
  * A non-2xx answer or no answer. The domain's schedule decides: the next attempt is recorded and
