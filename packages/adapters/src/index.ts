@@ -34,3 +34,4 @@ export * from './metrics/business-metrics';
 export * from './pg/pg-recipient-store';
 export * from './pg/pg-suppression.repository';
 export * from './pg/pg-template.repository';
+export * from './pg/pg-transactional.repository';

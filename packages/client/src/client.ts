@@ -34,6 +34,7 @@ export type TimelineMetric = Schemas['TimelineMetric'];
 export type LinkStatistics = Schemas['LinkStatistics'];
 export type Template = Schemas['Template'];
 export type TemplateInput = Schemas['TemplateInput'];
+export type TransactionalInput = Schemas['TransactionalInput'];
 export type WhoAmI = Schemas['WhoAmI'];
 export type ChannelStatus = Schemas['ChannelStatus'];
 
@@ -193,6 +194,11 @@ export class MailcastClient {
     update: (id: number, template: TemplateInput) => this.call('updateTemplate', { params: { id }, body: { template } }),
     /** 422 while a scheduled or sending broadcast was written from it. */
     delete: (id: number) => this.call('deleteTemplate', { params: { id } }),
+  };
+
+  readonly transactionals = {
+    create: (transactional: TransactionalInput) => this.call('createTransactional', { body: transactional }),
+    get: (id: number) => this.call('getTransactional', { params: { id } }),
   };
 
   /** A suppression list: the channel's (`suppressions`) or the installation-wide one (`globalSuppressions`). */

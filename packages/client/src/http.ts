@@ -75,6 +75,8 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   getTemplate: { method: 'GET', path: '/api/v1/templates/{id}' },
   updateTemplate: { method: 'PATCH', path: '/api/v1/templates/{id}' },
   deleteTemplate: { method: 'DELETE', path: '/api/v1/templates/{id}' },
+  createTransactional: { method: 'POST', path: '/api/v1/transactionals.json' },
+  getTransactional: { method: 'GET', path: '/api/v1/transactionals/{id}.json' },
   listSuppressions: { method: 'GET', path: '/api/v1/suppressions.json' },
   addSuppressions: { method: 'POST', path: '/api/v1/suppressions.json' },
   removeSuppressions: { method: 'DELETE', path: '/api/v1/suppressions.json' },

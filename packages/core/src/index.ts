@@ -86,3 +86,6 @@ export * from './templates/list-templates';
 export * from './templates/delete-template';
 export * from './discovery/describe-caller';
 export * from './discovery/get-channel-status';
+export * from './transactionals/create-transactional';
+export * from './transactionals/get-transactional';
+export * from './transactionals/send-transactional';

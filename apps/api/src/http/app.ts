@@ -18,6 +18,7 @@ import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers.routes';
 import { suppressionsRoutes } from './suppressions.routes';
 import { templatesRoutes } from './templates.routes';
+import { transactionalsRoutes } from './transactionals.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
@@ -60,6 +61,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(webhookEndpointsRoutes(container));
   api.use(suppressionsRoutes(container));
   api.use(templatesRoutes(container));
+  api.use(transactionalsRoutes(container));
   api.use(discoveryRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.

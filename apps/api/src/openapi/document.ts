@@ -7,6 +7,7 @@ import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
 import { OPERATIONS_AND_PUBLIC_PATHS } from './operations.paths';
 import { SUPPRESSION_PATHS, SUPPRESSIONS } from './suppressions.paths';
 import { TEMPLATE_PATHS, TEMPLATES } from './templates.paths';
+import { TRANSACTIONAL_PATHS, TRANSACTIONALS } from './transactionals.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
 
 /**
@@ -23,6 +24,7 @@ const PATHS: Record<string, Json> = {
   ...OPERATIONS_AND_PUBLIC_PATHS,
   ...SUPPRESSION_PATHS,
   ...TEMPLATE_PATHS,
+  ...TRANSACTIONAL_PATHS,
   ...DISCOVERY_PATHS,
 };
 
@@ -168,6 +170,7 @@ export function buildOpenApiDocument(): Json {
       { name: DISCOVERY, description: 'What a client asks first: who it is, whether the channel can send, and this document.' },
       { name: OPERATIONS, description: 'Health, metrics and this documentation; no authentication.' },
       { name: PUBLIC, description: 'Pages linked from emails; no authentication.' },
+      { name: TRANSACTIONALS, description: 'One-to-one email sent from your own code, with idempotency keys.' },
       { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
     ],

@@ -13,6 +13,7 @@ import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } 
 import { PgSubscriberRepository } from './pg-subscriber.repository';
 import { PgSuppressionRepository } from './pg-suppression.repository';
 import { PgTemplateRepository } from './pg-template.repository';
+import { PgIdempotencyStore, PgTransactionalRepository } from './pg-transactional.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
@@ -36,6 +37,8 @@ export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
     webhookDeliveries: new PgWebhookDeliveryRepository(db),
     suppressions: new PgSuppressionRepository(db),
     templates: new PgTemplateRepository(db),
+    transactionals: new PgTransactionalRepository(db),
+    idempotency: new PgIdempotencyStore(db),
   };
 }
 

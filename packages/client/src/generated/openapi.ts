@@ -768,6 +768,51 @@ export interface paths {
         patch: operations["updateTemplate"];
         trace?: never;
     };
+    "/api/v1/transactionals.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one transactional email
+         * @description Queued ahead of broadcast traffic. Suppressed addresses are recorded as `suppressed` and never sent; subscription state is ignored. Header `Idempotency-Key` (at most 255 characters): the same key and body within 24 hours replays the stored answer and sends nothing; while the first is in progress: 409; another body: 422.
+         *
+         *     Permission: `transactionals_write`.
+         */
+        post: operations["createTransactional"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactionals/{id}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a transactional email
+         * @description Permission: `transactionals_read`.
+         */
+        get: operations["getTransactional"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook_endpoints": {
         parameters: {
             query?: never;
@@ -1837,6 +1882,63 @@ export interface components {
         };
         /** @enum {string} */
         TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        Transactional: {
+            /** Format: date-time */
+            created_at: string;
+            error: string | null;
+            id: number;
+            message_id: string | null;
+            /** Format: date-time */
+            sent_at: string | null;
+            status: components["schemas"]["TransactionalStatus"];
+            subject: string;
+            to: string;
+        };
+        TransactionalCreated: {
+            /** Format: date-time */
+            created_at: string;
+            id: number;
+            status: components["schemas"]["TransactionalStatus"];
+            subject: string;
+            to: string;
+        };
+        /** @description Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber` and `data`. */
+        TransactionalInput: {
+            /** @description Plain text; Liquid. */
+            body?: string;
+            /** @description In Liquid scope as `data`. */
+            data?: {
+                [key: string]: unknown;
+            };
+            /** @description Not supported yet: true is a 422. */
+            double_opt_in?: boolean;
+            /** @description One of the channel's email servers; default its first. */
+            email_server_id?: number;
+            /** @description Liquid; values are HTML-escaped. */
+            html_body?: string | null;
+            /**
+             * @description Only false for now.
+             * @constant
+             */
+            include_unsubscribe_link?: false;
+            preheader?: string | null;
+            reply_to?: string | null;
+            subject?: string;
+            subscriber?: {
+                /** @description Stored on a new subscriber. */
+                custom_data?: {
+                    [key: string]: unknown;
+                };
+                first_name?: string | null;
+                last_name?: string | null;
+            };
+            /** @description A broadcast template whose fields fill those not given. */
+            template_id?: number;
+            /** @description The recipient; the subscriber is created on first send. */
+            to: string;
+        };
+        /** @enum {string} */
+        TransactionalStatus: "queued" | "awaiting_confirmation" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
         /** @description Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some. */
         Warnings: {
             /** @constant */
@@ -3588,6 +3690,81 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createTransactional: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionalInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionalCreated"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The same Idempotency-Key is still in progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTransactional: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transactional and its status. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transactional"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -10,6 +10,7 @@ import type { JobQueue } from './jobs';
 import type { RecipientStore } from './recipients';
 import type { SuppressionRepository } from './suppressions';
 import type { TemplateRepository } from './templates-store';
+import type { IdempotencyStore, TransactionalRepository } from './transactionals';
 import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks';
 
 /** Every repository, bound to one transaction. */
@@ -30,6 +31,8 @@ export interface Repositories {
   webhookDeliveries: WebhookDeliveryRepository;
   suppressions: SuppressionRepository;
   templates: TemplateRepository;
+  transactionals: TransactionalRepository;
+  idempotency: IdempotencyStore;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

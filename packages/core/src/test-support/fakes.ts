@@ -38,6 +38,7 @@ import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
 import { FakeSuppressions } from './suppression-fakes';
 import { FakeTemplates } from './template-fakes';
+import { FakeIdempotency, FakeTransactionals } from './transactional-fakes';
 
 /** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
 export class FakeChannels implements ChannelRepository {
@@ -314,6 +315,8 @@ export function fakeRepositories(): Repositories & {
   webhookDeliveries: FakeWebhookDeliveries;
   suppressions: FakeSuppressions;
   templates: FakeTemplates;
+  transactionals: FakeTransactionals;
+  idempotency: FakeIdempotency;
 } {
   return {
     channels: new FakeChannels(),
@@ -331,6 +334,8 @@ export function fakeRepositories(): Repositories & {
     webhookDeliveries: new FakeWebhookDeliveries(),
     suppressions: new FakeSuppressions(),
     templates: new FakeTemplates(),
+    transactionals: new FakeTransactionals(),
+    idempotency: new FakeIdempotency(),
   };
 }
 
