@@ -8,6 +8,7 @@ import {
   Repositories,
   SubscriberImporter,
   Templates,
+  HtmlReader,
   Transactor,
   WebhookDestinations,
   WebhookRetrySchedule,
@@ -26,6 +27,7 @@ import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
+import { Htmlparser2Reader } from './templates/htmlparser2-reader';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
 
@@ -61,6 +63,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
+  container.registerInstance(HtmlReader, new Htmlparser2Reader());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));

@@ -16,3 +16,4 @@ export * from './send-retry';
 export * from './tracking-token';
 export * from './suppression';
 export * from './transactional';
+export * from './sender';

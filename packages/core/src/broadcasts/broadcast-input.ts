@@ -20,7 +20,7 @@ export interface BroadcastInput {
   /** Fields not given are taken from the template (docs/templates.md). */
   templateId?: number | null;
   emailServerIds?: number[];
-  /** ISO 8601; without an offset it is wall-clock time in the timezone (CONTRACT). */
+  /** ISO 8601; without an offset it is wall-clock time in the timezone (docs/broadcasts-and-sending.md). */
   scheduledSendAt?: string | null;
   scheduledTimezone?: string | null;
 }

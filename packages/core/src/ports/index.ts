@@ -68,7 +68,7 @@ export {
   type WebhookResult,
 } from './webhooks';
 export { Mailer, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
-export { Templates, type TemplateScope } from './templates';
+export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
 export { RateLimitCounter } from './rate-limits';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';

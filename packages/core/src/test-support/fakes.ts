@@ -40,7 +40,7 @@ import { FakeSuppressions } from './suppression-fakes';
 import { FakeTemplates } from './template-fakes';
 import { FakeIdempotency, FakeTransactionals } from './transactional-fakes';
 
-/** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
+/** Hand-written in-memory ports for use-case tests (docs/contributing.md). */
 export class FakeChannels implements ChannelRepository {
   readonly rows: Channel[] = [];
   async create(channel: NewChannel): Promise<Channel> {
