@@ -38,3 +38,6 @@ export * from './pg/pg-recipient-store';
 export * from './secrets/secret-box';
 export * from './secrets/secret-keys';
 export * from './secrets/reseal-secrets';
+export * from './pg/pg-suppression.repository';
+export * from './pg/pg-template.repository';
+export * from './pg/pg-transactional.repository';

@@ -32,6 +32,9 @@ export type StatisticsSummary = Schemas['StatisticsSummary'];
 export type Timeline = Schemas['Timeline'];
 export type TimelineMetric = Schemas['TimelineMetric'];
 export type LinkStatistics = Schemas['LinkStatistics'];
+export type Template = Schemas['Template'];
+export type TemplateInput = Schemas['TemplateInput'];
+export type TransactionalInput = Schemas['TransactionalInput'];
 export type WhoAmI = Schemas['WhoAmI'];
 export type ChannelStatus = Schemas['ChannelStatus'];
 export type Segment = Schemas['Segment'];
@@ -215,6 +218,40 @@ export class MailcastClient {
     testConnection: (id: number) => this.call('testEmailServerConnection', { params: { id } }),
     generateDkimKey: (id: number, body: RequestBody<'generateDkimKey'> = {}) => this.call('generateDkimKey', { params: { id }, body }),
   };
+
+  readonly templates = {
+    list: (page: Page = {}) => this.call('listTemplates', { query: page }),
+    get: (id: number) => this.call('getTemplate', { params: { id } }),
+    create: (template: TemplateInput & { label: string }) => this.call('createTemplate', { body: { template } }),
+    update: (id: number, template: TemplateInput) => this.call('updateTemplate', { params: { id }, body: { template } }),
+    /** 422 while a scheduled or sending broadcast was written from it. */
+    delete: (id: number) => this.call('deleteTemplate', { params: { id } }),
+  };
+
+  readonly transactionals = {
+    create: (transactional: TransactionalInput) => this.call('createTransactional', { body: transactional }),
+    get: (id: number) => this.call('getTransactional', { params: { id } }),
+  };
+
+  /** A suppression list: the channel's (`suppressions`) or the installation-wide one (`globalSuppressions`). */
+  private suppressionList(scope: '' | 'Global') {
+    return {
+      list: (query: QueryOf<'listSuppressions'> = {}) => this.call(`list${scope}Suppressions`, { query }),
+      add: (email: string) => this.call(`add${scope}Suppressions`, { body: { email } }),
+      remove: (email: string) => this.call(`remove${scope}Suppressions`, { body: { email } }),
+      /** At most 10,000 addresses. */
+      addMany: (emails: string[]) => this.call(`add${scope}SuppressionsInBulk`, { body: { emails } }),
+      removeMany: (emails: string[]) => this.call(`remove${scope}SuppressionsInBulk`, { body: { emails } }),
+    };
+  }
+
+  readonly suppressions = {
+    ...this.suppressionList(''),
+    /** Whether email from this channel to the address is suppressed, and by which list. */
+    check: (email: string) => this.call('checkSuppression', { query: { email } }),
+  };
+
+  readonly globalSuppressions = this.suppressionList('Global');
 
   private async call<Id extends ClientOperationId>(id: Id, init: CallInit<Id> = {}): Promise<SuccessBody<Id>> {
     const route = ROUTES[id];

@@ -16,4 +16,6 @@ export * from './send-retry';
 export * from './tracking-token';
 export * from './segment';
 export * from './email-server';
+export * from './suppression';
+export * from './transactional';
 export * from './sender';

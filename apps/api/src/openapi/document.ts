@@ -6,6 +6,9 @@ import { SUBSCRIBER_PATHS } from './subscribers.paths';
 import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
 import { OPERATIONS_AND_PUBLIC_PATHS } from './operations.paths';
 import { PREVIEW_PATHS } from './preview.paths';
+import { SUPPRESSION_PATHS, SUPPRESSIONS } from './suppressions.paths';
+import { TEMPLATE_PATHS, TEMPLATES } from './templates.paths';
+import { TRANSACTIONAL_PATHS, TRANSACTIONALS } from './transactionals.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
 import { SEGMENT_PATHS } from './segments.paths';
 import { EMAIL_SERVER_PATHS } from './email-servers.paths';
@@ -23,6 +26,9 @@ const PATHS: Record<string, Json> = {
   ...SUBSCRIBER_PATHS,
   ...WEBHOOK_ENDPOINT_PATHS,
   ...OPERATIONS_AND_PUBLIC_PATHS,
+  ...SUPPRESSION_PATHS,
+  ...TEMPLATE_PATHS,
+  ...TRANSACTIONAL_PATHS,
   ...DISCOVERY_PATHS,
   ...SEGMENT_PATHS,
   ...EMAIL_SERVER_PATHS,
@@ -172,6 +178,9 @@ export function buildOpenApiDocument(): Json {
       { name: DISCOVERY, description: 'What a client asks first: who it is, whether the channel can send, and this document.' },
       { name: OPERATIONS, description: 'Health, metrics and this documentation; no authentication.' },
       { name: PUBLIC, description: 'Pages linked from emails; no authentication.' },
+      { name: TRANSACTIONALS, description: 'One-to-one email sent from your own code, with idempotency keys.' },
+      { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
+      { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

@@ -22,6 +22,11 @@ import { audiencePredicate } from './segment-sql';
 // active, and confirmed when created through double opt-in.
 const SENDABLE = `s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`;
 
+// Suppressed (docs/suppressions.md): the address is on the channel's list or the global one.
+// Kept apart from SENDABLE: a suppressed recipient is queued as `skipped`, so it is counted.
+const SUPPRESSED = `EXISTS (SELECT 1 FROM suppressions x
+                             WHERE x.email = s.email AND (x.channel_id = s.channel_id OR x.channel_id IS NULL))`;
+
 // Claimable: pending and due, or claimed by a worker whose lease ran out (it died or stalled).
 // Retry times come from the application clock (:now, which set them); leases are set and
 // judged in database time (now()), so dispatchers whose clocks disagree never take each
@@ -109,14 +114,16 @@ export class PgRecipientStore implements RecipientStore {
     const audience = broadcast.segmentIds.length > 0 ? audiencePredicate(segments.definitions, broadcast.channelId, segments.now) : null;
     const { rows } = await this.db.raw<{ rows: { last: number | null }[] }>(
       `WITH batch AS (
-         SELECT s.id FROM subscribers s
+         SELECT s.id, ${SUPPRESSED} AS suppressed FROM subscribers s
           WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
           ${audience ? 'AND (:audience)' : ''}
           ORDER BY s.id
           LIMIT :limit
        ), inserted AS (
-         INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id)
-         SELECT :broadcastId, id, '<' || :broadcastId || '.' || id || '.' || :suffix || '>' FROM batch
+         INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status)
+         SELECT :broadcastId, id, '<' || :broadcastId || '.' || id || '.' || :suffix || '>',
+                CASE WHEN suppressed THEN 'skipped' ELSE 'pending' END
+           FROM batch
          ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING
        )
        SELECT max(id) AS last FROM batch`,
@@ -157,7 +164,7 @@ export class PgRecipientStore implements RecipientStore {
           LIMIT :limit
           FOR UPDATE SKIP LOCKED
        ), judged AS (
-         SELECT p.id, (${SENDABLE}) AS sendable
+         SELECT p.id, (${SENDABLE} AND NOT ${SUPPRESSED}) AS sendable
            FROM picked p
            JOIN broadcast_recipients r ON r.id = p.id
            JOIN subscribers s ON s.id = r.subscriber_id

@@ -6,6 +6,7 @@ import type {
   SubscriberConfirmationRepository,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
+import type { TemplateRow } from './pg-template.repository';
 
 interface ConfirmationRow {
   id: number;
@@ -92,41 +93,36 @@ export class PgSubscriberConfirmationRepository implements SubscriberConfirmatio
   }
 }
 
-interface TemplateRow {
-  id: number;
-  channel_id: number;
-  name: string;
-  subject: string;
-  body: string;
-  is_default: boolean;
-}
+/** The channel's templates of purpose `confirmation` (docs/templates.md), as double opt-in reads them. */
+const CONFIRMATION = { template_purpose: 'confirmation' };
 
 const toTemplate = (row: TemplateRow): ConfirmationTemplate => ({
-  id: row.id,
-  channelId: row.channel_id,
-  name: row.name,
-  subject: row.subject,
-  body: row.body,
-  isDefault: row.is_default,
+  id: Number(row.id),
+  channelId: Number(row.channel_id),
+  name: row.label,
+  // A confirmation template is refused at save without both.
+  subject: row.subject ?? '',
+  body: row.body ?? '',
+  isDefault: row.default_confirmation,
 });
 
 export class PgConfirmationTemplateRepository implements ConfirmationTemplateRepository {
   constructor(private readonly db: Knex) {}
 
   async create(t: Omit<ConfirmationTemplate, 'id'>): Promise<ConfirmationTemplate> {
-    const [row] = await this.db('confirmation_templates')
-      .insert({ channel_id: t.channelId, name: t.name, subject: t.subject, body: t.body, is_default: t.isDefault })
-      .returning(['id', 'channel_id', 'name', 'subject', 'body', 'is_default']);
+    const [row] = await this.db('templates')
+      .insert({ channel_id: t.channelId, label: t.name, subject: t.subject, body: t.body, default_confirmation: t.isDefault, ...CONFIRMATION })
+      .returning('*');
     return toTemplate(row as TemplateRow);
   }
 
   async findById(channelId: number, id: number): Promise<ConfirmationTemplate | null> {
-    const row = await this.db('confirmation_templates').where({ channel_id: channelId, id }).first();
+    const row = await this.db('templates').where({ channel_id: channelId, id, ...CONFIRMATION }).first();
     return row ? toTemplate(row as TemplateRow) : null;
   }
 
   async findDefault(channelId: number): Promise<ConfirmationTemplate | null> {
-    const row = await this.db('confirmation_templates').where({ channel_id: channelId, is_default: true }).first();
+    const row = await this.db('templates').where({ channel_id: channelId, default_confirmation: true, ...CONFIRMATION }).first();
     return row ? toTemplate(row as TemplateRow) : null;
   }
 }

@@ -12,6 +12,9 @@ import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
+import { PgSuppressionRepository } from './pg-suppression.repository';
+import { PgTemplateRepository } from './pg-template.repository';
+import { PgIdempotencyStore, PgTransactionalRepository } from './pg-transactional.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
@@ -33,6 +36,10 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox): Repo
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
     webhookEndpoints: new PgWebhookEndpointRepository(db, secrets),
     webhookDeliveries: new PgWebhookDeliveryRepository(db, secrets),
+    suppressions: new PgSuppressionRepository(db),
+    templates: new PgTemplateRepository(db),
+    transactionals: new PgTransactionalRepository(db),
+    idempotency: new PgIdempotencyStore(db),
   };
 }
 

@@ -25,6 +25,7 @@ function aBroadcast(overrides: Partial<Broadcast>): Broadcast {
     emailHeaders: [],
     tags: [],
     segmentIds: [],
+    templateId: null,
     emailServerIds: [],
     totalRecipients: 0,
     broadcastRecipientsCount: 0,

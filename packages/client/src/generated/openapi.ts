@@ -431,6 +431,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/global_suppressions.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the installation-wide suppression list
+         * @description Newest first, 250 per page.
+         *
+         *     Permission: `suppressions_read`.
+         */
+        get: operations["listGlobalSuppressions"];
+        put?: never;
+        /**
+         * Add an address to the installation-wide suppression list
+         * @description Reason `manual`. 201 when added, 200 with the existing entry when it was already there. A malformed address: 422.
+         *
+         *     Permission: `global_suppressions_write`.
+         */
+        post: operations["addGlobalSuppressions"];
+        /**
+         * Remove an address from the installation-wide suppression list
+         * @description The address may also be given as the `email` query parameter.
+         *
+         *     Permission: `global_suppressions_write`.
+         */
+        delete: operations["removeGlobalSuppressions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/global_suppressions/bulk.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add up to 10,000 addresses to the installation-wide suppression list
+         * @description More than 10,000 entries: 422 and nothing is written. Malformed entries are listed in `invalid`, the others added.
+         *
+         *     Permission: `global_suppressions_write`.
+         */
+        post: operations["addGlobalSuppressionsInBulk"];
+        /**
+         * Remove up to 10,000 addresses from the installation-wide suppression list
+         * @description Permission: `global_suppressions_write`.
+         */
+        delete: operations["removeGlobalSuppressionsInBulk"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi": {
         parameters: {
             query?: never;
@@ -797,6 +857,196 @@ export interface paths {
          *     Permission: `subscribers_write`.
          */
         post: operations["unsubscribeSubscriber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the channel suppression list
+         * @description Newest first, 250 per page.
+         *
+         *     Permission: `suppressions_read`.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Add an address to the channel suppression list
+         * @description Reason `manual`. 201 when added, 200 with the existing entry when it was already there. A malformed address: 422.
+         *
+         *     Permission: `suppressions_write`.
+         */
+        post: operations["addSuppressions"];
+        /**
+         * Remove an address from the channel suppression list
+         * @description The address may also be given as the `email` query parameter.
+         *
+         *     Permission: `suppressions_write`.
+         */
+        delete: operations["removeSuppressions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions/bulk.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add up to 10,000 addresses to the channel suppression list
+         * @description More than 10,000 entries: 422 and nothing is written. Malformed entries are listed in `invalid`, the others added.
+         *
+         *     Permission: `suppressions_write`.
+         */
+        post: operations["addSuppressionsInBulk"];
+        /**
+         * Remove up to 10,000 addresses from the channel suppression list
+         * @description Permission: `suppressions_write`.
+         */
+        delete: operations["removeSuppressionsInBulk"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions/check.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether email from this channel to an address is suppressed
+         * @description Reads the channel's list, then the installation-wide one.
+         *
+         *     Permission: `suppressions_read`.
+         */
+        get: operations["checkSuppression"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description Most recently created first.
+         *
+         *     Permission: `templates_read`.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description A confirmation template needs a subject and a body. `default_confirmation: true` makes it the one double opt-in uses when no confirmation_template_id is given.
+         *
+         *     Permission: `templates_write`.
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description Permission: `templates_read`.
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template
+         * @description A template a scheduled or sending broadcast was written from: 422 "Template is used by a scheduled or sending broadcast".
+         *
+         *     Permission: `templates_write`.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a template
+         * @description Only the fields given change; the result is validated as at create.
+         *
+         *     Permission: `templates_write`.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/api/v1/transactionals.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one transactional email
+         * @description Queued ahead of broadcast traffic. Suppressed addresses are recorded as `suppressed` and never sent; subscription state is ignored. Header `Idempotency-Key` (at most 255 characters): the same key and body within 24 hours replays the stored answer and sends nothing; while the first is in progress: 409; another body: 422.
+         *
+         *     Permission: `transactionals_write`.
+         */
+        post: operations["createTransactional"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactionals/{id}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a transactional email
+         * @description Permission: `transactionals_read`.
+         */
+        get: operations["getTransactional"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1312,6 +1562,8 @@ export interface components {
             status: components["schemas"]["BroadcastStatus"];
             subject: string;
             tags: string[];
+            /** @description The template the broadcast was written from. */
+            template_id: number | null;
             total_recipients: number;
             track_clicks: boolean;
             track_opens: boolean;
@@ -1334,6 +1586,7 @@ export interface components {
             id: number;
             warnings?: components["schemas"]["Warnings"];
         };
+        /** @description Needs a subject, given here or by the template of template_id (without one: 422 "Subject can't be blank"). */
         BroadcastCreateInput: {
             /** @description Rich text body; a Liquid template. */
             body?: string;
@@ -1363,7 +1616,9 @@ export interface components {
             /** @description Segments targeted; empty means every active subscriber of the channel. */
             segment_ids?: number[];
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
-            subject: string;
+            subject?: string;
+            /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
+            template_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
             track_clicks?: boolean;
             /** @description Open tracking. Default: the channel's setting. */
@@ -1421,6 +1676,8 @@ export interface components {
             segment_ids?: number[];
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
             subject?: string;
+            /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
+            template_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
             track_clicks?: boolean;
             /** @description Open tracking. Default: the channel's setting. */
@@ -1962,10 +2219,106 @@ export interface components {
             source?: string;
             tags?: string[];
         };
+        Suppression: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Normalised (trimmed, lower-cased). */
+            email: string;
+            /** @enum {string} */
+            reason: "manual" | "bounce" | "complaint";
+        };
+        SuppressionBulkAdded: {
+            /** @description New on the list. */
+            added: number;
+            /** @description Already there (duplicates in the request count once). */
+            already_suppressed: number;
+            /** @description The entries that are not addresses, as sent. */
+            invalid: string[];
+        };
+        SuppressionBulkRemoved: {
+            /** @description Not on the list, or not an address. */
+            not_found: number;
+            removed: number;
+        };
+        SuppressionCheck: {
+            email: string;
+            /** @enum {string|null} */
+            reason: "manual" | "bounce" | "complaint" | null;
+            /** @enum {string|null} */
+            scope: "channel" | "global" | null;
+            suppressed: boolean;
+        };
+        /** @description Flat, or nested under `suppression` (or `global_suppression`). */
+        SuppressionEmailBody: {
+            email?: string;
+            suppression?: {
+                email?: string;
+            };
+        };
+        /** @description Flat, or nested under `suppression` (or `global_suppression`). */
+        SuppressionEmailsBody: {
+            /** @description At most 10,000. */
+            emails?: string[];
+            suppression?: {
+                emails?: string[];
+            };
+        };
+        SuppressionList: {
+            pagination: components["schemas"]["Pagination"];
+            suppressions: components["schemas"]["Suppression"][];
+        };
+        SuppressionRemoved: {
+            removed: boolean;
+        };
         TagsBody: {
             /** @description The subscriber, by address (case-insensitive). */
             email: string;
             tags: string[];
+        };
+        Template: {
+            /** @description Liquid. */
+            body: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The channel's default confirmation template (one at most). */
+            default_confirmation: boolean;
+            /** @description Liquid. */
+            html_body: string | null;
+            id: number;
+            label: string;
+            /** @description Liquid. */
+            preheader: string | null;
+            /** @description Liquid. */
+            subject: string | null;
+            /** @enum {string} */
+            template_purpose: "broadcast" | "confirmation";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The fields nested under `template` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        TemplateBody: {
+            template: components["schemas"]["TemplateInput"];
+        } | components["schemas"]["TemplateInput"];
+        /** @description Every Liquid field is checked at save: invalid Liquid is a 422 `{"errors": {field: ["is not valid Liquid: … line:L, col:C"]}}`. */
+        TemplateInput: {
+            body?: string | null;
+            /** @description Confirmation templates only; makes the previous default an ordinary one. */
+            default_confirmation?: boolean;
+            html_body?: string | null;
+            /** @description Required on create. */
+            label?: string;
+            preheader?: string | null;
+            subject?: string | null;
+            /**
+             * @default broadcast
+             * @enum {string}
+             */
+            template_purpose?: "broadcast" | "confirmation";
+        };
+        TemplateList: {
+            data: components["schemas"]["Template"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
         };
         Timeline: {
             broadcast_id: number;
@@ -1987,6 +2340,63 @@ export interface components {
         };
         /** @enum {string} */
         TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        Transactional: {
+            /** Format: date-time */
+            created_at: string;
+            error: string | null;
+            id: number;
+            message_id: string | null;
+            /** Format: date-time */
+            sent_at: string | null;
+            status: components["schemas"]["TransactionalStatus"];
+            subject: string;
+            to: string;
+        };
+        TransactionalCreated: {
+            /** Format: date-time */
+            created_at: string;
+            id: number;
+            status: components["schemas"]["TransactionalStatus"];
+            subject: string;
+            to: string;
+        };
+        /** @description Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber` and `data`. */
+        TransactionalInput: {
+            /** @description Plain text; Liquid. */
+            body?: string;
+            /** @description In Liquid scope as `data`. */
+            data?: {
+                [key: string]: unknown;
+            };
+            /** @description Not supported yet: true is a 422. */
+            double_opt_in?: boolean;
+            /** @description One of the channel's email servers; default its first. */
+            email_server_id?: number;
+            /** @description Liquid; values are HTML-escaped. */
+            html_body?: string | null;
+            /**
+             * @description Only false for now.
+             * @constant
+             */
+            include_unsubscribe_link?: false;
+            preheader?: string | null;
+            reply_to?: string | null;
+            subject?: string;
+            subscriber?: {
+                /** @description Stored on a new subscriber. */
+                custom_data?: {
+                    [key: string]: unknown;
+                };
+                first_name?: string | null;
+                last_name?: string | null;
+            };
+            /** @description A broadcast template whose fields fill those not given. */
+            template_id?: number;
+            /** @description The recipient; the subscriber is created on first send. */
+            to: string;
+        };
+        /** @enum {string} */
+        TransactionalStatus: "queued" | "awaiting_confirmation" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
         /** @description Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some. */
         Warnings: {
             /** @constant */
@@ -2987,6 +3397,186 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listGlobalSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Partial, case-insensitive match. */
+                email?: string;
+                /** @description Page number. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addGlobalSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Already on the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description Added. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeGlobalSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Whether it was on the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addGlobalSuppressionsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailsBody"];
+            };
+        };
+        responses: {
+            /** @description Counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBulkAdded"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeGlobalSuppressionsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailsBody"];
+            };
+        };
+        responses: {
+            /** @description Counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBulkRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getOpenApiDocumentYaml: {
         parameters: {
             query?: never;
@@ -3623,6 +4213,456 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Partial, case-insensitive match. */
+                email?: string;
+                /** @description Page number. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Already on the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description Added. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Whether it was on the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addSuppressionsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailsBody"];
+            };
+        };
+        responses: {
+            /** @description Counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBulkAdded"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeSuppressionsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailsBody"];
+            };
+        };
+        responses: {
+            /** @description Counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBulkRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    checkSuppression: {
+        parameters: {
+            query: {
+                /** @description The address. */
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The updated template. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createTransactional: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionalInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionalCreated"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The same Idempotency-Key is still in progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTransactional: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transactional and its status. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transactional"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -20,6 +20,9 @@ export type {
   SubscriberConfirmation,
   SubscriberFilter,
 } from './entities/subscriber';
+export type { Suppression, SuppressionList } from './entities/suppression';
+export type { Template, TemplateFields, TemplatePurpose } from './entities/template';
+export type { NewTransactional, Transactional } from './entities/transactional';
 export type { EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
 export type {
   NewWebhookEndpoint,
@@ -65,9 +68,12 @@ export {
   type WebhookPost,
   type WebhookResult,
 } from './webhooks';
-export { Mailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
+export { Mailer, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
 export { RateLimitCounter } from './rate-limits';
+export type { SuppressionRepository } from './suppressions';
+export type { TemplateRepository } from './templates-store';
+export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';
 export { Repositories, Transactor } from './transactions';
 export type { NewSegment, Segment, SegmentChanges } from './entities/segment';
 export { SegmentRepository } from './segments';

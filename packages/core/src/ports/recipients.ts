@@ -95,10 +95,11 @@ export interface RecipientStore {
   ): Promise<Broadcast | null>;
   /**
    * Inserts the next batch of recipients (sendable subscribers with afterSubscriberId < id <=
-   * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING. Returns the
-   * last subscriber id of the batch, or null when there was none left. A broadcast with
-   * segment_ids goes to the members of `segments.definitions` (their union) only, none given
-   * nobody; `segments.now` anchors their relative windows (within_days).
+   * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING; a suppressed
+   * address goes in as `skipped`, so it is counted and never sent. Returns the last subscriber id
+   * of the batch, or null when there was none left. A broadcast with segment_ids goes to the
+   * members of `segments.definitions` (their union) only, none given nobody; `segments.now`
+   * anchors their relative windows (within_days).
    */
   materialize(
     broadcast: Broadcast,
@@ -124,7 +125,7 @@ export interface RecipientStore {
    * application clock, which set their retry time), or claimed under a lease that has lapsed
    * in database time. Each claim gets a lease of `leaseMs` from the database's clock, so no
    * two dispatchers need agree on the time. A recipient whose subscriber is no longer sendable
-   * is marked `skipped` in the same statement and returned with `sendable` false. Only
+   * (or whose address is now suppressed) is marked `skipped` in the same statement and returned with `sendable` false. Only
    * recipients with an id above `afterId`: a worker walks the list forward instead of stepping
    * over every recipient already sent at each claim, and comes back to 0 for retries and
    * lapsed leases.

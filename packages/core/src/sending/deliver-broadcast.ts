@@ -242,8 +242,9 @@ export class DeliverBroadcast {
    * Records a group of outcomes set-based: one statement settles the recipient rows and writes
    * the email events and outbox events of those it settled. It needs no transaction around it,
    * so a group costs one round trip. A hard bounce also deactivates its subscriber, with a
-   * subscriber.bounced event: such a group runs in a transaction, so both commit together.
-   * Safe to repeat: only still-claimed recipients are settled, and only they get events.
+   * subscriber.bounced event, and suppresses the address: such a group runs in a transaction, so
+   * all of it commits together. Safe to repeat: only still-claimed recipients are settled, and only
+   * they get events.
    */
   private async record(b: Broadcast, batch: readonly PendingOutcome[]): Promise<number> {
     const plans = batch.map((item) => ({
@@ -259,6 +260,8 @@ export class DeliverBroadcast {
             const moved = await r.recipients.settleWithEvents(group);
             for (const item of bounced) {
               if (!moved.has(item.recipient.id)) continue;
+              // A hard bounce puts the address on the channel's list (docs/suppressions.md).
+              await r.suppressions.add(b.channelId, item.recipient.subscriber.email, 'bounce', item.at);
               const subscriber = await r.recipients.deactivateSubscriber(item.recipient.subscriber.id, item.at);
               if (subscriber) {
                 await r.outbox.record({ channelId: b.channelId, type: 'subscriber.bounced', data: subscriberEventData(subscriber), createdAt: item.at });

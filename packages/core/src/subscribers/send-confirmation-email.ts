@@ -41,7 +41,7 @@ const THROUGH_AN_OUTAGE_MS = 60_000;
 /** Temporary SMTP failures are retried this many times in all, after these delays. */
 export const CONFIRMATION_EMAIL_RETRY_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000] as const;
 
-export type ConfirmationEmailOutcome = 'sent' | 'stale' | 'no_email_server' | 'rejected' | 'retry_scheduled' | 'gave_up';
+export type ConfirmationEmailOutcome = 'sent' | 'stale' | 'suppressed' | 'no_email_server' | 'rejected' | 'retry_scheduled' | 'gave_up';
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -143,7 +143,7 @@ export class SendConfirmationEmail {
     return retrying(work, forUpTo(THROUGH_AN_OUTAGE_MS));
   }
 
-  private prepare(confirmationId: number): Promise<Prepared | 'stale' | 'no_email_server'> {
+  private prepare(confirmationId: number): Promise<Prepared | 'stale' | 'suppressed' | 'no_email_server'> {
     const now = this.clock.now();
     return this.transactor.run(async (repositories) => {
       const request = await repositories.subscriberConfirmations.findById(confirmationId);
@@ -161,6 +161,8 @@ export class SendConfirmationEmail {
       ) {
         return 'stale';
       }
+      // A suppressed address gets no email from the channel, a confirmation included.
+      if ((await repositories.suppressions.find(request.channelId, subscriber.email)) !== null) return 'suppressed';
       const server = (await repositories.emailServers.listForChannel(request.channelId)).find((s) => s.active);
       const channel = await repositories.channels.findById(request.channelId);
       if (server === undefined || channel === null) return 'no_email_server';

@@ -37,6 +37,9 @@ import type {
 import type { Permission } from '@mailcast/domain';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
+import { FakeSuppressions } from './suppression-fakes';
+import { FakeTemplates } from './template-fakes';
+import { FakeIdempotency, FakeTransactionals } from './transactional-fakes';
 
 /** Hand-written in-memory ports for use-case tests (docs/contributing.md). */
 export class FakeChannels implements ChannelRepository {
@@ -126,6 +129,7 @@ export class FakeBroadcasts implements BroadcastRepository {
   async create(broadcast: NewBroadcast, now: Date): Promise<Broadcast> {
     const row: Broadcast = {
       ...broadcast,
+      templateId: broadcast.templateId ?? null,
       id: this.rows.length + 1,
       status: 'draft',
       totalRecipients: 0,
@@ -340,6 +344,10 @@ export function fakeRepositories(): Repositories & {
   jobs: FakeJobs;
   webhookEndpoints: FakeWebhookEndpoints;
   webhookDeliveries: FakeWebhookDeliveries;
+  suppressions: FakeSuppressions;
+  templates: FakeTemplates;
+  transactionals: FakeTransactionals;
+  idempotency: FakeIdempotency;
 } {
   return {
     channels: new FakeChannels(),
@@ -355,6 +363,10 @@ export function fakeRepositories(): Repositories & {
     jobs: new FakeJobs(),
     webhookEndpoints: new FakeWebhookEndpoints(),
     webhookDeliveries: new FakeWebhookDeliveries(),
+    suppressions: new FakeSuppressions(),
+    templates: new FakeTemplates(),
+    transactionals: new FakeTransactionals(),
+    idempotency: new FakeIdempotency(),
   };
 }
 
