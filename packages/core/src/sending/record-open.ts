@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
-import { ENGAGEMENT_WINDOW_MS, facts, tracked } from './tracked-recipient';
+import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked } from './tracked-recipient';
 
 /** The open pixel: a load is an open (email.opened), recorded with its time, once per window. */
 @injectable()
@@ -18,14 +18,7 @@ export class RecordOpen {
       if (t === null) return false;
       // A repeat within the window is served as usual but recorded and emitted once.
       if (!(await r.recipients.markEngaged(t.id, 'opened', at, new Date(at.getTime() - ENGAGEMENT_WINDOW_MS)))) return true;
-      await r.emailEvents.record({
-        channelId: t.channelId,
-        broadcastId: t.broadcastId,
-        recipientId: t.id,
-        subscriberId: t.subscriber.id,
-        kind: 'opened',
-        occurredAt: at,
-      });
+      await r.emailEvents.record(recipientEvent(t, 'opened', at));
       await r.outbox.record({
         channelId: t.channelId,
         type: 'email.opened',
