@@ -4,6 +4,7 @@ import {
   CryptoRandom,
   LiquidTemplates,
   nodemailerMessage,
+  PgSegmentRepository,
   PgTransactor,
   pgRepositories,
   SystemClock,
@@ -231,6 +232,7 @@ export const sendingBench: Bench = {
       new SystemClock(),
       new CryptoRandom(),
       { ...defaultSendingOptions(PUBLIC_URL, MAX_CONNECTIONS), helperJobs: 0 },
+      new PgSegmentRepository(db),
     );
     context.log('materialising through QueueRecipients');
     const qStart = process.hrtime.bigint();

@@ -7,6 +7,7 @@ import {
   RateLimitCounter,
   Repositories,
   SubscriberImporter,
+  SegmentRepository,
   Templates,
   HtmlReader,
   Transactor,
@@ -24,6 +25,7 @@ import { ConfigPublicLinks } from './http/public-links';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
+import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
@@ -61,6 +63,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
+  container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
   container.registerInstance(HtmlReader, new Htmlparser2Reader());

@@ -14,4 +14,5 @@ export * from './rate-limit';
 export * from './email-content';
 export * from './send-retry';
 export * from './tracking-token';
+export * from './segment';
 export * from './sender';

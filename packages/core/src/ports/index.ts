@@ -68,3 +68,5 @@ export { Mailer, type MailAddress, type MailOutcome, type OutgoingEmail } from '
 export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
 export { RateLimitCounter } from './rate-limits';
 export { Repositories, Transactor } from './transactions';
+export type { NewSegment, Segment, SegmentChanges } from './entities/segment';
+export { SegmentRepository } from './segments';
