@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
 import { docsRoutes } from '../openapi/docs.routes';
 import { authenticate } from './auth';
+import { failedAuthLimit, publicLimit } from './client-limits';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
@@ -49,11 +50,13 @@ export function createApp(container: DependencyContainer): Express {
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.
+  // Public routes and failed authentication are limited per client address (docs/security.md).
+  app.use(['/t', '/u', '/confirm'], publicLimit());
   app.use(trackingRoutes(container));
   app.use(unsubscribeRoutes(container));
 
   const api = express.Router();
-  api.use(authenticate(container));
+  api.use(failedAuthLimit(authenticate(container)));
   api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(rejectUnstorableText);

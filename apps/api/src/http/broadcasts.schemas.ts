@@ -1,5 +1,5 @@
 import { ValidationError, type BroadcastInput } from '@mailcast/core';
-import { isReservedHeader } from '@mailcast/domain';
+import { MAX_RENDERED_BODY_LENGTH, isReservedHeader } from '@mailcast/domain';
 import Joi from 'joi';
 import { keysOf, type BodyShape } from './warnings';
 
@@ -29,8 +29,9 @@ const broadcastSchema = Joi.object({
   name: text(),
   subject: Joi.string().allow('', null),
   preheader: text(),
-  body: text(),
-  html_body: text(),
+  // A source over the rendered cap is refused at save (docs/security.md "Templates").
+  body: text().max(MAX_RENDERED_BODY_LENGTH),
+  html_body: text().max(MAX_RENDERED_BODY_LENGTH),
   include_unsubscribe_link: Joi.boolean(),
   reply_to: text(),
   track_opens: Joi.boolean(),

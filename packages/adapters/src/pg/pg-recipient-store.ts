@@ -413,10 +413,15 @@ export class PgRecipientStore implements RecipientStore {
     return (row as BroadcastLink | undefined) ?? null;
   }
 
-  async markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date): Promise<void> {
-    const column = kind === 'opened' ? 'opened_at' : 'clicked_at';
-    await this.db('broadcast_recipients')
-      .where({ id: recipientId })
-      .update({ [column]: this.db.raw(`COALESCE(${column}, ?)`, [at]) });
+  async markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date, windowStart: Date, linkId?: number): Promise<boolean> {
+    // One statement decides, so two loads at once cannot both count (migration 2026112502000001).
+    const sql =
+      kind === 'opened'
+        ? `UPDATE broadcast_recipients SET opened_at = COALESCE(opened_at, :at), last_opened_at = :at
+           WHERE id = :id AND (last_opened_at IS NULL OR last_opened_at <= :windowStart) RETURNING id`
+        : `UPDATE broadcast_recipients SET clicked_at = COALESCE(clicked_at, :at), last_clicked_at = :at, last_clicked_link_id = :link
+           WHERE id = :id AND (last_clicked_at IS NULL OR last_clicked_at <= :windowStart OR last_clicked_link_id IS DISTINCT FROM :link) RETURNING id`;
+    const result = await this.db.raw(sql, { at, id: recipientId, windowStart, link: linkId ?? null });
+    return (result.rows as unknown[]).length > 0;
   }
 }

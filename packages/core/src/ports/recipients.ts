@@ -164,7 +164,11 @@ export interface RecipientStore {
   /** A recipient with its broadcast's link secret, to verify a token that names it. */
   findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null>;
   findLink(broadcastId: number, identifier: string): Promise<BroadcastLink | null>;
-  markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date): Promise<void>;
+  /**
+   * Records an open or a click of `linkId` at `at` unless one was recorded after `windowStart`
+   * (the same link, for a click): true when this one counts. Keeps the first open and click.
+   */
+  markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date, windowStart: Date, linkId?: number): Promise<boolean>;
   /** null when the subscriber was already unsubscribed: the change happens once. */
   unsubscribeSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null>;
 }
