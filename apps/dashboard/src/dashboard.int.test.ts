@@ -134,7 +134,7 @@ describe('the dashboard in a browser', () => {
     await clickText(page, 'Preview');
     await waitForText(page, '.preview-subject', 'Hello Bob');
     expect(await page.$eval('.preview-text', (el) => el.textContent)).toContain('Hi Bob, see https://example.com/a');
-    const frame = page.frames().find((f) => f.url().endsWith('/app/preview-frame.html'))!;
+    const frame = await page.waitForFrame((f) => f.url().endsWith('/app/preview-frame.html'));
     await frame.waitForFunction(() => document.body?.textContent?.includes('Hi Bob'));
     // The email's own inline style (its unsubscribe paragraph) applies inside the frame.
     expect(await frame.$eval('p[style]', (p) => getComputedStyle(p).fontSize)).toBe('12px');
@@ -178,7 +178,10 @@ describe('the dashboard in a browser', () => {
     await page.waitForSelector('th[aria-sort=descending] button');
     await clickText(page, 'Unique clicks ▼');
     await page.waitForSelector('th[aria-sort=ascending] button');
-    expect(await page.$$eval('table.links td.url', (cells) => cells.map((c) => c.textContent))).toEqual(['https://example.com/b', 'https://example.com/a']);
+    // The table may redraw once more with the polled figures: wait for the order, then check it.
+    const urls = () => page.$$eval('table.links td.url', (cells) => cells.map((c) => c.textContent).join(' '));
+    await page.waitForFunction(() => [...document.querySelectorAll('table.links td.url')].map((c) => c.textContent).join(' ') === 'https://example.com/b https://example.com/a', { timeout: 5_000 }).catch(() => undefined);
+    expect(await urls()).toBe('https://example.com/b https://example.com/a');
 
     await page.select('select[name=timeframe]', '60m');
     await waitForText(page, 'p.small', 'one point per 1m');

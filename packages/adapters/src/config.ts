@@ -13,6 +13,8 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   rateLimitPerMinute: number;
+  /** Failed authentications per client address per minute before 429 (docs/security.md). */
+  authFailuresPerMinute: number;
   dispatcherMetricsPort: number | undefined;
   /** Set: the api's /metrics answers only `Authorization: Bearer <token>` (docs/security.md). */
   metricsToken: string | undefined;
@@ -67,6 +69,7 @@ const schema = Joi.object({
     }),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(0).default(1200),
+  AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(50),
   DISPATCHER_METRICS_PORT: port,
   METRICS_TOKEN: Joi.string().min(16).pattern(/^[\x21-\x7e]+$/).messages({
     'string.min': '"METRICS_TOKEN" must be at least 16 characters',
@@ -105,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: parseRetrySchedule(value.WEBHOOK_RETRY_SCHEDULE as string),
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: value.AUTH_FAILURES_PER_MINUTE,
     dispatcherMetricsPort: value.DISPATCHER_METRICS_PORT,
     metricsToken: value.METRICS_TOKEN,
     logLevel: value.LOG_LEVEL,

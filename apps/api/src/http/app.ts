@@ -56,7 +56,7 @@ export function createApp(container: DependencyContainer): Express {
   app.use(unsubscribeRoutes(container));
 
   const api = express.Router();
-  api.use(failedAuthLimit(authenticate(container)));
+  api.use(failedAuthLimit(authenticate(container), config.authFailuresPerMinute));
   api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(rejectUnstorableText);

@@ -64,16 +64,16 @@ export function publicLimit(counter = new WindowCounter()): RequestHandler {
 }
 
 /**
- * Wraps authentication: an address past AUTH_FAILURES_PER_MINUTE failures is answered 429 before
+ * Wraps authentication: an address past `limit` (AUTH_FAILURES_PER_MINUTE by default) failures is answered 429 before
  * any look-up, and a token that just failed is answered 401 from memory for BOGUS_TOKEN_TTL_MS.
  * A token is 256 random bits, so one that failed cannot become valid later.
  */
-export function failedAuthLimit(authenticate: RequestHandler, now: () => number = Date.now): RequestHandler {
+export function failedAuthLimit(authenticate: RequestHandler, limit = AUTH_FAILURES_PER_MINUTE, now: () => number = Date.now): RequestHandler {
   const failures = new WindowCounter(now);
   const bogus = new Map<string, number>();
   return (req, res, next) => {
     const address = addressOf(req.ip);
-    if (failures.peek(address) >= AUTH_FAILURES_PER_MINUTE) {
+    if (failures.peek(address) >= limit) {
       next(new RateLimitedError(failures.retryAfterSeconds()));
       return;
     }
