@@ -60,6 +60,7 @@ export class PgSubscriberConfirmationRepository implements SubscriberConfirmatio
         template_id: c.templateId,
         reply_to: c.replyTo,
         include_unsubscribe_link: c.includeUnsubscribeLink,
+        email_queued: c.emailQueued ?? false,
         created_at: now,
       })
       .returning(COLUMNS);
@@ -90,6 +91,15 @@ export class PgSubscriberConfirmationRepository implements SubscriberConfirmatio
 
   async markEmailSent(id: number, now: Date): Promise<void> {
     await this.db('subscriber_confirmations').where({ id }).whereNull('email_sent_at').update({ email_sent_at: now });
+  }
+
+  async countQueuedSince(subscriberId: number, since: Date): Promise<number> {
+    const row = await this.db('subscriber_confirmations')
+      .where({ subscriber_id: subscriberId, email_queued: true })
+      .where('created_at', '>=', since)
+      .count<{ n: string }[]>('* as n')
+      .first();
+    return Number(row?.n ?? 0);
   }
 }
 

@@ -249,7 +249,7 @@ export class FakeSubscribers implements SubscriberRepository {
 }
 
 export class FakeSubscriberConfirmations implements SubscriberConfirmationRepository {
-  readonly rows: Array<SubscriberConfirmation & { tokenHash: Uint8Array }> = [];
+  readonly rows: Array<SubscriberConfirmation & { tokenHash: Uint8Array; emailQueued?: boolean }> = [];
   async create(c: NewSubscriberConfirmation, now: Date): Promise<SubscriberConfirmation> {
     const row = { ...c, id: this.rows.length + 1, createdAt: now, emailSentAt: null, confirmedAt: null, supersededAt: null };
     this.rows.push(row);
@@ -273,6 +273,9 @@ export class FakeSubscriberConfirmations implements SubscriberConfirmationReposi
   async markEmailSent(id: number, now: Date): Promise<void> {
     const row = this.rows.find((r) => r.id === id);
     if (row && row.emailSentAt === null) row.emailSentAt = now;
+  }
+  async countQueuedSince(subscriberId: number, since: Date): Promise<number> {
+    return this.rows.filter((r) => r.subscriberId === subscriberId && r.emailQueued === true && r.createdAt >= since).length;
   }
 }
 
