@@ -395,7 +395,8 @@ describe('a dead endpoint with a deep backlog', () => {
     const started = Date.now();
     h.startWorkers({ delivery: { perEndpointBacklog: 4, slowAfterMs: 200, fetchBatchSize: 40 } });
     const ok = await eventually(async () => (receiver.on('/ok').length === 150 ? receiver.on('/ok') : undefined), 10_000, 20);
-    expect(ok[149]!.at - started).toBeLessThan(2_500); // the dead endpoint's first time-out is 3 s away
+    // Every healthy delivery lands before the dead endpoint's first time-out (3 s) could free a slot.
+    expect(ok[149]!.at - started).toBeLessThan(3_000);
     expect(receiver.maxOpen('/dead')).toBe(8);
     const putBackJobs = async () =>
       (
