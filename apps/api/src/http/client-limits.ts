@@ -12,7 +12,6 @@ const WINDOW_MS = 60_000;
 const MAX_KEYS = 100_000;
 
 export const PUBLIC_REQUESTS_PER_MINUTE = 300;
-export const AUTH_FAILURES_PER_MINUTE = 50;
 /** How long a token that failed to authenticate is answered 401 without a look-up. */
 export const BOGUS_TOKEN_TTL_MS = 60_000;
 const MAX_BOGUS_TOKENS = 10_000;
@@ -64,11 +63,11 @@ export function publicLimit(counter = new WindowCounter()): RequestHandler {
 }
 
 /**
- * Wraps authentication: an address past `limit` (AUTH_FAILURES_PER_MINUTE by default) failures is answered 429 before
- * any look-up, and a token that just failed is answered 401 from memory for BOGUS_TOKEN_TTL_MS.
+ * Wraps authentication: an address past `limit` failures a minute (the AUTH_FAILURES_PER_MINUTE
+ * setting) is answered 429 before any look-up, and a token that just failed is answered 401 from memory for BOGUS_TOKEN_TTL_MS.
  * A token is 256 random bits, so one that failed cannot become valid later.
  */
-export function failedAuthLimit(authenticate: RequestHandler, limit = AUTH_FAILURES_PER_MINUTE, now: () => number = Date.now): RequestHandler {
+export function failedAuthLimit(authenticate: RequestHandler, limit: number, now: () => number = Date.now): RequestHandler {
   const failures = new WindowCounter(now);
   const bogus = new Map<string, number>();
   return (req, res, next) => {
