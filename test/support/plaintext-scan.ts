@@ -3,7 +3,9 @@ import type { Database } from '@mailcast/adapters';
 /**
  * Every place in the database (all schemas but the system ones) that holds `needle` as it is:
  * text, varchar, json, jsonb and array columns compared as text, bytea columns byte for byte.
- * Answers `schema.table.column` for each hit.
+ * A Buffer needle is raw bytes: it is looked for in bytea columns only, since its bytes need not
+ * be valid text (a NUL byte cannot even be sent as a text parameter); look for its text encodings
+ * (base64, hex) with string needles. Answers `schema.table.column` for each hit.
  */
 export async function findPlaintext(db: Database, needle: string | Buffer): Promise<string[]> {
   const { rows: columns } = await db.raw<{ rows: Array<{ table_schema: string; table_name: string; column_name: string; data_type: string }> }>(
@@ -16,6 +18,7 @@ export async function findPlaintext(db: Database, needle: string | Buffer): Prom
   );
   const hits: string[] = [];
   for (const c of columns) {
+    if (Buffer.isBuffer(needle) && c.data_type !== 'bytea') continue;
     const column = `"${c.table_schema}"."${c.table_name}"."${c.column_name}"`;
     const from = `"${c.table_schema}"."${c.table_name}"`;
     const [sql, binding] =
