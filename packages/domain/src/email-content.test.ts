@@ -1,4 +1,4 @@
-import { allowedCustomHeaders, editHtml, isTrackableUrl, linkIdentifier, preheaderHtml, textToHtml } from './email-content';
+import { allowedCustomHeaders, editHtml, isTrackableUrl, linkIdentifier, preheaderHtml, subjectLine, textToHtml } from './email-content';
 
 describe('email content', () => {
   it('turns plain text into escaped paragraphs with linked URLs', () => {
@@ -58,5 +58,15 @@ describe('email content', () => {
         { key: 'Sender', value: 'evil@x.test' },
       ]),
     ).toEqual({ 'X-Campaign': 'spring' });
+  });
+});
+
+describe('subjectLine', () => {
+  it.each([
+    ['Hello\r\nBcc: evil@x.test', 'Hello Bcc: evil@x.test'],
+    ['  Welcome,\tAda \n Lovelace  ', 'Welcome, Ada Lovelace'],
+    ['Plain', 'Plain'],
+  ])('makes %j one header line', (rendered, line) => {
+    expect(subjectLine(rendered)).toBe(line);
   });
 });

@@ -19,6 +19,14 @@ export function renderedPartTooLong(part: 'subject' | 'text' | 'html', value: st
   return value.length > cap ? `the rendered ${part} is longer than ${cap} characters` : null;
 }
 
+/**
+ * A rendered subject as the one header line it becomes: every run of white space, line breaks
+ * included (a template or a subscriber's name may hold them), is one space; no space at the ends.
+ */
+export function subjectLine(rendered: string): string {
+  return rendered.replace(/\s+/g, ' ').trim();
+}
+
 export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

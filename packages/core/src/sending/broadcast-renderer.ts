@@ -6,6 +6,7 @@ import {
   linkIdentifier,
   preheaderHtml,
   renderedPartTooLong,
+  subjectLine,
   textToHtml,
   trackingToken,
   type HtmlEdit,
@@ -104,7 +105,7 @@ export class BroadcastRenderer {
       },
       broadcast: { name: b.name, subject: b.subject },
     };
-    const subject = capped('subject', (await this.templates.render(b.subject, scope, 'text')).replace(/\s+/g, ' ').trim());
+    const subject = capped('subject', subjectLine(await this.templates.render(b.subject, scope, 'text')));
 
     const body = b.body ?? '';
     const bodyIsHtml = this.bodyIsHtml;

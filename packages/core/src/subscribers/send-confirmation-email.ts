@@ -1,4 +1,4 @@
-import { formatConfirmationToken, hashConfirmationToken, senderAddress } from '@mailcast/domain';
+import { formatConfirmationToken, hashConfirmationToken, senderAddress, subjectLine } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -93,7 +93,7 @@ export async function renderConfirmationEmail(
   if (scope.unsubscribeUrl !== null && !PLACES_UNSUBSCRIBE.test(used.body)) {
     text += `\n\nDid not sign up? Unsubscribe: ${scope.unsubscribeUrl}\n`;
   }
-  return { subject: subject.replace(/[\r\n]+/g, ' ').trim(), text };
+  return { subject: subjectLine(subject), text };
 }
 
 /**

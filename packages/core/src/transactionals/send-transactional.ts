@@ -1,4 +1,4 @@
-import type { EventType } from '@mailcast/domain';
+import { subjectLine, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { Clock, PriorityMailer, RandomSource, Repositories, Templates, Transactor, type Mailer, type Transactional } from '../ports';
 import { SendingOptions } from '../sending/sending-options';
@@ -85,7 +85,7 @@ export class SendTransactional {
         this.templates.render(t.body, scope, 'text'),
         t.htmlBody === null ? Promise.resolve(null) : this.templates.render(t.htmlBody, scope, 'html'),
       ]);
-      rendered = { subject: subject.replace(/[\r\n]+/g, ' ').trim(), text, html };
+      rendered = { subject: subjectLine(subject), text, html };
     } catch (error) {
       await this.record(t, messageId, { status: 'failed', error: `Rendering failed: ${(error as Error).message}` }, []);
       return 'failed';
