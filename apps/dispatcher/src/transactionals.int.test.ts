@@ -55,6 +55,14 @@ describe('transactional email (HTTP, dispatcher workers, real SMTP)', () => {
     ]);
   });
 
+  it('sends a subject rendered across lines as one header line', async () => {
+    const res = await send({ to: 'lines@example.com', subject: 'Order {{ data.ref }}', body: 'B', data: { ref: '42\r\n  Bcc: evil@example.com' } });
+    expect((await finalStatus(res.body.id)).status).toBe('sent');
+    const email = await parseEmail(to('lines@example.com')[0]!.raw);
+    expect(email.subject).toBe('Order 42 Bcc: evil@example.com');
+    expect(h.smtp.messages.filter((m) => m.to.includes('evil@example.com'))).toEqual([]);
+  });
+
   it('twenty parallel retries with one Idempotency-Key send one email; all answer the same or 409', async () => {
     const body = { to: 'idem@example.com', subject: 'Receipt', body: 'Thanks' };
     const answers = await Promise.all(Array.from({ length: 20 }, () => send(body, 'order-42')));

@@ -88,7 +88,10 @@ export async function startEmbeddedPostgres(options: {
     createPostgresUser: process.getuid?.() === 0,
     // Only loopback, and enough connections for api + several dispatchers + tests.
     postgresFlags: [
-      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
       ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: options.onLog ?? (() => undefined),

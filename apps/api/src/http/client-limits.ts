@@ -64,7 +64,8 @@ export function publicLimit(counter = new WindowCounter()): RequestHandler {
 
 /**
  * Wraps authentication: an address past `limit` failures a minute (the AUTH_FAILURES_PER_MINUTE
- * setting) is answered 429 before any look-up, and a token that just failed is answered 401 from memory for BOGUS_TOKEN_TTL_MS.
+ * setting) is answered 429 before any look-up, and a token that just failed is answered 401 from
+ * memory for BOGUS_TOKEN_TTL_MS.
  * A token is 256 random bits, so one that failed cannot become valid later.
  */
 export function failedAuthLimit(authenticate: RequestHandler, limit: number, now: () => number = Date.now): RequestHandler {
