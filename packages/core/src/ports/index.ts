@@ -68,7 +68,7 @@ export {
   type WebhookPost,
   type WebhookResult,
 } from './webhooks';
-export { Mailer, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
+export { Mailer, MessageWithdrawn, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
 export { RateLimitCounter } from './rate-limits';
 export type { SuppressionRepository } from './suppressions';
