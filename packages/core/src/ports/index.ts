@@ -78,3 +78,4 @@ export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from
 export { Repositories, Transactor } from './transactions';
 export type { NewSegment, Segment, SegmentChanges } from './entities/segment';
 export { SegmentRepository } from './segments';
+export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';
