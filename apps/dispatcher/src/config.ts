@@ -2,6 +2,7 @@ import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
 import { defaultSendingOptions, type SendingOptions } from '@mailcast/core';
 import { parseRetrySchedule } from '@mailcast/domain';
 import os from 'node:os';
+import { retentionConfig, type RetentionSettings } from './retention-config';
 import type { OutboxRelayOptions } from './workers/outbox-relay';
 
 /**
@@ -15,6 +16,8 @@ export interface DispatcherConfig {
   smtp: { threads: number; connectionsPerServer: number };
   /** Overrides of the stalled-delivery sweep; the relay's defaults for what is absent. */
   webhookRelay: Partial<Pick<OutboxRelayOptions, 'sweepEveryMs' | 'stalledAfterMs'>>;
+  /** Pruning of old rows (docs/retention.md). */
+  retention: RetentionSettings;
 }
 
 export function loadDispatcherConfig(
@@ -26,6 +29,7 @@ export function loadDispatcherConfig(
     sending: sendingConfig(publicUrl, env),
     smtp: { threads: smtpThreads(env, cores), connectionsPerServer: smtpConnections(env) },
     webhookRelay: webhookRelayConfig(env),
+    retention: retentionConfig(env),
   };
 }
 

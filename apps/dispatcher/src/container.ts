@@ -1,5 +1,5 @@
 import { composeContainer, NodemailerMailer, ThreadedMailer, type Infrastructure, type Override } from '@mailcast/adapters';
-import { Mailer, PriorityMailer, SendingOptions } from '@mailcast/core';
+import { Mailer, PriorityMailer, RetentionPolicy, SendingOptions } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 import { loadDispatcherConfig, type DispatcherConfig } from './config';
 
@@ -31,6 +31,7 @@ export function buildContainer(
     ...(stopRequested !== undefined ? { stopRequested } : {}),
   };
   container.registerInstance(SendingOptions, sending);
+  container.registerInstance(RetentionPolicy, config.retention.policy);
   const { threads, connectionsPerServer } = config.smtp;
   container.registerInstance(
     Mailer,

@@ -10,6 +10,7 @@ import { buildContainer } from './container';
 import { HANDLERS } from './handlers';
 import { portOf, startHealthServer } from './health-server';
 import { startWorkers } from './workers/job-workers';
+import { startRetention } from './workers/retention';
 import { startSweeper } from './workers/sweeper';
 import { startWebhookWorkers } from './workers/webhook-workers';
 
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
         log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });
     const stopSweeper = startSweeper(container, dispatcherConfig.sending.sweepIntervalMs, log);
+    const stopRetention = startRetention(container, dispatcherConfig.retention.intervalMs, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
       health = await startHealthServer(
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
     onShutdown(log, async () => {
       stopping = true;
       stopSweeper();
+      stopRetention();
       // Both stop fetching and wait for what they hold: a sending job stops claiming, finishes
       // the messages in flight and hands the rest to a fresh job.
       await Promise.all([webhooks.stop(), workers.stop()]);

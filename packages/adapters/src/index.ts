@@ -34,6 +34,7 @@ export * from './templates/liquid-templates';
 export * from './templates/htmlparser2-reader';
 export * from './metrics/registry';
 export * from './metrics/business-metrics';
+export * from './metrics/age-metrics';
 export * from './pg/pg-recipient-store';
 export * from './secrets/secret-box';
 export * from './secrets/secret-keys';

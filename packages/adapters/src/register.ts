@@ -6,6 +6,7 @@ import {
   PublicLinks,
   RandomSource,
   RateLimitCounter,
+  RetentionStore,
   SmtpAllowPlaintext,
   SmtpProbe,
   Repositories,
@@ -27,6 +28,7 @@ import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sen
 import { ConfigPublicLinks } from './http/public-links';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
+import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
@@ -73,6 +75,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss, secrets));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
+  container.registerInstance(RetentionStore, new PgRetentionStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));

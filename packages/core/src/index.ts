@@ -61,6 +61,7 @@ export * from './sending/broadcast-renderer';
 export * from './sending/queue-recipients';
 export * from './sending/deliver-broadcast';
 export * from './sending/recover-stalled-broadcasts';
+export * from './retention/prune-old-rows';
 export * from './sending/record-open';
 export * from './sending/record-click';
 export * from './sending/get-unsubscribe-target';

@@ -89,6 +89,46 @@ describe('observability', () => {
     expect(valueOf(text, 'mailcast_queue_depth{queue="webhooks.deliver",service="api"}')).toBe(1);
   });
 
+  describe('the ages of what waits and of the oldest kept rows (docs/retention.md)', () => {
+    let aged: ApiHarness;
+    beforeAll(async () => {
+      aged = await startApi();
+    });
+    afterAll(() => aged.close());
+
+    it('reports, in seconds on the database clock, how long the oldest waiting items and kept rows are', async () => {
+      const db = aged.database.db;
+      const { channel } = await aged.fixtures.aTenant();
+      const ago = (seconds: number) => db.raw(`now() - make_interval(secs => ${seconds})`);
+      await db('events').insert({ channel_id: channel.id, type: 'email.sent', data: {}, created_at: ago(3 * 3600) });
+      const [dispatched] = await db('events')
+        .insert({ channel_id: channel.id, type: 'email.sent', data: {}, created_at: ago(2 * 3600), dispatched_at: ago(2 * 3600) })
+        .returning('id');
+      const [endpoint] = await db('webhook_endpoints')
+        .insert({ channel_id: channel.id, url: 'https://hooks.example.com/x', event_types: ['email.sent'], secret: 'whsec_x' })
+        .returning('id');
+      await db('webhook_deliveries').insert({
+        channel_id: channel.id, event_id: (dispatched as { id: number }).id, webhook_endpoint_id: (endpoint as { id: number }).id,
+        event_type: 'email.sent', status: 'pending', created_at: ago(2 * 3600),
+      });
+      await db('idempotency_keys').insert({ token_id: 1, key: 'k', fingerprint: 'f', created_at: ago(1800) });
+
+      const res = await request(aged.app).get('/metrics');
+      const around = (series: string, seconds: number) => {
+        const value = valueOf(res.text, series);
+        expect(value).toBeGreaterThanOrEqual(seconds);
+        expect(value).toBeLessThan(seconds + 300);
+      };
+      around('mailcast_oldest_waiting_seconds{what="outbox_event",service="api"}', 3 * 3600);
+      around('mailcast_oldest_waiting_seconds{what="webhook_delivery",service="api"}', 2 * 3600);
+      expect(valueOf(res.text, 'mailcast_oldest_waiting_seconds{what="send",service="api"}')).toBe(0);
+      around('mailcast_oldest_row_age_seconds{table="events",service="api"}', 3 * 3600);
+      around('mailcast_oldest_row_age_seconds{table="webhook_deliveries",service="api"}', 2 * 3600);
+      around('mailcast_oldest_row_age_seconds{table="idempotency_keys",service="api"}', 1800);
+      expect(valueOf(res.text, 'mailcast_oldest_row_age_seconds{table="email_events",service="api"}')).toBe(0);
+    });
+  });
+
   it('keeps /healthz up and reports /readyz and /metrics honestly while the database is unreachable', async () => {
     const admin = api.database.db;
     const name = api.database.name;

@@ -1,4 +1,4 @@
-import { ConfigToken, DatabaseToken, createMetricsRegistry, type Config, registerBusinessMetrics, type Database, type Registry } from '@mailcast/adapters';
+import { ConfigToken, DatabaseToken, createMetricsRegistry, type Config, registerAgeMetrics, registerBusinessMetrics, type Database, type Registry } from '@mailcast/adapters';
 import { Router, type Request, type RequestHandler } from 'express';
 import { Counter, Histogram } from 'prom-client';
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -38,6 +38,7 @@ export interface ApiMetrics {
 export function apiMetrics(container: DependencyContainer): ApiMetrics {
   const registry = createMetricsRegistry('api');
   registerBusinessMetrics(registry, container.resolve<Database>(DatabaseToken));
+  registerAgeMetrics(registry, container.resolve<Database>(DatabaseToken));
   const requests = new Counter({
     name: 'mailcast_http_requests_total',
     help: 'HTTP requests answered, by method, route template and status.',

@@ -1,6 +1,6 @@
-import type { EmailServer, Mailer, OutgoingEmail } from '@mailcast/core';
+import { MessageWithdrawn, type EmailServer, type Mailer, type OutgoingEmail } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { anEmailServer, freePort } from '@mailcast/testkit';
+import { anEmailServer, eventually, freePort } from '@mailcast/testkit';
 import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from './nodemailer-mailer';
 import { ThreadedMailer } from './threaded-mailer';
 
@@ -108,6 +108,43 @@ describe.each(MAILERS)('%s against a real SMTP server', (_name, makeMailer) => {
       expect(smtp.connections() - before).toBe(4);
     } finally {
       await limited.close();
+    }
+  });
+
+  it('withdraws the messages still waiting for a connection: only those started reach the server', async () => {
+    const held: Array<() => void> = [];
+    const slow = await startSmtpCapture({ onMessage: () => new Promise<void>((resolve) => held.push(resolve)) });
+    const limited = makeMailer(2);
+    try {
+      const target = { ...server, id: 3, port: slow.port };
+      const withdrawal = new AbortController();
+      const answered: unknown[] = [];
+      const sends = Array.from({ length: 10 }, (_, i) =>
+        limited
+          .send(target, email({ to: `w${i}@example.com` }), withdrawal.signal)
+          .catch((error: unknown) => error)
+          .then((answer) => answered.push(answer)),
+      );
+      // Both connections hold a message whose answer waits (waitFor would wait for the answer).
+      const arrived = (n: number) => eventually(async () => (slow.messages.length >= n ? true : undefined), 10_000, 10);
+      await arrived(2);
+      withdrawal.abort();
+      // The server answers once the others are withdrawn: a freed slot would start the next one.
+      await eventually(async () => (answered.length >= 8 ? true : undefined), 10_000, 10);
+      expect(answered.every((o) => o instanceof MessageWithdrawn)).toBe(true);
+      for (const answer of held.splice(0)) answer();
+      await Promise.all(sends);
+      expect(answered.slice(8)).toEqual([expect.objectContaining({ kind: 'accepted' }), expect.objectContaining({ kind: 'accepted' })]);
+      expect(slow.messages).toHaveLength(2);
+      // The slots are free again: a later message goes out.
+      const later = limited.send(target, email({ to: 'later@example.com' }));
+      await arrived(3);
+      for (const answer of held.splice(0)) answer();
+      await expect(later).resolves.toMatchObject({ kind: 'accepted' });
+    } finally {
+      for (const answer of held.splice(0)) answer();
+      await limited.close();
+      await slow.close();
     }
   });
 });

@@ -4,6 +4,7 @@ import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type DKIM from 'nodemailer/lib/dkim';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { ConnectionSlots } from './connection-slots';
 
 interface SmtpError {
   code?: string;
@@ -65,60 +66,76 @@ function dkimOptions(server: EmailServer): { dkim: DKIM.Options } | null {
   return { dkim: { domainName: server.dkimDomain, keySelector: server.dkimSelector, privateKey: server.dkimPrivateKey } };
 }
 
+/** What a failed send means: a server misconfiguration, a temporary or a permanent rejection. */
+function failureOutcome(error: unknown): MailOutcome {
+  const smtp = error as SmtpError;
+  if (smtp.code !== undefined && SERVER_FAILURES.has(smtp.code)) {
+    // The server's fault, not the recipient's: a 5xx here is no bounce, and the send is retried.
+    return { kind: 'rejected', permanent: false, code: null, message: `${smtp.message ?? smtp.code}${smtp.response ? `: ${smtp.response}` : ''}` };
+  }
+  const code = typeof smtp.responseCode === 'number' ? smtp.responseCode : null;
+  return {
+    kind: 'rejected',
+    permanent: smtpFailureKind(code) === 'permanent',
+    code,
+    message: smtp.response ?? smtp.message ?? String(error),
+  };
+}
+
 /**
  * nodemailer with one pooled transport per email server: connections are reused across
  * messages (and across recipients of a broadcast) instead of a handshake per email. A server's
  * settings are part of the pool key, so an edited server gets a fresh pool.
  */
 export class NodemailerMailer implements Mailer {
-  private readonly pools = new Map<string, Transporter>();
+  private readonly pools = new Map<string, { transport: Transporter; slots: ConnectionSlots }>();
 
   constructor(private readonly connectionsPerServer: number = DEFAULT_CONNECTIONS_PER_SERVER) {}
 
-  private transportFor(server: EmailServer): Transporter {
+  private poolFor(server: EmailServer): { transport: Transporter; slots: ConnectionSlots } {
     const key = JSON.stringify([server.id, server.updatedAt, server.host, server.port, server.tls, server.username, server.password]);
-    let transport = this.pools.get(key);
-    if (transport === undefined) {
-      transport = nodemailer.createTransport({
+    let pool = this.pools.get(key);
+    if (pool === undefined) {
+      const transport = nodemailer.createTransport({
         pool: true,
         ...smtpConnectionOptions(server),
         maxConnections: this.connectionsPerServer,
         maxMessages: Infinity,
         ...(dkimOptions(server) ?? {}),
       });
-      this.pools.set(key, transport);
+      pool = { transport, slots: new ConnectionSlots(this.connectionsPerServer) };
+      this.pools.set(key, pool);
     }
-    return transport;
+    return pool;
   }
 
   /**
    * The message is composed to one buffer first and handed to the pool raw: the pool then writes
    * it to the socket in a few large writes instead of one per MIME part and line. The bytes are
    * the same; on the sending benchmark the SMTP server's CPU per message fell from 0.30 to 0.16 ms.
+   * It then waits for a connection slot, where `signal` can still withdraw it.
    */
-  async send(server: EmailServer, email: OutgoingEmail): Promise<MailOutcome> {
+  async send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal): Promise<MailOutcome> {
+    const { transport, slots } = this.poolFor(server);
+    let raw: Buffer;
     try {
-      const raw = await new MailComposer(nodemailerMessage(email)).compile().build();
-      const info = await this.transportFor(server).sendMail({ envelope: { from: email.from.email, to: [email.to] }, raw });
+      raw = await new MailComposer(nodemailerMessage(email)).compile().build();
+    } catch (error) {
+      return failureOutcome(error);
+    }
+    await slots.take(signal);
+    try {
+      const info = await transport.sendMail({ envelope: { from: email.from.email, to: [email.to] }, raw });
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
-      const smtp = error as SmtpError;
-      if (smtp.code !== undefined && SERVER_FAILURES.has(smtp.code)) {
-        // The server's fault, not the recipient's: a 5xx here is no bounce, and the send is retried.
-        return { kind: 'rejected', permanent: false, code: null, message: `${smtp.message ?? smtp.code}${smtp.response ? `: ${smtp.response}` : ''}` };
-      }
-      const code = typeof smtp.responseCode === 'number' ? smtp.responseCode : null;
-      return {
-        kind: 'rejected',
-        permanent: smtpFailureKind(code) === 'permanent',
-        code,
-        message: smtp.response ?? smtp.message ?? String(error),
-      };
+      return failureOutcome(error);
+    } finally {
+      slots.give();
     }
   }
 
   async close(): Promise<void> {
-    for (const transport of this.pools.values()) transport.close();
+    for (const { transport } of this.pools.values()) transport.close();
     this.pools.clear();
   }
 }

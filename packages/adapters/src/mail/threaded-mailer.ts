@@ -1,4 +1,4 @@
-import type { EmailServer, MailOutcome, Mailer, OutgoingEmail } from '@mailcast/core';
+import { MessageWithdrawn, type EmailServer, type MailOutcome, type Mailer, type OutgoingEmail } from '@mailcast/core';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
@@ -7,11 +7,11 @@ export interface SmtpThreadSend {
   server: EmailServer;
   email: OutgoingEmail;
 }
-/** To a thread: a batch of messages to send, or `close`. */
-export type SmtpThreadRequest = { kind: 'send'; sends: SmtpThreadSend[] } | { kind: 'close' };
-/** From a thread: the outcomes it has, in batches. */
+/** To a thread: a batch of messages to send, messages to withdraw if not yet started, or `close`. */
+export type SmtpThreadRequest = { kind: 'send'; sends: SmtpThreadSend[] } | { kind: 'withdraw'; ids: number[] } | { kind: 'close' };
+/** From a thread: the outcomes it has, in batches; null for a message withdrawn before it started. */
 export interface SmtpThreadReply {
-  outcomes: Array<{ id: number; outcome: MailOutcome }>;
+  outcomes: Array<{ id: number; outcome: MailOutcome | null }>;
 }
 
 export interface ThreadedMailerOptions {
@@ -32,8 +32,9 @@ const DEFAULT_SCRIPT = __filename.endsWith('.ts')
 
 interface Thread {
   worker: Worker;
-  pending: Map<number, (outcome: MailOutcome) => void>;
+  pending: Map<number, (outcome: MailOutcome | null) => void>;
   outbox: SmtpThreadSend[];
+  withdrawals: number[];
 }
 
 /**
@@ -60,21 +61,47 @@ export class ThreadedMailer implements Mailer {
     this.threads = Array.from({ length: count }, () => this.start());
   }
 
-  send(server: EmailServer, email: OutgoingEmail): Promise<MailOutcome> {
+  /**
+   * A withdrawal (`signal`) of a message still on this side is immediate; one already with its
+   * thread crosses to it and takes effect if the message is still waiting for a connection there.
+   */
+  send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal): Promise<MailOutcome> {
     if (this.closed) return Promise.resolve(unknownFate('the mailer is closed'));
+    if (signal?.aborted === true) return Promise.reject(new MessageWithdrawn());
     const thread = this.threads[this.next]!;
     this.next = (this.next + 1) % this.threads.length;
     const id = ++this.ids;
-    return new Promise<MailOutcome>((resolve) => {
+    return new Promise<MailOutcome>((resolve, reject) => {
+      const withdraw = () => {
+        const waiting = thread.outbox.findIndex((s) => s.id === id);
+        if (waiting !== -1) {
+          thread.outbox.splice(waiting, 1);
+          settle(null);
+          return;
+        }
+        thread.withdrawals.push(id);
+        this.scheduleFlush();
+      };
+      const settle = (outcome: MailOutcome | null) => {
+        signal?.removeEventListener('abort', withdraw);
+        thread.pending.delete(id);
+        if (thread.pending.size === 0) thread.worker.unref();
+        if (outcome === null) reject(new MessageWithdrawn());
+        else resolve(outcome);
+      };
       // A thread holding messages keeps the process alive until their outcomes are in.
       if (thread.pending.size === 0) thread.worker.ref();
-      thread.pending.set(id, resolve);
+      thread.pending.set(id, settle);
       thread.outbox.push({ id, server, email });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => this.flush());
-      }
+      signal?.addEventListener('abort', withdraw, { once: true });
+      this.scheduleFlush();
     });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing) return;
+    this.flushing = true;
+    setImmediate(() => this.flush());
   }
 
   async close(): Promise<void> {
@@ -95,29 +122,29 @@ export class ThreadedMailer implements Mailer {
   private flush(): void {
     this.flushing = false;
     for (const thread of this.threads) {
-      if (thread.outbox.length === 0) continue;
-      thread.worker.postMessage({ kind: 'send', sends: thread.outbox } satisfies SmtpThreadRequest);
-      thread.outbox = [];
+      if (thread.outbox.length > 0) {
+        thread.worker.postMessage({ kind: 'send', sends: thread.outbox } satisfies SmtpThreadRequest);
+        thread.outbox = [];
+      }
+      if (thread.withdrawals.length > 0) {
+        thread.worker.postMessage({ kind: 'withdraw', ids: thread.withdrawals } satisfies SmtpThreadRequest);
+        thread.withdrawals = [];
+      }
     }
   }
 
   private start(): Thread {
     const worker = new Worker(this.script, { workerData: { connectionsPerServer: this.connectionsPerThread } });
-    const thread: Thread = { worker, pending: new Map(), outbox: [] };
+    const thread: Thread = { worker, pending: new Map(), outbox: [], withdrawals: [] };
     worker.on('message', (reply: SmtpThreadReply) => {
-      for (const { id, outcome } of reply.outcomes) {
-        const resolve = thread.pending.get(id);
-        thread.pending.delete(id);
-        resolve?.(outcome);
-      }
-      if (thread.pending.size === 0) worker.unref();
+      for (const { id, outcome } of reply.outcomes) thread.pending.get(id)?.(outcome);
     });
     let reason = 'the SMTP thread stopped';
     worker.on('error', (error) => (reason = `the SMTP thread failed: ${error.message}`));
     worker.on('exit', () => {
-      for (const resolve of thread.pending.values()) resolve(unknownFate(reason));
-      thread.pending.clear();
+      for (const settle of [...thread.pending.values()]) settle(unknownFate(reason));
       thread.outbox = [];
+      thread.withdrawals = [];
       const index = this.threads.indexOf(thread);
       if (!this.closed && index !== -1) this.threads[index] = this.start();
     });

@@ -31,6 +31,11 @@ export class PgRecipientStore implements RecipientStore {
     return row ? toBroadcast(row) : null;
   }
 
+  async statusOf(id: number): Promise<BroadcastStatus | null> {
+    const row = await prepared('broadcast_status', this.db<BroadcastRow>('broadcasts').where({ id }).first('status'));
+    return row ? (row.status as BroadcastStatus) : null;
+  }
+
   async transition(
     id: number,
     from: readonly BroadcastStatus[],

@@ -8,7 +8,7 @@ import type { BroadcastStatusAnswer } from './send-broadcast';
 /**
  * The shared shape of pause, resume and abort (docs/broadcasts-and-sending.md: routes beyond the spec): lock, let
  * the domain decide the move, write it with broadcast.<new status>, and optionally enqueue.
- * The sending pipeline re-reads the status per batch, so pause and abort stop it there.
+ * Sending jobs poll the status, so pause and abort stop them promptly (docs/sending-reliability.md).
  */
 export async function moveBroadcast(
   transactor: Transactor,

@@ -69,7 +69,7 @@ export {
   type WebhookPost,
   type WebhookResult,
 } from './webhooks';
-export { Mailer, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
+export { Mailer, MessageWithdrawn, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
 export { RateLimitCounter } from './rate-limits';
 export type { SuppressionRepository } from './suppressions';
@@ -78,3 +78,4 @@ export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from
 export { Repositories, Transactor } from './transactions';
 export type { NewSegment, Segment, SegmentChanges } from './entities/segment';
 export { SegmentRepository } from './segments';
+export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';

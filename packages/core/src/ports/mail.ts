@@ -23,8 +23,13 @@ export type MailOutcome =
   | { kind: 'rejected'; permanent: boolean; code: number | null; message: string };
 
 export interface Mailer {
-  /** Never throws for SMTP or connection failures: they are outcomes, told apart by permanence. */
-  send(server: EmailServer, email: OutgoingEmail): Promise<MailOutcome>;
+  /**
+   * Never throws for SMTP or connection failures: they are outcomes, told apart by permanence.
+   * A message waits for a free connection of its server before it starts; if `signal` aborts
+   * meanwhile it is never started, and the promise rejects with `MessageWithdrawn` (a message
+   * already started goes on to its outcome).
+   */
+  send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal): Promise<MailOutcome>;
   close(): Promise<void>;
 }
 export const Mailer = Symbol.for('mailcast.Mailer');
@@ -34,3 +39,11 @@ export const Mailer = Symbol.for('mailcast.Mailer');
  * transactional never waits behind a broadcast's messages queued on the shared pool.
  */
 export const PriorityMailer = Symbol.for('mailcast.PriorityMailer');
+
+/** A message withdrawn (its signal aborted) before it started on a connection: never sent. */
+export class MessageWithdrawn extends Error {
+  constructor() {
+    super('The message was withdrawn before it started');
+    this.name = 'MessageWithdrawn';
+  }
+}

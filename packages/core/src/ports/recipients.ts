@@ -82,6 +82,8 @@ export interface TrackedRecipient {
 export interface RecipientStore {
   /** Unscoped: jobs carry only the id. */
   findBroadcast(id: number): Promise<Broadcast | null>;
+  /** The broadcast's status alone (a cheap look-up, polled while sending); null when it is gone. */
+  statusOf(id: number): Promise<BroadcastStatus | null>;
   /**
    * Moves the broadcast only if it is still in one of `from` (a conditional UPDATE, so exactly
    * one of several racing dispatchers wins); bumps `version`. null when it was not in `from`.

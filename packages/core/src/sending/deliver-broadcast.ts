@@ -4,6 +4,7 @@ import {
   Clock,
   HtmlReader,
   Mailer,
+  MessageWithdrawn,
   RandomSource,
   Repositories,
   Templates,
@@ -23,6 +24,7 @@ import { OutcomeFlusher } from './outcome-flusher';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { retrying, forUpTo } from './retrying';
 import { SendingOptions } from './sending-options';
+import { watchStatus } from './status-watch';
 
 /** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
 export type DeliveryResult = 'finished' | 'continued' | 'waiting' | 'stopped' | 'already_running' | 'nothing_to_do';
@@ -181,6 +183,14 @@ export class DeliverBroadcast {
       },
     });
 
+    // A pause or an abort, seen within `statusPollMs`: nothing more is handed out, and the
+    // messages not yet started on a connection are withdrawn (docs/sending-reliability.md).
+    const withdrawal = new AbortController();
+    const watch = watchStatus(() => recipients.statusOf(b.id), o.statusPollMs, () => {
+      queue.stop('stopped');
+      withdrawal.abort();
+    });
+
     // A worker that fails stops the others after their message in hand, so nothing is sent
     // once the job has given up (its claims then return after the lease).
     const work = async (): Promise<void> => {
@@ -189,9 +199,11 @@ export class DeliverBroadcast {
           flusher.begin();
           let outcome: SendOutcome;
           try {
-            outcome = await this.deliver(b, r, job.servers, job.channel, job.renderer);
+            outcome = await this.deliver(b, r, job, withdrawal.signal);
           } catch (error) {
             flusher.abandon();
+            // Never started: its claim is released below, uncounted, like the rest not sent.
+            if (error instanceof MessageWithdrawn) continue;
             throw error;
           }
           await flusher.push({ recipient: r, outcome, at: this.clock.now() });
@@ -200,7 +212,11 @@ export class DeliverBroadcast {
         queue.stop('stopped', error);
       }
     };
-    await Promise.all(Array.from({ length: o.concurrency }, work));
+    try {
+      await Promise.all(Array.from({ length: o.concurrency }, work));
+    } finally {
+      watch.stop();
+    }
     await queue.unsent();
     if (queue.error !== null) throw queue.error;
     // Every message sent has its outcome committed: what the job still holds was never sent
@@ -211,13 +227,9 @@ export class DeliverBroadcast {
     return queue.ended ?? 'exhausted';
   }
 
-  private async deliver(
-    broadcast: Broadcast,
-    r: ClaimedRecipient,
-    servers: EmailServer[],
-    channel: Channel | null,
-    renderer: BroadcastRenderer,
-  ): Promise<SendOutcome> {
+  /** Rejects with MessageWithdrawn when `signal` aborts before the message started. */
+  private async deliver(broadcast: Broadcast, r: ClaimedRecipient, job: Job, signal: AbortSignal): Promise<SendOutcome> {
+    const { servers, channel, renderer } = job;
     const server = servers[r.id % Math.max(1, servers.length)];
     if (server === undefined) return { kind: 'unsendable', message: 'No email server configured' };
     let email;
@@ -226,6 +238,7 @@ export class DeliverBroadcast {
     } catch (error) {
       return { kind: 'unsendable', message: `Rendering failed: ${error instanceof Error ? error.message : String(error)}` };
     }
+    if (signal.aborted) throw new MessageWithdrawn();
     return this.mailer.send(server, {
       messageId: r.messageId,
       from: this.fromAddress(server, channel),
@@ -235,7 +248,7 @@ export class DeliverBroadcast {
       text: email.text,
       html: email.html,
       headers: email.headers,
-    });
+    }, signal);
   }
 
   /**

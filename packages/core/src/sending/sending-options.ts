@@ -22,6 +22,11 @@ export interface SendingOptions {
    * duplicate (docs/sending-reliability.md). Default 60 s.
    */
   leaseMs: number;
+  /**
+   * How often a sending job looks whether its broadcast was paused or aborted; once it sees so,
+   * it starts no more messages (docs/sending-reliability.md). Default 100 ms.
+   */
+  statusPollMs: number;
   /** Delays before the retries of a delayed (4xx) or unreachable send. */
   retryScheduleMs: readonly number[];
   /** How long one job works before handing over to a fresh job (pg-boss expires long jobs). */
@@ -55,6 +60,7 @@ export function defaultSendingOptions(publicUrl: string, smtpConnections: number
     claimBatchSize: 100,
     materializeBatchSize: 50_000,
     leaseMs: DEFAULT_SEND_LEASE_MS,
+    statusPollMs: 100,
     retryScheduleMs: DEFAULT_SEND_RETRY_SCHEDULE_MS,
     sliceMs: 120_000,
     helperJobs: 3,

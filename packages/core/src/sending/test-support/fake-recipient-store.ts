@@ -59,6 +59,9 @@ export class FakeRecipientStore implements RecipientStore {
   findBroadcast(): Promise<Broadcast | null> {
     return unused('findBroadcast');
   }
+  statusOf(): Promise<null> {
+    return unused('statusOf');
+  }
   transition(): Promise<Broadcast | null> {
     return unused('transition');
   }
