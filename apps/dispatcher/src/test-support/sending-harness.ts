@@ -6,6 +6,7 @@ import http from 'node:http';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
+import { loadDispatcherConfig } from '../config';
 import { buildContainer } from '../container';
 import { HANDLERS, type JobHandler } from '../handlers';
 import { startWorkers, type JobWorkers } from '../workers/job-workers';
@@ -44,7 +45,7 @@ export async function startSendingHarness(
     logger: memoryLogger().logger,
     db: api.database.db,
     boss,
-  });
+  }, [], { config: loadDispatcherConfig(env.PUBLIC_URL, { ...process.env, ...env }) });
   const workers: JobWorkers = startWorkers(boss, dispatcher, options.handlers ?? HANDLERS);
   const tenant = await api.fixtures.aTenant();
   const emailServer = await api.fixtures.repositories.emailServers.create({
