@@ -1,4 +1,4 @@
-import { createBoss, loadConfig } from '@mailcast/adapters';
+import { createBoss, listenForJobs, loadConfig } from '@mailcast/adapters';
 import { Mailer, PriorityMailer } from '@mailcast/core';
 import { startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { eventually, freePort, memoryLogger } from '@mailcast/testkit';
@@ -47,6 +47,7 @@ export async function startSendingHarness(
     boss,
   }, [], { config: loadDispatcherConfig(env.PUBLIC_URL, { ...process.env, ...env }) });
   const workers: JobWorkers = startWorkers(boss, dispatcher, options.handlers ?? HANDLERS);
+  const listener = listenForJobs(api.database.url, (queue) => workers.wake(queue));
   const tenant = await api.fixtures.aTenant();
   const emailServer = await api.fixtures.repositories.emailServers.create({
     channelId: tenant.channel.id,
@@ -92,6 +93,7 @@ export async function startSendingHarness(
       );
     },
     async close() {
+      await listener.close();
       await workers.stop();
       await boss.stop({ graceful: false, close: true, wait: true });
       await Promise.all([dispatcher.resolve<Mailer>(Mailer).close(), dispatcher.resolve<Mailer>(PriorityMailer).close()]);

@@ -130,7 +130,7 @@ export class CreateTransactional {
       },
       now,
     );
-    if (!suppressed) await r.jobs.send('transactionals.send', { transactionalId: created.id });
+    if (!suppressed) await r.jobs.send('transactionals.send', { transactionalId: created.id }, { wake: true });
     return created;
   }
 }
