@@ -83,6 +83,14 @@ export class PgTransactionalRepository implements TransactionalRepository {
     return row ? toTransactional(row as TransactionalRow) : null;
   }
 
+  async releaseAwaiting(subscriberId: number, now: Date): Promise<number[]> {
+    const rows = (await this.db('transactionals')
+      .where({ subscriber_id: subscriberId, status: 'awaiting_confirmation' })
+      .update({ status: 'queued', updated_at: now })
+      .returning('id')) as Array<{ id: number | string }>;
+    return rows.map((r) => Number(r.id));
+  }
+
   async settle(id: number, change: { status: TransactionalStatus; messageId?: string; error?: string | null; sentAt?: Date }, now: Date): Promise<void> {
     await this.db('transactionals')
       .where({ id })

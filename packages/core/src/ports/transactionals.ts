@@ -10,6 +10,8 @@ export interface TransactionalRepository {
    * nothing. The first attempt gives the row `messageId`; retries keep it.
    */
   claimForSending(id: number, attempt: number, messageId: string, now: Date): Promise<Transactional | null>;
+  /** The subscriber confirmed: their held transactionals become `queued`; answers their ids. */
+  releaseAwaiting(subscriberId: number, now: Date): Promise<number[]>;
   settle(id: number, change: { status: TransactionalStatus; messageId?: string; error?: string | null; sentAt?: Date }, now: Date): Promise<void>;
 }
 

@@ -18,6 +18,11 @@ export class FakeTransactionals implements TransactionalRepository {
     row.messageId ??= messageId;
     return { ...row };
   }
+  async releaseAwaiting(subscriberId: number): Promise<number[]> {
+    const held = this.rows.filter((t) => t.subscriberId === subscriberId && t.status === 'awaiting_confirmation');
+    for (const t of held) t.status = 'queued';
+    return held.map((t) => t.id);
+  }
   async settle(id: number, change: Partial<Pick<Transactional, 'status' | 'messageId' | 'error' | 'sentAt'>>): Promise<void> {
     const row = this.rows.find((t) => t.id === id);
     if (row) Object.assign(row, change);
