@@ -159,6 +159,10 @@ export const transactionalBench: Bench = {
       }
       while (!['sent', 'partial_failure', 'failed'].includes(await status())) await new Promise((resolve) => setTimeout(resolve, 500));
       const broadcastSeconds = (now() - started) / 1000;
+      const outcomes = (
+        await db.raw('SELECT status, min(error) AS error, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id])
+      ).rows as Array<{ status: string; error: string | null; n: number }>;
+      notes.push(`Broadcast outcomes: ${outcomes.map((o) => `${o.status} ${o.n}${o.error ? ` (e.g. "${o.error}")` : ''}`).join(', ')}.`);
       report(`during a ${BROADCAST.toLocaleString('en')}-recipient broadcast`, during, 1_000);
       notes.push(
         `The broadcast took ${round(broadcastSeconds, 1)} s (${round(BROADCAST / broadcastSeconds)} msg/s, status ${await status()}); ${during.length} probes were accepted while it was still going out${after > 0 ? ', and the probe that arrived after its last message was left out' : ''}. Load average then: ${os
