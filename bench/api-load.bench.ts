@@ -12,7 +12,7 @@ const DURATION_S = Number(process.env.BENCH_LOAD_SECONDS ?? 8);
 const CONNECTIONS = 20;
 const SEEDED_SUBSCRIBERS = 10_000;
 
-async function startProcess(script: string, env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+export async function startProcess(script: string, env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
   const child = fork(path.join(REPO_ROOT, script), [], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
@@ -29,20 +29,20 @@ async function startProcess(script: string, env: NodeJS.ProcessEnv, port: number
   throw new Error(`${script} did not start: ${output}`);
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
 }
 
-interface Load {
+export interface Load {
   rps: number;
   p99: number;
   errors: number;
 }
 
-async function load(options: autocannon.Options): Promise<Load> {
+export async function load(options: autocannon.Options): Promise<Load> {
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, ...options });
   return {
     rps: result.requests.average,

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import winston from 'winston';
 import { buildContainer } from '../apps/dispatcher/dist/container';
-import { startWebhookWorkers } from '../apps/dispatcher/dist/handlers/webhooks';
+import { startWebhookWorkers } from '../apps/dispatcher/dist/workers/webhook-workers';
 import { percentile, round, type Bench, type BenchFigure } from './harness';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);

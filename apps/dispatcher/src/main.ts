@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, createMetricsRegistry, exitOnStartupError, readiness, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
+import { createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
 import { Mailer, PriorityMailer } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
@@ -46,6 +46,10 @@ async function main(): Promise<void> {
       },
       onError: (error, context) => log.error('job worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });
+    // Jobs announced with NOTIFY (transactional email) are fetched at once, not at the next poll.
+    const listener = listenForJobs(database.url, (queue) => workers.wake(queue), {
+      onError: (error) => log.warn('job listener reconnecting', { error: error instanceof Error ? error.message : String(error) }),
+    });
     const webhooks = startWebhookWorkers(infra.boss, container, {
       relay: dispatcherConfig.webhookRelay,
       onError: (error, context) =>
@@ -68,6 +72,7 @@ async function main(): Promise<void> {
       stopping = true;
       stopSweeper();
       stopRetention();
+      await listener.close();
       // Both stop fetching and wait for what they hold: a sending job stops claiming, finishes
       // the messages in flight and hands the rest to a fresh job.
       await Promise.all([webhooks.stop(), workers.stop()]);

@@ -20,6 +20,7 @@ export * from './pg/pg-rate-limit-counter';
 export * from './pg/pg-segment.repository';
 export { segmentPredicate, audiencePredicate, type SqlFragment } from './pg/segment-sql';
 export * from './queue/boss';
+export * from './queue/job-notifications';
 export * from './queue/pg-boss-job-queue';
 export * from './system/crypto-random';
 export * from './system/system-clock';

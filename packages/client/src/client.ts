@@ -75,6 +75,7 @@ interface CallInit<Id extends ClientOperationId> {
   params?: Record<string, string | number>;
   query?: Record<string, QueryValue>;
   body?: RequestBody<Id>;
+  headers?: Record<string, string>;
 }
 
 function integerHeader(headers: Headers, name: string): number | undefined {
@@ -229,7 +230,15 @@ export class MailcastClient {
   };
 
   readonly transactionals = {
-    create: (transactional: TransactionalInput) => this.call('createTransactional', { body: transactional }),
+    /**
+     * With `idempotencyKey`, a retry with the same body within 24 hours answers the first
+     * answer again and sends nothing (a 409 while the first is still in progress).
+     */
+    create: (transactional: TransactionalInput, options: { idempotencyKey?: string } = {}) =>
+      this.call('createTransactional', {
+        body: transactional,
+        ...(options.idempotencyKey !== undefined ? { headers: { 'Idempotency-Key': options.idempotencyKey } } : {}),
+      }),
     get: (id: number) => this.call('getTransactional', { params: { id } }),
   };
 
@@ -259,6 +268,7 @@ export class MailcastClient {
     const headers: Record<string, string> = {
       Accept: 'application/json',
       ...this.extraHeaders,
+      ...init.headers,
       Authorization: `Bearer ${this.token}`,
     };
     const request: RequestInit = { method: route.method, headers };

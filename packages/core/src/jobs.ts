@@ -17,8 +17,11 @@ export interface JobPayloads {
   'broadcasts.due': { broadcastId: number; version: number };
   /** Drive a broadcast through queueing and sending; any number of dispatchers may work one. */
   'broadcasts.send': { broadcastId: number };
-  /** Send one transactional email; its own queue and worker, ahead of broadcast traffic. */
-  'transactionals.send': { transactionalId: number };
+  /**
+   * Send one transactional email; its own queue and worker, ahead of broadcast traffic.
+   * `attempt` counts from 1 (absent: 1); a temporary failure enqueues the next one.
+   */
+  'transactionals.send': { transactionalId: number; attempt?: number };
 }
 
 export type JobName = keyof JobPayloads;

@@ -101,6 +101,18 @@ describe('@mailcast/client against the running API', () => {
     }
   });
 
+  it('sends a transactional from a template with an Idempotency-Key, replayed on retry, and reads it back', async () => {
+    const template = await client.templates.create({ label: 'Receipt', subject: 'Receipt {{ data.n }}', body: 'Order {{ data.n }}' });
+    const body = { to: 'buyer@example.com', template_id: template.id, data: { n: 7 }, double_opt_in: false };
+    const first = await client.transactionals.create(body, { idempotencyKey: 'order-7' });
+    expect(first).toMatchObject({ to: 'buyer@example.com', subject: 'Receipt {{ data.n }}', status: 'queued' });
+    expect(await client.transactionals.create(body, { idempotencyKey: 'order-7' })).toEqual(first);
+    const other = await client.transactionals.create({ ...body, data: { n: 8 } }, { idempotencyKey: 'order-7' }).catch((e: unknown) => e);
+    expect(other).toBeInstanceOf(MailcastError);
+    expect((other as MailcastError).status).toBe(422);
+    expect(await client.transactionals.get(first.id)).toMatchObject({ id: first.id, status: 'queued', message_id: null, error: null });
+  });
+
   it('re-exports the webhook verifier of the domain package', () => {
     const secret = 'whsec_dGVzdC1zZWNyZXQtZm9yLXRoZS1jbGllbnQtcGFja2FnZQ==';
     const body = JSON.stringify({ id: 7, type: 'test.webhook', created_at: '2026-11-22T10:00:00Z', data: {} });

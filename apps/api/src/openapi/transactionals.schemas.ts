@@ -17,7 +17,7 @@ export const TRANSACTIONAL_SCHEMAS: Record<string, Schema> = {
       data: freeObject('In Liquid scope as `data`.'),
       subscriber: { type: 'object', properties: { first_name: nullableString(), last_name: nullableString(), custom_data: freeObject('Stored on a new subscriber.') } },
       include_unsubscribe_link: { type: 'boolean', const: false, description: 'Only false for now.' },
-      double_opt_in: boolean('Not supported yet: true is a 422.'),
+      double_opt_in: boolean('Holds the email (status awaiting_confirmation) and sends the recipient a confirmation email, unless they confirmed before; the email goes out when they confirm.'),
       email_server_id: integer('One of the channel\'s email servers; default its first.'),
       template_id: integer('A broadcast template whose fields fill those not given.'),
     },

@@ -1,3 +1,6 @@
+import { NotFoundError, Repositories, ValidationError, type Principal } from '@mailcast/core';
+import type { Permission } from '@mailcast/domain';
+import { readFile } from 'node:fs/promises';
 import type { DependencyContainer } from 'tsyringe';
 
 export class UsageError extends Error {
@@ -43,4 +46,19 @@ export function positiveInteger(flags: Flags, name: string): number {
   const raw = required(flags, name);
   if (!/^[1-9]\d{0,15}$/.test(raw)) throw new UsageError(`--${name} must be a positive integer`);
   return Number(raw);
+}
+
+/** The operator acts for a channel as its own token would: what it reaches is scoped by the channel. */
+export async function actingFor(container: DependencyContainer, channelId: number, permissions: readonly Permission[]): Promise<Principal> {
+  if ((await container.resolve<Repositories>(Repositories).channels.findById(channelId)) === null) {
+    throw new NotFoundError('Channel not found');
+  }
+  return { tokenId: 0, channelId, permissions };
+}
+
+/** A file the operator named, with a clear error when it cannot be read. */
+export async function readTextFile(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new ValidationError(error.code === 'ENOENT' ? `File not found: ${file}` : `Cannot read ${file}: ${error.message}`);
+  });
 }

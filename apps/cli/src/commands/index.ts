@@ -5,6 +5,8 @@ import { emailServerAdd } from './email-server';
 import { segmentCount, segmentCreate } from './segment';
 import { secretsReencrypt } from './secrets';
 import { subscribersImport } from './subscribers';
+import { templateCreate, templateDelete, templateList } from './template';
+import { transactionalSend, transactionalShow } from './transactional';
 import { tokenCreate, tokenRevoke } from './token';
 
 /** `<noun> <verb>` → command (docs/operations.md, Admin CLI). */
@@ -18,4 +20,9 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'segment create': segmentCreate,
   'segment count': segmentCount,
   'secrets reencrypt': secretsReencrypt,
+  'template create': templateCreate,
+  'template list': templateList,
+  'template delete': templateDelete,
+  'transactional send': transactionalSend,
+  'transactional show': transactionalShow,
 };

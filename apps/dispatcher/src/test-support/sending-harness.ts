@@ -1,4 +1,4 @@
-import { createBoss, loadConfig } from '@mailcast/adapters';
+import { createBoss, listenForJobs, loadConfig } from '@mailcast/adapters';
 import { Mailer, PriorityMailer } from '@mailcast/core';
 import { startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { eventually, freePort, memoryLogger } from '@mailcast/testkit';
@@ -6,6 +6,7 @@ import http from 'node:http';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
+import { loadDispatcherConfig } from '../config';
 import { buildContainer } from '../container';
 import { HANDLERS, type JobHandler } from '../handlers';
 import { startWorkers, type JobWorkers } from '../workers/job-workers';
@@ -44,8 +45,9 @@ export async function startSendingHarness(
     logger: memoryLogger().logger,
     db: api.database.db,
     boss,
-  });
+  }, [], { config: loadDispatcherConfig(env.PUBLIC_URL, { ...process.env, ...env }) });
   const workers: JobWorkers = startWorkers(boss, dispatcher, options.handlers ?? HANDLERS);
+  const listener = listenForJobs(api.database.url, (queue) => workers.wake(queue));
   const tenant = await api.fixtures.aTenant();
   const emailServer = await api.fixtures.repositories.emailServers.create({
     channelId: tenant.channel.id,
@@ -91,6 +93,7 @@ export async function startSendingHarness(
       );
     },
     async close() {
+      await listener.close();
       await workers.stop();
       await boss.stop({ graceful: false, close: true, wait: true });
       await Promise.all([dispatcher.resolve<Mailer>(Mailer).close(), dispatcher.resolve<Mailer>(PriorityMailer).close()]);

@@ -21,6 +21,8 @@ const IDLE_MS = 500;
 export interface JobWorkers {
   /** Stops fetching, then waits for the jobs in hand to end and their ends to be written. */
   stop(): Promise<void>;
+  /** A job was just enqueued on `queue` (a NOTIFY): fetch now instead of at the next poll. */
+  wake(queue: string): void;
 }
 
 /**
@@ -28,10 +30,10 @@ export interface JobWorkers {
  * ends a fetched batch with complete() or fail() calls that it does not await: when the
  * database goes away just then, the rejection reaches nobody and Node ends the process (seen
  * in the PostgreSQL-restart fault test, a dispatcher exiting mid-send; pg-boss issue 577,
- * mended only in pg-boss 11, which needs Node 22). Here each job is ended on its own, in
- * parallel within its batch, and the write of its end is retried through a short outage.
- * A queue is fetched again once its whole batch has ended, so `batchSize` bounds the jobs in
- * hand per queue, as with `work`.
+ * mended only in pg-boss 11, which needs Node 22). Here each job is ended on its own and the
+ * write of its end is retried through a short outage. `batchSize` bounds the jobs in hand per
+ * queue, as with `work`; a queue is fetched again as soon as one of them ends (room for more)
+ * or when woken, so a slow job never holds back the jobs behind it.
  */
 export function startWorkers(
   boss: PgBoss,
@@ -40,7 +42,18 @@ export function startWorkers(
   events: WorkerEvents = {},
 ): JobWorkers {
   let stopped = false;
-  const pauses = new Pauses();
+  const pauses = new Map(handlers.map((h) => [h.queue as string, new Pauses()]));
+  // A wake that came while the loop was fetching, not pausing: its job may have committed after
+  // that fetch looked, so the next pause is skipped.
+  const woken = new Set<string>();
+  const wake = (queue: string) => {
+    woken.add(queue);
+    pauses.get(queue)?.wake();
+  };
+  const idle = (handler: JobHandler) => {
+    if (woken.delete(handler.queue)) return Promise.resolve();
+    return pauses.get(handler.queue)!.pause(handler.idleMs ?? IDLE_MS);
+  };
 
   const end = async (handler: JobHandler, job: PgBoss.Job<JobPayloads[JobName]>): Promise<void> => {
     const started = process.hrtime.bigint();
@@ -58,34 +71,44 @@ export function startWorkers(
   };
 
   const work = async (handler: JobHandler): Promise<void> => {
+    const inHand = new Set<Promise<void>>();
     while (!stopped) {
+      const room = handler.batchSize - inHand.size;
+      if (room <= 0) {
+        // Full: wait for one to end (each end wakes this pause).
+        await idle(handler);
+        continue;
+      }
       let jobs: Array<PgBoss.Job<JobPayloads[JobName]>>;
       try {
         // pg-boss's fetch answers an empty batch when the database is away; it throws only on
         // arguments it refuses.
-        jobs = await boss.fetch<JobPayloads[JobName]>(handler.queue, { batchSize: handler.batchSize });
+        jobs = await boss.fetch<JobPayloads[JobName]>(handler.queue, { batchSize: room });
       } catch (error) {
         events.onError?.(error, `fetching ${handler.queue}`);
         jobs = [];
       }
-      if (jobs.length === 0) {
-        await pauses.pause(handler.idleMs ?? IDLE_MS);
-        continue;
+      for (const job of jobs) {
+        const ending: Promise<void> = end(handler, job)
+          .catch((error: unknown) => events.onError?.(error, `ending ${handler.queue} job ${job.id}`))
+          .finally(() => {
+            inHand.delete(ending);
+            wake(handler.queue);
+          });
+        inHand.add(ending);
       }
-      await Promise.all(
-        jobs.map((job) =>
-          end(handler, job).catch((error: unknown) => events.onError?.(error, `ending ${handler.queue} job ${job.id}`)),
-        ),
-      );
+      if (jobs.length === 0 && !stopped) await idle(handler);
     }
+    await Promise.all(inHand);
   };
 
   const loops = handlers.map(work);
   return {
     async stop() {
       stopped = true;
-      pauses.wake();
+      for (const pause of pauses.values()) pause.wake();
       await Promise.all(loops);
     },
+    wake,
   };
 }

@@ -75,13 +75,20 @@ export class PgTransactionalRepository implements TransactionalRepository {
     return row ? toTransactional(row) : null;
   }
 
-  async claimForSending(id: number, messageId: string, now: Date): Promise<Transactional | null> {
+  async claimForSending(id: number, attempt: number, messageId: string, now: Date): Promise<Transactional | null> {
     const [row] = await this.db('transactionals')
-      .where({ id, status: 'queued' })
-      .whereNull('message_id')
-      .update({ message_id: messageId, updated_at: now })
+      .where({ id, status: 'queued', attempts: attempt - 1 })
+      .update({ attempts: attempt, message_id: this.db.raw('coalesce(message_id, ?)', [messageId]), updated_at: now })
       .returning('*');
     return row ? toTransactional(row as TransactionalRow) : null;
+  }
+
+  async releaseAwaiting(subscriberId: number, now: Date): Promise<number[]> {
+    const rows = (await this.db('transactionals')
+      .where({ subscriber_id: subscriberId, status: 'awaiting_confirmation' })
+      .update({ status: 'queued', updated_at: now })
+      .returning('id')) as Array<{ id: number | string }>;
+    return rows.map((r) => Number(r.id));
   }
 
   async settle(id: number, change: { status: TransactionalStatus; messageId?: string; error?: string | null; sentAt?: Date }, now: Date): Promise<void> {

@@ -1,5 +1,6 @@
 import type { JobName, JobOptions, JobPayloads, JobQueue } from '@mailcast/core';
 import type PgBoss from 'pg-boss';
+import { notifyJob } from './job-notifications';
 
 /**
  * pg-boss behind the JobQueue port. Constructed with a transaction's executor, a send is part
@@ -20,6 +21,7 @@ export class PgBossJobQueue implements JobQueue {
     const id = await this.boss.send(name, data as object, sendOptions);
     // pg-boss returns null only for throttled or singleton sends, which this port never makes.
     if (id === null) throw new Error(`pg-boss refused a job on ${name}`);
+    if (options.wake) await notifyJob(this.db ?? this.boss.getDb(), name);
     return id;
   }
 

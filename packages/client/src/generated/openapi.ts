@@ -2368,7 +2368,7 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             };
-            /** @description Not supported yet: true is a 422. */
+            /** @description Holds the email (status awaiting_confirmation) and sends the recipient a confirmation email, unless they confirmed before; the email goes out when they confirm. */
             double_opt_in?: boolean;
             /** @description One of the channel's email servers; default its first. */
             email_server_id?: number;

@@ -3,6 +3,11 @@ import type { JobName, JobPayloads } from '../jobs';
 export interface JobOptions {
   /** Run no earlier than this instant (pg-boss startAfter): time-exact work, not cron. */
   startAfter?: Date;
+  /**
+   * Tell the dispatchers at once (a NOTIFY, delivered at commit) instead of at their next poll:
+   * for jobs someone waits on, as a transactional email's sender does.
+   */
+  wake?: boolean;
 }
 
 export interface JobQueue {

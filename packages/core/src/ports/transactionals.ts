@@ -5,10 +5,13 @@ export interface TransactionalRepository {
   create(transactional: NewTransactional, now: Date): Promise<Transactional>;
   findById(channelId: number, id: number): Promise<Transactional | null>;
   /**
-   * The dispatcher's claim (its job carries only the id): gives the row its Message-ID if it is
-   * still queued and unclaimed, in one conditional UPDATE, so a duplicate job sends nothing.
+   * The dispatcher's claim of attempt `attempt` (1 = first): counts the attempt if the row is
+   * still queued with `attempt - 1` made, in one conditional UPDATE, so a duplicate job sends
+   * nothing. The first attempt gives the row `messageId`; retries keep it.
    */
-  claimForSending(id: number, messageId: string, now: Date): Promise<Transactional | null>;
+  claimForSending(id: number, attempt: number, messageId: string, now: Date): Promise<Transactional | null>;
+  /** The subscriber confirmed: their held transactionals become `queued`; answers their ids. */
+  releaseAwaiting(subscriberId: number, now: Date): Promise<number[]>;
   settle(id: number, change: { status: TransactionalStatus; messageId?: string; error?: string | null; sentAt?: Date }, now: Date): Promise<void>;
 }
 

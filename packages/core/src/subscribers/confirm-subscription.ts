@@ -33,6 +33,10 @@ export class ConfirmSubscription {
       const saved = await repositories.subscribers.save(confirm(subscriber, now), now);
       await repositories.subscriberConfirmations.markConfirmed(confirmation.id, now);
       await recordSubscriberEvents(repositories, saved, ['subscriber.subscribed'], now);
+      // Transactionals sent with double opt-in were held for this (docs/transactionals.md).
+      for (const transactionalId of await repositories.transactionals.releaseAwaiting(saved.id, now)) {
+        await repositories.jobs.send('transactionals.send', { transactionalId }, { wake: true });
+      }
       return { kind: 'confirmed', subscriber: saved };
     });
   }

@@ -10,11 +10,18 @@ export class FakeTransactionals implements TransactionalRepository {
   async findById(channelId: number, id: number): Promise<Transactional | null> {
     return this.rows.find((t) => t.channelId === channelId && t.id === id) ?? null;
   }
-  async claimForSending(id: number, messageId: string): Promise<Transactional | null> {
-    const row = this.rows.find((t) => t.id === id && t.status === 'queued' && t.messageId === null);
+  private readonly attempts = new Map<number, number>();
+  async claimForSending(id: number, attempt: number, messageId: string): Promise<Transactional | null> {
+    const row = this.rows.find((t) => t.id === id && t.status === 'queued' && (this.attempts.get(id) ?? 0) === attempt - 1);
     if (!row) return null;
-    row.messageId = messageId;
+    this.attempts.set(id, attempt);
+    row.messageId ??= messageId;
     return { ...row };
+  }
+  async releaseAwaiting(subscriberId: number): Promise<number[]> {
+    const held = this.rows.filter((t) => t.subscriberId === subscriberId && t.status === 'awaiting_confirmation');
+    for (const t of held) t.status = 'queued';
+    return held.map((t) => t.id);
   }
   async settle(id: number, change: Partial<Pick<Transactional, 'status' | 'messageId' | 'error' | 'sentAt'>>): Promise<void> {
     const row = this.rows.find((t) => t.id === id);

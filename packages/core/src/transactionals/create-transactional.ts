@@ -2,7 +2,8 @@ import { IDEMPOTENCY_TTL_MS, isValidEmail, normalizeEmail, requestFingerprint } 
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ConflictError, ValidationError } from '../errors';
-import { Clock, Repositories, Templates, Transactor, type Transactional } from '../ports';
+import { Clock, PublicLinks, RandomSource, Repositories, Templates, Transactor, type Transactional } from '../ports';
+import { issueConfirmation, SMTP_NOT_CONFIGURED } from '../subscribers/create-subscriber';
 
 /** The request's fields, already type-checked (docs/transactionals.md). */
 export interface TransactionalInput {
@@ -37,6 +38,8 @@ export class CreateTransactional {
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Templates) private readonly templates: Templates,
     @inject(Clock) private readonly clock: Clock,
+    @inject(RandomSource) private readonly random: RandomSource,
+    @inject(PublicLinks) private readonly links: PublicLinks,
   ) {}
 
   async execute(
@@ -77,7 +80,6 @@ export class CreateTransactional {
     const to = normalizeEmail(input.to);
     const errors: Record<string, string[]> = {};
     if (!isValidEmail(to)) errors.to = ['is invalid'];
-    if (input.doubleOptIn) errors.double_opt_in = ['is not supported yet'];
     let { subject, body, htmlBody, preheader } = input;
     if (input.templateId !== undefined) {
       const template = await r.templates.findById(channelId, input.templateId);
@@ -101,17 +103,25 @@ export class CreateTransactional {
       if (!servers.some((s) => s.id === input.emailServerId)) errors.email_server_id = ['does not exist'];
     }
     if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
+    // Held for a confirmation that could never be emailed: refused, as double opt-in is for subscribers.
+    if (input.doubleOptIn && !(await r.emailServers.listForChannel(channelId)).some((s) => s.active)) {
+      throw new ValidationError(SMTP_NOT_CONFIGURED);
+    }
 
     const now = this.clock.now();
     const s = input.subscriber;
     // First send creates the subscriber; its subscription state never stops a transactional.
+    // With double opt-in the row is locked, so a confirmation cannot slip between the check and
+    // the hold below.
     const subscriber =
       (await r.subscribers.insertIfAbsent(
-        { channelId, email: to, requiresConfirmation: false, source: 'transactional', firstName: s.firstName ?? null, lastName: s.lastName ?? null, customData: s.customData ?? {} },
+        { channelId, email: to, requiresConfirmation: input.doubleOptIn, source: 'transactional', firstName: s.firstName ?? null, lastName: s.lastName ?? null, customData: s.customData ?? {} },
         now,
-      )) ?? (await r.subscribers.findByEmail(channelId, to));
+      )) ?? (await r.subscribers.findByEmail(channelId, to, { forUpdate: input.doubleOptIn }));
     if (subscriber === null) throw new Error(`subscriber ${to} vanished while a transactional was created`);
     const suppressed = (await r.suppressions.find(channelId, to)) !== null;
+    // Double opt-in holds the email until the recipient confirms (ConfirmSubscription queues it).
+    const held = !suppressed && input.doubleOptIn && subscriber.confirmedAt === null;
     const created = await r.transactionals.create(
       {
         channelId,
@@ -126,11 +136,16 @@ export class CreateTransactional {
         includeUnsubscribeLink: input.includeUnsubscribeLink,
         emailServerId: input.emailServerId ?? null,
         templateId: input.templateId ?? null,
-        status: suppressed ? 'suppressed' : 'queued',
+        status: suppressed ? 'suppressed' : held ? 'awaiting_confirmation' : 'queued',
       },
       now,
     );
-    if (!suppressed) await r.jobs.send('transactionals.send', { transactionalId: created.id });
+    if (held) {
+      const options = { replyTo: input.replyTo?.trim() || null, templateId: null, includeUnsubscribeLink: false };
+      await issueConfirmation(r, { random: this.random, links: this.links }, subscriber, options, now);
+    } else if (!suppressed) {
+      await r.jobs.send('transactionals.send', { transactionalId: created.id }, { wake: true });
+    }
     return created;
   }
 }

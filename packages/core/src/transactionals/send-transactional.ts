@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { Clock, PriorityMailer, RandomSource, Repositories, Templates, Transactor, type Mailer, type Transactional } from '../ports';
 import { SendingOptions } from '../sending/sending-options';
 
-export type TransactionalOutcome = 'sent' | 'bounced' | 'failed' | 'suppressed' | 'stale' | 'no_email_server';
+export type TransactionalOutcome = 'sent' | 'bounced' | 'failed' | 'retry_scheduled' | 'suppressed' | 'stale' | 'no_email_server';
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -46,12 +46,15 @@ export class SendTransactional {
     @inject(SendingOptions) private readonly options: SendingOptions,
   ) {}
 
-  async execute(input: { transactionalId: number }): Promise<TransactionalOutcome> {
+  async execute(input: { transactionalId: number; attempt?: number }): Promise<TransactionalOutcome> {
+    const attempt = input.attempt ?? 1;
     const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
-    const messageId = `<transactional.${input.transactionalId}.${hex(this.random.bytes(6))}@${host}>`;
     const r = this.repositories;
-    const t = await r.transactionals.claimForSending(input.transactionalId, messageId, this.clock.now());
+    const fresh = `<transactional.${input.transactionalId}.${hex(this.random.bytes(6))}@${host}>`;
+    const t = await r.transactionals.claimForSending(input.transactionalId, attempt, fresh, this.clock.now());
     if (t === null) return 'stale';
+    // A retry keeps the first attempt's Message-ID: it is the same email.
+    const messageId = t.messageId ?? fresh;
     // Side by side: a transactional's latency is mostly these round trips.
     const [suppression, servers, channel, subscriber] = await Promise.all([
       r.suppressions.find(t.channelId, t.to),
@@ -100,7 +103,7 @@ export class SendTransactional {
       html: rendered.html,
     });
     if (outcome.kind === 'accepted') {
-      await this.record(t, messageId, { status: 'sent', sentAt: this.clock.now() }, [
+      await this.record(t, messageId, { status: 'sent', error: null, sentAt: this.clock.now() }, [
         ['email.sent', eventData(t, messageId)],
         ['email.delivered', eventData(t, messageId, { delivered: true })],
       ]);
@@ -111,16 +114,26 @@ export class SendTransactional {
       await this.record(t, messageId, { status: 'bounced', error: outcome.message }, [...handed, ['email.bounced', eventData(t, messageId, { bouncedReason: outcome.message })]], true);
       return 'bounced';
     }
-    await this.record(t, messageId, { status: 'failed', error: outcome.message }, [...handed, ['email.failed', eventData(t, messageId)]]);
-    return 'failed';
+    // Temporary (4xx, or the server unreachable): retried on the sending schedule, then failed.
+    const delay = this.options.retryScheduleMs[attempt - 1];
+    if (delay === undefined) {
+      await this.record(t, messageId, { status: 'failed', error: outcome.message }, [...handed, ['email.failed', eventData(t, messageId)]]);
+      return 'failed';
+    }
+    const startAfter = new Date(this.clock.now().getTime() + delay);
+    await this.record(t, messageId, { status: 'queued', error: outcome.message }, [...handed, ['email.delivery_delayed', eventData(t, messageId)]], false, async (tx) => {
+      await tx.jobs.send('transactionals.send', { transactionalId: t.id, attempt: attempt + 1 }, { startAfter });
+    });
+    return 'retry_scheduled';
   }
 
   private record(
     t: Transactional,
     messageId: string,
-    change: { status: 'sent' | 'bounced' | 'failed'; error?: string; sentAt?: Date },
+    change: { status: 'sent' | 'bounced' | 'failed' | 'queued'; error?: string | null; sentAt?: Date },
     events: Array<[EventType, Record<string, unknown>]>,
     suppress = false,
+    also?: (r: Repositories) => Promise<void>,
   ): Promise<void> {
     const now = this.clock.now();
     return this.transactor.run(async (r) => {
@@ -128,6 +141,7 @@ export class SendTransactional {
       for (const [type, data] of events) await r.outbox.record({ channelId: t.channelId, type, data, createdAt: now });
       // A hard bounce puts the address on the channel's list (docs/suppressions.md).
       if (suppress) await r.suppressions.add(t.channelId, t.to, 'bounce', now);
+      await also?.(r);
     });
   }
 }
