@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { smtpThreads } from '../apps/dispatcher/src/sending/sending-config';
 import type { Bench, BenchSection } from './harness';
+import { limitedSending } from './limited-sending';
 import { round } from './harness';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
@@ -206,7 +207,11 @@ export const sendingBench: Bench = {
       `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight, each in a process of its own. The bare loop composes and sends on its one thread; the dispatcher hands composing and sending to ${smtpThreads()} SMTP thread(s) (MAILCAST_SMTP_THREADS ${process.env.MAILCAST_SMTP_THREADS ? 'as set' : 'by default: cores - 1, at most 4'}) and keeps claims, rendering and commits on its main thread.`,
     );
 
-    // --- 2. Materialising 1,000,000 recipients ------------------------------------------------
+    // --- 2. Under a per-second limit ---------------------------------------------------------
+    const limited = await limitedSending(context, url, db);
+    notes.push(...limited.notes);
+
+    // --- 3. Materialising 1,000,000 recipients ------------------------------------------------
     context.log(`seeding ${MATERIALIZE} subscribers`);
     const [big] = await db('channels').insert({ name: 'bench-1m' }).returning('id');
     await db.raw(
@@ -259,6 +264,7 @@ export const sendingBench: Bench = {
       figures: [
         { metric: 'pipeline throughput', value: pipelineRate, unit: 'msg/s', ceiling: bareRate, target: '>= 0.8x bare nodemailer', met: pipelineRate >= 0.8 * bareRate },
         { metric: 'dispatcher peak memory (VmHWM)', value: peakMb, unit: 'MB', target: '< 300 MB', met: peakMb < 300 },
+        ...limited.figures,
         { metric: `materialise ${queued?.totalRecipients ?? 0} recipients`, value: queueMs / 1000, unit: 's', ceiling: bareQueueMs / 1000, target: '< 10 s', met: queueMs < 10_000 },
       ],
       notes,

@@ -17,6 +17,7 @@ export * from './pg/pg-subscriber-confirmation.repository';
 export * from './pg/pg-webhook-endpoint.repository';
 export * from './pg/pg-webhook-delivery.repository';
 export * from './pg/pg-rate-limit-counter';
+export * from './pg/pg-send-rate-store';
 export * from './queue/boss';
 export * from './queue/pg-boss-job-queue';
 export * from './system/crypto-random';

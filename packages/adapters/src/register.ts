@@ -7,6 +7,7 @@ import {
   RandomSource,
   RateLimitCounter,
   Repositories,
+  SendRateStore,
   SubscriberImporter,
   Templates,
   Transactor,
@@ -24,6 +25,7 @@ import { ConfigPublicLinks } from './http/public-links';
 import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
+import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
@@ -56,6 +58,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
+  container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(Mailer, new NodemailerMailer());

@@ -70,6 +70,11 @@ export interface EmailServer {
   password: string | null;
   fromEmail: string | null;
   fromName: string | null;
+  /** Sending limits for every dispatcher together; null or absent: none (docs/sending-limits.md). */
+  maxPerSecond?: number | null;
+  maxPerMinute?: number | null;
+  maxPerHour?: number | null;
+  maxPerDay?: number | null;
 }
 
 export type NewEmailServer = Omit<EmailServer, 'id'>;

@@ -14,3 +14,4 @@ export * from './rate-limit';
 export * from './email-content';
 export * from './send-retry';
 export * from './tracking-token';
+export * from './send-rate';

@@ -40,3 +40,8 @@ export function positiveInteger(flags: Flags, name: string): number {
   if (!/^[1-9]\d{0,15}$/.test(raw)) throw new UsageError(`--${name} must be a positive integer`);
   return Number(raw);
 }
+
+/** A positive integer, or null when the flag is absent. */
+export function optionalPositiveInteger(flags: Flags, name: string): number | null {
+  return flags[name] === undefined ? null : positiveInteger(flags, name);
+}

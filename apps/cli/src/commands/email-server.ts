@@ -1,9 +1,10 @@
 import { AddEmailServer } from '@mailcast/core';
-import { optional, positiveInteger, required, type Command } from './command';
+import { optional, optionalPositiveInteger, positiveInteger, required, type Command } from './command';
 
 export const emailServerAdd: Command = {
   usage:
-    'email-server add --channel ID --host H --port P [--secure] [--user U --pass P] [--from-email E] [--from-name N]',
+    'email-server add --channel ID --host H --port P [--secure] [--user U --pass P] [--from-email E] [--from-name N] ' +
+    '[--max-per-second N] [--max-per-minute N] [--max-per-hour N] [--max-per-day N]',
   flags: {
     channel: { type: 'string' },
     host: { type: 'string' },
@@ -13,6 +14,10 @@ export const emailServerAdd: Command = {
     pass: { type: 'string' },
     'from-email': { type: 'string' },
     'from-name': { type: 'string' },
+    'max-per-second': { type: 'string' },
+    'max-per-minute': { type: 'string' },
+    'max-per-hour': { type: 'string' },
+    'max-per-day': { type: 'string' },
   },
   async run(container, flags) {
     const server = await container.resolve(AddEmailServer).execute({
@@ -24,6 +29,10 @@ export const emailServerAdd: Command = {
       password: optional(flags, 'pass'),
       fromEmail: optional(flags, 'from-email'),
       fromName: optional(flags, 'from-name'),
+      maxPerSecond: optionalPositiveInteger(flags, 'max-per-second'),
+      maxPerMinute: optionalPositiveInteger(flags, 'max-per-minute'),
+      maxPerHour: optionalPositiveInteger(flags, 'max-per-hour'),
+      maxPerDay: optionalPositiveInteger(flags, 'max-per-day'),
     });
     return {
       json: { email_server: { id: server.id, host: server.host, port: server.port } },

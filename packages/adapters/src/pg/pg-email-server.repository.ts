@@ -11,6 +11,10 @@ interface EmailServerRow {
   password: string | null;
   from_email: string | null;
   from_name: string | null;
+  max_per_second: number | null;
+  max_per_minute: number | null;
+  max_per_hour: number | null;
+  max_per_day: number | null;
 }
 
 const toEmailServer = (row: EmailServerRow): EmailServer => ({
@@ -23,6 +27,10 @@ const toEmailServer = (row: EmailServerRow): EmailServer => ({
   password: row.password,
   fromEmail: row.from_email,
   fromName: row.from_name,
+  maxPerSecond: row.max_per_second,
+  maxPerMinute: row.max_per_minute,
+  maxPerHour: row.max_per_hour,
+  maxPerDay: row.max_per_day,
 });
 
 export class PgEmailServerRepository implements EmailServerRepository {
@@ -39,6 +47,10 @@ export class PgEmailServerRepository implements EmailServerRepository {
         password: server.password,
         from_email: server.fromEmail,
         from_name: server.fromName,
+        max_per_second: server.maxPerSecond ?? null,
+        max_per_minute: server.maxPerMinute ?? null,
+        max_per_hour: server.maxPerHour ?? null,
+        max_per_day: server.maxPerDay ?? null,
       })
       .returning('*');
     return toEmailServer(row as EmailServerRow);

@@ -22,11 +22,13 @@ import type { ClaimedRecipient, RecipientSettlement } from './recipient-store';
 import { OutcomeFlusher } from './outcome-flusher';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { SendingOptions } from './sending-options';
+import { SendRateStore } from './send-rates';
+import { ServerGate, type DeferredOutcome } from './server-gate';
 
 /** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
 export type DeliveryResult = 'finished' | 'continued' | 'waiting' | 'stopped' | 'already_running' | 'nothing_to_do';
 
-type Outcome = MailOutcome | { kind: 'unsendable'; message: string };
+type Outcome = MailOutcome | DeferredOutcome | { kind: 'unsendable'; message: string };
 
 interface PendingOutcome {
   recipient: ClaimedRecipient;
@@ -58,6 +60,7 @@ export class DeliverBroadcast {
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
     @inject(QueueRecipients) private readonly queueing: QueueRecipients,
+    @inject(SendRateStore) private readonly rates: SendRateStore,
   ) {}
 
   async execute(input: { broadcastId: number }): Promise<DeliveryResult> {
@@ -257,24 +260,26 @@ export class DeliverBroadcast {
     channel: Channel | null,
     renderer: BroadcastRenderer,
   ): Promise<Outcome> {
-    const server = servers[r.id % Math.max(1, servers.length)];
-    if (server === undefined) return { kind: 'unsendable', message: 'No email server configured' };
+    if (servers.length === 0) return { kind: 'unsendable', message: 'No email server configured' };
     let email;
     try {
       email = await renderer.render({ recipientId: r.id, subscriber: r.subscriber });
     } catch (error) {
       return { kind: 'unsendable', message: `Rendering failed: ${error instanceof Error ? error.message : String(error)}` };
     }
-    return this.mailer.send(server, {
-      messageId: r.messageId,
-      from: this.fromAddress(server, channel),
-      to: r.subscriber.email,
-      replyTo: broadcast.replyTo,
-      subject: email.subject,
-      text: email.text,
-      html: email.html,
-      headers: email.headers,
-    });
+    // The server, and the moment, are the gate's: limits, throttling and reachability.
+    return ServerGate.for(this.rates).send(servers, (server) =>
+      this.mailer.send(server, {
+        messageId: r.messageId,
+        from: this.fromAddress(server, channel),
+        to: r.subscriber.email,
+        replyTo: broadcast.replyTo,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+        headers: email.headers,
+      }),
+    );
   }
 
   /**
@@ -338,7 +343,7 @@ export class DeliverBroadcast {
             }
             return moved;
           });
-    return plans.filter(({ item, plan }) => plan.kind !== 'delayed' && settled.has(item.recipient.id)).length;
+    return plans.filter(({ item, plan }) => plan.kind !== 'delayed' && plan.kind !== 'deferred' && settled.has(item.recipient.id)).length;
   }
 
   /** What an outcome means for the recipient (CONTRACT: 5xx hard bounce, 4xx delayed and retried). */
@@ -347,7 +352,7 @@ export class DeliverBroadcast {
     outcome: Outcome,
     at: Date,
   ): {
-    kind: 'delivered' | 'bounced' | 'failed' | 'delayed';
+    kind: 'delivered' | 'bounced' | 'failed' | 'delayed' | 'deferred';
     settlement: RecipientSettlement;
     handed: boolean;
     reason: string;
@@ -356,6 +361,11 @@ export class DeliverBroadcast {
   } {
     if (outcome.kind === 'accepted') {
       return { kind: 'delivered', settlement: { status: 'sent', at }, handed: true, reason: outcome.response, code: null };
+    }
+    if (outcome.kind === 'deferred') {
+      // Held back by the server's limits: back to the queue, and the attempt does not count.
+      const settlement = { status: 'pending', nextAttemptAt: outcome.until, error: outcome.message, refundAttempt: true } as const;
+      return { kind: 'deferred', settlement, handed: false, reason: outcome.message, code: null };
     }
     const reason = outcome.message;
     const code = outcome.kind === 'rejected' ? outcome.code : null;

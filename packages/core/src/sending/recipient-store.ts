@@ -50,7 +50,8 @@ export interface SendOutcomeCounts {
 export type RecipientSettlement =
   | { status: 'sent'; at: Date }
   | { status: 'bounced' | 'failed'; at: Date; error: string }
-  | { status: 'pending'; nextAttemptAt: Date; error: string };
+  /** `refundAttempt`: the message was never offered to a server (held back by sending limits). */
+  | { status: 'pending'; nextAttemptAt: Date; error: string; refundAttempt?: boolean };
 
 /** Outcomes recorded together; events only count for the recipients the settlement moved. */
 export interface OutcomeGroup {
