@@ -15,7 +15,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { smtpThreads } from '../apps/dispatcher/src/sending/sending-config';
+import { smtpThreads } from '../apps/dispatcher/src/config';
 import type { Bench, BenchSection } from './harness';
 import { limitedSending } from './limited-sending';
 import { round } from './harness';

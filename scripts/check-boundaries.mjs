@@ -56,9 +56,62 @@ for (const file of sources(path.join(client, 'src'))) {
   }
 }
 
+// No import cycles between a workspace's own files (type-only imports count: they still tie the
+// files together for a reader). Relative imports only; a directory import means its index.ts.
+function resolveRelative(from, target) {
+  const base = path.resolve(path.dirname(from), target);
+  for (const candidate of [base + '.ts', path.join(base, 'index.ts')]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not this candidate
+    }
+  }
+  return null;
+}
+const workspaces = ['packages', 'apps'].flatMap((group) =>
+  readdirSync(path.join(root, group)).map((name) => path.join(root, group, name, 'src')),
+);
+const edges = new Map();
+for (const dir of workspaces) {
+  try {
+    statSync(dir);
+  } catch {
+    continue;
+  }
+  for (const file of sources(dir)) {
+    const targets = [];
+    for (const match of readFileSync(file, 'utf8').matchAll(specifier)) {
+      if (match[1].startsWith('.')) {
+        const resolved = resolveRelative(file, match[1]);
+        if (resolved) targets.push(resolved);
+      }
+    }
+    edges.set(file, targets);
+  }
+}
+const state = new Map(); // 1: on the current path, 2: done
+const stack = [];
+function visit(file) {
+  state.set(file, 1);
+  stack.push(file);
+  for (const next of edges.get(file) ?? []) {
+    if (state.get(next) === 1) {
+      const cycle = stack.slice(stack.indexOf(next)).concat(next);
+      problems.push('import cycle: ' + cycle.map((f) => path.relative(root, f)).join(' -> '));
+    } else if (!state.has(next)) {
+      visit(next);
+    }
+  }
+  stack.pop();
+  state.set(file, 2);
+}
+for (const file of edges.keys()) if (!state.has(file)) visit(file);
+
 if (problems.length > 0) {
   console.error('package boundary violated:\n  ' + problems.join('\n  '));
   process.exit(1);
 }
 console.log('domain boundary holds: no dependencies, imports only its own files and node:crypto');
 console.log('client boundary holds: depends on @mailcast/domain alone');
+console.log('no import cycles inside any package or app');

@@ -3,3 +3,4 @@ export * from './fixtures';
 export * from './logger';
 export * from './net';
 export * from './process';
+export * from './timing';

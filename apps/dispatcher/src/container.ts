@@ -1,24 +1,40 @@
 import { composeContainer, NodemailerMailer, ThreadedMailer, type Infrastructure, type Override } from '@mailcast/adapters';
 import { Mailer, SendingOptions } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
-import { sendingConfig, smtpConnections, smtpThreads } from './sending/sending-config';
+import { loadDispatcherConfig, type DispatcherConfig } from './config';
 
 export type { Override };
 
+/** What the running process adds to its configuration: its name in claims and its stop signal. */
+export interface DispatcherProcess {
+  config?: DispatcherConfig;
+  workerName?: string;
+  stopRequested?: () => boolean;
+}
+
 /**
- * The dispatcher's composition root: the only place that binds ports to adapters. A test passes
- * overrides that replace single tokens (the clock, say) in a child container.
+ * The dispatcher's composition root: binds the ports only it uses (the mailer and the sending
+ * options), each once, on top of the shared adapters. A test passes overrides that replace
+ * single tokens (the clock, say).
  */
-export function buildContainer(infra: Infrastructure, overrides: readonly Override[] = []): DependencyContainer {
+export function buildContainer(
+  infra: Infrastructure,
+  overrides: readonly Override[] = [],
+  { config = loadDispatcherConfig(infra.config.publicUrl), workerName, stopRequested }: DispatcherProcess = {},
+): DependencyContainer {
   const container = composeContainer(infra);
-  container.registerInstance(SendingOptions, sendingConfig(infra.config.publicUrl));
-  const threads = smtpThreads();
-  const connections = smtpConnections();
+  const sending: SendingOptions = {
+    ...config.sending,
+    ...(workerName !== undefined ? { workerName } : {}),
+    ...(stopRequested !== undefined ? { stopRequested } : {}),
+  };
+  container.registerInstance(SendingOptions, sending);
+  const { threads, connectionsPerServer } = config.smtp;
   container.registerInstance(
     Mailer,
     threads === 0
-      ? new NodemailerMailer(connections)
-      : new ThreadedMailer({ threads, connectionsPerServer: connections }),
+      ? new NodemailerMailer(connectionsPerServer)
+      : new ThreadedMailer({ threads, connectionsPerServer }),
   );
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;

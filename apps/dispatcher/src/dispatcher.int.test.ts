@@ -2,7 +2,8 @@ import { createBoss } from '@mailcast/adapters';
 import { createTestDatabase, eventually, freePort, spawnBuilt, withAdmin, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 import { container } from 'tsyringe';
-import { startWorkers, type JobHandler, type JobWorkers } from './handlers/registry';
+import type { JobHandler } from './handlers';
+import { startWorkers, type JobWorkers } from './workers/job-workers';
 
 const jobStates = async (database: TestDatabase, ids: readonly string[]) =>
   (await database.db.raw('SELECT id, data, state, output, completed_on FROM pgboss.job WHERE id = ANY(?)', [[...ids]])).rows as Array<{

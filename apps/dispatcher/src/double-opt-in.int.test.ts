@@ -8,7 +8,8 @@ import type { DependencyContainer } from 'tsyringe';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
 import { buildContainer } from './container';
-import { HANDLERS, startWorkers, type JobWorkers } from './handlers/registry';
+import { HANDLERS } from './handlers';
+import { startWorkers, type JobWorkers } from './workers/job-workers';
 
 /**
  * Double opt-in end to end: the real api on a loopback port, the dispatcher's workers in

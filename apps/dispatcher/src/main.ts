@@ -1,17 +1,17 @@
 import 'reflect-metadata';
 import { createLogger, createMetricsRegistry, exitOnStartupError, readiness, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
-import { Mailer, SendingOptions } from '@mailcast/core';
+import { Mailer } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
 import os from 'node:os';
 import { Histogram } from 'prom-client';
+import { loadDispatcherConfig } from './config';
 import { buildContainer } from './container';
-import { HANDLERS, startWorkers } from './handlers/registry';
-import { webhookRelayConfig } from './handlers/webhook-relay-config';
-import { startWebhookWorkers } from './handlers/webhooks';
+import { HANDLERS } from './handlers';
 import { portOf, startHealthServer } from './health-server';
-import { sendingConfig } from './sending/sending-config';
-import { startSweeper } from './sending/sweeper';
+import { startWorkers } from './workers/job-workers';
+import { startSweeper } from './workers/sweeper';
+import { startWebhookWorkers } from './workers/webhook-workers';
 
 /** Any number of dispatchers may run against one database; pg-boss hands each job to one. */
 async function main(): Promise<void> {
@@ -19,15 +19,15 @@ async function main(): Promise<void> {
   try {
     const config = loadConfig();
     logger = createLogger({ level: config.logLevel, production: config.production, service: 'dispatcher' });
+    const dispatcherConfig = loadDispatcherConfig(config.publicUrl);
     const database = await resolveDatabase(config.databaseUrl);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
     let stopping = false;
-    const sending = {
-      ...sendingConfig(config.publicUrl),
+    const container = buildContainer(infra, [], {
+      config: dispatcherConfig,
       workerName: `${os.hostname()}:${process.pid}`,
       stopRequested: () => stopping,
-    };
-    const container = buildContainer(infra, [{ token: SendingOptions, value: sending }]);
+    });
     const log = logger;
     const metrics = createMetricsRegistry('dispatcher');
     const jobs = new Histogram({
@@ -46,11 +46,11 @@ async function main(): Promise<void> {
       onError: (error, context) => log.error('job worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });
     const webhooks = startWebhookWorkers(infra.boss, container, {
-      relay: webhookRelayConfig(),
+      relay: dispatcherConfig.webhookRelay,
       onError: (error, context) =>
         log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });
-    const stopSweeper = startSweeper(container, sending.sweepIntervalMs, log);
+    const stopSweeper = startSweeper(container, dispatcherConfig.sending.sweepIntervalMs, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
       health = await startHealthServer(

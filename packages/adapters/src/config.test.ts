@@ -11,6 +11,7 @@ describe('loadConfig (CONTRACT §1 environment)', () => {
       webhookTimeoutMs: 30_000,
       rateLimitPerMinute: 1200,
       dispatcherMetricsPort: undefined,
+      metricsToken: undefined,
       logLevel: 'info',
       production: false,
     });
@@ -26,6 +27,7 @@ describe('loadConfig (CONTRACT §1 environment)', () => {
       WEBHOOK_TIMEOUT_MS: '1500',
       RATE_LIMIT_PER_MINUTE: '0',
       DISPATCHER_METRICS_PORT: '9464',
+      METRICS_TOKEN: 'scrape-0123456789abcdef',
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
     });
@@ -38,6 +40,7 @@ describe('loadConfig (CONTRACT §1 environment)', () => {
       webhookTimeoutMs: 1500,
       rateLimitPerMinute: 0,
       dispatcherMetricsPort: 9464,
+      metricsToken: 'scrape-0123456789abcdef',
       logLevel: 'debug',
       production: true,
     });
@@ -57,6 +60,8 @@ describe('loadConfig (CONTRACT §1 environment)', () => {
     ['DATABASE_URL', 'mysql://x/y', '"DATABASE_URL" must be a valid uri with a scheme matching the postgres|postgresql pattern'],
     ['WEBHOOK_ALLOW_PRIVATE', 'yes please', '"WEBHOOK_ALLOW_PRIVATE" must be a boolean'],
     ['WEBHOOK_RETRY_SCHEDULE', '1s,soon', '"WEBHOOK_RETRY_SCHEDULE" must be comma-separated durations such as 1s,2s,3s (units ms, s, m, h)'],
+    ['METRICS_TOKEN', 'short', '"METRICS_TOKEN" must be at least 16 characters'],
+    ['METRICS_TOKEN', 'has a space in it, sadly', '"METRICS_TOKEN" must be printable ASCII without spaces'],
     ['WEBHOOK_TIMEOUT_MS', '0', '"WEBHOOK_TIMEOUT_MS" must be greater than or equal to 1'],
     ['RATE_LIMIT_PER_MINUTE', '-5', '"RATE_LIMIT_PER_MINUTE" must be greater than or equal to 0'],
     ['LOG_LEVEL', 'loud', '"LOG_LEVEL" must be one of [error, warn, info, http, verbose, debug, silly]'],

@@ -12,6 +12,8 @@ export interface Config {
   webhookTimeoutMs: number;
   rateLimitPerMinute: number;
   dispatcherMetricsPort: number | undefined;
+  /** Set: the api's /metrics answers only `Authorization: Bearer <token>` (docs/security.md). */
+  metricsToken: string | undefined;
   logLevel: string;
   production: boolean;
 }
@@ -45,6 +47,10 @@ const schema = Joi.object({
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(0).default(1200),
   DISPATCHER_METRICS_PORT: port,
+  METRICS_TOKEN: Joi.string().min(16).pattern(/^[\x21-\x7e]+$/).messages({
+    'string.min': '"METRICS_TOKEN" must be at least 16 characters',
+    'string.pattern.base': '"METRICS_TOKEN" must be printable ASCII without spaces',
+  }),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
   NODE_ENV: Joi.string().default('development'),
 })
@@ -69,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     dispatcherMetricsPort: value.DISPATCHER_METRICS_PORT,
+    metricsToken: value.METRICS_TOKEN,
     logLevel: value.LOG_LEVEL,
     production: value.NODE_ENV === 'production',
   };

@@ -30,6 +30,7 @@ export * from './mail/nodemailer-mailer';
 export * from './mail/threaded-mailer';
 export * from './http/public-links';
 export * from './templates/liquid-templates';
+export * from './templates/htmlparser2-reader';
 export * from './metrics/registry';
 export * from './metrics/business-metrics';
 export * from './pg/pg-recipient-store';

@@ -2,7 +2,6 @@ import {
   BroadcastStatisticsReader,
   Clock,
   JobQueue,
-  Mailer,
   PublicLinks,
   RandomSource,
   RateLimitCounter,
@@ -10,6 +9,7 @@ import {
   SendRateStore,
   SubscriberImporter,
   Templates,
+  HtmlReader,
   Transactor,
   WebhookDestinations,
   WebhookRetrySchedule,
@@ -22,7 +22,6 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
 import { ConfigPublicLinks } from './http/public-links';
-import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
@@ -30,6 +29,7 @@ import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
+import { Htmlparser2Reader } from './templates/htmlparser2-reader';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
 
@@ -46,7 +46,10 @@ export interface Infrastructure {
   boss: PgBoss;
 }
 
-/** Binds every port to its PostgreSQL / pg-boss / system adapter. */
+/**
+ * Binds every port the processes share to its PostgreSQL / pg-boss / system adapter. The mailer
+ * is the dispatcher's alone: its composition root binds it, with its threads and connections.
+ */
 export function registerAdapters(container: DependencyContainer, infra: Infrastructure): DependencyContainer {
   container.registerInstance(ConfigToken, infra.config);
   container.registerInstance(LoggerToken, infra.logger);
@@ -61,9 +64,9 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
-  container.registerInstance(Mailer, new NodemailerMailer());
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
+  container.registerInstance(HtmlReader, new Htmlparser2Reader());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));

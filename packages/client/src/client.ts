@@ -32,6 +32,8 @@ export type StatisticsSummary = Schemas['StatisticsSummary'];
 export type Timeline = Schemas['Timeline'];
 export type TimelineMetric = Schemas['TimelineMetric'];
 export type LinkStatistics = Schemas['LinkStatistics'];
+export type WhoAmI = Schemas['WhoAmI'];
+export type ChannelStatus = Schemas['ChannelStatus'];
 
 /** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
 export type Page = QueryOf<'listBroadcasts'>;
@@ -99,6 +101,16 @@ export class MailcastClient {
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.extraHeaders = options.headers ?? {};
     this.timeoutMs = options.timeoutMs;
+  }
+
+  /** The calling token, its permissions and its channel; any valid token may ask. */
+  whoami(): Promise<WhoAmI> {
+    return this.call('whoami');
+  }
+
+  /** Whether the channel can send (`ready`: it has an active email server). */
+  status(): Promise<ChannelStatus> {
+    return this.call('getStatus');
   }
 
   readonly broadcasts = {

@@ -7,6 +7,7 @@ export type OperationId = keyof operations;
 type NotWrapped =
   | 'getApiDocs'
   | 'getOpenApiDocument'
+  | 'getOpenApiDocumentYaml'
   | 'getHealth'
   | 'getReadiness'
   | 'getMetrics'
@@ -35,6 +36,8 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
  * listed in NotWrapped); a test in apps/api checks each method and path against the document.
  */
 export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; path: string } } = {
+  whoami: { method: 'GET', path: '/api/v1/whoami' },
+  getStatus: { method: 'GET', path: '/api/v1/status' },
   listBroadcasts: { method: 'GET', path: '/api/v1/broadcasts' },
   createBroadcast: { method: 'POST', path: '/api/v1/broadcasts' },
   getBroadcast: { method: 'GET', path: '/api/v1/broadcasts/{id}' },

@@ -7,6 +7,8 @@ import { authenticate } from './auth';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
+import { dashboardRoutes } from './dashboard.routes';
+import { discoveryRoutes } from './discovery.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { apiMetrics } from './metrics';
@@ -39,6 +41,8 @@ export function createApp(container: DependencyContainer): Express {
   app.use(metrics.routes);
   // The document and its docs page are public: mounted before the authenticated /api/v1 router.
   app.use(docsRoutes());
+  // The web dashboard's static files: public like the docs; its calls carry the user's token.
+  app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.
   app.use(trackingRoutes(container));
   app.use(unsubscribeRoutes(container));
@@ -52,6 +56,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(subscribersRoutes(container));
   api.use(broadcastStatisticsRoutes(container));
   api.use(webhookEndpointsRoutes(container));
+  api.use(discoveryRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

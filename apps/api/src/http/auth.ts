@@ -11,10 +11,16 @@ export function authenticate(container: DependencyContainer): RequestHandler {
   };
 }
 
-/** The principal of an authenticated request, checked for one permission (spec: 401 without). */
-export function principal(res: Response, permission: Permission): Principal {
+/** The principal of an authenticated request, whatever it may do (the discovery calls). */
+export function anyPrincipal(res: Response): Principal {
   const found = res.locals.principal as Principal | undefined;
   if (found === undefined) throw new Error('route mounted outside the authenticated router');
+  return found;
+}
+
+/** The principal of an authenticated request, checked for one permission (spec: 401 without). */
+export function principal(res: Response, permission: Permission): Principal {
+  const found = anyPrincipal(res);
   requirePermission(found, permission);
   return found;
 }

@@ -16,8 +16,9 @@ import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from './auth';
 import { presentBroadcast } from './broadcast.presenter';
-import { broadcastInput, scheduleInput } from './broadcasts.schemas';
+import { BROADCAST_BODY, broadcastInput, scheduleInput } from './broadcasts.schemas';
 import { idParam, pageParams } from './params';
+import { unrecognizedParameters, withWarnings } from './warnings';
 
 /** Spec: Broadcasts. Route handlers never catch: errors travel to the error handler. */
 export function broadcastsRoutes(container: DependencyContainer): Router {
@@ -39,14 +40,14 @@ export function broadcastsRoutes(container: DependencyContainer): Router {
   router.post('/broadcasts', async (req, res) => {
     const caller = principal(res, 'broadcasts_write');
     const created = await container.resolve(CreateBroadcast).execute(caller, broadcastInput(req.body));
-    res.status(201).json({ id: created.id });
+    res.status(201).json(withWarnings({ id: created.id }, unrecognizedParameters(req.body, BROADCAST_BODY)));
   });
 
   router.patch('/broadcasts/:id', async (req, res) => {
     const caller = principal(res, 'broadcasts_write');
     const target = id(req.params.id);
     const updated = await container.resolve(UpdateBroadcast).execute(caller, { id: target, changes: broadcastInput(req.body) });
-    res.json(presentBroadcast(updated));
+    res.json(withWarnings(presentBroadcast(updated), unrecognizedParameters(req.body, BROADCAST_BODY)));
   });
 
   router.delete('/broadcasts/:id', async (req, res) => {

@@ -1,5 +1,7 @@
 import { ValidationError, type BroadcastInput } from '@mailcast/core';
+import { isReservedHeader } from '@mailcast/domain';
 import Joi from 'joi';
+import { keysOf, type BodyShape } from './warnings';
 
 /**
  * The body of a create, update or schedule call: nested under `broadcast` (as the spec shows)
@@ -19,26 +21,6 @@ function unwrap(body: unknown): Record<string, unknown> {
 // RFC 5322 §3.6.8: a field name is printable ASCII except the colon. Values may not break the line.
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
 const NO_LINE_BREAK = /^[^\r\n]*$/;
-
-/** Headers the service writes itself; a custom one of these names would forge or break the message. */
-const RESERVED_HEADERS = new Set(
-  [
-    'from',
-    'sender',
-    'to',
-    'cc',
-    'bcc',
-    'subject',
-    'reply-to',
-    'message-id',
-    'date',
-    'mime-version',
-    'content-type',
-    'content-transfer-encoding',
-    'list-unsubscribe',
-    'list-unsubscribe-post',
-  ],
-);
 
 const text = () => Joi.string().allow('', null);
 const ids = () => Joi.array().items(Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER));
@@ -60,7 +42,7 @@ const broadcastSchema = Joi.object({
         .pattern(HEADER_NAME)
         .max(76)
         .required()
-        .custom((value: string, helpers) => (RESERVED_HEADERS.has(value.toLowerCase()) ? helpers.error('header.reserved') : value))
+        .custom((value: string, helpers) => (isReservedHeader(value) ? helpers.error('header.reserved') : value))
         .messages({
           'string.pattern.base': '{#label} must be a header name (printable ASCII, no spaces or colons)',
           'header.reserved': '{#label} {#value} is set by Mailcast and cannot be overridden',
@@ -80,6 +62,9 @@ const broadcastSchema = Joi.object({
   // objects are often sent back whole.
   .unknown(true)
   .prefs({ abortEarly: false, convert: false, errors: { wrap: { label: false } } });
+
+/** What a create or update body may carry; anything else is answered with a warning. */
+export const BROADCAST_BODY: BodyShape = { key: 'broadcast', fields: keysOf(broadcastSchema) };
 
 function validate(schema: Joi.ObjectSchema, value: Record<string, unknown>): Record<string, unknown> {
   const { error, value: valid } = schema.validate(value);

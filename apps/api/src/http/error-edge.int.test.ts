@@ -43,6 +43,35 @@ describe('the HTTP error edge (spec: Errors; CONTRACT §2 HTTP)', () => {
     expect(res.body).toEqual({ error: 'Request body too large' });
   });
 
+  it('answers custom_data nested 100,000 levels deep with 422, and stores nothing (docs/security.md)', async () => {
+    const depth = 100_000;
+    const body = `{"email":"deep@example.test","custom_data":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+    const before = Number((await api.database.db('subscribers').count({ n: '*' }).first())?.n);
+    const res = await request(api.app)
+      .post('/api/v1/subscribers.json')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json')
+      .send(body);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ error: 'Request body is nested more than 32 levels deep' });
+    expect(Number((await api.database.db('subscribers').count({ n: '*' }).first())?.n)).toBe(before);
+    const arrays = await request(api.app)
+      .post('/api/v1/broadcasts')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json')
+      .send(`{"broadcast":{"subject":"S","tags":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
+    expect(arrays.status).toBe(422);
+  });
+
+  it('accepts custom_data nested 31 levels deep (the limit counts the body object as one)', async () => {
+    const res = await request(api.app)
+      .post('/api/v1/subscribers.json')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json')
+      .send(`{"email":"nested@example.test","custom_data":${'{"a":'.repeat(31)}1${'}'.repeat(31)}}`);
+    expect(res.status).toBe(201);
+  });
+
   it('answers an unknown route with 404 {"error": "Not found"}', async () => {
     for (const path of ['/api/v1/nothing-here', '/api/v1/broadcasts/1/nope']) {
       const res = await request(api.app).get(path).set('Authorization', `Bearer ${token}`);

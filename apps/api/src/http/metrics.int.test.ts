@@ -134,4 +134,30 @@ describe('observability', () => {
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");
     expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
   });
+
+  describe('with METRICS_TOKEN set (docs/security.md "Metrics")', () => {
+    const metricsToken = 'scrape-0123456789abcdef';
+    let guarded: ApiHarness;
+    beforeAll(async () => {
+      guarded = await startApi({ env: { METRICS_TOKEN: metricsToken } });
+    });
+    afterAll(() => guarded.close());
+
+    it('answers 401 without the token, with a wrong one, or with a channel token', async () => {
+      const channelToken = (await guarded.fixtures.aTenant()).token;
+      for (const header of [undefined, 'Bearer wrong-0123456789abcdef', `Bearer ${channelToken}`, metricsToken, `Basic ${metricsToken}`]) {
+        const req = request(guarded.app).get('/metrics');
+        const res = header === undefined ? await req : await req.set('Authorization', header);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: 'Unauthorized' });
+        expect(res.text).not.toContain('mailcast_');
+      }
+    });
+
+    it('serves the metrics to its bearer', async () => {
+      const res = await request(guarded.app).get('/metrics').set('Authorization', `Bearer ${metricsToken}`);
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('mailcast_http_requests_total');
+    });
+  });
 });

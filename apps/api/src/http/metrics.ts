@@ -1,6 +1,7 @@
-import { DatabaseToken, createMetricsRegistry, registerBusinessMetrics, type Database, type Registry } from '@mailcast/adapters';
+import { ConfigToken, DatabaseToken, createMetricsRegistry, type Config, registerBusinessMetrics, type Database, type Registry } from '@mailcast/adapters';
 import { Router, type Request, type RequestHandler } from 'express';
 import { Counter, Histogram } from 'prom-client';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 
 /**
@@ -12,6 +13,19 @@ function routeOf(req: Request): string {
   const route = (req as Request & { route?: { path?: unknown } }).route;
   if (typeof route?.path !== 'string') return 'unmatched';
   return req.originalUrl.startsWith('/api/v1/') || req.originalUrl === '/api/v1' ? `/api/v1${route.path}` : route.path;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * With METRICS_TOKEN set, /metrics answers only its bearer (docs/security.md "Metrics"): the
+ * figures are deployment-wide, across every channel. Compared in constant time.
+ */
+function metricsAuthorized(req: Request, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  const header = req.get('authorization') ?? '';
+  const match = /^Bearer (\S+)$/i.exec(header);
+  return match !== null && timingSafeEqual(digest(match[1] ?? ''), digest(token));
 }
 
 export interface ApiMetrics {
@@ -49,7 +63,12 @@ export function apiMetrics(container: DependencyContainer): ApiMetrics {
   };
 
   const routes = Router();
-  routes.get('/metrics', async (_req, res) => {
+  const { metricsToken } = container.resolve<Config>(ConfigToken);
+  routes.get('/metrics', async (req, res) => {
+    if (!metricsAuthorized(req, metricsToken)) {
+      res.set('WWW-Authenticate', 'Bearer').status(401).json({ error: 'Unauthorized' });
+      return;
+    }
     res.type(registry.contentType).send(await registry.metrics());
   });
   return { registry, middleware, routes };

@@ -18,7 +18,16 @@ import { Router, type Request } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from './auth';
 import { presentPendingSubscriber, presentSubscriber } from './subscriber.presenter';
-import { parseCreateBody, parseEmailParam, parseListQuery, parseTagsBody, parseUpdateBody } from './subscribers.schemas';
+import {
+  parseCreateBody,
+  parseEmailParam,
+  parseListQuery,
+  parseTagsBody,
+  parseUpdateBody,
+  SUBSCRIBER_CREATE_BODY,
+  SUBSCRIBER_UPDATE_BODY,
+} from './subscribers.schemas';
+import { unrecognizedParameters, withWarnings } from './warnings';
 
 type Body = Record<string, unknown>;
 
@@ -55,23 +64,24 @@ export function subscribersRoutes(container: DependencyContainer): Router {
   router.post(path('/subscribers'), async (req, res) => {
     const caller = principal(res, 'subscribers_write');
     const result = await container.resolve(CreateSubscriber).execute(caller, parseCreateBody(req.body));
+    const warnings = unrecognizedParameters(req.body, SUBSCRIBER_CREATE_BODY);
     switch (result.kind) {
       case 'pending':
-        res.status(201).json(presentPendingSubscriber(result.subscriber, result.confirmationUrl));
+        res.status(201).json(withWarnings(presentPendingSubscriber(result.subscriber, result.confirmationUrl), warnings));
         return;
       case 'created':
-        res.status(201).json(presentSubscriber(result.subscriber));
+        res.status(201).json(withWarnings(presentSubscriber(result.subscriber), warnings));
         return;
       default:
         // CONTRACT §Subscribers: create on an existing address is a 200.
-        res.status(200).json(presentSubscriber(result.subscriber));
+        res.status(200).json(withWarnings(presentSubscriber(result.subscriber), warnings));
     }
   });
 
   router.patch(path('/subscribers'), async (req, res) => {
     const caller = principal(res, 'subscribers_write');
     const subscriber = await container.resolve(UpdateSubscriber).execute(caller, parseUpdateBody(req.body));
-    res.json(presentSubscriber(subscriber));
+    res.json(withWarnings(presentSubscriber(subscriber), unrecognizedParameters(req.body, SUBSCRIBER_UPDATE_BODY)));
   });
 
   const byEmail = (

@@ -8,6 +8,7 @@ import {
 } from '@mailcast/core';
 import { parseCustomDataFilterValue } from '@mailcast/domain';
 import Joi from 'joi';
+import { keysOf, type BodyShape } from './warnings';
 
 /*
  * The HTTP edge of the subscriber routes: request shapes in, typed use-case input out. Domain
@@ -58,10 +59,20 @@ const fieldKeys = {
 const createFieldsSchema = Joi.object({
   email: Joi.string().max(MAX_TEXT).required(),
   subscribed_at: Joi.date().iso(),
+  // Honoured on create only: an import of inactive subscribers stays inactive.
+  is_active: Joi.boolean(),
   ...fieldKeys,
 }).unknown(true);
 
 const updateFieldsSchema = Joi.object({ email: Joi.string().max(MAX_TEXT), ...fieldKeys }).unknown(true);
+
+/** What create and update bodies may carry; anything else is answered with a warning. */
+export const SUBSCRIBER_CREATE_BODY: BodyShape = {
+  key: 'subscriber',
+  fields: keysOf(createFieldsSchema),
+  options: ['double_opt_in', 'confirmation_template_id'],
+};
+export const SUBSCRIBER_UPDATE_BODY: BodyShape = { key: 'subscriber', fields: keysOf(updateFieldsSchema), options: ['email'] };
 
 const templateId = Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -131,7 +142,12 @@ export function parseCreateBody(body: unknown): CreateSubscriberInput {
     confirmation_template_id: root.confirmation_template_id,
   });
   const fields = validate<Body>(createFieldsSchema, raw);
-  return { email: fields.email as string, fields: toFields(fields), doubleOptIn: doubleOptIn(options) };
+  return {
+    email: fields.email as string,
+    fields: toFields(fields),
+    doubleOptIn: doubleOptIn(options),
+    ...(typeof fields.is_active === 'boolean' ? { isActive: fields.is_active } : {}),
+  };
 }
 
 /** `double_opt_in: true` or an options object; `false` or absent is a plain create. */

@@ -13,7 +13,8 @@ import type { DependencyContainer } from 'tsyringe';
 import { principal } from './auth';
 import { idParam, pageParams } from './params';
 import { presentWebhookDelivery, presentWebhookEndpoint } from './webhook-endpoint.presenter';
-import { createEndpointBody, testEndpointBody, updateEndpointBody } from './webhook-endpoints.schemas';
+import { createEndpointBody, testEndpointBody, updateEndpointBody, WEBHOOK_ENDPOINT_BODY } from './webhook-endpoints.schemas';
+import { unrecognizedParameters, withWarnings } from './warnings';
 
 /** Spec: Webhook endpoints. Route handlers never catch: errors travel to the error handler. */
 export function webhookEndpointsRoutes(container: DependencyContainer): Router {
@@ -35,14 +36,14 @@ export function webhookEndpointsRoutes(container: DependencyContainer): Router {
   router.post('/webhook_endpoints', async (req, res) => {
     const caller = principal(res, 'webhook_endpoints_write');
     const endpoint = await container.resolve(CreateWebhookEndpoint).execute(caller, createEndpointBody(req.body));
-    res.status(201).json(presentWebhookEndpoint(endpoint, 'full'));
+    res.status(201).json(withWarnings(presentWebhookEndpoint(endpoint, 'full'), unrecognizedParameters(req.body, WEBHOOK_ENDPOINT_BODY)));
   });
 
   router.patch('/webhook_endpoints/:id', async (req, res) => {
     const caller = principal(res, 'webhook_endpoints_write');
     const endpointId = id(req.params.id);
     const endpoint = await container.resolve(UpdateWebhookEndpoint).execute(caller, updateEndpointBody(endpointId, req.body));
-    res.json(presentWebhookEndpoint(endpoint));
+    res.json(withWarnings(presentWebhookEndpoint(endpoint), unrecognizedParameters(req.body, WEBHOOK_ENDPOINT_BODY)));
   });
 
   router.delete('/webhook_endpoints/:id', async (req, res) => {

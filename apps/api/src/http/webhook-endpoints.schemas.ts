@@ -1,5 +1,6 @@
 import { ValidationError, type CreateWebhookEndpointInput, type UpdateWebhookEndpointInput } from '@mailcast/core';
 import Joi from 'joi';
+import { keysOf, type BodyShape } from './warnings';
 
 /**
  * Request shapes of the webhook endpoint routes. Type errors are reported here, one message per
@@ -15,6 +16,9 @@ const fields = Joi.object({
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: false });
+
+/** What a create or update body may carry; anything else is answered with a warning. */
+export const WEBHOOK_ENDPOINT_BODY: BodyShape = { key: 'webhook_endpoint', fields: keysOf(fields) };
 
 /** CONTRACT §2: the body under `webhook_endpoint` as the spec shows, or flat. */
 function unwrap(body: unknown): Record<string, unknown> {

@@ -47,6 +47,16 @@ describe('@mailcast/client against the running API', () => {
     expect(client.rateLimit!.remaining).toBeLessThan(50);
   });
 
+  it('asks whoami and status first, as clients of the reference service do', async () => {
+    await expect(client.whoami()).resolves.toEqual({
+      type: 'api_token',
+      token_type: 'channel',
+      token: { id: expect.any(Number), permissions: expect.arrayContaining(['segments_read', 'broadcasts_write']) },
+      channel: { id: channelId, name: 'Test channel' },
+    });
+    await expect(client.status()).resolves.toEqual({ status: 'ok', channel: { id: channelId, name: 'Test channel' }, email_servers: 0, ready: false });
+  });
+
   it('gets one broadcast as the typed Broadcast of the document', async () => {
     const broadcast: Broadcast = await client.broadcasts.get(ids[0]!);
     expect(broadcast).toMatchObject({ id: ids[0], name: 'b0', status: 'draft', html_body: null, tags: [] });

@@ -1,5 +1,6 @@
 import express, { Router, type RequestHandler } from 'express';
 import path from 'node:path';
+import { stringify } from 'yaml';
 import { OPENAPI_DOCUMENT } from './document';
 
 // Resolved through package.json rather than the package's main, which would load the whole
@@ -55,16 +56,23 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
 };
 
 /**
- * GET /api/v1/openapi.json and GET /docs, both without authentication: mounted before the
+ * GET /api/v1/openapi.json, GET /api/v1/openapi (YAML) and GET /docs, all without authentication: mounted before the
  * authenticated /api/v1 router (app.ts).
  */
 export function docsRoutes(): Router {
   const router = Router();
   const assets = express.static(SWAGGER_UI_DIR, { index: false, fallthrough: true, maxAge: '1d' });
   const body = JSON.stringify(OPENAPI_DOCUMENT);
+  // No anchors or aliases: the document repeats objects, and YAML readers differ on aliases.
+  const yaml = stringify(OPENAPI_DOCUMENT, { aliasDuplicateObjects: false, lineWidth: 0 });
 
   router.get('/api/v1/openapi.json', (_req, res) => {
     res.type('application/json').send(body);
+  });
+
+  // Clients of the reference service fetch the document as YAML at this path.
+  router.get('/api/v1/openapi', (_req, res) => {
+    res.type('application/yaml').send(yaml);
   });
 
   router.get('/docs', securityHeaders, (_req, res) => {

@@ -26,7 +26,8 @@ export interface Operation {
   summary: string;
   description?: string;
   tag: string;
-  permission: Permission;
+  /** null: any valid token of the channel may call it (the discovery calls). */
+  permission: Permission | null;
   parameters?: Json[];
   body?: { schema: Schema; required?: boolean; description?: string };
   responses: Record<string, Json>;
@@ -49,9 +50,9 @@ export function authenticated(o: Operation): Json {
   return {
     operationId: o.operationId,
     summary: o.summary,
-    description: `${o.description ? `${o.description}\n\n` : ''}Permission: \`${o.permission}\`.`,
+    description: `${o.description ? `${o.description}\n\n` : ''}${o.permission === null ? 'Permission: none (any valid token).' : `Permission: \`${o.permission}\`.`}`,
     tags: [o.tag],
-    'x-permission': o.permission,
+    ...(o.permission === null ? {} : { 'x-permission': o.permission }),
     ...(o.parameters ? { parameters: o.parameters } : {}),
     ...(o.body
       ? {
@@ -82,6 +83,7 @@ export const STATISTICS = 'Statistics';
 export const SUBSCRIBERS = 'Subscribers';
 export const WEBHOOKS = 'Webhook endpoints';
 export const OPERATIONS = 'Operations';
+export const DISCOVERY = 'Discovery';
 export const PUBLIC = 'Public pages';
 
 export function broadcastAction(operationId: string, verb: string, summary: string, description: string): Json {

@@ -46,10 +46,11 @@ export const OPERATIONS_AND_PUBLIC_PATHS: Record<string, Json> = {
       operationId: 'getMetrics',
       summary: 'Prometheus metrics',
       description:
-        "The deployment's business figures (emails sent, bounced and failed; webhook deliveries by outcome; queue depth per queue), read from PostgreSQL at scrape time, beside the api's own HTTP metrics.",
+        "The deployment's business figures (emails sent, bounced and failed; webhook deliveries by outcome; queue depth per queue), read from PostgreSQL at scrape time, beside the api's own HTTP metrics. With METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>` is answered (not a channel's API token).",
       tag: OPERATIONS,
       responses: {
         '200': { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+        '401': { description: 'METRICS_TOKEN is set and the request does not carry it.', content: json(ref('Error')) },
       },
     }),
   },

@@ -3,6 +3,7 @@ import {
   DEFAULT_RETRIES_TO_ATTEMPT,
   EVENT_TYPES,
   MAX_RETRIES_TO_ATTEMPT,
+  PERMISSIONS,
   TIMEFRAMES,
   TIMELINE_METRICS,
 } from '@mailcast/domain';
@@ -22,6 +23,14 @@ function closed(properties: Record<string, Schema>, description?: string): Schem
     required: Object.keys(properties),
     additionalProperties: false,
   };
+}
+
+/**
+ * A create or update answer: the resource, and `warnings` when the body carried attributes the
+ * API does not take (docs/discovery.md, Warnings). Optional, so the same schema serves reads.
+ */
+function warned(schema: Schema): Schema {
+  return { ...schema, properties: { ...(schema.properties as Record<string, Schema>), warnings: { $ref: '#/components/schemas/Warnings' } } };
 }
 
 const string = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
@@ -143,7 +152,7 @@ export const SCHEMAS: Record<string, Schema> = {
 
   BroadcastStatus: { type: 'string', enum: [...BROADCAST_STATUSES] },
   EmailHeader: emailHeader,
-  Broadcast: closed({
+  Broadcast: warned(closed({
     id: integer(),
     name: nullableString('Internal name.'),
     subject: string(),
@@ -168,13 +177,13 @@ export const SCHEMAS: Record<string, Schema> = {
     email_server_ids: arrayOf(integer()),
     use_any_email_server: boolean('Echoed input field.'),
     email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
-  }),
+  })),
   BroadcastInput: { type: 'object', properties: broadcastInputProperties },
   BroadcastCreateInput: { type: 'object', properties: broadcastInputProperties, required: ['subject'] },
   BroadcastCreateBody: nestedOrFlat('broadcast', 'BroadcastCreateInput'),
   BroadcastUpdateBody: nestedOrFlat('broadcast', 'BroadcastInput'),
   BroadcastList: page('Broadcast'),
-  BroadcastCreated: closed({ id: integer() }),
+  BroadcastCreated: warned(closed({ id: integer() })),
   BroadcastAction: closed({ id: integer(), message: string(), status: ref('BroadcastStatus') }),
   ScheduleInput: {
     type: 'object',
@@ -255,7 +264,7 @@ export const SCHEMAS: Record<string, Schema> = {
     links: arrayOf(ref('LinkItem')),
   }),
 
-  Subscriber: closed({
+  Subscriber: warned(closed({
     id: integer(),
     email: string('Lower-cased and trimmed.'),
     first_name: nullableString(),
@@ -270,7 +279,7 @@ export const SCHEMAS: Record<string, Schema> = {
     created_at: dateTime(),
     tags: arrayOf(string()),
     custom_data: freeObject('Arbitrary key-value JSON.'),
-  }),
+  })),
   Pagination: closed({
     total: integer(),
     count: integer('Subscribers on this page.'),
@@ -292,6 +301,7 @@ export const SCHEMAS: Record<string, Schema> = {
       ...subscriberFields,
       source: { type: 'string', default: 'api_subscription' },
       subscribed_at: dateTime('Overrides the subscription time.'),
+      is_active: { type: 'boolean', default: true, description: '`false` creates the subscriber inactive (an existing one is updated and left inactive).' },
     },
     required: ['email'],
   },
@@ -318,7 +328,7 @@ export const SCHEMAS: Record<string, Schema> = {
       { type: 'object', title: 'Flat', allOf: [ref('SubscriberUpdateInput')], required: ['email'] },
     ],
   },
-  DoubleOptInResult: closed(
+  DoubleOptInResult: warned(closed(
     {
       id: integer(),
       email: string(),
@@ -328,7 +338,7 @@ export const SCHEMAS: Record<string, Schema> = {
       confirmation_url: { type: 'string', format: 'uri', description: 'The public confirmation page.' },
     },
     'A double opt-in create that sent a confirmation email.',
-  ),
+  )),
   EmailBody: { type: 'object', properties: { email: string('The subscriber, by address (case-insensitive).') }, required: ['email'] },
   TagsBody: {
     type: 'object',
@@ -337,7 +347,7 @@ export const SCHEMAS: Record<string, Schema> = {
   },
 
   EventType: { type: 'string', enum: [...EVENT_TYPES] },
-  WebhookEndpoint: closed({
+  WebhookEndpoint: warned(closed({
     id: integer(),
     url: string(),
     description: nullableString(),
@@ -349,7 +359,7 @@ export const SCHEMAS: Record<string, Schema> = {
     last_sent_at: nullableDateTime(),
     created_at: dateTime(),
     updated_at: dateTime(),
-  }),
+  })),
   WebhookEndpointList: page('WebhookEndpoint'),
   WebhookEndpointCreateInput: {
     type: 'object',
@@ -460,6 +470,26 @@ export const SCHEMAS: Record<string, Schema> = {
     status: { type: 'string', enum: ['ready', 'not_ready'] },
     checks: closed({ database: boolean('The database answers.'), migrations: boolean('No migration is pending.') }),
   }),
+  WhoAmI: closed({
+    type: { const: 'api_token' },
+    token_type: { const: 'channel', description: 'Every token belongs to one channel.' },
+    token: closed({ id: integer(), permissions: arrayOf({ type: 'string', enum: [...PERMISSIONS] }) }),
+    channel: closed({ id: integer(), name: string() }),
+  }),
+  ChannelStatus: closed({
+    status: { const: 'ok' },
+    channel: closed({ id: integer(), name: string() }),
+    email_servers: integer('How many email servers the channel has.'),
+    ready: boolean('The channel has an active email server, so a broadcast can be sent.'),
+  }),
+  Warnings: arrayOf(
+    closed({
+      code: { const: 'unrecognized_parameter' },
+      param: string('The attribute, as the body named it.'),
+      message: string(),
+    }),
+    'Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some.',
+  ),
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

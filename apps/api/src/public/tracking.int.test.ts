@@ -1,4 +1,4 @@
-import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
+import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from '@mailcast/adapters';
 import { DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type ParsedEmail, type SmtpCapture } from '@mailcast/devkit';
 import request from 'supertest';
@@ -14,6 +14,7 @@ describe('public tracking and unsubscribe routes', () => {
   let broadcastId: number;
   let subscriberId: number;
   let channelId: number;
+  const mailer = new NodemailerMailer();
 
   const path = (url: string) => url.slice(PUBLIC_URL.length);
   const count = async (table: string, where: Record<string, unknown>) =>
@@ -22,7 +23,10 @@ describe('public tracking and unsubscribe routes', () => {
   beforeAll(async () => {
     smtp = await startSmtpCapture();
     api = await startApi({
-      overrides: [{ token: SendingOptions, value: { ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER), helperJobs: 0 } }],
+      overrides: [
+        { token: SendingOptions, value: { ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER), helperJobs: 0 } },
+        { token: Mailer, value: mailer },
+      ],
     });
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });
     channelId = channel.id;
@@ -52,7 +56,7 @@ describe('public tracking and unsubscribe routes', () => {
     email = await parseEmail((await smtp.waitFor(1))[0]!.raw);
   });
   afterAll(async () => {
-    await api.container.resolve<Mailer>(Mailer).close();
+    await mailer.close();
     await api.close();
     await smtp.close();
   });

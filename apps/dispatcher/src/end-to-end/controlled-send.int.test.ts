@@ -10,8 +10,9 @@ import type { DependencyContainer } from 'tsyringe';
 import { documentCheckingFetch } from '../../../api/src/openapi/test-support/client';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 import { buildContainer } from '../container';
-import { HANDLERS, startWorkers, type JobWorkers } from '../handlers/registry';
-import { startWebhookWorkers } from '../handlers/webhooks';
+import { HANDLERS } from '../handlers';
+import { startWorkers, type JobWorkers } from '../workers/job-workers';
+import { startWebhookWorkers } from '../workers/webhook-workers';
 
 /**
  * The whole product once, end to end, driven through @mailcast/client (every request and answer

@@ -1,5 +1,5 @@
 import { StartDueBroadcast } from '@mailcast/core';
-import type { JobHandler } from './registry';
+import type { JobHandler } from './job-handler';
 
 /**
  * A scheduled broadcast's time has come (job enqueued by schedule_broadcast with startAfter).

@@ -5,9 +5,10 @@ import { createTestDatabase, eventually, Fixtures, memoryLogger, type TestDataba
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { buildContainer } from '../container';
-import { startSweeper } from '../sending/sweeper';
+import { startSweeper } from '../workers/sweeper';
 import { broadcastDueHandler } from './broadcast-due.handler';
-import { HANDLERS, startWorkers, type JobHandler, type JobWorkers } from './registry';
+import { startWorkers, type JobWorkers } from '../workers/job-workers';
+import { HANDLERS, type JobHandler } from './index';
 
 /**
  * CONTRACT §Broadcasts: at the scheduled time the dispatcher moves the broadcast on. The due

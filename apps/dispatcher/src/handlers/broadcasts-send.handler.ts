@@ -1,5 +1,5 @@
 import { DeliverBroadcast } from '@mailcast/core';
-import type { JobHandler } from './registry';
+import type { JobHandler } from './job-handler';
 
 /**
  * One job per time slice of a broadcast: batch size 1, so while this dispatcher works a

@@ -1,6 +1,6 @@
 import { LoggerToken, type Logger } from '@mailcast/adapters';
 import { SendConfirmationEmail } from '@mailcast/core';
-import type { JobHandler } from './registry';
+import type { JobHandler } from './job-handler';
 
 /**
  * Sends one double opt-in email. The use case decides what happens on each SMTP outcome

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { buildContainer } from '../container';
-import { startWebhookWorkers, type WebhookWorkersOptions } from '../handlers/webhooks';
+import { startWebhookWorkers, type WebhookWorkersOptions } from '../workers/webhook-workers';
 
 export interface Received {
   path: string;

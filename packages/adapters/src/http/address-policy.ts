@@ -27,11 +27,13 @@ for (const [network, prefix] of [
   forbidden.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d
+  ['::ffff:0:0:0', 96], // SIIT (RFC 2765)
   ['64:ff9b:1::', 48],
   ['100::', 64],
+  ['2001::', 32], // Teredo: tunnels to an IPv4 address
   ['2001:db8::', 32],
+  ['2002::', 16], // 6to4: tunnels to the IPv4 address it embeds
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],
@@ -40,15 +42,33 @@ for (const [network, prefix] of [
   forbidden.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) address. */
+/** The 16 bytes of an IPv6 address (net.isIP has said it is one), a trailing dotted quad included. */
+function ipv6Bytes(address: string): number[] {
+  let text = address.split('%')[0] ?? '';
+  const quad = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = text.slice(0, quad.index) + ((a << 8) | b).toString(16) + ':' + ((c << 8) | d).toString(16);
+  }
+  const [head = '', tail] = text.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const words = [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return words.flatMap((w) => [w >> 8, w & 255]);
+}
+
+/**
+ * The IPv4 address an IPv6 one carries to its destination: IPv4-mapped (::ffff:0:0/96) and NAT64
+ * (64:ff9b::/96) take the last four bytes. Other embedding ranges (IPv4-compatible, SIIT, 6to4,
+ * Teredo) are refused whole above, whichever IPv4 address they carry.
+ */
 function embeddedIpv4(address: string): string | null {
-  const match = /^(?:::ffff:|64:ff9b::)(?:0:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (match) return match[1] ?? null;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return null;
-  const high = parseInt(hex[1] ?? '0', 16);
-  const low = parseInt(hex[2] ?? '0', 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  const bytes = ipv6Bytes(address);
+  const prefix = bytes.slice(0, 12).join(',');
+  const mapped = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255].join(',');
+  const nat64 = [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0].join(',');
+  return prefix === mapped || prefix === nat64 ? bytes.slice(12).join('.') : null;
 }
 
 export function isForbiddenAddress(address: string): boolean {
@@ -67,8 +87,9 @@ export const REFUSED_DESTINATION_CODE = 'ERR_MAILCAST_REFUSED_DESTINATION';
 
 export class RefusedDestinationError extends Error {
   readonly code = REFUSED_DESTINATION_CODE;
-  constructor(address: string) {
-    super(`destination address ${address} is not allowed (private, loopback, link-local or reserved)`);
+  // The address is not named: what an internal host name resolves to is not the caller's to learn.
+  constructor() {
+    super('destination address is not allowed (private, loopback, link-local or reserved)');
     this.name = 'RefusedDestinationError';
   }
 }
@@ -88,7 +109,7 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions, call
     }
     const refused = addresses.find((a) => isForbiddenAddress(a.address));
     if (refused !== undefined || addresses.length === 0) {
-      callback(new RefusedDestinationError(refused?.address ?? hostname), []);
+      callback(new RefusedDestinationError(), []);
       return;
     }
     if (options.all) callback(null, addresses);
@@ -115,7 +136,7 @@ export async function destinationAllowed(hostname: string): Promise<{ ok: true }
   try {
     const addresses = await dns.promises.lookup(bare, { all: true });
     const refused = addresses.find((a) => isForbiddenAddress(a.address));
-    if (refused) return { ok: false, reason: `${bare} resolves to ${refused.address}, which is not allowed` };
+    if (refused) return { ok: false, reason: `${bare} resolves to an address that is not allowed` };
     return addresses.length > 0 ? { ok: true } : { ok: false, reason: `${bare} does not resolve` };
   } catch {
     return { ok: false, reason: `${bare} does not resolve` };

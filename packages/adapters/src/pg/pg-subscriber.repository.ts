@@ -114,6 +114,7 @@ export class PgSubscriberRepository implements SubscriberRepository {
         source: s.source ?? 'api_subscription',
         subscribed_at: s.subscribedAt ?? now,
         requires_confirmation: s.requiresConfirmation,
+        is_active: s.isActive ?? true,
         tags: s.tags ?? [],
         custom_data: JSON.stringify(s.customData ?? {}) as unknown as Record<string, unknown>,
         created_at: now,

@@ -291,6 +291,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/openapi": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document as YAML
+         * @description The same document as /api/v1/openapi.json, as YAML. No authentication.
+         */
+        get: operations["getOpenApiDocumentYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -303,6 +323,28 @@ export interface paths {
          * @description The OpenAPI 3.1 document of the whole API. No authentication.
          */
         get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel's readiness to send
+         * @description `ready` is true when the channel has an active email server to send through.
+         *
+         *     Permission: none (any valid token).
+         */
+        get: operations["getStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -634,6 +676,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling token and its channel
+         * @description Which token is calling, the permissions it holds, and the channel it belongs to.
+         *
+         *     Permission: none (any valid token).
+         */
+        get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/confirm/{token}": {
         parameters: {
             query?: never;
@@ -733,7 +797,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description The deployment's business figures (emails sent, bounced and failed; webhook deliveries by outcome; queue depth per queue), read from PostgreSQL at scrape time, beside the api's own HTTP metrics.
+         * @description The deployment's business figures (emails sent, bounced and failed; webhook deliveries by outcome; queue depth per queue), read from PostgreSQL at scrape time, beside the api's own HTTP metrics. With METRICS_TOKEN set, only `Authorization: Bearer <METRICS_TOKEN>` is answered (not a channel's API token).
          */
         get: operations["getMetrics"];
         put?: never;
@@ -1015,6 +1079,7 @@ export interface components {
             updated_at: string;
             /** @description Echoed input field. */
             use_any_email_server: boolean;
+            warnings?: components["schemas"]["Warnings"];
         };
         BroadcastAction: {
             id: number;
@@ -1027,6 +1092,7 @@ export interface components {
         } | components["schemas"]["BroadcastCreateInput"];
         BroadcastCreated: {
             id: number;
+            warnings?: components["schemas"]["Warnings"];
         };
         BroadcastCreateInput: {
             /** @description Rich text body; a Liquid template. */
@@ -1144,6 +1210,18 @@ export interface components {
         BroadcastUpdateBody: {
             broadcast: components["schemas"]["BroadcastInput"];
         } | components["schemas"]["BroadcastInput"];
+        ChannelStatus: {
+            channel: {
+                id: number;
+                name: string;
+            };
+            /** @description How many email servers the channel has. */
+            email_servers: number;
+            /** @description The channel has an active email server, so a broadcast can be sent. */
+            ready: boolean;
+            /** @constant */
+            status: "ok";
+        };
         CountAndRate: {
             count: number;
             /** @description Percent, 0 to 100, two decimals. */
@@ -1171,6 +1249,7 @@ export interface components {
             email: string;
             first_name: string | null;
             id: number;
+            warnings?: components["schemas"]["Warnings"];
         };
         EmailBody: {
             /** @description The subscriber, by address (case-insensitive). */
@@ -1341,6 +1420,7 @@ export interface components {
              * @description Null while subscribed.
              */
             unsubscribed_at: string | null;
+            warnings?: components["schemas"]["Warnings"];
         };
         /** @description The fields nested under `subscriber` (canonical), or the same fields flat at the top level (accepted for compatibility). */
         SubscriberCreateBody: {
@@ -1366,6 +1446,11 @@ export interface components {
             first_name?: string;
             /** @description IP address captured at signup. */
             ip_address?: string;
+            /**
+             * @description `false` creates the subscriber inactive (an existing one is updated and left inactive).
+             * @default true
+             */
+            is_active?: boolean;
             last_name?: string;
             /** @default api_subscription */
             source?: string;
@@ -1444,6 +1529,14 @@ export interface components {
         };
         /** @enum {string} */
         TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        /** @description Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some. */
+        Warnings: {
+            /** @constant */
+            code: "unrecognized_parameter";
+            message: string;
+            /** @description The attribute, as the body named it. */
+            param: string;
+        }[];
         WebhookDelivery: {
             /** @description Attempts made so far. */
             attempt_number: number;
@@ -1501,6 +1594,7 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             url: string;
+            warnings?: components["schemas"]["Warnings"];
         };
         /** @description The fields nested under `webhook_endpoint` (canonical), or the same fields flat at the top level (accepted for compatibility). */
         WebhookEndpointCreateBody: {
@@ -1564,6 +1658,23 @@ export interface components {
             delivery_id: number;
             event_type: components["schemas"]["EventType"];
             message: string;
+        };
+        WhoAmI: {
+            channel: {
+                id: number;
+                name: string;
+            };
+            token: {
+                id: number;
+                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write")[];
+            };
+            /**
+             * @description Every token belongs to one channel.
+             * @constant
+             */
+            token_type: "channel";
+            /** @constant */
+            type: "api_token";
         };
     };
     responses: {
@@ -2147,6 +2258,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getOpenApiDocumentYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -2165,6 +2296,32 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+        };
+    };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel and its email servers. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listSubscribers: {
@@ -2810,6 +2967,32 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token and its channel. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhoAmI"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     confirmSubscription: {
         parameters: {
             query?: never;
@@ -2962,6 +3145,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description METRICS_TOKEN is set and the request does not carry it. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

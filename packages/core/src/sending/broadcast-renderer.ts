@@ -1,18 +1,16 @@
 import {
   allowedCustomHeaders,
-  appendToBody,
+  editHtml,
   escapeHtml,
-  htmlToText,
-  insertPreheader,
+  isTrackableUrl,
   linkIdentifier,
-  looksLikeHtml,
-  rewriteLinks,
+  preheaderHtml,
   textToHtml,
-  trackableLinks,
   trackingToken,
+  type HtmlEdit,
 } from '@mailcast/domain';
-import type { Broadcast, RandomSource, Templates } from '../ports';
-import type { BroadcastLink, RecipientStore, SubscriberSnapshot } from './recipient-store';
+import type { Broadcast, BroadcastLink, HtmlReader, RandomSource, RecipientStore, SubscriberSnapshot, Templates } from '../ports';
+import { renderTurns } from './render-turns';
 
 export interface RenderedEmail {
   subject: string;
@@ -29,16 +27,19 @@ export interface RecipientLinks {
 /**
  * Renders one broadcast for each recipient: Liquid per recipient (the templates adapter keeps
  * each parsed source), then tracking, preheader, unsubscribe link and headers. Built once per
- * broadcast and job, so the per-recipient work is rendering and string edits only.
+ * broadcast and job, so the per-recipient work is rendering, one linear read of the HTML and
+ * string edits (docs/security.md "HTML").
  */
 export class BroadcastRenderer {
   private readonly linkByUrl: ReadonlyMap<string, BroadcastLink>;
   private readonly customHeaders: Record<string, string>;
   private readonly base: string;
+  private readonly bodyIsHtml: boolean;
 
   constructor(
     private readonly broadcast: Broadcast,
     private readonly templates: Templates,
+    private readonly reader: HtmlReader,
     links: readonly BroadcastLink[],
     publicUrl: string,
     /** The token a recipient's links carry (domain: trackingToken under the broadcast's secret). */
@@ -47,6 +48,7 @@ export class BroadcastRenderer {
     this.linkByUrl = new Map(links.map((l) => [l.url, l]));
     this.customHeaders = allowedCustomHeaders(broadcast.emailHeaders);
     this.base = publicUrl.replace(/\/+$/, '');
+    this.bodyIsHtml = reader.isHtml(broadcast.body ?? '');
   }
 
   /**
@@ -57,18 +59,21 @@ export class BroadcastRenderer {
     broadcast: Broadcast,
     store: Pick<RecipientStore, 'saveLinks' | 'trackingSecret'>,
     templates: Templates,
+    reader: HtmlReader,
     random: RandomSource,
     publicUrl: string,
   ): Promise<BroadcastRenderer> {
-    const sources = [broadcast.htmlBody ?? broadcast.body ?? ''];
-    const links = broadcast.trackClicks
-      ? await store.saveLinks(
-          broadcast.id,
-          sources.flatMap(trackableLinks).map((url) => ({ identifier: linkIdentifier(url), url })),
-        )
-      : [];
+    const links = broadcast.trackClicks ? await store.saveLinks(broadcast.id, BroadcastRenderer.trackableLinks(broadcast, reader)) : [];
     const secret = await store.trackingSecret(broadcast.id, random.bytes(32));
-    return new BroadcastRenderer(broadcast, templates, links, publicUrl, (id) => trackingToken(secret, id));
+    return new BroadcastRenderer(broadcast, templates, reader, links, publicUrl, (id) => trackingToken(secret, id));
+  }
+
+  /** The distinct static http(s) links of the HTML source (a text body as it will be converted). */
+  static trackableLinks(broadcast: Broadcast, reader: HtmlReader): Array<{ identifier: string; url: string }> {
+    const source = broadcast.htmlBody ?? broadcast.body ?? '';
+    const html = reader.isHtml(source) ? source : textToHtml(source);
+    const urls = new Set(reader.read(html).links.map((l) => l.url).filter(isTrackableUrl));
+    return [...urls].map((url) => ({ identifier: linkIdentifier(url), url }));
   }
 
   unsubscribeUrl(token: string): string {
@@ -76,6 +81,8 @@ export class BroadcastRenderer {
   }
 
   async render(recipient: RecipientLinks): Promise<RenderedEmail> {
+    // Timers and I/O run between two recipients' renders, whatever the number of workers.
+    await renderTurns.take();
     const b = this.broadcast;
     const s = recipient.subscriber;
     // CONTRACT (Liquid): exactly these variables are in scope.
@@ -92,44 +99,45 @@ export class BroadcastRenderer {
     const subject = (await this.templates.render(b.subject, scope, 'text')).replace(/\s+/g, ' ').trim();
 
     const body = b.body ?? '';
-    const bodyIsHtml = looksLikeHtml(body);
+    const bodyIsHtml = this.bodyIsHtml;
     let html: string;
     if (b.htmlBody) html = await this.templates.render(b.htmlBody, scope, 'html');
     else if (bodyIsHtml) html = await this.templates.render(body, scope, 'html');
     else html = textToHtml(await this.templates.render(body, scope, 'text'));
+    const doc = this.reader.read(html);
 
     let text: string;
     if (b.htmlBody && body.trim() !== '') {
-      const rendered = await this.templates.render(body, scope, 'text');
-      text = bodyIsHtml ? htmlToText(rendered) : rendered;
+      // An HTML body is rendered escaped like any HTML, then read as text (entities decoded).
+      text = bodyIsHtml ? this.reader.read(await this.templates.render(body, scope, 'html')).text : await this.templates.render(body, scope, 'text');
     } else if (!b.htmlBody && !bodyIsHtml) {
       text = await this.templates.render(body, scope, 'text');
     } else {
-      text = htmlToText(html);
+      text = doc.text;
     }
 
     const token = this.tokenFor(recipient.recipientId);
     const unsubscribe = this.unsubscribeUrl(token);
+    const edits: HtmlEdit[] = [];
     if (b.trackClicks && this.linkByUrl.size > 0) {
-      html = rewriteLinks(html, (url) => {
-        const link = this.linkByUrl.get(url);
-        return link ? `${this.base}/t/c/${token}/${link.identifier}` : null;
-      });
+      for (const l of doc.links) {
+        const link = this.linkByUrl.get(l.url);
+        if (link) edits.push({ start: l.start, end: l.end, text: `href="${escapeHtml(`${this.base}/t/c/${token}/${link.identifier}`)}"` });
+      }
     }
-    if (b.preheader) html = insertPreheader(html, b.preheader);
+    const bodyStart = doc.bodyStart ?? 0;
+    if (b.preheader) edits.push({ start: bodyStart, end: bodyStart, text: preheaderHtml(b.preheader) });
+    const bodyEnd = doc.bodyEnd ?? html.length;
     if (b.includeUnsubscribeLink) {
-      html = appendToBody(
-        html,
-        `<p style="font-size:12px;color:#666"><a href="${escapeHtml(unsubscribe)}">Unsubscribe</a></p>`,
-      );
+      const link = `<p style="font-size:12px;color:#666"><a href="${escapeHtml(unsubscribe)}">Unsubscribe</a></p>`;
+      edits.push({ start: bodyEnd, end: bodyEnd, text: link });
       text = `${text}\n\nUnsubscribe: ${unsubscribe}`;
     }
     if (b.trackOpens) {
-      html = appendToBody(
-        html,
-        `<img src="${escapeHtml(`${this.base}/t/o/${token}`)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`,
-      );
+      const pixel = `<img src="${escapeHtml(`${this.base}/t/o/${token}`)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`;
+      edits.push({ start: bodyEnd, end: bodyEnd, text: pixel });
     }
+    html = editHtml(html, edits);
     return {
       subject,
       text,

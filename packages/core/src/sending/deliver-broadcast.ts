@@ -2,6 +2,7 @@ import { finalStatus, sendRetryDelayMs, type EventType } from '@mailcast/domain'
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
+  HtmlReader,
   Mailer,
   RandomSource,
   Repositories,
@@ -18,11 +19,11 @@ import {
 import { BroadcastRenderer } from './broadcast-renderer';
 import { subscriberEventData } from '../subscribers/subscriber-events';
 import { emailEventData } from './event-data';
-import type { ClaimedRecipient, RecipientSettlement } from './recipient-store';
+import type { ClaimedRecipient, RecipientSettlement } from '../ports';
 import { OutcomeFlusher } from './outcome-flusher';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { SendingOptions } from './sending-options';
-import { SendRateStore } from './send-rates';
+import { SendRateStore } from '../ports';
 import { ServerGate, type DeferredOutcome } from './server-gate';
 
 /** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
@@ -56,6 +57,7 @@ export class DeliverBroadcast {
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Mailer) private readonly mailer: Mailer,
     @inject(Templates) private readonly templates: Templates,
+    @inject(HtmlReader) private readonly htmlReader: HtmlReader,
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
@@ -101,7 +103,7 @@ export class DeliverBroadcast {
     const worker = `${o.workerName ?? 'worker'}:${hex(this.random.bytes(6))}`;
     const servers = await this.servers(broadcast);
     const channel = await this.repositories.channels.findById(broadcast.channelId);
-    const renderer = await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.random, o.publicUrl);
+    const renderer = await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.htmlReader, this.random, o.publicUrl);
     const flusher = new OutcomeFlusher<PendingOutcome>((batch) => this.record(broadcast, batch), o.commitGroup);
     const deadline = Date.now() + o.sliceMs;
     const leaseUntil = () => new Date(this.clock.now().getTime() + o.leaseMs);

@@ -1,6 +1,6 @@
 import { isThrottlingReply, pickServer, type SendLimits } from '@mailcast/domain';
 import type { EmailServer, MailOutcome } from '../ports';
-import type { SendRateStore } from './send-rates';
+import type { SendRateStore } from '../ports';
 import { DEFAULT_GATE_OPTIONS, ServerLane, type GateOptions } from './server-lane';
 
 /** A message the limits sent back to the queue: retried at `until`, never a bounce or a failure. */

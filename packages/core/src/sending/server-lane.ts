@@ -9,7 +9,7 @@ import {
   type SendLimits,
   type SendRateState,
 } from '@mailcast/domain';
-import type { SendRateStore } from './send-rates';
+import type { SendRateStore } from '../ports';
 
 /** How a dispatcher takes its share of a server's limits (docs/sending-limits.md). */
 export interface GateOptions {

@@ -1,6 +1,8 @@
 import { trackingToken } from '@mailcast/domain';
 import { fakeRepositories, FakeTransactor, FixedClock } from '../test-support/fakes';
-import { RecordClick, RecordOpen, UnsubscribeByToken } from './tracking';
+import { RecordClick } from './record-click';
+import { RecordOpen } from './record-open';
+import { UnsubscribeByToken } from './unsubscribe-by-token';
 
 const SECRET = Buffer.alloc(32, 1);
 const TOKEN = trackingToken(SECRET, 7);

@@ -27,6 +27,8 @@ export interface CreateSubscriberInput {
   fields: SubscriberFields;
   /** Null: a plain create. */
   doubleOptIn: DoubleOptInOptions | null;
+  /** `false` creates (or keeps) the subscriber inactive, as an import of inactive ones needs. */
+  isActive?: boolean;
 }
 
 /**
@@ -123,6 +125,7 @@ export class CreateSubscriber {
           subscribedAt: f.subscribedAt,
           tags: f.tags === undefined ? undefined : [...new Set(f.tags)],
           customData: f.customData,
+          isActive: input.isActive,
         },
         now,
       );
@@ -149,9 +152,13 @@ export class CreateSubscriber {
           return { kind: 'pending', subscriber: existing, confirmationUrl };
         }
         case 'update_and_reactivate': {
-          const changed = { ...applyFields(existing, f), isActive: true, unsubscribedAt: null };
+          // An explicit is_active: false updates the fields without reactivating.
+          const reactivate = input.isActive !== false;
+          const changed = reactivate
+            ? { ...applyFields(existing, f), isActive: true, unsubscribedAt: null }
+            : { ...applyFields(existing, f), isActive: false };
           const saved = await repositories.subscribers.save(changed, now);
-          const types = decision.resubscribed
+          const types = decision.resubscribed && reactivate
             ? (['subscriber.updated', 'subscriber.subscribed'] as const)
             : (['subscriber.updated'] as const);
           await recordSubscriberEvents(repositories, saved, types, now);

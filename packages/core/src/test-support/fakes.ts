@@ -177,7 +177,7 @@ export class FakeSubscribers implements SubscriberRepository {
       firstName: s.firstName ?? null,
       lastName: s.lastName ?? null,
       ipAddress: s.ipAddress ?? null,
-      isActive: true,
+      isActive: s.isActive ?? true,
       source: s.source ?? 'api_subscription',
       subscribedAt: s.subscribedAt ?? now,
       unsubscribedAt: null,

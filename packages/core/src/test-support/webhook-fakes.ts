@@ -1,16 +1,16 @@
-import type { Page } from '../ports';
 import type {
   AttemptFailure,
   AttemptSuccess,
   ClaimedAttempt,
   DeliveryJobRef,
   NewWebhookEndpoint,
+  Page,
   WebhookDelivery,
   WebhookDeliveryRepository,
   WebhookEndpoint,
   WebhookEndpointChanges,
   WebhookEndpointRepository,
-} from '../webhooks/webhook-ports';
+} from '../ports';
 
 export class FakeWebhookEndpoints implements WebhookEndpointRepository {
   readonly rows: Array<WebhookEndpoint & { deleted: boolean }> = [];

@@ -1,6 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Clock, Repositories } from '../ports';
-import type { ClaimedAttempt, DeliveryJobRef } from './webhook-ports';
+import { Clock, Repositories, type ClaimedAttempt, type DeliveryJobRef } from '../ports';
 
 /** Turns delivery jobs into attempts; stale, duplicate and cancelled ones come back as nothing. */
 @injectable()

@@ -2,9 +2,8 @@ import { DEFAULT_RETRIES_TO_ATTEMPT, generateWebhookSecret, type EventType } fro
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
-import { Clock, RandomSource, Repositories, WebhookDestinations } from '../ports';
+import { Clock, RandomSource, Repositories, WebhookDestinations, type WebhookEndpoint } from '../ports';
 import { endpointProblems } from './webhook-endpoint-rules';
-import type { WebhookEndpoint } from './webhook-ports';
 
 export interface CreateWebhookEndpointInput {
   /** Absent and blank alike are "can't be blank" (spec: Errors). */

@@ -1,6 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Clock, Repositories } from '../ports';
-import type { ClaimedAttempt } from './webhook-ports';
+import { Clock, Repositories, type ClaimedAttempt } from '../ports';
 
 /**
  * The outbox relay's step: a batch of undispatched events becomes deliveries in one statement

@@ -1,9 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
-import { Repositories } from '../ports';
+import { Repositories, type WebhookEndpoint } from '../ports';
 import { WEBHOOK_ENDPOINT_NOT_FOUND } from './webhook-endpoint-rules';
-import type { WebhookEndpoint } from './webhook-ports';
 
 @injectable()
 export class GetWebhookEndpoint {

@@ -1,7 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
-import { Repositories, type Page } from '../ports';
-import type { WebhookEndpoint } from './webhook-ports';
+import { Repositories, type Page, type WebhookEndpoint } from '../ports';
 
 @injectable()
 export class ListWebhookEndpoints {

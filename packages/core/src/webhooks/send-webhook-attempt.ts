@@ -1,7 +1,6 @@
 import { signedHeaders, type WebhookEnvelope } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, WebhookSender, type WebhookResult } from '../ports';
-import type { ClaimedAttempt } from './webhook-ports';
+import { Clock, WebhookSender, type ClaimedAttempt, type WebhookResult } from '../ports';
 
 export interface AttemptOutcome {
   attempt: ClaimedAttempt;

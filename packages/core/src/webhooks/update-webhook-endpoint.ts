@@ -2,9 +2,8 @@ import type { EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError, ValidationError } from '../errors';
-import { Clock, Repositories, WebhookDestinations } from '../ports';
+import { Clock, Repositories, WebhookDestinations, type WebhookEndpoint, type WebhookEndpointChanges } from '../ports';
 import { endpointProblems, WEBHOOK_ENDPOINT_NOT_FOUND } from './webhook-endpoint-rules';
-import type { WebhookEndpoint, WebhookEndpointChanges } from './webhook-ports';
 
 /** Changed fields only (spec: Update); an absent field keeps its value. */
 export interface UpdateWebhookEndpointInput {

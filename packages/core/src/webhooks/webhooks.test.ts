@@ -1,11 +1,10 @@
 import { PERMISSIONS, verifyWebhook } from '@mailcast/domain';
 import type { Principal } from '../auth/authenticate';
-import type { WebhookDestinations, WebhookPost, WebhookResult, WebhookSender } from '../ports';
+import type { ClaimedAttempt, WebhookDestinations, WebhookPost, WebhookResult, WebhookSender } from '../ports';
 import { CountingRandom, FakeTransactor, fakeRepositories, FixedClock } from '../test-support/fakes';
 import { CreateWebhookEndpoint } from './create-webhook-endpoint';
-import { RecordWebhookFailure } from './record-webhook-outcomes';
+import { RecordWebhookFailure } from './record-webhook-failure';
 import { SendWebhookAttempt, webhookBody, type AttemptOutcome } from './send-webhook-attempt';
-import type { ClaimedAttempt } from './webhook-ports';
 
 const caller: Principal = { tokenId: 1, channelId: 5, permissions: PERMISSIONS };
 const now = new Date('2026-11-22T10:00:00.000Z');

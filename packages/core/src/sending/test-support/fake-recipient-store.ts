@@ -1,5 +1,5 @@
-import type { Broadcast } from '../../ports';
 import type {
+  Broadcast,
   BroadcastLink,
   ClaimedRecipient,
   OutcomeGroup,
@@ -8,7 +8,7 @@ import type {
   SendProgress,
   SubscriberSnapshot,
   TrackedRecipient,
-} from '../recipient-store';
+} from '../../ports';
 
 const unused = (name: string): never => {
   throw new Error(`FakeRecipientStore.${name} is not faked: the sending pipeline is tested on PostgreSQL`);

@@ -1,0 +1,49 @@
+import express, { Router, type RequestHandler } from 'express';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** Where `npm run build` writes the dashboard (apps/dashboard/build.mjs). */
+export const DASHBOARD_DIR = path.join(path.dirname(require.resolve('@mailcast/dashboard/package.json')), 'dist/app');
+
+/**
+ * The dashboard loads only its own files (no inline script or style, no CDN), talks only to this
+ * origin, and is never framed: docs/dashboard.md, "Content-Security-Policy".
+ */
+export const DASHBOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; " +
+  "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({
+    'Content-Security-Policy': DASHBOARD_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  });
+  next();
+};
+
+/**
+ * GET /app and everything under it: the built files, and the page itself for every other path
+ * (the dashboard routes in the browser). Public, like /docs: the page holds no data; every call
+ * it makes carries the token the user signs in with.
+ */
+export function dashboardRoutes(dir: string = DASHBOARD_DIR): Router {
+  const router = Router();
+  const index = path.join(dir, 'index.html');
+  // The page is revalidated on every load (it names the current bundle); the bundle itself is
+  // cached briefly, as its name does not change between builds.
+  const assets = express.static(dir, { index: false, fallthrough: true, maxAge: '5m', redirect: false });
+  router.use('/app', securityHeaders, (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (!existsSync(index)) {
+      res.status(503).type('text/plain').send('The dashboard is not built: run `npm run build`.');
+      return;
+    }
+    if (req.path !== '/' && path.extname(req.path) !== '') return assets(req, res, next);
+    res.set('Cache-Control', 'no-cache').sendFile(index);
+  });
+  return router;
+}

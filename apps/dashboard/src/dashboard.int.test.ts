@@ -1,0 +1,241 @@
+import type { Browser, Page } from 'puppeteer-core';
+import { parseEmail } from '@mailcast/devkit';
+import { eventually } from '@mailcast/testkit';
+import { clickText, launchBrowser, openPage, screenshot, waitForText } from './test-support/browser';
+import { startStack, type Stack } from './test-support/stack';
+
+/**
+ * The dashboard in a real Chromium against the real stack (api, dispatcher workers, SMTP and
+ * webhook receivers on loopback). The steps share one browser and one page, in order, like a
+ * user's session; every step ends with no console error, page error or failed request.
+ */
+describe('the dashboard in a browser', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let page: Page;
+  let problems: string[];
+  // Until the api has whoami the dashboard falls back to a probe, after a 404 the browser logs.
+  let hasWhoami: boolean;
+
+  beforeAll(async () => {
+    [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+    ({ page, problems } = await openPage(browser));
+    const document = (await (await fetch(`${stack.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    hasWhoami = '/api/v1/whoami' in document.paths;
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+  afterEach(() => expect(problems).toEqual([]));
+
+  /** Takes one expected entry (a refused request the step provokes) off the problem list. */
+  async function waitForProblem(pattern: RegExp): Promise<void> {
+    await eventually(async () => (problems.some((p) => pattern.test(p)) ? true : undefined), 5_000, 50);
+    problems.splice(problems.findIndex((p) => pattern.test(p)), 1);
+  }
+
+  it('signs in with an API token kept in session storage, never in the URL', async () => {
+    await page.goto(`${stack.url}/app/`);
+    await page.waitForSelector('input[name=token]');
+    await screenshot(page, 'sign-in');
+
+    // A wrong token: the API's own message shows. Its 401 is the one expected failed load.
+    await page.type('input[name=token]', 'mc_not_a_token');
+    await page.keyboard.press('Enter');
+    await waitForText(page, '[role=alert]', 'Unauthorized');
+    await waitForProblem(/status of 401 .*\/api\/v1\/whoami/);
+
+    await page.$eval('input[name=token]', (el) => ((el as HTMLInputElement).value = ''));
+    await page.type('input[name=token]', stack.token);
+    await page.keyboard.press('Enter');
+    await waitForText(page, 'h1', 'Broadcasts');
+    await waitForText(page, '.empty', 'No broadcasts yet');
+    if (!hasWhoami) await waitForProblem(/status of 404 .*\/api\/v1\/whoami/);
+    expect(page.url()).toBe(`${stack.url}/app/broadcasts`);
+    expect(page.url()).not.toContain(stack.token);
+    expect(await page.evaluate(() => sessionStorage.getItem('mailcast.token'))).toBe(stack.token);
+    expect(await page.evaluate(() => localStorage.length + document.cookie.length)).toBe(0);
+    await screenshot(page, 'broadcasts-empty');
+
+    // A reload keeps the session (same tab); the token never appears in the api's request log.
+    await page.reload();
+    await waitForText(page, 'h1', 'Broadcasts');
+    if (!hasWhoami) await waitForProblem(/status of 404 .*\/api\/v1\/whoami/);
+    expect(JSON.stringify(stack.api.logs)).not.toContain(stack.token);
+  });
+
+  it('serves the dashboard under a strict Content-Security-Policy with every asset local', async () => {
+    const response = await fetch(`${stack.url}/app/broadcasts`);
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await response.text();
+    expect(html).not.toMatch(/<script>|<style|style=|https?:\/\//);
+    const external = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((u) => !u.startsWith(location.origin)));
+    expect(external).toEqual([]);
+  });
+  const PEOPLE = [
+    { email: 'ann@example.com', first_name: 'Ann', tags: ['vip'] },
+    { email: 'bob@example.com', first_name: 'Bob', tags: ['vip', 'early'] },
+    { email: 'cid@example.com', first_name: 'Cid', tags: [] },
+  ];
+  let broadcastId: number;
+
+  /** Fills the labelled form field named `name` (clearing it first). */
+  async function fill(name: string, value: string): Promise<void> {
+    const selector = `[name="${name}"]`;
+    await page.waitForSelector(selector);
+    await page.$eval(selector, (el) => ((el as HTMLInputElement).value = ''));
+    await page.type(selector, value);
+  }
+
+  it('adds a subscriber and creates a webhook endpoint through the pages', async () => {
+    for (const person of PEOPLE.slice(0, 2)) {
+      const res = await fetch(`${stack.url}/api/v1/subscribers.json`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${stack.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ subscriber: person }),
+      });
+      expect(res.status).toBe(201);
+    }
+    await clickText(page, 'Subscribers');
+    await waitForText(page, '[data-total]', 'of 2 subscribers');
+    await fill('new_email', PEOPLE[2]!.email);
+    await fill('new_first_name', PEOPLE[2]!.first_name);
+    await clickText(page, 'Add');
+    await waitForText(page, '[data-total]', 'of 3 subscribers');
+
+    await clickText(page, 'Webhooks');
+    await waitForText(page, '.empty', 'No webhook endpoints yet');
+    await screenshot(page, 'webhooks-empty');
+    await clickText(page, 'New endpoint');
+    await fill('url', stack.receiverUrl);
+    await fill('description', 'Engagement feed');
+    for (const type of ['email.opened', 'email.clicked']) await page.click(`input[name=event_types][value="${type}"]`);
+    await clickText(page, 'Create endpoint');
+    await waitForText(page, '[role=status]', 'Signing secret');
+    await waitForText(page, 'table a', stack.receiverUrl);
+  });
+
+  it('creates a broadcast, sends it and shows its progress live until sent', async () => {
+    await clickText(page, 'Broadcasts');
+    await clickText(page, 'New broadcast');
+    await fill('name', 'Autumn news');
+    await fill('subject', 'Hello {{ subscriber.first_name }}');
+    await fill('body', 'Hi {{ subscriber.first_name }}, see https://example.com/a');
+    await fill('html_body', '<p>Hi {{ subscriber.first_name }}</p><a href="https://example.com/a">A</a> <a href="https://example.com/b">B</a>');
+    await screenshot(page, 'broadcast-new');
+    await clickText(page, 'Create draft');
+    await page.waitForSelector('.live[data-status=draft]');
+    broadcastId = Number(/\/broadcasts\/(\d+)$/.exec(page.url())![1]);
+
+    // Sending, watched without a reload: the page polls until the status is final.
+    const statuses = new Set<string>();
+    const watch = setInterval(() => {
+      void page.$eval('.live', (el) => el.getAttribute('data-status')).then((s) => s && statuses.add(s), () => undefined);
+    }, 50);
+    await clickText(page, 'Send now');
+    await page.waitForSelector('.live[data-status=sent]', { timeout: 30_000 });
+    clearInterval(watch);
+    expect(statuses.has('draft') && statuses.size).toBeGreaterThan(1);
+    expect(await page.$eval('.live', (el) => el.textContent)).toContain('100% · 3/3');
+    await screenshot(page, 'broadcast-sent');
+    expect(smtp().map((m) => m.to[0]).sort()).toEqual(PEOPLE.map((p) => p.email).sort());
+
+    await clickText(page, '← Broadcasts');
+    await waitForText(page, 'tr[data-broadcast] .badge', 'sent');
+    await screenshot(page, 'broadcasts');
+  });
+
+  const smtp = () => stack.smtp.messages;
+
+  it('shows an open and a click, made through the links of the received email, on the statistics chart', async () => {
+    const mail = await parseEmail(smtp().find((m) => m.to[0] === 'ann@example.com')!.raw);
+    const pixel = /<img src="([^"]+)"/.exec(mail.html!)![1]!;
+    const [clickA] = [...mail.html!.matchAll(/href="([^"]*\/t\/c\/[^"]+)"/g)].map((m) => m[1]!);
+    expect((await fetch(pixel)).status).toBe(200);
+    expect((await fetch(clickA!, { redirect: 'manual' })).status).toBe(302);
+
+    await page.goto(`${stack.url}/app/broadcasts/${broadcastId}`);
+    if (!hasWhoami) await waitForProblem(/status of 404 .*\/api\/v1\/whoami/);
+    await clickText(page, 'Statistics');
+    await page.waitForSelector('.chart[data-drawn=true] canvas');
+    await waitForText(page, 'td[data-series=Opens]', 'Opens: 1');
+    await waitForText(page, 'td[data-series=Clicks]', 'Clicks: 1');
+    await waitForText(page, 'td[data-series=Delivered]', 'Delivered: 3');
+    await waitForText(page, '[data-figure=Opens] .figure-value', '1');
+    await waitForText(page, 'table.links td.url', 'https://example.com/a');
+
+    // The links table sorts by unique clicks, then flips the order.
+    await clickText(page, 'Unique clicks');
+    await page.waitForSelector('th[aria-sort=descending] button');
+    await clickText(page, 'Unique clicks ▼');
+    await page.waitForSelector('th[aria-sort=ascending] button');
+    expect(await page.$$eval('table.links td.url', (cells) => cells.map((c) => c.textContent))).toEqual(['https://example.com/b', 'https://example.com/a']);
+
+    await page.select('select[name=timeframe]', '60m');
+    await waitForText(page, 'p.small', 'one point per 1m');
+    await page.waitForSelector('.chart[data-drawn=true] canvas');
+    await waitForText(page, 'td[data-series=Clicks]', 'Clicks: 1');
+    await screenshot(page, 'statistics');
+  });
+
+  it('filters subscribers by tag and opens a subscriber\'s page', async () => {
+    await clickText(page, 'Subscribers');
+    await fill('tags', 'vip');
+    await clickText(page, 'Search');
+    await waitForText(page, '[data-total]', 'of 2 subscribers');
+    expect(await page.$$eval('table.subscribers tbody td:first-child', (cells) => cells.map((c) => c.textContent).sort())).toEqual([
+      'ann@example.com',
+      'bob@example.com',
+    ]);
+    await fill('tags', 'vip, early');
+    await clickText(page, 'Search');
+    await waitForText(page, '[data-total]', '1–1 of 1 subscribers');
+    await screenshot(page, 'subscribers');
+
+    await clickText(page, 'bob@example.com');
+    await waitForText(page, 'h1', 'bob@example.com');
+    await fill('tag', 'newsletter');
+    await clickText(page, 'Add tag');
+    await waitForText(page, '.tag', 'newsletter');
+    await clickText(page, 'Deactivate');
+    await page.waitForSelector('dd[data-active=false]');
+    await screenshot(page, 'subscriber');
+  });
+
+  it('shows the webhook deliveries of the open and the click, and a test event, in the log', async () => {
+    await clickText(page, 'Webhooks');
+    await clickText(page, stack.receiverUrl);
+    await waitForText(page, 'table.deliveries', 'email.clicked', 30_000);
+    await waitForText(page, 'table.deliveries', 'email.opened');
+    await clickText(page, 'Send a test event');
+    await waitForText(page, 'tr[data-status=successful]', 'test.webhook', 30_000);
+    expect(await page.$$eval('table.deliveries tr[data-status=successful]', (rows) => rows.length)).toBe(3);
+    expect(stack.hooks.some((body) => body.includes('"test.webhook"'))).toBe(true);
+    await screenshot(page, 'webhook');
+  });
+
+  it('is usable at a phone\'s width and with the keyboard alone', async () => {
+    await page.setViewport({ width: 390, height: 844 });
+    await clickText(page, 'Broadcasts');
+    await waitForText(page, 'tr[data-broadcast] .badge', 'sent');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'broadcasts-phone');
+    await page.setViewport({ width: 1280, height: 900 });
+
+    // The first Tab reaches the skip link; Enter on a focused link follows it.
+    await page.goto(`${stack.url}/app/broadcasts`);
+    if (!hasWhoami) await waitForProblem(/status of 404 .*\/api\/v1\/whoami/);
+    await waitForText(page, 'h1', 'Broadcasts');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Subscribers');
+    await page.keyboard.press('Enter');
+    await waitForText(page, 'h1', 'Subscribers');
+  });
+});

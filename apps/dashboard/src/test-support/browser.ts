@@ -1,0 +1,70 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import chromium from '@sparticuz/chromium';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { DASHBOARD_DIR } from '../../../api/src/http/dashboard.routes';
+
+export const SCREENSHOTS = path.resolve(__dirname, '../../../../docs/screenshots');
+
+/**
+ * The Chromium inside the @sparticuz/chromium npm package (unpacked to the temp directory on
+ * first use: nothing is downloaded), headless. Not its serverless flags: those turn web security
+ * off, and these tests check the page's Content-Security-Policy holds.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(path.join(DASHBOARD_DIR, 'app.js'))) throw new Error(`the dashboard is not built (${DASHBOARD_DIR}): run npm run build`);
+  return puppeteer.launch({
+    executablePath: await chromium.executablePath(),
+    headless: 'shell',
+    args: ['--no-sandbox', '--no-zygote', '--disable-setuid-sandbox', '--disable-dev-shm-usage', '--use-gl=angle', '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader', '--font-render-hinting=none', '--no-first-run', '--no-default-browser-check', '--lang=en-US'],
+    defaultViewport: { width: 1280, height: 900 },
+    // Under LANG=C Chromium reports the locale en-US@posix, which Intl (and so uPlot) rejects.
+    env: { ...process.env, LANG: 'en_US.UTF-8' },
+  });
+}
+
+/**
+ * A page that records every console error, uncaught exception and CSP violation (the test
+ * asserts the list stays empty), and accepts confirmation dialogs as a user clicking OK.
+ */
+export async function openPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'assert') problems.push(`console: ${message.text()} ${message.location().url ?? ''}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error instanceof Error ? error.message : String(error)}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('dialog', (dialog) => void dialog.accept());
+  page.setDefaultTimeout(20_000);
+  return { page, problems };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Text of the first element matching `selector` once it contains `text`. */
+export async function waitForText(page: Page, selector: string, text: string, timeout = 20_000): Promise<void> {
+  await page.waitForFunction(
+    (sel: string, want: string) => [...document.querySelectorAll(sel)].some((el) => (el.textContent ?? '').includes(want)),
+    { timeout },
+    selector,
+    text,
+  );
+}
+
+/** Clicks the button or link whose text is `label` (exactly, trimmed). */
+export async function clickText(page: Page, label: string, selector = 'button, a'): Promise<void> {
+  const handle = await page.waitForFunction(
+    (sel: string, want: string) => [...document.querySelectorAll<HTMLElement>(sel)].find((el) => (el.textContent ?? '').trim() === want && !(el as HTMLButtonElement).disabled),
+    {},
+    selector,
+    label,
+  );
+  await (handle as unknown as { click(): Promise<void> }).click();
+}

@@ -1,0 +1,84 @@
+import { createBoss, loadConfig } from '@mailcast/adapters';
+import { Mailer } from '@mailcast/core';
+import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
+import { freePort, memoryLogger } from '@mailcast/testkit';
+import http from 'node:http';
+import type PgBoss from 'pg-boss';
+import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
+import { buildContainer } from '../../../dispatcher/src/container';
+import { HANDLERS } from '../../../dispatcher/src/handlers';
+import { startWorkers } from '../../../dispatcher/src/workers/job-workers';
+import { startWebhookWorkers } from '../../../dispatcher/src/workers/webhook-workers';
+
+/** What a browser test runs against: the api on a real port, the dispatcher's workers, a mailbox, a webhook receiver. */
+export interface Stack {
+  api: ApiHarness;
+  /** The api's origin, e.g. http://127.0.0.1:4321 (also its PUBLIC_URL, so tracking links point here). */
+  url: string;
+  smtp: SmtpCapture;
+  /** POST bodies received by the webhook receiver. */
+  hooks: string[];
+  receiverUrl: string;
+  channelId: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The product as `npm start` runs it, in one process: the api app served on a free loopback port,
+ * the dispatcher's job and webhook workers on the same database, a capturing SMTP server as the
+ * channel's email server and an HTTP receiver for webhooks.
+ */
+export async function startStack(): Promise<Stack> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { PUBLIC_URL: url, WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '0' };
+  const api = await startApi({ env });
+  const server = http.createServer(api.app);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const smtp = await startSmtpCapture();
+  const hooks: string[] = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      hooks.push(body);
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('thanks');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+
+  const boss: PgBoss = createBoss(api.database.url, 'dispatcher');
+  boss.on('error', () => undefined);
+  await boss.start();
+  const dispatcher = buildContainer({ config: loadConfig({ DATABASE_URL: api.database.url, ...env }), logger: memoryLogger().logger, db: api.database.db, boss });
+  const workers = startWorkers(boss, dispatcher, HANDLERS);
+  const webhookWorkers = startWebhookWorkers(boss, dispatcher);
+
+  const tenant = await api.fixtures.aTenant();
+  await api.fixtures.repositories.emailServers.create({
+    channelId: tenant.channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+    username: null, password: null, fromEmail: 'news@example.com', fromName: 'Example News',
+  });
+
+  return {
+    api,
+    url,
+    smtp,
+    hooks,
+    receiverUrl: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`,
+    channelId: tenant.channel.id,
+    token: tenant.token,
+    async close() {
+      await Promise.all([webhookWorkers.stop(), workers.stop()]);
+      await boss.stop({ graceful: false, close: true, wait: true });
+      await dispatcher.resolve<Mailer>(Mailer).close();
+      for (const s of [server, receiver]) {
+        s.closeAllConnections();
+        await new Promise((resolve) => s.close(resolve));
+      }
+      await smtp.close();
+      await api.close();
+    },
+  };
+}

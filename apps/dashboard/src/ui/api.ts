@@ -1,0 +1,124 @@
+import type { Schemas } from '@mailcast/client';
+
+export type { Schemas };
+export type Broadcast = Schemas['Broadcast'];
+export type Subscriber = Schemas['Subscriber'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type EventType = Schemas['EventType'];
+
+/**
+ * The API token lives in sessionStorage only: it survives a reload of the tab, is gone when the
+ * tab closes, and is never put in a URL, a cookie or a log (docs/dashboard.md, "Token").
+ */
+const TOKEN_KEY = 'mailcast.token';
+
+export const tokenStore = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (token: string): void => sessionStorage.setItem(TOKEN_KEY, token),
+  clear: (): void => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** An answer outside 2xx; `message` is the API's own `error`, or its field `errors` joined. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function messageOf(status: number, body: unknown): string {
+  if (typeof body === 'object' && body !== null) {
+    const { error, errors } = body as { error?: unknown; errors?: unknown };
+    if (typeof error === 'string') return error;
+    if (typeof errors === 'object' && errors !== null) {
+      return Object.entries(errors)
+        .map(([field, messages]) => `${field} ${Array.isArray(messages) ? messages.join(', ') : String(messages)}`)
+        .join('; ');
+    }
+  }
+  if (typeof body === 'string' && body.trim() !== '') return body.trim().slice(0, 300);
+  return `The API answered ${status}`;
+}
+
+let onUnauthorized: () => void = () => undefined;
+/** Called when the API refuses the token (401): the app signs out. */
+export function whenUnauthorized(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+type Query = Record<string, string | number | boolean | readonly string[] | undefined | null>;
+
+export function queryString(query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === '') continue;
+    if (Array.isArray(value)) for (const v of value) params.append(key, String(v));
+    else params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** One call to /api/v1 with the session's token; rejects with an ApiError carrying the API's message. */
+export async function api<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string } = {}): Promise<T> {
+  const token = options.token ?? tokenStore.get() ?? '';
+  const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${token}` };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(`/api/v1${path}${queryString(options.query)}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, 'The API cannot be reached: check the connection and try again.');
+  }
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // kept as text: shown as the message below
+  }
+  if (!response.ok) {
+    if (response.status === 401 && options.token === undefined) onUnauthorized();
+    throw new ApiError(response.status, messageOf(response.status, body));
+  }
+  return body as T;
+}
+
+/** Who the token is: its permissions and channel (GET /api/v1/whoami). */
+export interface Identity {
+  tokenId: number | null;
+  /** null: this api has no whoami yet, so every page is shown and the API decides. */
+  permissions: readonly string[] | null;
+  channel: { id: number; name: string } | null;
+}
+
+interface WhoamiBody {
+  token: { id: number; permissions: string[] };
+  channel: { id: number; name: string };
+}
+
+export async function whoami(token: string): Promise<Identity> {
+  try {
+    const body = await api<WhoamiBody>('GET', '/whoami', { token });
+    return { tokenId: body.token.id, permissions: body.token.permissions, channel: body.channel };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    // An api without whoami: the token is checked by a read every token may be refused or allowed.
+    await api('GET', '/broadcasts', { token, query: { limit: 1 } }).catch((e: unknown) => {
+      if (!(e instanceof ApiError) || e.status !== 403) throw e;
+    });
+    return { tokenId: null, permissions: null, channel: null };
+  }
+}
+
+export function can(identity: Identity, permission: string): boolean {
+  return identity.permissions === null || identity.permissions.includes(permission);
+}

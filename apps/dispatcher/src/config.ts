@@ -1,0 +1,102 @@
+import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
+import { defaultSendingOptions, type SendingOptions } from '@mailcast/core';
+import { parseRetrySchedule } from '@mailcast/domain';
+import os from 'node:os';
+import type { OutboxRelayOptions } from './workers/outbox-relay';
+
+/**
+ * The dispatcher's own settings, every MAILCAST_* variable it reads, read and validated here in
+ * one place at start-up (the shared variables, DATABASE_URL, PUBLIC_URL and the rest, are the
+ * adapters' loadConfig). A bad value stops the process with a message naming the variable.
+ */
+export interface DispatcherConfig {
+  /** How a broadcast is worked; the process adds its own name and stop signal at start. */
+  sending: SendingOptions;
+  smtp: { threads: number; connectionsPerServer: number };
+  /** Overrides of the stalled-delivery sweep; the relay's defaults for what is absent. */
+  webhookRelay: Partial<Pick<OutboxRelayOptions, 'sweepEveryMs' | 'stalledAfterMs'>>;
+}
+
+export function loadDispatcherConfig(
+  publicUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cores: number = os.availableParallelism(),
+): DispatcherConfig {
+  return {
+    sending: sendingConfig(publicUrl, env),
+    smtp: { threads: smtpThreads(env, cores), connectionsPerServer: smtpConnections(env) },
+    webhookRelay: webhookRelayConfig(env),
+  };
+}
+
+/**
+ * A development-and-test knob (beyond the documented variables): a positive integer, or
+ * undefined when unset.
+ */
+function positiveKnob(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`Invalid configuration: "${name}" must be a positive integer`);
+  return value;
+}
+
+/**
+ * The sending options: PUBLIC_URL from the shared configuration, the rest at their defaults.
+ * Development and test only: MAILCAST_SEND_LEASE_MS, MAILCAST_SEND_SWEEP_MS,
+ * MAILCAST_SEND_CONCURRENCY and MAILCAST_SEND_RETRY_SCHEDULE (e.g. `200ms,400ms`) shorten what
+ * a test would otherwise wait minutes for.
+ */
+export function sendingConfig(publicUrl: string, env: NodeJS.ProcessEnv = process.env): SendingOptions {
+  const options = defaultSendingOptions(publicUrl, smtpConnections(env));
+  const leaseMs = positiveKnob(env, 'MAILCAST_SEND_LEASE_MS');
+  const sweepIntervalMs = positiveKnob(env, 'MAILCAST_SEND_SWEEP_MS');
+  const concurrency = positiveKnob(env, 'MAILCAST_SEND_CONCURRENCY');
+  const schedule = env.MAILCAST_SEND_RETRY_SCHEDULE;
+  return {
+    ...options,
+    ...(leaseMs !== undefined ? { leaseMs } : {}),
+    ...(sweepIntervalMs !== undefined ? { sweepIntervalMs } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(schedule ? { retryScheduleMs: parseRetrySchedule(schedule) } : {}),
+  };
+}
+
+/**
+ * Pooled SMTP connections per email server (MAILCAST_SMTP_CONNECTIONS): for a server that
+ * allows fewer than the default, or a distant one that is faster with more.
+ */
+export function smtpConnections(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveKnob(env, 'MAILCAST_SMTP_CONNECTIONS') ?? DEFAULT_CONNECTIONS_PER_SERVER;
+}
+
+/**
+ * SMTP threads (MAILCAST_SMTP_THREADS): composing and writing messages runs on this many worker
+ * threads, so one dispatcher uses more than one core; 0 keeps it on the main thread. Default:
+ * one per core but the main thread's, at most 4 (past that the main thread's bookkeeping is the
+ * limit: run another dispatcher).
+ */
+export function smtpThreads(env: NodeJS.ProcessEnv = process.env, cores: number = os.availableParallelism()): number {
+  const raw = env.MAILCAST_SMTP_THREADS;
+  if (raw === undefined || raw === '') return Math.min(4, Math.max(0, cores - 1));
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 64) {
+    throw new Error('Invalid configuration: "MAILCAST_SMTP_THREADS" must be an integer from 0 to 64');
+  }
+  return value;
+}
+
+/**
+ * Overrides of the stalled-delivery sweep, development and test only, like the MAILCAST_SEND_*
+ * knobs: MAILCAST_WEBHOOK_SWEEP_MS (how often) and MAILCAST_WEBHOOK_STALLED_MS (how old a
+ * pending delivery must be). A delivery lost with its dispatcher (held in memory or as a job)
+ * or to a database restart is otherwise picked up again only after the 20-minute default.
+ */
+export function webhookRelayConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig['webhookRelay'] {
+  const sweepEveryMs = positiveKnob(env, 'MAILCAST_WEBHOOK_SWEEP_MS');
+  const stalledAfterMs = positiveKnob(env, 'MAILCAST_WEBHOOK_STALLED_MS');
+  return {
+    ...(sweepEveryMs !== undefined ? { sweepEveryMs } : {}),
+    ...(stalledAfterMs !== undefined ? { stalledAfterMs } : {}),
+  };
+}

@@ -1,0 +1,14 @@
+import type { JobName, JobPayloads } from '@mailcast/core';
+import type PgBoss from 'pg-boss';
+import type { DependencyContainer } from 'tsyringe';
+
+/**
+ * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
+ * error means "try again later" (STYLE: How an error travels); what is permanent is decided by
+ * the domain and recorded by the handler, not by pg-boss retries (retryLimit is 0).
+ */
+export interface JobHandler<Name extends JobName = JobName> {
+  queue: Name;
+  batchSize: number;
+  handle(container: DependencyContainer, job: PgBoss.Job<JobPayloads[Name]>): Promise<void>;
+}

@@ -1,0 +1,21 @@
+import type { ApiTokenRecord, Channel, EmailServer, NewChannel, NewEmailServer } from './entities/channel';
+import type { Permission } from '@mailcast/domain';
+
+export interface ChannelRepository {
+  create(channel: NewChannel): Promise<Channel>;
+  findById(id: number): Promise<Channel | null>;
+  count(): Promise<number>;
+}
+
+export interface ApiTokenRepository {
+  create(token: { channelId: number; hash: Uint8Array; prefix: string; permissions: Permission[] }): Promise<ApiTokenRecord>;
+  /** The token whose hash matches, revoked or not; the caller decides. */
+  findByHash(hash: Uint8Array): Promise<(ApiTokenRecord & { hash: Uint8Array }) | null>;
+  /** Returns false when no token has that id. Revoking twice keeps the first time. */
+  revoke(id: number, at: Date): Promise<boolean>;
+}
+
+export interface EmailServerRepository {
+  create(server: NewEmailServer): Promise<EmailServer>;
+  listForChannel(channelId: number): Promise<EmailServer[]>;
+}

@@ -1,0 +1,67 @@
+import type { BroadcastStatus } from '@mailcast/domain';
+
+export interface EmailHeader {
+  key: string;
+  value: string;
+}
+
+export interface Broadcast {
+  id: number;
+  channelId: number;
+  name: string | null;
+  subject: string;
+  preheader: string | null;
+  body: string | null;
+  htmlBody: string | null;
+  includeUnsubscribeLink: boolean;
+  replyTo: string | null;
+  status: BroadcastStatus;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  useAnyEmailServer: boolean;
+  emailHeaders: EmailHeader[];
+  tags: string[];
+  segmentIds: number[];
+  emailServerIds: number[];
+  totalRecipients: number;
+  broadcastRecipientsCount: number;
+  scheduledSendAt: Date | null;
+  scheduledTimezone: string | null;
+  beginSendAt: Date | null;
+  sentAt: Date | null;
+  /** The stage a paused broadcast was paused in, so resume returns there; null unless paused. */
+  pausedFrom: BroadcastStatus | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewBroadcast = Omit<
+  Broadcast,
+  | 'id'
+  | 'status'
+  | 'totalRecipients'
+  | 'broadcastRecipientsCount'
+  | 'beginSendAt'
+  | 'sentAt'
+  | 'pausedFrom'
+  | 'version'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
+/** What an edit or a status change may write; every write bumps `version`. */
+export type BroadcastChanges = Partial<
+  Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>
+>;
+
+/**
+ * The state a conditional write expects. The write happens only if the row still matches, so
+ * two concurrent transitions cannot both succeed and a stale job cannot act.
+ */
+export interface BroadcastExpectation {
+  statuses: readonly BroadcastStatus[];
+  version: number;
+  /** Only when scheduled_send_at is at or before this instant (a due scheduled broadcast). */
+  dueBy?: Date;
+}

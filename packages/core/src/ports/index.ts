@@ -1,0 +1,71 @@
+/*
+ * Ports: what the use cases need from the world, by area. Entity types (the records the ports
+ * read and write) live in ./entities; each port's DI token sits beside its interface, with the
+ * same name, so `@inject(Clock) clock: Clock` reads as what it is.
+ */
+export type { Page } from './entities/page';
+export type { ApiTokenRecord, Channel, EmailServer, NewChannel, NewEmailServer } from './entities/channel';
+export type {
+  Broadcast,
+  BroadcastChanges,
+  BroadcastExpectation,
+  EmailHeader,
+  NewBroadcast,
+} from './entities/broadcast';
+export type {
+  ConfirmationTemplate,
+  NewSubscriber,
+  NewSubscriberConfirmation,
+  Subscriber,
+  SubscriberConfirmation,
+  SubscriberFilter,
+} from './entities/subscriber';
+export type { EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
+export type {
+  NewWebhookEndpoint,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEndpointChanges,
+} from './entities/webhook';
+
+export { Clock, RandomSource } from './system';
+export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
+export type { BroadcastRepository } from './broadcasts';
+export {
+  PublicLinks,
+  type ConfirmationTemplateRepository,
+  type SubscriberConfirmationRepository,
+  type SubscriberRepository,
+} from './subscribers';
+export type { EmailEvents, EventOutbox } from './events';
+export { JobQueue, type JobOptions } from './jobs';
+export type {
+  BroadcastLink,
+  ClaimedRecipient,
+  OutcomeGroup,
+  RecipientSettlement,
+  RecipientStore,
+  SendOutcomeCounts,
+  SendProgress,
+  SubscriberSnapshot,
+  TrackedRecipient,
+} from './recipients';
+export {
+  WebhookDestinations,
+  WebhookRetrySchedule,
+  WebhookSender,
+  type AttemptFailure,
+  type AttemptSuccess,
+  type ClaimedAttempt,
+  type DeliveryJobRef,
+  type WebhookDeliveryRepository,
+  type WebhookEndpointRepository,
+  type WebhookPost,
+  type WebhookResult,
+} from './webhooks';
+export { Mailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
+export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
+export { RateLimitCounter } from './rate-limits';
+export { Repositories, Transactor } from './transactions';
+export { SendRateStore, type SendRateChange } from './send-rates';

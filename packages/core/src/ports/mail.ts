@@ -1,0 +1,30 @@
+import type { EmailServer } from './entities/channel';
+
+export interface MailAddress {
+  email: string;
+  name?: string | null;
+}
+
+export interface OutgoingEmail {
+  /** Fixed per recipient before the first attempt: a resend after a crash keeps it. */
+  messageId: string;
+  from: MailAddress;
+  to: string;
+  replyTo?: string | null;
+  subject: string;
+  text: string;
+  html?: string | null;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** What the SMTP server said about one message (domain: smtpFailureKind decides permanence). */
+export type MailOutcome =
+  | { kind: 'accepted'; response: string }
+  | { kind: 'rejected'; permanent: boolean; code: number | null; message: string };
+
+export interface Mailer {
+  /** Never throws for SMTP or connection failures: they are outcomes, told apart by permanence. */
+  send(server: EmailServer, email: OutgoingEmail): Promise<MailOutcome>;
+  close(): Promise<void>;
+}
+export const Mailer = Symbol.for('mailcast.Mailer');

@@ -1,0 +1,47 @@
+import type { Page } from './entities/page';
+import type {
+  ConfirmationTemplate,
+  NewSubscriber,
+  NewSubscriberConfirmation,
+  Subscriber,
+  SubscriberConfirmation,
+  SubscriberFilter,
+} from './entities/subscriber';
+
+export interface SubscriberRepository {
+  /**
+   * Inserts the subscriber unless its address already exists in the channel (one upsert on the
+   * unique key, never check-then-insert); null means it exists.
+   */
+  insertIfAbsent(subscriber: NewSubscriber, now: Date): Promise<Subscriber | null>;
+  /** By exact normalised address; `forUpdate` locks the row for the rest of the transaction. */
+  findByEmail(channelId: number, email: string, options?: { forUpdate?: boolean }): Promise<Subscriber | null>;
+  findById(channelId: number, id: number, options?: { forUpdate?: boolean }): Promise<Subscriber | null>;
+  /** Writes every mutable field; an address taken by another subscriber is a ValidationError on email. */
+  save(subscriber: Subscriber, now: Date): Promise<Subscriber>;
+  /** Most recently created first. */
+  list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }>;
+}
+
+export interface ConfirmationTemplateRepository {
+  create(template: Omit<ConfirmationTemplate, 'id'>): Promise<ConfirmationTemplate>;
+  findById(channelId: number, id: number): Promise<ConfirmationTemplate | null>;
+  findDefault(channelId: number): Promise<ConfirmationTemplate | null>;
+}
+
+export interface SubscriberConfirmationRepository {
+  create(confirmation: NewSubscriberConfirmation, now: Date): Promise<SubscriberConfirmation>;
+  findById(id: number): Promise<SubscriberConfirmation | null>;
+  findByTokenHash(hash: Uint8Array): Promise<SubscriberConfirmation | null>;
+  /** A newer request makes the subscriber's open links stale (schema: superseded_at). */
+  supersedeOpen(subscriberId: number, now: Date): Promise<void>;
+  markConfirmed(id: number, now: Date): Promise<void>;
+  markEmailSent(id: number, now: Date): Promise<void>;
+}
+
+/** Public links written into emails and API answers (CONTRACT §1: PUBLIC_URL). */
+export interface PublicLinks {
+  confirmation(token: string): string;
+  confirmationUnsubscribe(token: string): string;
+}
+export const PublicLinks = Symbol.for('mailcast.PublicLinks');

@@ -1,0 +1,40 @@
+import type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
+import type { BroadcastRepository } from './broadcasts';
+import type {
+  ConfirmationTemplateRepository,
+  SubscriberConfirmationRepository,
+  SubscriberRepository,
+} from './subscribers';
+import type { EmailEvents, EventOutbox } from './events';
+import type { JobQueue } from './jobs';
+import type { RecipientStore } from './recipients';
+import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks';
+
+/** Every repository, bound to one transaction. */
+export interface Repositories {
+  channels: ChannelRepository;
+  apiTokens: ApiTokenRepository;
+  emailServers: EmailServerRepository;
+  broadcasts: BroadcastRepository;
+  subscribers: SubscriberRepository;
+  subscriberConfirmations: SubscriberConfirmationRepository;
+  confirmationTemplates: ConfirmationTemplateRepository;
+  emailEvents: EmailEvents;
+  /** The sending pipeline's recipients, links and tracking look-ups. */
+  recipients: RecipientStore;
+  outbox: EventOutbox;
+  jobs: JobQueue;
+  webhookEndpoints: WebhookEndpointRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
+}
+/** The same repositories outside any transaction, for reads. */
+export const Repositories = Symbol.for('mailcast.Repositories');
+
+/**
+ * Runs work in one database transaction: the state change, the events it emits and the jobs
+ * it triggers commit together or not at all (STYLE: Transactions and jobs).
+ */
+export interface Transactor {
+  run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
+}
+export const Transactor = Symbol.for('mailcast.Transactor');

@@ -1,0 +1,15 @@
+import { inject, injectable } from 'tsyringe';
+import { Repositories } from '../ports';
+import { tracked } from './tracked-recipient';
+
+/** What the unsubscribe page shows before the recipient confirms. */
+@injectable()
+export class GetUnsubscribeTarget {
+  constructor(@inject(Repositories) private readonly repositories: Repositories) {}
+
+  async execute(input: { token: string }): Promise<{ email: string; unsubscribed: boolean } | null> {
+    const t = await tracked(this.repositories, input.token);
+    if (t === null) return null;
+    return { email: t.subscriber.email, unsubscribed: t.subscriber.unsubscribedAt !== null && !t.subscriber.isActive };
+  }
+}

@@ -1,0 +1,24 @@
+import { inject, injectable } from 'tsyringe';
+import type { Principal } from '../auth/authenticate';
+import { Clock, Transactor, type Subscriber } from '../ports';
+import { changeSubscriberByEmail } from './change-subscriber';
+
+/** Spec: remove tags takes the listed tags away; tags the subscriber lacks are ignored. */
+@injectable()
+export class RemoveSubscriberTags {
+  constructor(
+    @inject(Transactor) private readonly transactor: Transactor,
+    @inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  execute(principal: Principal, input: { email: string; tags: string[] }): Promise<Subscriber> {
+    const removed = new Set(input.tags);
+    return changeSubscriberByEmail(
+      { transactor: this.transactor, clock: this.clock },
+      principal,
+      input.email,
+      (s) => ({ ...s, tags: s.tags.filter((t) => !removed.has(t)) }),
+      ['subscriber.updated'],
+    );
+  }
+}
