@@ -2,6 +2,7 @@ import {
   createBoss,
   DEFAULT_CONNECTIONS_PER_SERVER,
   CryptoRandom,
+  Htmlparser2Reader,
   LiquidTemplates,
   nodemailerMessage,
   PgTransactor,
@@ -128,7 +129,7 @@ export const sendingBench: Bench = {
     const messagesFile = path.join(messagesDir, 'messages.jsonl');
     const repositories = pgRepositories(db, boss);
     const stored = await repositories.recipients.findBroadcast(broadcast.id);
-    const renderer = await BroadcastRenderer.prepare(stored!, repositories.recipients, new LiquidTemplates(), new CryptoRandom(), PUBLIC_URL);
+    const renderer = await BroadcastRenderer.prepare(stored!, repositories.recipients, new LiquidTemplates(), new Htmlparser2Reader(), new CryptoRandom(), PUBLIC_URL);
     const suffix = `${randomBytes(6).toString('hex')}@${new URL(PUBLIC_URL).hostname}`;
     const out = createWriteStream(messagesFile);
     const subscribers = await db('subscribers').where({ channel_id: channel.id }).orderBy('id').select('id', 'email', 'first_name', 'last_name', 'tags', 'custom_data');
