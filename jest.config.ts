@@ -1,6 +1,6 @@
 import type { Config } from 'jest';
 
-// One PostgreSQL for the whole run (global setup); every test file gets its own database
+// One PostgreSQL for the integration run (global setup); every test file gets its own database
 // cloned from a migrated template, so files run in parallel without sharing state.
 // got's ESM-only dependency tree (found by walking its package.json files, nested ones included).
 const ESM_ONLY = [
@@ -23,10 +23,10 @@ const ESM_ONLY = [
   'p-cancelable',
 ];
 
-const config: Config = {
+/** What both projects share: the TypeScript transform and the workspace module names. */
+const common = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
     // got 14 and part of its tree are ESM-only. Node 20 loads them natively (require(esm)),
@@ -39,10 +39,33 @@ const config: Config = {
     '^@mailcast/testkit$': '<rootDir>/test/support',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
-  globalSetup: '<rootDir>/test/global-setup.ts',
-  globalTeardown: '<rootDir>/test/global-teardown.ts',
   setupFiles: ['reflect-metadata'],
+} satisfies Config;
+
+/**
+ * Two projects. `unit`: every `*.test.ts` that is not `*.int.test.ts`, pure code against fakes,
+ * no database and no sockets (`npm run test:unit`). `integration`: `*.int.test.ts`, real
+ * PostgreSQL, SMTP and HTTP on loopback; only this project starts the database. `npm test`
+ * runs both.
+ */
+const config: Config = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.int\\.test\\.ts$'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['**/*.int.test.ts'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
+  ],
   maxWorkers: 2,
+  // A run-wide option: jest ignores it inside a project.
   testTimeout: 30_000,
 };
 

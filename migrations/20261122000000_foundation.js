@@ -27,7 +27,7 @@ exports.up = async function up(knex) {
   await knex.schema.createTable('api_tokens', (t) => {
     t.bigIncrements('id');
     t.bigInteger('channel_id').notNullable().references('channels.id').onDelete('CASCADE');
-    // Only a SHA-256 of the token is kept (CONTRACT §1: shown once, stored only as a hash).
+    // Only a SHA-256 of the token is kept (docs/auth.md: shown once, stored only as a hash).
     t.specificType('token_hash', 'bytea').notNullable().unique();
     t.text('token_prefix').notNullable();
     t.specificType('permissions', 'text[]').notNullable();
@@ -76,7 +76,7 @@ exports.up = async function up(knex) {
   await knex.schema.createTable('subscribers', (t) => {
     t.bigIncrements('id');
     t.bigInteger('channel_id').notNullable().references('channels.id').onDelete('CASCADE');
-    // Stored trimmed and lower-cased (CONTRACT: Subscribers), so equality is exact.
+    // Stored trimmed and lower-cased (docs/subscribers.md), so equality is exact.
     t.text('email').notNullable();
     t.text('first_name');
     t.text('last_name');
@@ -179,7 +179,7 @@ exports.up = async function up(knex) {
     t.timestamp('delivered_at', { useTz: true });
     t.timestamp('failed_at', { useTz: true });
     t.text('error');
-    // Each subscriber receives a broadcast at most once (CONTRACT: exactly once).
+    // Each subscriber receives a broadcast at most once (docs/broadcasts-and-sending.md: exactly once).
     t.unique(['broadcast_id', 'subscriber_id']);
   });
   await knex.raw(
@@ -233,7 +233,7 @@ exports.up = async function up(knex) {
   });
 
   // The transactional outbox: written in the same transaction as the change that caused
-  // the event, fanned out to endpoints by the dispatcher (CONTRACT: Webhooks).
+  // the event, fanned out to endpoints by the dispatcher (docs/webhooks.md).
   await knex.schema.createTable('events', (t) => {
     t.bigIncrements('id');
     t.bigInteger('channel_id').notNullable().references('channels.id').onDelete('CASCADE');
@@ -261,7 +261,7 @@ exports.up = async function up(knex) {
     t.timestamp('next_retry_at', { useTz: true });
     t.timestamp('successfully_delivered_at', { useTz: true });
     t.timestamps(true, true);
-    // One delivery record per (event, endpoint) (CONTRACT: Webhooks), so fan-out is idempotent.
+    // One delivery record per (event, endpoint) (docs/webhooks.md), so fan-out is idempotent.
     t.unique(['event_id', 'webhook_endpoint_id']);
     t.index(['webhook_endpoint_id', 'created_at', 'id']);
   });

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Per-token request counts for the fixed one-minute window of CONTRACT §1 (RATE_LIMIT_PER_MINUTE).
+ * Per-token request counts for the fixed one-minute window of docs/auth.md (RATE_LIMIT_PER_MINUTE).
  * One row per token, reset in place when a new window starts, so the table never grows beyond
  * the number of tokens. UNLOGGED: a crash may forget the current window's count, which only
  * errs on the side of the caller, and it spares the WAL on every request.

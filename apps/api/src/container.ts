@@ -6,7 +6,7 @@ export type { Override };
 
 /**
  * How long the api trusts a verified token without looking it up again, when no revocation
- * was announced (README Decisions, Authentication): the bound for a row changed by hand.
+ * was announced (docs/auth.md, Verifying a token): the bound for a row changed by hand.
  */
 export const TOKEN_CACHE_TTL_MS = 30_000;
 const TOKEN_CACHE_MAX_ENTRIES = 10_000;

@@ -1,6 +1,6 @@
 import { createTestDatabase, eventually, freePort, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
 
-/** `npm run start:api`: the api process alone (CONTRACT §1), as production runs it. */
+/** `npm run start:api`: the api process alone (docs/operations.md), as production runs it. */
 describe('the api process', () => {
   let database: TestDatabase;
   beforeAll(async () => {

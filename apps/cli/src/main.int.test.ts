@@ -3,7 +3,7 @@ import request from 'supertest';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
 import { runCli } from './main';
 
-/** CONTRACT §1 Admin CLI: with --json, exactly one JSON document on stdout. */
+/** docs/operations.md Admin CLI: with --json, exactly one JSON document on stdout. */
 describe('admin CLI', () => {
   let api: ApiHarness;
   beforeAll(async () => {

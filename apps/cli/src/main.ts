@@ -31,7 +31,7 @@ function progressStream(io: Output): CommandIo['progress'] {
 
 /**
  * Runs one admin command. With --json, stdout receives exactly one JSON document, the
- * result or `{"error": ...}` (CONTRACT §1); everything else goes to stderr. Returns the exit code.
+ * result or `{"error": ...}` (docs/operations.md); everything else goes to stderr. Returns the exit code.
  */
 export async function runCli(argv: readonly string[], io: Output, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const json = argv.includes('--json');

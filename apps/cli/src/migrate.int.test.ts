@@ -7,7 +7,7 @@ import path from 'node:path';
 /** Every migration file, in the order knex applies them (by name). */
 const MIGRATIONS = readdirSync(path.join(REPO_ROOT, 'migrations')).filter((f) => f.endsWith('.js')).sort();
 
-/** CONTRACT §1: `npm run migrate` applies the knex migrations and pg-boss's schema to DATABASE_URL. */
+/** docs/operations.md: `npm run migrate` applies the knex migrations and pg-boss's schema to DATABASE_URL. */
 describe('npm run migrate', () => {
   let database: TestDatabase;
   beforeAll(async () => {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { seedDevelopmentData } from './seed';
 
 /**
- * `npm start`: the whole product on one machine for development (CONTRACT §1). The embedded
+ * `npm start`: the whole product on one machine for development (docs/operations.md). The embedded
  * database, the api and the dispatcher run as separate processes in their own process
  * groups; this process owns their lifetimes, so Ctrl-C stops the apps first and the database last.
  */

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { freePort } from '@mailcast/testkit';
 
 /**
- * CONTRACT §1, end to end on the built product: `npm start` brings up the embedded database,
+ * docs/operations.md, end to end on the built product: `npm start` brings up the embedded database,
  * migrations, api, dispatcher and capture server, seeds a channel and prints a token; the admin
  * CLI works against the same embedded database while it runs; Ctrl-C (SIGINT) stops it all;
  * a second start reuses the data.

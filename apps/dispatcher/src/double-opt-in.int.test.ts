@@ -15,7 +15,7 @@ import { startWorkers, type JobWorkers } from './workers/job-workers';
  * Double opt-in end to end: the real api on a loopback port, the dispatcher's workers in
  * process, a real SMTP server receiving the confirmation email, the link followed over HTTP.
  */
-describe('double opt-in (spec: Double opt-in create, Subscriber state; CONTRACT: confirmation link)', () => {
+describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-decisions.md: confirmation link)', () => {
   let api: ApiHarness;
   let server: http.Server;
   let smtp: SmtpCapture;

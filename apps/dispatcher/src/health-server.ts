@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 /**
  * The dispatcher's own small port (DISPATCHER_METRICS_PORT): liveness for an orchestrator and
  * this process's metrics (jobs handled, memory, event loop). The deployment's business figures
- * are the api's /metrics (CONTRACT §1), so several dispatchers never double-count them.
+ * are the api's /metrics (docs/operations.md), so several dispatchers never double-count them.
  */
 export interface HealthChecks {
   /** The process is up and not shutting down. */

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config';
 
-describe('loadConfig (CONTRACT §1 environment)', () => {
+describe('loadConfig (docs/operations.md environment)', () => {
   it('applies the contract defaults', () => {
     expect(loadConfig({})).toEqual({
       databaseUrl: undefined,

@@ -1,7 +1,7 @@
 import { parseRetrySchedule } from '@mailcast/domain';
 import Joi from 'joi';
 
-/** Every process (api, dispatcher, migrate, admin) reads the same variables (CONTRACT §1). */
+/** Every process (api, dispatcher, migrate, admin) reads the same variables (docs/operations.md). */
 export interface Config {
   /** Unset: the embedded PostgreSQL under `.data/`. */
   databaseUrl: string | undefined;

@@ -1,7 +1,7 @@
 import { MailcastError } from './errors';
 import { fillPath, toQueryString } from './http';
 
-describe('toQueryString (CONTRACT §2: tags[]=a&tags[]=b and custom_data[key]=value)', () => {
+describe('toQueryString (docs/api-decisions.md: tags[]=a&tags[]=b and custom_data[key]=value)', () => {
   it('repeats array keys and nests object keys, as the API parses them', () => {
     expect(
       decodeURIComponent(

@@ -1,4 +1,4 @@
-/** The X-RateLimit-* headers of the last answer (CONTRACT §2), when the limit is on. */
+/** The X-RateLimit-* headers of the last answer (docs/api-decisions.md), when the limit is on. */
 export interface RateLimitInfo {
   limit: number;
   remaining: number;

@@ -88,7 +88,7 @@ export type QueryOf<Id extends OperationId> = NonNullable<operations[Id]['parame
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number | boolean)[] | { [key: string]: string | number | boolean };
 
 /**
- * The query string the API reads (express "extended" parser, CONTRACT §2): arrays repeat their
+ * The query string the API reads (express "extended" parser, docs/api-decisions.md): arrays repeat their
  * key (give it as `tags[]`), objects become `key[sub]=value` (`custom_data[plan]=pro`).
  */
 export function toQueryString(query: Record<string, QueryValue> | undefined): string {

@@ -1,6 +1,6 @@
 /**
  * Application errors. They carry meaning, never an HTTP status: the api's error handler is the
- * one table from these to status codes and bodies (STYLE: How an error travels).
+ * one table from these to status codes and bodies (docs/operations.md, How an error travels).
  */
 export abstract class AppError extends Error {
   abstract readonly kind: 'not_found' | 'validation' | 'unauthorized' | 'rate_limited';
@@ -44,7 +44,7 @@ export class UnauthorizedError extends AppError {
   }
 }
 
-/** The token used up its requests for this window (CONTRACT §1: 429 with Retry-After). */
+/** The token used up its requests for this window (docs/auth.md: 429 with Retry-After). */
 export class RateLimitedError extends AppError {
   readonly kind = 'rate_limited' as const;
   constructor(readonly retryAfterSeconds: number) {

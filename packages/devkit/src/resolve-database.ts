@@ -3,7 +3,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgre
 import { dataDirectory, embeddedPort } from './paths';
 
 /**
- * CONTRACT §1: DATABASE_URL when set, else the embedded instance under `.data/` — attached to
+ * docs/operations.md: DATABASE_URL when set, else the embedded instance under `.data/` — attached to
  * when `npm start` already runs it, started (and later stopped) by this process otherwise.
  */
 export async function resolveDatabase(

@@ -51,7 +51,7 @@ describe('broadcast statuses', () => {
 });
 
 describe('transition table', () => {
-  // Written out by hand from the spec and CONTRACT §Broadcasts, independently of BROADCAST_TRANSITIONS.
+  // Written out by hand from the spec and docs/broadcasts-and-sending.md, independently of BROADCAST_TRANSITIONS.
   const allowed = new Set([
     'draft>scheduled',
     'failed>scheduled',
@@ -273,7 +273,7 @@ describe('planResume returns to the stage paused in', () => {
   });
 });
 
-describe('finalStatus (CONTRACT: sent / partial_failure / failed)', () => {
+describe('finalStatus (docs/broadcasts-and-sending.md: sent / partial_failure / failed)', () => {
   test.each([
     [0, 0, 'sent'],
     [10, 0, 'sent'],

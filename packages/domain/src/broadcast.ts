@@ -44,7 +44,7 @@ export type BroadcastTransition = {
 };
 
 /**
- * Every allowed move. The spec shows send, schedule and cancel; the rest are CONTRACT
+ * Every allowed move. The spec shows send, schedule and cancel; the rest are docs/broadcasts-and-sending.md
  * §Broadcasts decisions (dispatcher path future_scheduled → scheduled → queueing → sending →
  * sent / partial_failure / failed, and the pause/resume/abort routes). Terminal statuses
  * (sent, partial_failure, aborted) have no way out; failed only through a new send.
@@ -141,7 +141,7 @@ export function planSend(input: PlanSendInput): 'scheduled' {
 }
 
 /**
- * CONTRACT §Broadcasts: schedule from draft, or from future_scheduled as a reschedule. Checked
+ * docs/broadcasts-and-sending.md: schedule from draft, or from future_scheduled as a reschedule. Checked
  * on its own first, so a refused status wins over whatever the parameters say.
  */
 export function assertCanSchedule(status: BroadcastStatus): void {
@@ -150,7 +150,7 @@ export function assertCanSchedule(status: BroadcastStatus): void {
   }
 }
 
-/** CONTRACT §Broadcasts: schedule from draft, or from future_scheduled as a reschedule. */
+/** docs/broadcasts-and-sending.md: schedule from draft, or from future_scheduled as a reschedule. */
 export function planSchedule(input: {
   status: BroadcastStatus;
   scheduledSendAt: Date;
@@ -203,7 +203,7 @@ export function planAbort(status: BroadcastStatus): 'aborted' {
 }
 
 /**
- * CONTRACT §Broadcasts "Final status": sent when nothing failed (a broadcast with no
+ * docs/broadcasts-and-sending.md "Final status": sent when nothing failed (a broadcast with no
  * recipients is therefore sent), failed when nothing was accepted, otherwise partial_failure.
  */
 export function finalStatus(outcome: {
@@ -225,7 +225,7 @@ export function percentageComplete(processed: number, total: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scheduled time (CONTRACT §Broadcasts: without an offset, scheduled_send_at is wall-clock time in
+// Scheduled time (docs/broadcasts-and-sending.md: without an offset, scheduled_send_at is wall-clock time in
 // scheduled_timezone; with an offset or Z it is an absolute instant).
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

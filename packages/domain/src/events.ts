@@ -124,9 +124,9 @@ export type WebhookEnvelope<D extends object = object> = {
 };
 
 /**
- * The event a broadcast emits on entering `status` (CONTRACT event table: `broadcast.<new
+ * The event a broadcast emits on entering `status` (docs/api-decisions.md event table: `broadcast.<new
  * status>`). draft and future_scheduled have no event of their own; schedule_broadcast emits
- * broadcast.scheduled explicitly (CONTRACT), which the caller decides, not this lookup.
+ * broadcast.scheduled explicitly (docs/api-decisions.md), which the caller decides, not this lookup.
  */
 export function broadcastEventType(status: BroadcastStatus): BroadcastEventType | null {
   const type = `broadcast.${status}`;

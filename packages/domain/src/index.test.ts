@@ -4,6 +4,9 @@ import * as domain from './index';
 test('the barrel exports the public API', () => {
   const names = [
     'DomainError',
+    'senderAddress',
+    'fallbackSenderEmail',
+    'usableEmailServers',
     'BROADCAST_STATUSES',
     'isBroadcastStatus',
     'assertCanUpdate',

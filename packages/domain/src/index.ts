@@ -15,3 +15,4 @@ export * from './email-content';
 export * from './send-retry';
 export * from './tracking-token';
 export * from './send-rate';
+export * from './sender';

@@ -15,7 +15,7 @@ function given(v: string | undefined): v is string {
 }
 
 /**
- * CONTRACT §Statistics: unknown sort or order, or a limit below 1, is refused; a limit above
+ * docs/statistics.md: unknown sort or order, or a limit below 1, is refused; a limit above
  * 500 is clamped. Absent or blank values take the spec's defaults; sort and order are matched
  * case-insensitively (`DESC` is what SQL-minded clients send).
  */
@@ -74,7 +74,7 @@ export type LinkItem = {
   last_clicked_at: string | null;
 };
 
-/** CONTRACT §Statistics: clicks = total_clicks; click_rate = unique_clicks / sent. */
+/** docs/statistics.md: clicks = total_clicks; click_rate = unique_clicks / sent. */
 export function toLinkItem(item: LinkClickStats, sent: number): LinkItem {
   return {
     id: item.id,

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { decideRateLimit, rateLimitWindowStart } from './rate-limit';
 
-describe('rate limit (CONTRACT: fixed one-minute window per token)', () => {
+describe('rate limit (docs/api-decisions.md: fixed one-minute window per token)', () => {
   it('aligns windows with clock minutes', () => {
     expect(rateLimitWindowStart(new Date('2026-11-22T10:15:42.123Z')).toISOString()).toBe('2026-11-22T10:15:00.000Z');
     expect(rateLimitWindowStart(new Date('2026-11-22T10:15:00.000Z')).toISOString()).toBe('2026-11-22T10:15:00.000Z');

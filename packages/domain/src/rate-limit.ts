@@ -1,5 +1,5 @@
 /**
- * CONTRACT §1 and §2: a fixed one-minute window per token. A request is allowed while the
+ * docs/auth.md and §2: a fixed one-minute window per token. A request is allowed while the
  * window's count (this request included) is within the limit; the answer says how many remain,
  * when the window rolls over, and, when refused, how many whole seconds to wait.
  */

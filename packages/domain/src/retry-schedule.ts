@@ -14,7 +14,7 @@ export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [
   10 * HOUR,
 ];
 
-/** CONTRACT §Webhooks: retries_to_attempt defaults to 6; the spec allows 0 to 20. */
+/** docs/webhooks.md: retries_to_attempt defaults to 6; the spec allows 0 to 20. */
 export const DEFAULT_RETRIES_TO_ATTEMPT = 6;
 export const MAX_RETRIES_TO_ATTEMPT = 20;
 
@@ -22,7 +22,7 @@ const UNIT_MS = { ms: 1, s: SECOND, m: MINUTE, h: HOUR } as const;
 const DURATION = /^(\d+)\s*(ms|s|m|h)$/i;
 
 /**
- * One WEBHOOK_RETRY_SCHEDULE entry (CONTRACT §1: units ms, s, m, h), e.g. `250ms`, `5s`, `2h`.
+ * One WEBHOOK_RETRY_SCHEDULE entry (docs/operations.md: units ms, s, m, h), e.g. `250ms`, `5s`, `2h`.
  * A bare number is refused: without a unit it is ambiguous.
  */
 export function parseDuration(s: string): number {
@@ -42,7 +42,7 @@ export function parseRetrySchedule(s: string): number[] {
 
 /**
  * Delay before retry `retryNumber` (1-based). Past the end of the list the last delay repeats:
- * for the default schedule that is CONTRACT §Webhooks "retries 7 to 20 wait 10 hours each", and
+ * for the default schedule that is docs/webhooks.md "retries 7 to 20 wait 10 hours each", and
  * for a WEBHOOK_RETRY_SCHEDULE override "retries beyond its list wait its last delay".
  */
 export function retryDelayMs(retryNumber: number, schedule: readonly number[] = DEFAULT_RETRY_SCHEDULE_MS): number {
@@ -59,7 +59,7 @@ export type NextAttempt = { kind: 'retry'; retryNumber: number; at: Date } | { k
 /**
  * What follows a failed attempt. `attemptNumber` counts attempts made so far (the first
  * delivery is attempt 1), so attempt n failing schedules retry n while n ≤ retriesToAttempt;
- * with retriesToAttempt 0 the first failure exhausts the delivery (CONTRACT §Webhooks), and
+ * with retriesToAttempt 0 the first failure exhausts the delivery (docs/webhooks.md), and
  * the caller emits message.attempt.exhausted.
  */
 export function nextAttempt(input: {

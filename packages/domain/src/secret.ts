@@ -3,7 +3,7 @@ import { DomainError } from './errors';
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /**
- * CONTRACT §Webhooks: `whsec_` + standard Base64 of 32 random bytes. The bytes come in as an
+ * docs/webhooks.md: `whsec_` + standard Base64 of 32 random bytes. The bytes come in as an
  * argument (the domain draws no randomness); anything but exactly 32 is refused so a short
  * buffer can never weaken a secret.
  */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Spec "Signature": header names kept as the spec gives them (CONTRACT §Webhooks). */
+/** Spec "Signature": header names kept as the spec gives them (docs/webhooks.md). */
 export const WEBHOOK_HEADERS = {
   id: 'broadcast-webhook-id',
   timestamp: 'broadcast-webhook-timestamp',

@@ -1,6 +1,6 @@
 import { smtpFailureKind } from './smtp';
 
-describe('smtpFailureKind (CONTRACT: 5xx hard bounce, 4xx delayed)', () => {
+describe('smtpFailureKind (docs/broadcasts-and-sending.md: 5xx hard bounce, 4xx delayed)', () => {
   it.each([
     [550, 'permanent'],
     [551, 'permanent'],

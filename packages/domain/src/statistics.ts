@@ -1,6 +1,6 @@
 /**
  * Percentage of `count` over `denominator` on a 0–100 scale, rounded to two decimals
- * (CONTRACT §Statistics: "a zero denominator gives 0"), clamped to [0, 100].
+ * (docs/statistics.md: "a zero denominator gives 0"), clamped to [0, 100].
  *
  * Computed as round(count × 10 000 / denominator) / 100 rather than round((count × 100 /
  * denominator) × 100) / 100: the same formula, but a single division keeps exact halves exact,
@@ -13,7 +13,7 @@ export function percentage(count: number, denominator: number): number {
   return Math.min(100, Math.max(0, hundredths / 100));
 }
 
-/** Unique-recipient counts of one broadcast (CONTRACT §Statistics: "Counts are of unique recipients"). */
+/** Unique-recipient counts of one broadcast (docs/statistics.md: "Counts are of unique recipients"). */
 export type StatisticsCounts = {
   totalRecipients: number;
   sent: number;
@@ -36,7 +36,7 @@ export type StatisticsSummary = {
 };
 
 export function summarizeStatistics(c: StatisticsCounts): StatisticsSummary {
-  // CONTRACT §Statistics: delivery_rate is over total_recipients; every other rate is over sent.
+  // docs/statistics.md: delivery_rate is over total_recipients; every other rate is over sent.
   const overSent = (count: number): CountAndRate => ({ count, rate: percentage(count, c.sent) });
   return {
     delivery: {

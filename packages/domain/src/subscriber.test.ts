@@ -30,7 +30,7 @@ describe('normalizeEmail', () => {
   });
 });
 
-describe('isValidEmail (CONTRACT: syntactic only)', () => {
+describe('isValidEmail (docs/subscribers.md: syntactic only)', () => {
   test.each([
     'jane@example.com',
     'jane.doe+tag@sub.example.co.uk',
@@ -155,7 +155,7 @@ describe('decideCreate', () => {
   });
 });
 
-describe('redaction (CONTRACT: redacted-<id>@redacted.invalid)', () => {
+describe('redaction (docs/subscribers.md: redacted-<id>@redacted.invalid)', () => {
   test('placeholder email', () => {
     expect(redactedEmail(42)).toBe('redacted-42@redacted.invalid');
     expect(isValidEmail(redactedEmail(42))).toBe(true);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** CONTRACT §Subscribers: emails are stored lower-cased and trimmed. */
+/** docs/subscribers.md: emails are stored lower-cased and trimmed. */
 export function normalizeEmail(raw: string): string {
   return raw.trim().toLowerCase();
 }
@@ -10,7 +10,7 @@ const DOMAIN_LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}-]*[\p{L}\p{M}\p{N}])?$/u;
 const SPACE_OR_CONTROL = /[\p{White_Space}\p{Cc}]/u;
 
 /**
- * CONTRACT §Subscribers: syntactic check only (no DNS, no TLD list, so `.test` passes).
+ * docs/subscribers.md: syntactic check only (no DNS, no TLD list, so `.test` passes).
  * Exactly one `@`, a non-empty local part, a domain of at least two non-empty labels, no
  * whitespace or control characters, at most 254 characters (counted as code points).
  */
@@ -79,7 +79,7 @@ export type CreateDecision =
 
 /**
  * What POST create does, per the last four rows of the spec's "Subscriber state" table.
- * `resubscribed` tells the caller to emit subscriber.subscribed (CONTRACT event table: "create
+ * `resubscribed` tells the caller to emit subscriber.subscribed (docs/webhooks.md event table: "create
  * that reactivates an unsubscribed subscriber"); an inactive subscriber counts as well, since
  * the create turns it back on.
  */
@@ -95,7 +95,7 @@ export function decideCreate(existing: ExistingSubscriber | null, doubleOptIn: b
 }
 
 /**
- * CONTRACT §Subscribers: the placeholder is unique per subscriber, and `.invalid` (RFC 2606)
+ * docs/subscribers.md: the placeholder is unique per subscriber, and `.invalid` (RFC 2606)
  * can never receive mail, so a later create with the old address makes a new subscriber.
  */
 export function redactedEmail(id: number): string {

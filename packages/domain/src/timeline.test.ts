@@ -61,7 +61,7 @@ describe('timeframes', () => {
 });
 
 describe('TIMELINE_METRIC_EVENTS', () => {
-  test('each metric counts one event kind (CONTRACT: Processed handed to SMTP, Delivered accepted)', () => {
+  test('each metric counts one event kind (docs/statistics.md: Processed handed to SMTP, Delivered accepted)', () => {
     expect(TIMELINE_METRIC_EVENTS).toEqual({
       Processed: 'processed',
       Delivered: 'delivered',

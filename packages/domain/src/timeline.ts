@@ -6,7 +6,7 @@ const DAY = 24 * HOUR;
 
 /**
  * The spec's timeframes with their fixed intervals; `interval` is the string the timeline
- * response carries (CONTRACT §Statistics). Every timeframe is a whole number of intervals.
+ * response carries (docs/statistics.md). Every timeframe is a whole number of intervals.
  */
 export const TIMEFRAMES = {
   '60m': { durationMs: 60 * MINUTE, intervalMs: MINUTE, interval: '1m' },
@@ -43,7 +43,7 @@ export const TIMELINE_METRICS = ['Processed', 'Delivered', 'Opens', 'Clicks', 'B
 export type TimelineMetric = (typeof TIMELINE_METRICS)[number];
 
 /**
- * The recipient email event each metric counts (CONTRACT §Statistics "Timeline": Processed =
+ * The recipient email event each metric counts (docs/statistics.md "Timeline": Processed =
  * handed to SMTP, Delivered = accepted, Opens, Clicks, Bounces = events, repeats included).
  */
 export const TIMELINE_METRIC_EVENTS = {
@@ -84,7 +84,7 @@ export type TimelineWindow = {
 };
 
 /**
- * CONTRACT §Statistics "Timeline": the window starts at begin_send_at floored to the interval
+ * docs/statistics.md "Timeline": the window starts at begin_send_at floored to the interval
  * (for a broadcast not yet sent, at now − timeframe, floored) and spans the timeframe. The grid
  * is anchored at the Unix epoch, so buckets are the same whoever asks and line up with
  * PostgreSQL's date_bin(interval, t, 'epoch').
@@ -120,7 +120,7 @@ export type TimelineSeries = { name: TimelineMetric; data: Record<string, number
 
 /**
  * One series per requested metric with a key for every bucket (ISO 8601 UTC) and 0 where
- * nothing happened (CONTRACT). Counts are placed with bucketOf, so rows need not be aligned to
+ * nothing happened (docs/statistics.md). Counts are placed with bucketOf, so rows need not be aligned to
  * the grid; rows outside the window or of other metrics are ignored, rows sharing a bucket add up.
  */
 export function buildSeries(

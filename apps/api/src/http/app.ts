@@ -28,7 +28,7 @@ export function createApp(container: DependencyContainer): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
-  // Clients send tags[]=a&tags[]=b and custom_data[key]=value (CONTRACT §2): nested parsing.
+  // Clients send tags[]=a&tags[]=b and custom_data[key]=value (docs/api-decisions.md): nested parsing.
   app.set('query parser', 'extended');
 
   // Security headers on every answer: the public pages (confirmation, unsubscribe, docs) are

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { TOKEN_CACHE_TTL_MS } from '../container';
 import { startApi, type ApiHarness } from '../test-support/harness';
 
-/** README Decisions, Authentication: verified tokens in memory, revocations heard at once. */
+/** docs/auth.md, Verifying a token: verified tokens in memory, revocations heard at once. */
 describe('verified tokens kept in memory', () => {
   let api: ApiHarness;
   let current = Date.UTC(2026, 10, 22, 12, 0, 0);

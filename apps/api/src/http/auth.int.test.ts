@@ -3,7 +3,7 @@ import { eventually } from '@mailcast/testkit';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../test-support/harness';
 
-describe('authentication (spec: Authentication; CONTRACT §1 tokens)', () => {
+describe('authentication (spec: Authentication; docs/auth.md tokens)', () => {
   let api: ApiHarness;
   let channelId: number;
   let token: string;

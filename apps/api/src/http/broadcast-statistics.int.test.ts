@@ -71,7 +71,7 @@ function data(start: string, count: number, stepMs: number, counts: Record<strin
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link statistics; CONTRACT §Statistics)', () => {
+describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link statistics; docs/statistics.md)', () => {
   let api: ApiHarness;
   let token: string;
   let broadcastId: number;

@@ -2,7 +2,7 @@ import { startApi, type ApiHarness } from '../test-support/harness';
 import { anEmailServer, broadcastEvents, client, clockOverride, jobsFor, setStatus, SettableClock } from '../test-support/broadcasts';
 
 /**
- * Spec: Send now, Schedule, Cancel schedule and their error rows; CONTRACT §Broadcasts
+ * Spec: Send now, Schedule, Cancel schedule and their error rows; docs/broadcasts-and-sending.md
  * (schedule statuses and messages, wall-clock reading, pause / resume / abort) and the event
  * table (broadcast.<status> through the outbox, nothing for a refused request).
  */
@@ -306,7 +306,7 @@ describe('broadcast lifecycle routes', () => {
     );
   });
 
-  describe('pause, resume and abort (CONTRACT: beyond the spec)', () => {
+  describe('pause, resume and abort (docs/broadcasts-and-sending.md: beyond the spec)', () => {
     it('pauses a sending broadcast and resumes it to sending, with events and a send job', async () => {
       const b = await aDraft();
       await setStatus(api, b.id, 'sending');

@@ -10,7 +10,7 @@ import {
   SettableClock,
 } from '../test-support/broadcasts';
 
-/** Spec: Broadcasts Create / Update / Delete, their error rows, CONTRACT §2 body forms. */
+/** Spec: Broadcasts Create / Update / Delete, their error rows, docs/api-decisions.md body forms. */
 describe('broadcast create, update and delete', () => {
   const clock = new SettableClock(new Date('2026-06-01T12:00:00.000Z'));
   let api: ApiHarness;

@@ -71,7 +71,7 @@ export function broadcastsRoutes(container: DependencyContainer): Router {
     res.json(await container.resolve(CancelSchedule).execute(caller, { id: id(req.params.id) }));
   });
 
-  // CONTRACT §Broadcasts: pause, resume and abort, beyond the spec.
+  // docs/broadcasts-and-sending.md: pause, resume and abort, beyond the spec.
   router.post('/broadcasts/:id/pause_broadcast', async (req, res) => {
     const caller = principal(res, 'broadcasts_write');
     res.json(await container.resolve(PauseBroadcast).execute(caller, { id: id(req.params.id) }));

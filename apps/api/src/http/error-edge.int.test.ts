@@ -3,7 +3,7 @@ import { eventually } from '@mailcast/testkit';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../test-support/harness';
 
-describe('the HTTP error edge (spec: Errors; CONTRACT §2 HTTP)', () => {
+describe('the HTTP error edge (spec: Errors; docs/api-decisions.md HTTP)', () => {
   let api: ApiHarness;
   let token: string;
 
@@ -137,7 +137,7 @@ describe('the HTTP error edge (spec: Errors; CONTRACT §2 HTTP)', () => {
   });
 });
 
-describe('health (CONTRACT §1 Observability)', () => {
+describe('health (docs/operations.md Observability)', () => {
   let api: ApiHarness;
   beforeAll(async () => {
     api = await startApi();

@@ -17,7 +17,7 @@ interface HttpError {
 const isHttpError = (error: unknown): error is HttpError =>
   typeof error === 'object' && error !== null && typeof (error as HttpError).status === 'number';
 
-/** The one table from error to status and body (spec: Errors; CONTRACT §2 HTTP). */
+/** The one table from error to status and body (spec: Errors; docs/api-decisions.md HTTP). */
 export function toHttpResponse(
   error: unknown,
 ): { status: number; body: ErrorBody; headers?: Record<string, string> } | null {

@@ -34,7 +34,7 @@ export interface ApiMetrics {
   routes: Router;
 }
 
-/** HTTP metrics of this process beside the deployment's business figures (CONTRACT §1). */
+/** HTTP metrics of this process beside the deployment's business figures (docs/operations.md). */
 export function apiMetrics(container: DependencyContainer): ApiMetrics {
   const registry = createMetricsRegistry('api');
   registerBusinessMetrics(registry, container.resolve<Database>(DatabaseToken));

@@ -25,7 +25,7 @@ const pageSchema = Joi.object({
 
 export const MAX_PAGE_SIZE = 100;
 
-/** CONTRACT §2: limit default 25, clamped to 100; offset default 0; anything else a 422. */
+/** docs/api-decisions.md: limit default 25, clamped to 100; offset default 0; anything else a 422. */
 export function pageParams(query: unknown): { limit: number; offset: number } {
   const { value, error } = pageSchema.validate(query);
   if (error) throw new ValidationError(error.details[0]?.message ?? 'Invalid pagination');

@@ -10,7 +10,7 @@ class SettableClock {
   }
 }
 
-describe('rate limit per token (CONTRACT §1 RATE_LIMIT_PER_MINUTE, §2 headers)', () => {
+describe('rate limit per token (docs/auth.md RATE_LIMIT_PER_MINUTE, §2 headers)', () => {
   const clock = new SettableClock(new Date('2026-11-22T10:15:42.100Z'));
   let api: ApiHarness;
   let token: string;
@@ -41,7 +41,7 @@ describe('rate limit per token (CONTRACT §1 RATE_LIMIT_PER_MINUTE, §2 headers)
     expect(refused.headers['x-ratelimit-reset']).toBe('2026-11-22T10:16:00.000Z');
   });
 
-  it('puts the headers on authenticated error answers too (CONTRACT §2: every API response)', async () => {
+  it('puts the headers on authenticated error answers too (docs/api-decisions.md: every API response)', async () => {
     const fresh = await api.fixtures.aToken((await api.fixtures.aChannel()).id);
     const missing = await request(api.app).get('/api/v1/broadcasts/999999').set('Authorization', `Bearer ${fresh}`);
     expect(missing.status).toBe(404);

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 
 /**
- * CONTRACT §1 RATE_LIMIT_PER_MINUTE: per token, fixed one-minute windows counted in PostgreSQL
+ * docs/auth.md RATE_LIMIT_PER_MINUTE: per token, fixed one-minute windows counted in PostgreSQL
  * (so the limit holds across api replicas); the X-RateLimit-* headers on every answer while on.
  */
 export function rateLimit(container: DependencyContainer, limitPerMinute: number): RequestHandler {

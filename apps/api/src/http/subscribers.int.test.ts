@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../test-support/harness';
 
-describe('subscribers (spec: Subscribers, Subscriber state, Errors; CONTRACT: Subscribers)', () => {
+describe('subscribers (spec: Subscribers, Subscriber state, Errors; docs/subscribers.md)', () => {
   let api: ApiHarness;
   let channelId: number;
   let token: string;
@@ -125,7 +125,7 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; CONTRACT: Su
       expect((await eventsSince(mark)).map((e) => e.type)).toEqual(['subscriber.updated']);
     });
 
-    it('refuses tag_list (CONTRACT), nested or flat, and writes nothing', async () => {
+    it('refuses tag_list (docs/subscribers.md), nested or flat, and writes nothing', async () => {
       for (const body of [{ subscriber: { email: 'tl@example.com', tag_list: 'a,b' } }, { email: 'tl@example.com', tag_list: ['a'] }]) {
         const res = await post('/subscribers.json', body);
         expect(res.status).toBe(422);
@@ -163,7 +163,7 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; CONTRACT: Su
     });
   });
 
-  describe('find by email (CONTRACT: GET /subscribers/find.json?email=)', () => {
+  describe('find by email (docs/subscribers.md: GET /subscribers/find.json?email=)', () => {
     it('matches the exact address case-insensitively', async () => {
       await post('/subscribers.json', { subscriber: { email: 'finder@example.com', first_name: 'Fi' } });
       const res = await get('/subscribers/find.json?email=%20FINDER@Example.com');
@@ -311,7 +311,7 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; CONTRACT: Su
     });
   });
 
-  describe('redact (spec: Redact; CONTRACT: redacted-<id>@redacted.invalid)', () => {
+  describe('redact (spec: Redact; docs/subscribers.md: redacted-<id>@redacted.invalid)', () => {
     it('removes every personal field, keeps the record, tags and recipient history, and is irreversible', async () => {
       const created = await post('/subscribers.json', {
         subscriber: { email: 'gdpr@example.com', first_name: 'G', last_name: 'D', ip_address: '198.51.100.1', tags: ['kept'], custom_data: { city: 'Oslo' } },
@@ -366,7 +366,7 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; CONTRACT: Su
       expect(recreatePlaceholder.status).toBe(422);
       expect(recreatePlaceholder.body).toEqual({ errors: { email: ['is invalid'] } });
 
-      // A later create with the old address makes a new subscriber (CONTRACT).
+      // A later create with the old address makes a new subscriber (docs/subscribers.md).
       const fresh = await post('/subscribers.json', { subscriber: { email: 'gdpr@example.com' } });
       expect(fresh.status).toBe(201);
       expect(fresh.body.id).not.toBe(id);
@@ -374,7 +374,7 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; CONTRACT: Su
     });
   });
 
-  describe('permissions (CONTRACT §1: subscribers_read / subscribers_write)', () => {
+  describe('permissions (docs/operations.md: subscribers_read / subscribers_write)', () => {
     it('a read-only token lists and finds but cannot write; a write-only token cannot read', async () => {
       const readOnly = await api.fixtures.aToken(channelId, ['subscribers_read']);
       const writeOnly = await api.fixtures.aToken(channelId, ['subscribers_write']);

@@ -73,7 +73,7 @@ export function subscribersRoutes(container: DependencyContainer): Router {
         res.status(201).json(withWarnings(presentSubscriber(result.subscriber), warnings));
         return;
       default:
-        // CONTRACT §Subscribers: create on an existing address is a 200.
+        // docs/subscribers.md: create on an existing address is a 200.
         res.status(200).json(withWarnings(presentSubscriber(result.subscriber), warnings));
     }
   });

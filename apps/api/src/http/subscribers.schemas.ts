@@ -111,7 +111,7 @@ function validate<T>(schema: Joi.Schema, value: unknown): T {
   return result.value as T;
 }
 
-/** CONTRACT §2: the resource's fields nested under `subscriber`, or flat at the top level. */
+/** docs/api-decisions.md: the resource's fields nested under `subscriber`, or flat at the top level. */
 function subscriberPart(body: Body): Body {
   return isObject(body.subscriber) ? body.subscriber : body;
 }
@@ -164,7 +164,7 @@ function doubleOptIn(options: Body): DoubleOptInOptions | null {
 }
 
 /**
- * CONTRACT §2: the target is the top-level `email` when present, else `subscriber[email]`. With
+ * docs/api-decisions.md: the target is the top-level `email` when present, else `subscriber[email]`. With
  * both present and different, the nested one is the subscriber's new address.
  */
 export function parseUpdateBody(body: unknown): UpdateSubscriberInput {

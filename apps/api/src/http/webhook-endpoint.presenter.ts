@@ -5,7 +5,7 @@ const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 /**
  * The spec's Webhook endpoint. `secret: 'full'` only for the creation response: everywhere
- * else the secret is redacted (spec: Webhook endpoint; CONTRACT: whsec_, stars, last four).
+ * else the secret is redacted (spec: Webhook endpoint; docs/webhooks.md: whsec_, stars, last four).
  */
 export function presentWebhookEndpoint(e: WebhookEndpoint, secret: 'full' | 'redacted' = 'redacted') {
   return {
@@ -27,7 +27,7 @@ export function presentWebhookEndpoint(e: WebhookEndpoint, secret: 'full' | 'red
 /** Stored statuses by the names of the spec's delivery status table. */
 const STATUS = { pending: 'pending', succeeded: 'successful', failed: 'failed', cancelled: 'cancelled' } as const;
 
-/** The spec's Webhook delivery item, plus its `status` (beyond the spec, README: Decisions). */
+/** The spec's Webhook delivery item, plus its `status` (beyond the spec, docs/webhooks.md). */
 export function presentWebhookDelivery(d: WebhookDelivery) {
   return {
     id: d.id,

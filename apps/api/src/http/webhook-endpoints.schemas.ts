@@ -20,7 +20,7 @@ const fields = Joi.object({
 /** What a create or update body may carry; anything else is answered with a warning. */
 export const WEBHOOK_ENDPOINT_BODY: BodyShape = { key: 'webhook_endpoint', fields: keysOf(fields) };
 
-/** CONTRACT §2: the body under `webhook_endpoint` as the spec shows, or flat. */
+/** docs/api-decisions.md: the body under `webhook_endpoint` as the spec shows, or flat. */
 function unwrap(body: unknown): Record<string, unknown> {
   const top = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const nested = top.webhook_endpoint;

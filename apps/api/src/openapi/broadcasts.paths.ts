@@ -91,11 +91,11 @@ export const BROADCAST_PATHS: Record<string, Json> = {
   },
   '/api/v1/broadcasts/{id}/pause_broadcast': {
     parameters: [param('id')],
-    ...broadcastAction('pauseBroadcast', 'is paused', 'Pause a sending broadcast', 'Beyond the spec (CONTRACT §2). Emits broadcast.paused.'),
+    ...broadcastAction('pauseBroadcast', 'is paused', 'Pause a sending broadcast', 'Beyond the spec (docs/api-decisions.md). Emits broadcast.paused.'),
   },
   '/api/v1/broadcasts/{id}/resume_broadcast': {
     parameters: [param('id')],
-    ...broadcastAction('resumeBroadcast', 'is sending again', 'Resume a paused broadcast', 'Beyond the spec (CONTRACT §2). Emits broadcast.sending.'),
+    ...broadcastAction('resumeBroadcast', 'is sending again', 'Resume a paused broadcast', 'Beyond the spec (docs/api-decisions.md). Emits broadcast.sending.'),
   },
   '/api/v1/broadcasts/{id}/abort_broadcast': {
     parameters: [param('id')],
@@ -103,7 +103,7 @@ export const BROADCAST_PATHS: Record<string, Json> = {
       'abortBroadcast',
       'is aborted',
       'Abort a broadcast',
-      'Beyond the spec (CONTRACT §2): stops sending for good. Emits broadcast.aborted.',
+      'Beyond the spec (docs/api-decisions.md): stops sending for good. Emits broadcast.aborted.',
     ),
   },
   '/api/v1/broadcasts/{id}/statistics': {

@@ -47,12 +47,12 @@ const nullableDateTime = (description?: string): Schema => ({
 const arrayOf = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
 const freeObject = (description: string): Schema => ({ type: 'object', additionalProperties: true, description });
 
-/** A list page of the broadcast, webhook endpoint and delivery lists (CONTRACT §2 Lists). */
+/** A list page of the broadcast, webhook endpoint and delivery lists (docs/api-decisions.md Lists). */
 const page = (item: string): Schema =>
   closed({ data: arrayOf(ref(item)), total: integer('Number of items in the whole list, before limit and offset.') });
 
 /**
- * CONTRACT §2 "Compatibility": bodies arrive nested under the resource key (canonical, as the
+ * docs/api-decisions.md "Compatibility": bodies arrive nested under the resource key (canonical, as the
  * spec shows) or flat at the top level. `anyOf`, not `oneOf`: a nested body of optional fields
  * would also satisfy the open flat form.
  */

@@ -62,7 +62,7 @@ export const SUBSCRIBER_PATHS: Record<string, Json> = {
     get: authenticated({
       operationId: 'findSubscriber',
       summary: 'Find a subscriber by email',
-      description: 'Exact, case-insensitive address match (CONTRACT §2). Unknown: 404 "Subscriber not found".',
+      description: 'Exact, case-insensitive address match (docs/api-decisions.md). Unknown: 404 "Subscriber not found".',
       tag: SUBSCRIBERS,
       permission: 'subscribers_read',
       parameters: [{ name: 'email', in: 'query', required: true, description: 'The address.', schema: { type: 'string' } }],

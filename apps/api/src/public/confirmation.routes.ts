@@ -23,7 +23,7 @@ const CONFIRM_PAGES: Record<ConfirmationOutcome['kind'], [number, string, string
 /**
  * Public double opt-in pages (no authentication), mounted at the root, outside /api/v1.
  *
- * GET /confirm/:token confirms at once (CONTRACT: opening the link confirms). Mail scanners
+ * GET /confirm/:token confirms at once (docs/api-decisions.md: opening the link confirms). Mail scanners
  * that prefetch links can therefore confirm too; the address did receive the email, which is
  * what double opt-in proves, and a second step would lose real confirmations.
  * GET /confirm/:token/unsubscribe only shows a button, and POST (the button, or an RFC 8058

@@ -5,7 +5,7 @@ import { emailServerAdd } from './email-server';
 import { subscribersImport } from './subscribers';
 import { tokenCreate, tokenRevoke } from './token';
 
-/** `<noun> <verb>` → command (CONTRACT §1, Admin CLI). */
+/** `<noun> <verb>` → command (docs/operations.md, Admin CLI). */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'channel create': channelCreate,
   'token create': tokenCreate,

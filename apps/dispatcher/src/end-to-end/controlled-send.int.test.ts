@@ -119,7 +119,7 @@ describe('a controlled send, end to end', () => {
       const b = await client.broadcasts.get(broadcastId);
       return ['sent', 'partial_failure', 'failed'].includes(b.status) ? b : undefined;
     }, 30_000, 200);
-    // One hard bounce among five: partial failure (CONTRACT: final status).
+    // One hard bounce among five: partial failure (docs/broadcasts-and-sending.md: final status).
     expect(done).toMatchObject({ status: 'partial_failure', total_recipients: 5, broadcast_recipients_count: 5, percentage_complete: 100 });
 
     const delivered = smtp.messages.filter((m) => m.to[0]!.endsWith('@example.com'));
@@ -127,7 +127,7 @@ describe('a controlled send, end to end', () => {
     for (const m of delivered) mail.set(m.to[0]!, await parseEmail(m.raw));
     expect(mail.get(emailOf('ann'))!.subject).toBe('Hello ANN');
     expect(mail.get(emailOf('ann'))!.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
-    // The bounced subscriber was deactivated (CONTRACT: hard bounce).
+    // The bounced subscriber was deactivated (docs/broadcasts-and-sending.md: hard bounce).
     expect(await client.subscribers.find(emailOf('bounce'))).toMatchObject({ is_active: false });
   });
 

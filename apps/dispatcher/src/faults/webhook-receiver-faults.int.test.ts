@@ -103,7 +103,7 @@ describe('webhook delivery to a receiver that is down, then slow, then back', ()
     expect(hits.filter((x) => x.path === '/hasty' && x.phase === 'healthy')).toHaveLength(0);
     const exhausted = await h.database.db('events').where({ channel_id: caller.channelId, type: 'message.attempt.exhausted' });
     expect(exhausted.map((e: { data: { delivery_id: number } }) => e.data.delivery_id).sort()).toEqual(failed.map((r: { id: number }) => r.id).sort());
-    // A notice is never retried (CONTRACT): one attempt each to the patient endpoint, which
+    // A notice is never retried (docs/webhooks.md): one attempt each to the patient endpoint, which
     // succeeded or failed depending on the phase the receiver was in; never a second one.
     const notices = await eventually(async () => {
       const rows = (await deliveriesOf(patient.id)).filter((r: { event_type: string }) => r.event_type === 'message.attempt.exhausted');

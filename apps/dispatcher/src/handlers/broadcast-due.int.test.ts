@@ -11,7 +11,7 @@ import { startWorkers, type JobWorkers } from '../workers/job-workers';
 import { HANDLERS, type JobHandler } from './index';
 
 /**
- * CONTRACT §Broadcasts: at the scheduled time the dispatcher moves the broadcast on. The due
+ * docs/broadcasts-and-sending.md: at the scheduled time the dispatcher moves the broadcast on. The due
  * job fires at its time; the sweep catches a broadcast whose job was lost; a cancelled or
  * rescheduled schedule never fires on its old job. Real PostgreSQL, real pg-boss workers.
  */

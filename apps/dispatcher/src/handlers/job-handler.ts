@@ -4,7 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 
 /**
  * A job handler: one queue, how many jobs it takes per fetch, and the work per job. A thrown
- * error means "try again later" (STYLE: How an error travels); what is permanent is decided by
+ * error means "try again later" (docs/operations.md, How an error travels); what is permanent is decided by
  * the domain and recorded by the handler, not by pg-boss retries (retryLimit is 0).
  */
 export interface JobHandler<Name extends JobName = JobName> {

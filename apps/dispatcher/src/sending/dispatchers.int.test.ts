@@ -14,7 +14,7 @@ describe('dispatcher processes sending one broadcast', () => {
   let smtp: SmtpCapture;
   const running: Spawned[] = [];
 
-  // CONTRACT: at most the dispatcher's SMTP concurrency may be resent after a crash.
+  // docs/broadcasts-and-sending.md: at most the dispatcher's SMTP concurrency may be resent after a crash.
   const CONCURRENCY = 10;
 
   beforeAll(async () => {

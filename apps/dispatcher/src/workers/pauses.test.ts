@@ -1,29 +1,43 @@
 import { Pauses } from './pauses';
 
 describe('Pauses: the sleeps of a worker loop, cut short on wake', () => {
-  const elapsed = async (work: Promise<void>) => {
-    const started = Date.now();
-    await work;
-    return Date.now() - started;
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  /** Whether the promise has settled, after letting pending callbacks run. */
+  const settled = async (work: Promise<void>) => {
+    let done = false;
+    void work.then(() => (done = true));
+    await Promise.resolve();
+    await Promise.resolve();
+    return done;
+  };
+
+  /** The pause is still under way one millisecond before `ms`, and over at `ms`. */
+  const expectToSleep = async (pause: Promise<void>, ms: number) => {
+    await jest.advanceTimersByTimeAsync(ms - 1);
+    expect(await settled(pause)).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await settled(pause)).toBe(true);
   };
 
   it('sleeps its time when nothing wakes it', async () => {
-    expect(await elapsed(new Pauses().pause(30))).toBeGreaterThanOrEqual(25);
+    await expectToSleep(new Pauses().pause(30), 30);
   });
 
   it('ends every pause under way at once on wake, and a later pause sleeps again', async () => {
     const pauses = new Pauses();
-    const first = elapsed(pauses.pause(10_000));
-    const second = elapsed(pauses.pause(10_000));
+    const first = pauses.pause(10_000);
+    const second = pauses.pause(10_000);
     pauses.wake();
-    expect(await first).toBeLessThan(1_000);
-    expect(await second).toBeLessThan(1_000);
-    expect(await elapsed(pauses.pause(30))).toBeGreaterThanOrEqual(25);
+    expect(await settled(first)).toBe(true);
+    expect(await settled(second)).toBe(true);
+    await expectToSleep(pauses.pause(30), 30);
   });
 
   it('wakes nothing when no pause is under way', async () => {
     const pauses = new Pauses();
     pauses.wake();
-    expect(await elapsed(pauses.pause(30))).toBeGreaterThanOrEqual(25);
+    await expectToSleep(pauses.pause(30), 30);
   });
 });

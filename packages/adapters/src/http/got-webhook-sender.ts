@@ -2,7 +2,7 @@ import type { WebhookDestinations, WebhookPost, WebhookResult, WebhookSender } f
 import got, { type RequestError } from 'got';
 import { REFUSED_DESTINATION_CODE, destinationAllowed, forbiddenLiteral, guardedLookup } from './address-policy';
 
-/** Spec: Delivery request. CONTRACT: the service name is Mailcast. */
+/** Spec: Delivery request. docs/webhooks.md: the service name is Mailcast. */
 export const WEBHOOK_USER_AGENT = 'Mailcast-Webhooks/1.0';
 
 /** Enough of a receiver's answer to diagnose it; the rest is never read. */

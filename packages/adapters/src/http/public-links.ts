@@ -1,6 +1,6 @@
 import type { PublicLinks } from '@mailcast/core';
 
-/** Links under PUBLIC_URL (CONTRACT §1), served by the api's public pages. */
+/** Links under PUBLIC_URL (docs/operations.md), served by the api's public pages. */
 export class ConfigPublicLinks implements PublicLinks {
   constructor(private readonly publicUrl: string) {}
 

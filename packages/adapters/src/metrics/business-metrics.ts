@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { QUEUES } from '@mailcast/core';
 
 /**
- * The deployment's business figures, read from PostgreSQL at scrape time (CONTRACT §1:
+ * The deployment's business figures, read from PostgreSQL at scrape time (docs/operations.md:
  * Observability): whichever api replica is scraped reports the same numbers, and no dispatcher
  * needs to be scraped for them. Every query reads an index or a small table.
  */

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, type TestDatabase } from '@mailcast/testkit';
 import type { EmailEventKind } from '@mailcast/core';
 import { AGGREGATE_SHARDS, PgEmailEvents, rebuildEmailEventAggregates } from './pg-email-events';
 
@@ -152,7 +152,12 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
     expect((await send.rec(0, 'delivered', at, undefined, new PgEmailEvents(trx))).firstForRecipient).toBe(true);
     // Blocks on the uncommitted first-occurrence row until the transaction ends.
     const waiting = send.rec(0, 'delivered', at);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await eventually(async () => {
+      const blocked = await database.db.raw(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      );
+      return blocked.rows.length > 0 ? true : undefined;
+    }, 10_000, 10);
     await trx.rollback();
     expect((await waiting).firstForRecipient).toBe(true);
     expect(await counter(send.broadcastId, 'delivered')).toEqual({ recipients: 1, events: 1 });

@@ -17,7 +17,7 @@ export const ROLLUP_GRAINS_MINUTES = [1, 5, 60] as const;
  * The first-occurrence keys an event claims in email_event_firsts, as [kind, link_id]. The
  * first entry answers the port's `firstForRecipient` (per link for clicks). Entries with link 0
  * are also the summary counters:
- * - `clicked` with link 0 is "clicked at least once" (CONTRACT: clicks.count), besides the
+ * - `clicked` with link 0 is "clicked at least once" (docs/broadcasts-and-sending.md: clicks.count), besides the
  *   per-link first click that feeds the link's unique_clicks;
  * - `undeliverable` is "bounced or failed", the recipients of delivery.failed (a hard bounce
  *   is a permanent failure too, so sent + failed covers every recipient that got an answer).

@@ -16,7 +16,7 @@ import { prepared } from './database';
 import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
 
-// The recipients rule (CONTRACT: Broadcasts), the predicate of the subscribers_sendable index:
+// The recipients rule (docs/broadcasts-and-sending.md), the predicate of the subscribers_sendable index:
 // active, and confirmed when created through double opt-in.
 const SENDABLE = `s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`;
 

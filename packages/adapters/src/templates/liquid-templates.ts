@@ -5,7 +5,7 @@ import { Liquid, type Template } from 'liquidjs';
 const CACHE_SIZE = 256;
 
 /**
- * Liquid, sandboxed (CONTRACT: Liquid): an empty in-memory file system (so `include` and
+ * Liquid, sandboxed (docs/broadcasts-and-sending.md): an empty in-memory file system (so `include` and
  * `render` reach no file), only own properties of the scope, and liquidjs's DoS limits on
  * template size, render time and allocations.
  */

@@ -80,7 +80,7 @@ export interface paths {
         put?: never;
         /**
          * Abort a broadcast
-         * @description Beyond the spec (CONTRACT §2): stops sending for good. Emits broadcast.aborted.
+         * @description Beyond the spec (docs/api-decisions.md): stops sending for good. Emits broadcast.aborted.
          *
          *     Permission: `broadcasts_write`.
          */
@@ -130,7 +130,7 @@ export interface paths {
         put?: never;
         /**
          * Pause a sending broadcast
-         * @description Beyond the spec (CONTRACT §2). Emits broadcast.paused.
+         * @description Beyond the spec (docs/api-decisions.md). Emits broadcast.paused.
          *
          *     Permission: `broadcasts_write`.
          */
@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a paused broadcast
-         * @description Beyond the spec (CONTRACT §2). Emits broadcast.sending.
+         * @description Beyond the spec (docs/api-decisions.md). Emits broadcast.sending.
          *
          *     Permission: `broadcasts_write`.
          */
@@ -462,7 +462,7 @@ export interface paths {
         };
         /**
          * Find a subscriber by email
-         * @description Exact, case-insensitive address match (CONTRACT §2). Unknown: 404 "Subscriber not found".
+         * @description Exact, case-insensitive address match (docs/api-decisions.md). Unknown: 404 "Subscriber not found".
          *
          *     Permission: `subscribers_read`.
          */

@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { UnauthorizedError } from '../errors';
 import { Repositories } from '../ports';
 
-/** Who is calling: one token, one channel (CONTRACT §1). Every query is scoped by channelId. */
+/** Who is calling: one token, one channel (docs/auth.md). Every query is scoped by channelId. */
 export interface Principal {
   tokenId: number;
   channelId: number;

@@ -6,7 +6,7 @@ import { RandomSource, Transactor, type Repositories } from '../ports';
 export interface IssuedToken {
   id: number;
   channelId: number;
-  /** The plain token: shown once, never stored (CONTRACT §1). */
+  /** The plain token: shown once, never stored (docs/auth.md). */
   token: string;
   permissions: Permission[];
 }

@@ -24,9 +24,9 @@ export function broadcastEventData(b: Broadcast): BroadcastEventData {
 }
 
 /**
- * Records `broadcast.<status>` for a broadcast that has just changed status (CONTRACT event
+ * Records `broadcast.<status>` for a broadcast that has just changed status (docs/broadcasts-and-sending.md event
  * table), in the caller's transaction. future_scheduled, which has no event of its own, emits
- * broadcast.scheduled: schedule_broadcast does (CONTRACT). draft emits nothing.
+ * broadcast.scheduled: schedule_broadcast does (docs/broadcasts-and-sending.md). draft emits nothing.
  */
 export async function recordBroadcastStatus(repositories: Repositories, b: Broadcast, now: Date): Promise<void> {
   const type = b.status === 'future_scheduled' ? 'broadcast.scheduled' : broadcastEventType(b.status);

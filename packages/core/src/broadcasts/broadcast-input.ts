@@ -18,7 +18,7 @@ export interface BroadcastInput {
   tags?: string[];
   segmentIds?: number[];
   emailServerIds?: number[];
-  /** ISO 8601; without an offset it is wall-clock time in the timezone (CONTRACT). */
+  /** ISO 8601; without an offset it is wall-clock time in the timezone (docs/broadcasts-and-sending.md). */
   scheduledSendAt?: string | null;
   scheduledTimezone?: string | null;
 }

@@ -1,10 +1,10 @@
-import { PERMISSIONS } from '@mailcast/domain';
+import { PERMISSIONS, usableEmailServers } from '@mailcast/domain';
 import { ValidationError } from '../errors';
 import type { Broadcast, TemplateScope, Templates } from '../ports';
 import { FakeTransactor, FixedClock, fakeRepositories } from '../test-support/fakes';
 import { CreateBroadcast } from './create-broadcast';
 import { ScheduleBroadcast } from './schedule-broadcast';
-import { SendBroadcast, usableServers } from './send-broadcast';
+import { SendBroadcast } from './send-broadcast';
 import { StartDueBroadcast } from './start-due-broadcast';
 import { SweepDueBroadcasts } from './sweep-due-broadcasts';
 
@@ -87,7 +87,7 @@ describe('SendBroadcast', () => {
     }
     await create({ subject: 'S', emailServerIds: [], useAnyEmailServer: useAny });
     const b: Broadcast = { ...repositories.broadcasts.rows[0]!, emailServerIds: named };
-    expect(usableServers(b, repositories.emailServers.rows).map((s) => s.id)).toEqual(expected);
+    expect(usableEmailServers(b, repositories.emailServers.rows).map((s) => s.id)).toEqual(expected);
   });
 });
 

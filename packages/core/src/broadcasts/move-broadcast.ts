@@ -6,7 +6,7 @@ import { BROADCAST_NOT_FOUND } from './get-broadcast';
 import type { BroadcastStatusAnswer } from './send-broadcast';
 
 /**
- * The shared shape of pause, resume and abort (CONTRACT: routes beyond the spec): lock, let
+ * The shared shape of pause, resume and abort (docs/broadcasts-and-sending.md: routes beyond the spec): lock, let
  * the domain decide the move, write it with broadcast.<new status>, and optionally enqueue.
  * The sending pipeline re-reads the status per batch, so pause and abort stop it there.
  */

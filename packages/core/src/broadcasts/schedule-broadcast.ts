@@ -15,7 +15,7 @@ export interface ScheduleAnswer {
 }
 
 /**
- * Spec: Schedule; CONTRACT §Broadcasts. From draft or future_scheduled. With no parameters the
+ * Spec: Schedule; docs/broadcasts-and-sending.md. From draft or future_scheduled. With no parameters the
  * stored time and timezone are confirmed; a missing one falls back to the stored one. The due
  * job carries the new version, so a reschedule, cancel or edit leaves older jobs with nothing
  * to do.

@@ -1,8 +1,8 @@
-import { planSend } from '@mailcast/domain';
+import { planSend, usableEmailServers } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError } from '../errors';
-import { Clock, Transactor, type Broadcast, type EmailServer } from '../ports';
+import { Clock, Transactor, type Broadcast } from '../ports';
 import { recordBroadcastStatus, writtenBroadcast } from './broadcast-events';
 import { BROADCAST_NOT_FOUND } from './get-broadcast';
 
@@ -10,15 +10,6 @@ export interface BroadcastStatusAnswer {
   id: number;
   message: string;
   status: Broadcast['status'];
-}
-
-/**
- * The email servers a broadcast can send through: the named ones that still exist, or with
- * none named (or use_any_email_server) any of the channel's.
- */
-export function usableServers(b: Broadcast, channelServers: readonly EmailServer[]): EmailServer[] {
-  if (b.emailServerIds.length === 0 || b.useAnyEmailServer) return [...channelServers];
-  return channelServers.filter((s) => b.emailServerIds.includes(s.id));
 }
 
 /**
@@ -37,7 +28,7 @@ export class SendBroadcast {
     return this.transactor.run(async (repositories) => {
       const current = await repositories.broadcasts.lock(caller.channelId, input.id);
       if (current === null) throw new NotFoundError(BROADCAST_NOT_FOUND);
-      const servers = usableServers(current, await repositories.emailServers.listForChannel(caller.channelId));
+      const servers = usableEmailServers(current, await repositories.emailServers.listForChannel(caller.channelId));
       planSend({
         status: current.status,
         subject: current.subject,

@@ -9,7 +9,7 @@ export async function beginScheduledSend(repositories: Repositories, b: Broadcas
 }
 
 /**
- * The 'broadcasts.due' job (CONTRACT: at the scheduled time the dispatcher moves the broadcast
+ * The 'broadcasts.due' job (docs/broadcasts-and-sending.md: at the scheduled time the dispatcher moves the broadcast
  * on, exactly as send_broadcast does). It acts only if the broadcast is still future_scheduled
  * at the version the job carries; a reschedule, edit, cancel, abort or delete made it stale.
  */

@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { issueApiToken } from '../auth/create-api-token';
 import { RandomSource, Transactor, type Channel } from '../ports';
 
-/** A new channel and a token with every permission, committed together (CONTRACT: admin CLI). */
+/** A new channel and a token with every permission, committed together (docs/api-decisions.md: admin CLI). */
 @injectable()
 export class CreateChannel {
   constructor(

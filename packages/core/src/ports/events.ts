@@ -2,7 +2,7 @@ import type { EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/ev
 
 /**
  * The transactional outbox. Only reachable through a unit of work, so an event is always
- * written in the transaction of the change that caused it (CONTRACT: Webhooks).
+ * written in the transaction of the change that caused it (docs/webhooks.md).
  */
 export interface EventOutbox {
   record(event: OutboxEvent): Promise<RecordedEvent>;

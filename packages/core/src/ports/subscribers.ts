@@ -39,7 +39,7 @@ export interface SubscriberConfirmationRepository {
   markEmailSent(id: number, now: Date): Promise<void>;
 }
 
-/** Public links written into emails and API answers (CONTRACT §1: PUBLIC_URL). */
+/** Public links written into emails and API answers (docs/operations.md: PUBLIC_URL). */
 export interface PublicLinks {
   confirmation(token: string): string;
   confirmationUnsubscribe(token: string): string;

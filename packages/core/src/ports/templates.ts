@@ -1,4 +1,4 @@
-/** Variables a template may read; plain data only (CONTRACT: Liquid). */
+/** Variables a template may read; plain data only (docs/broadcasts-and-sending.md). */
 export type TemplateScope = Readonly<Record<string, unknown>>;
 
 /**

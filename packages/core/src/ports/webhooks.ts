@@ -132,7 +132,7 @@ export interface WebhookSender {
 }
 export const WebhookSender = Symbol.for('mailcast.WebhookSender');
 
-/** Whether a webhook URL may be registered: HTTPS and a public destination (CONTRACT: Webhooks). */
+/** Whether a webhook URL may be registered: HTTPS and a public destination (docs/webhooks.md). */
 export interface WebhookDestinations {
   check(url: string): Promise<{ ok: true } | { ok: false; reason: string }>;
 }

@@ -85,7 +85,7 @@ export class BroadcastRenderer {
     await renderTurns.take();
     const b = this.broadcast;
     const s = recipient.subscriber;
-    // CONTRACT (Liquid): exactly these variables are in scope.
+    // docs/broadcasts-and-sending.md: exactly these variables are in scope.
     const scope = {
       subscriber: {
         email: s.email,

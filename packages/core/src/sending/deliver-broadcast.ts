@@ -1,4 +1,4 @@
-import { finalStatus, sendRetryDelayMs, type EventType } from '@mailcast/domain';
+import { finalStatus, senderAddress, sendRetryDelayMs, usableEmailServers, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -84,17 +84,11 @@ export class DeliverBroadcast {
   }
 
   private async servers(broadcast: Broadcast): Promise<EmailServer[]> {
-    const all = await this.repositories.emailServers.listForChannel(broadcast.channelId);
-    if (broadcast.useAnyEmailServer || broadcast.emailServerIds.length === 0) return all;
-    const chosen = all.filter((s) => broadcast.emailServerIds.includes(s.id));
-    // Servers named but since removed: any of the channel's servers is better than no email.
-    return chosen.length > 0 ? chosen : all;
+    return usableEmailServers(broadcast, await this.repositories.emailServers.listForChannel(broadcast.channelId));
   }
 
   private fromAddress(server: EmailServer, channel: Channel | null): MailAddress {
-    const email = server.fromEmail ?? channel?.fromEmail ?? `mailcast@${new URL(this.options.publicUrl).hostname}`;
-    const name = server.fromEmail ? server.fromName : (channel?.fromName ?? server.fromName);
-    return { email, name: name ?? null };
+    return senderAddress(server, channel, new URL(this.options.publicUrl).hostname);
   }
 
   private async send(broadcast: Broadcast): Promise<DeliveryResult> {
@@ -301,7 +295,7 @@ export class DeliverBroadcast {
       const facts = { recipientId: c.id, broadcastId: b.id, email: c.subscriber.email, messageId: c.messageId };
       const emit = (type: EventType, data: Record<string, unknown>) =>
         outbox.push({ recipientId: c.id, event: { channelId: b.channelId, type, data, createdAt: at } });
-      // Handed to SMTP: the server answered, whatever it said (CONTRACT: email.sent).
+      // Handed to SMTP: the server answered, whatever it said (docs/broadcasts-and-sending.md: email.sent).
       if (plan.handed) {
         emailEvents.push({ ...base, kind: 'processed' });
         emit('email.sent', emailEventData(facts));
@@ -348,7 +342,7 @@ export class DeliverBroadcast {
     return plans.filter(({ item, plan }) => plan.kind !== 'delayed' && plan.kind !== 'deferred' && settled.has(item.recipient.id)).length;
   }
 
-  /** What an outcome means for the recipient (CONTRACT: 5xx hard bounce, 4xx delayed and retried). */
+  /** What an outcome means for the recipient (docs/broadcasts-and-sending.md: 5xx hard bounce, 4xx delayed and retried). */
   private plan(
     c: ClaimedRecipient,
     outcome: Outcome,

@@ -59,16 +59,21 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
 
   it('waits at most maxWaitMs for company', async () => {
     const w = recordingWrite();
-    const flusher = new OutcomeFlusher<number>(w.write, { size: 10, maxWaitMs: 30 });
-    flusher.begin();
-    flusher.begin();
-    const done = flusher.push(1);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(w.groups).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(w.groups).toEqual([[1]]);
-    w.release();
-    await done;
+    jest.useFakeTimers();
+    try {
+      const flusher = new OutcomeFlusher<number>(w.write, { size: 10, maxWaitMs: 30 });
+      flusher.begin();
+      flusher.begin();
+      const done = flusher.push(1);
+      await jest.advanceTimersByTimeAsync(29);
+      expect(w.groups).toEqual([]);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(w.groups).toEqual([[1]]);
+      w.release();
+      await done;
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('runs one commit at a time: what arrives meanwhile forms the next group', async () => {

@@ -8,7 +8,7 @@ const QUEUEING_PARALLELISM = 4;
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
-/** The outbox event of a broadcast entering its current status (CONTRACT: broadcast.<status>). */
+/** The outbox event of a broadcast entering its current status (docs/broadcasts-and-sending.md: broadcast.<status>). */
 export function broadcastEvent(
   broadcast: Broadcast,
   at: Date,

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
-import { facts, tracked } from './tracked-recipient';
+import { facts, recipientEvent, tracked } from './tracked-recipient';
 
 /**
  * A tracked link: the recipient's token and the link's identifier name the stored URL, and
@@ -24,16 +24,7 @@ export class RecordClick {
       const link = await r.recipients.findLink(t.broadcastId, input.link);
       if (link === null) return null;
       await r.recipients.markEngaged(t.id, 'clicked', at);
-      await r.emailEvents.record({
-        channelId: t.channelId,
-        broadcastId: t.broadcastId,
-        recipientId: t.id,
-        subscriberId: t.subscriber.id,
-        kind: 'clicked',
-        linkId: link.id,
-        occurredAt: at,
-        data: { url: link.url },
-      });
+      await r.emailEvents.record({ ...recipientEvent(t, 'clicked', at), linkId: link.id, data: { url: link.url } });
       await r.outbox.record({
         channelId: t.channelId,
         type: 'email.clicked',

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
-import { facts, tracked } from './tracked-recipient';
+import { facts, recipientEvent, tracked } from './tracked-recipient';
 
 /** The open pixel: every load is an open (email.opened), recorded with its time. */
 @injectable()
@@ -17,14 +17,7 @@ export class RecordOpen {
       const t = await tracked(r, input.token);
       if (t === null) return false;
       await r.recipients.markEngaged(t.id, 'opened', at);
-      await r.emailEvents.record({
-        channelId: t.channelId,
-        broadcastId: t.broadcastId,
-        recipientId: t.id,
-        subscriberId: t.subscriber.id,
-        kind: 'opened',
-        occurredAt: at,
-      });
+      await r.emailEvents.record(recipientEvent(t, 'opened', at));
       await r.outbox.record({
         channelId: t.channelId,
         type: 'email.opened',

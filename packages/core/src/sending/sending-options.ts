@@ -7,7 +7,7 @@ export interface SendingOptions {
   publicUrl: string;
   /**
    * Messages one dispatcher has in flight per broadcast: SMTP hand-offs plus outcomes waiting
-   * for their commit. It bounds what a crash may resend (CONTRACT: exactly once).
+   * for their commit. It bounds what a crash may resend (docs/broadcasts-and-sending.md: exactly once).
    */
   concurrency: number;
   /** When outcomes are committed together (a group commit: one statement for many). */

@@ -1,5 +1,5 @@
 import { trackingTokenRecipient, verifyTrackingToken } from '@mailcast/domain';
-import type { Repositories, TrackedRecipient } from '../ports';
+import type { EmailEventKind, EmailEventRecord, Repositories, TrackedRecipient } from '../ports';
 
 /** The recipient a token names, if the token is well-formed and its MAC verifies. */
 export async function tracked(r: Repositories, token: string): Promise<TrackedRecipient | null> {
@@ -21,4 +21,9 @@ export function facts(t: TrackedRecipient) {
     openedAt: t.openedAt,
     clickedAt: t.clickedAt,
   };
+}
+
+/** The email event of one tracked recipient: who, in which broadcast, what and when. */
+export function recipientEvent(t: TrackedRecipient, kind: EmailEventKind, at: Date): EmailEventRecord {
+  return { channelId: t.channelId, broadcastId: t.broadcastId, recipientId: t.id, subscriberId: t.subscriber.id, kind, occurredAt: at };
 }

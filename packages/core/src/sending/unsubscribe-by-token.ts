@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { subscriberEventData } from '../subscribers/subscriber-events';
-import { tracked } from './tracked-recipient';
+import { recipientEvent, tracked } from './tracked-recipient';
 
 /**
  * The unsubscribe link and RFC 8058 one-click POST: the subscriber is unsubscribed (inactive,
@@ -23,14 +23,7 @@ export class UnsubscribeByToken {
       if (t === null) return null;
       const subscriber = await r.recipients.unsubscribeSubscriber(t.subscriber.id, at);
       if (subscriber === null) return { email: t.subscriber.email, changed: false };
-      await r.emailEvents.record({
-        channelId: t.channelId,
-        broadcastId: t.broadcastId,
-        recipientId: t.id,
-        subscriberId: t.subscriber.id,
-        kind: 'unsubscribed',
-        occurredAt: at,
-      });
+      await r.emailEvents.record(recipientEvent(t, 'unsubscribed', at));
       await r.outbox.record({
         channelId: t.channelId,
         type: 'subscriber.unsubscribed',

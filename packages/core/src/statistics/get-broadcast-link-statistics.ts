@@ -13,7 +13,7 @@ export interface BroadcastLinkStatistics {
 
 /**
  * Spec: Link statistics. total_links and total_clicks cover every tracked link of the
- * broadcast, not only the page `limit` keeps; click_rate is over sent (CONTRACT §Statistics).
+ * broadcast, not only the page `limit` keeps; click_rate is over sent (docs/statistics.md).
  */
 @injectable()
 export class GetBroadcastLinkStatistics {

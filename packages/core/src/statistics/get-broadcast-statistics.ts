@@ -5,7 +5,7 @@ import { GetBroadcast } from '../broadcasts/get-broadcast';
 import type { Broadcast } from '../ports';
 import { BroadcastStatisticsReader } from './broadcast-statistics-reader';
 
-/** Spec: Statistics summary, with the contract's definitions (CONTRACT §Statistics). */
+/** Spec: Statistics summary, with the contract's definitions (docs/statistics.md). */
 @injectable()
 export class GetBroadcastStatistics {
   constructor(

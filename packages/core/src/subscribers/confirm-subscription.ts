@@ -12,7 +12,7 @@ export type ConfirmationOutcome =
   | { kind: 'unknown' };
 
 /**
- * The recipient opened the double opt-in link (CONTRACT: opening it sets confirmed_at). A link
+ * The recipient opened the double opt-in link (docs/subscribers.md: opening it sets confirmed_at). A link
  * of an already confirmed subscriber changes nothing; a link replaced by a newer request is stale.
  */
 @injectable()

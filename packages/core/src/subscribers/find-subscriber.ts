@@ -5,7 +5,7 @@ import { NotFoundError } from '../errors';
 import { Repositories, type Subscriber } from '../ports';
 import { SUBSCRIBER_NOT_FOUND } from './subscriber-events';
 
-/** CONTRACT §Subscribers: exact, case-insensitive address match (addresses are stored normalised). */
+/** docs/subscribers.md: exact, case-insensitive address match (addresses are stored normalised). */
 @injectable()
 export class FindSubscriber {
   constructor(@inject(Repositories) private readonly repositories: Repositories) {}

@@ -1,4 +1,4 @@
-import { formatConfirmationToken, hashConfirmationToken } from '@mailcast/domain';
+import { formatConfirmationToken, hashConfirmationToken, senderAddress } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -192,10 +192,7 @@ export class SendConfirmationEmail {
     }
     return {
       messageId: `<confirmation.${p.link.id}.${hex(this.random.bytes(8))}@${host}>`,
-      from: {
-        email: p.server.fromEmail ?? p.channel.fromEmail ?? `no-reply@${host}`,
-        name: p.server.fromName ?? p.channel.fromName ?? p.channel.name,
-      },
+      from: senderAddress(p.server, p.channel, host),
       to: p.subscriber.email,
       replyTo: p.request.replyTo,
       subject,

@@ -31,7 +31,7 @@ export function subscriberEventData(s: SubscriberEventSource): SubscriberEventDa
 
 /**
  * Writes the events of one change into the outbox. Callers pass the transaction's repositories,
- * so the events commit with the change or not at all (CONTRACT: Webhooks, event table).
+ * so the events commit with the change or not at all (docs/webhooks.md, event table).
  */
 export async function recordSubscriberEvents(
   repositories: Repositories,

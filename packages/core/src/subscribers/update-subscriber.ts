@@ -7,7 +7,7 @@ import { changeSubscriberByEmail } from './change-subscriber';
 import { applyFields, INVALID_EMAIL, type SubscriberFields } from './create-subscriber';
 
 export interface UpdateSubscriberInput {
-  /** The address that identifies the subscriber (CONTRACT §2: top-level email, else subscriber[email]). */
+  /** The address that identifies the subscriber (docs/api-decisions.md: top-level email, else subscriber[email]). */
   email: string;
   /** A new address, when the body names the target at the top level and another one inside. */
   newEmail?: string;

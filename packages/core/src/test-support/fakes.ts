@@ -37,7 +37,7 @@ import type { Permission } from '@mailcast/domain';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
 
-/** Hand-written in-memory ports for use-case tests (STYLE: Tests). */
+/** Hand-written in-memory ports for use-case tests (docs/contributing.md). */
 export class FakeChannels implements ChannelRepository {
   readonly rows: Channel[] = [];
   async create(channel: NewChannel): Promise<Channel> {

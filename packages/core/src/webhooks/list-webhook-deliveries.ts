@@ -8,7 +8,7 @@ import { WEBHOOK_ENDPOINT_NOT_FOUND } from './webhook-endpoint-rules';
 export class ListWebhookDeliveries {
   constructor(@inject(Repositories) private readonly repositories: Repositories) {}
 
-  /** Newest first (CONTRACT); a deleted endpoint's history is gone with it (404). */
+  /** Newest first (docs/webhooks.md); a deleted endpoint's history is gone with it (404). */
   async execute(principal: Principal, input: { id: number; page: Page }): Promise<{ items: WebhookDelivery[]; total: number }> {
     const endpoint = await this.repositories.webhookEndpoints.findById(principal.channelId, input.id);
     if (endpoint === null) throw new NotFoundError(WEBHOOK_ENDPOINT_NOT_FOUND);

@@ -20,7 +20,7 @@ export class TestWebhookEndpoint {
   ) {}
 
   /**
-   * One event and one delivery for this endpoint only (CONTRACT: test.webhook always, else a
+   * One event and one delivery for this endpoint only (docs/webhooks.md: test.webhook always, else a
    * subscribed type), queued like any delivery and retried like any other.
    */
   async execute(principal: Principal, input: { id: number; eventType?: string }): Promise<{ eventType: EventType; deliveryId: number }> {

@@ -1,7 +1,7 @@
 export interface Subscriber {
   id: number;
   channelId: number;
-  /** Normalised (trimmed, lower-cased): CONTRACT §Subscribers. */
+  /** Normalised (trimmed, lower-cased): docs/subscribers.md. */
   email: string;
   firstName: string | null;
   lastName: string | null;
@@ -11,7 +11,7 @@ export interface Subscriber {
   subscribedAt: Date;
   unsubscribedAt: Date | null;
   confirmedAt: Date | null;
-  /** Created through double opt-in: no broadcast until confirmed (CONTRACT §Subscribers). */
+  /** Created through double opt-in: no broadcast until confirmed (docs/subscribers.md). */
   requiresConfirmation: boolean;
   redactedAt: Date | null;
   tags: string[];
