@@ -1,9 +1,10 @@
 import { apiLoadBench } from './api-load.bench';
 import type { Bench } from './harness';
+import { segmentsBench } from './segments.bench';
 import { sendingBench } from './sending.bench';
 import { statisticsBench } from './statistics.bench';
 import { subscribersBench } from './subscribers.bench';
 import { webhooksBench } from './webhooks.bench';
 
 /** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
-export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, webhooksBench, apiLoadBench];
+export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, webhooksBench, apiLoadBench, segmentsBench];

@@ -75,7 +75,10 @@ export async function limitedSending(context: BenchContext, url: string, db: Kne
     [channel.id, RECIPIENTS],
   );
   const [broadcast] = await db('broadcasts')
-    .insert({ channel_id: channel.id, name: 'bench-limited', subject: 'Hello {{ subscriber.first_name }}', body: 'News for {{ subscriber.first_name }}', status: 'scheduled' })
+    .insert({
+      channel_id: channel.id, name: 'bench-limited', subject: 'Hello {{ subscriber.first_name }}', body: 'News for {{ subscriber.first_name }}',
+      track_opens: false, track_clicks: false, status: 'scheduled',
+    })
     .returning('id');
   const boss = createBoss(url, 'api');
   await boss.start();

@@ -5,6 +5,7 @@ import {
   Htmlparser2Reader,
   LiquidTemplates,
   nodemailerMessage,
+  PgSegmentRepository,
   PgTransactor,
   pgRepositories,
   SystemClock,
@@ -237,6 +238,7 @@ export const sendingBench: Bench = {
       new SystemClock(),
       new CryptoRandom(),
       { ...defaultSendingOptions(PUBLIC_URL, MAX_CONNECTIONS), helperJobs: 0 },
+      new PgSegmentRepository(db),
     );
     context.log('materialising through QueueRecipients');
     const qStart = process.hrtime.bigint();

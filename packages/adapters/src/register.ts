@@ -8,6 +8,7 @@ import {
   Repositories,
   SendRateStore,
   SubscriberImporter,
+  SegmentRepository,
   Templates,
   HtmlReader,
   Transactor,
@@ -26,6 +27,7 @@ import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
+import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
@@ -64,6 +66,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
+  container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
   container.registerInstance(HtmlReader, new Htmlparser2Reader());

@@ -34,6 +34,11 @@ export type TimelineMetric = Schemas['TimelineMetric'];
 export type LinkStatistics = Schemas['LinkStatistics'];
 export type WhoAmI = Schemas['WhoAmI'];
 export type ChannelStatus = Schemas['ChannelStatus'];
+export type Segment = Schemas['Segment'];
+export type SegmentRule = Schemas['SegmentRule'];
+export type SegmentInput = Schemas['SegmentInput'];
+export type SegmentCreateInput = Schemas['SegmentCreateInput'];
+export type SegmentWithMembers = Schemas['SegmentWithMembers'];
 
 /** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
 export type Page = QueryOf<'listBroadcasts'>;
@@ -182,6 +187,16 @@ export class MailcastClient {
     test: (id: number, eventType?: NonNullable<RequestBody<'testWebhookEndpoint'>['event_type']>) =>
       this.call('testWebhookEndpoint', { params: { id }, body: eventType === undefined ? {} : { event_type: eventType } }),
     deliveries: (id: number, page: Page = {}) => this.call('listWebhookDeliveries', { params: { id }, query: page }),
+  };
+
+  readonly segments = {
+    list: (page: Page = {}) => this.call('listSegments', { query: page }),
+    /** The segment, its members counted now, and page `page` of them (250 a page). */
+    get: (id: number, page?: number) => this.call('getSegment', { params: { id }, query: { page } }),
+    create: (segment: SegmentCreateInput) => this.call('createSegment', { body: { segment } }),
+    /** `rules` replaces the whole rule list. */
+    update: (id: number, segment: SegmentInput) => this.call('updateSegment', { params: { id }, body: { segment } }),
+    delete: (id: number) => this.call('deleteSegment', { params: { id } }),
   };
 
   private async call<Id extends ClientOperationId>(id: Id, init: CallInit<Id> = {}): Promise<SuccessBody<Id>> {

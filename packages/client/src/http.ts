@@ -38,6 +38,11 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; path: string } } = {
   whoami: { method: 'GET', path: '/api/v1/whoami' },
   getStatus: { method: 'GET', path: '/api/v1/status' },
+  listSegments: { method: 'GET', path: '/api/v1/segments.json' },
+  createSegment: { method: 'POST', path: '/api/v1/segments' },
+  getSegment: { method: 'GET', path: '/api/v1/segments/{id}.json' },
+  updateSegment: { method: 'PATCH', path: '/api/v1/segments/{id}' },
+  deleteSegment: { method: 'DELETE', path: '/api/v1/segments/{id}' },
   listBroadcasts: { method: 'GET', path: '/api/v1/broadcasts' },
   createBroadcast: { method: 'POST', path: '/api/v1/broadcasts' },
   getBroadcast: { method: 'GET', path: '/api/v1/broadcasts/{id}' },

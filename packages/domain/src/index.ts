@@ -15,4 +15,5 @@ export * from './email-content';
 export * from './send-retry';
 export * from './tracking-token';
 export * from './send-rate';
+export * from './segment';
 export * from './sender';

@@ -9,6 +9,7 @@ import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery.routes';
+import { segmentsRoutes } from './segments.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { apiMetrics } from './metrics';
@@ -57,6 +58,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(broadcastStatisticsRoutes(container));
   api.use(webhookEndpointsRoutes(container));
   api.use(discoveryRoutes(container));
+  api.use(segmentsRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

@@ -1,11 +1,12 @@
 import { EVENT_TYPE_GROUPS, PERMISSIONS, WEBHOOK_HEADERS } from '@mailcast/domain';
 import { ref, SCHEMAS, eventOf, type Schema } from './schemas';
-import { BROADCASTS, DISCOVERY, json, type Json, OPERATIONS, RATE_LIMIT_HEADERS, PUBLIC, STATISTICS, SUBSCRIBERS, WEBHOOKS } from './operation';
+import { BROADCASTS, DISCOVERY, SEGMENTS, json, type Json, OPERATIONS, RATE_LIMIT_HEADERS, PUBLIC, STATISTICS, SUBSCRIBERS, WEBHOOKS } from './operation';
 import { BROADCAST_PATHS } from './broadcasts.paths';
 import { SUBSCRIBER_PATHS } from './subscribers.paths';
 import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
 import { OPERATIONS_AND_PUBLIC_PATHS } from './operations.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
+import { SEGMENT_PATHS } from './segments.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -20,6 +21,7 @@ const PATHS: Record<string, Json> = {
   ...WEBHOOK_ENDPOINT_PATHS,
   ...OPERATIONS_AND_PUBLIC_PATHS,
   ...DISCOVERY_PATHS,
+  ...SEGMENT_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -161,6 +163,7 @@ export function buildOpenApiDocument(): Json {
       { name: STATISTICS, description: 'Delivery and engagement figures of a broadcast.' },
       { name: SUBSCRIBERS, description: "The people on the channel's list." },
       { name: WEBHOOKS, description: 'Customer URLs receiving signed event notifications, and their delivery history.' },
+      { name: SEGMENTS, description: 'Audiences defined by rules, evaluated when read or sent to.' },
       { name: DISCOVERY, description: 'What a client asks first: who it is, whether the channel can send, and this document.' },
       { name: OPERATIONS, description: 'Health, metrics and this documentation; no authentication.' },
       { name: PUBLIC, description: 'Pages linked from emails; no authentication.' },

@@ -84,6 +84,7 @@ export const SUBSCRIBERS = 'Subscribers';
 export const WEBHOOKS = 'Webhook endpoints';
 export const OPERATIONS = 'Operations';
 export const DISCOVERY = 'Discovery';
+export const SEGMENTS = 'Segments';
 export const PUBLIC = 'Public pages';
 
 export function broadcastAction(operationId: string, verb: string, summary: string, description: string): Json {

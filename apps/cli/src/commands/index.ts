@@ -2,6 +2,7 @@ import { broadcastProgress } from './broadcast';
 import { channelCreate } from './channel';
 import type { Command } from './command';
 import { emailServerAdd } from './email-server';
+import { segmentCount, segmentCreate } from './segment';
 import { subscribersImport } from './subscribers';
 import { tokenCreate, tokenRevoke } from './token';
 
@@ -13,4 +14,6 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'email-server add': emailServerAdd,
   'broadcast progress': broadcastProgress,
   'subscribers import': subscribersImport,
+  'segment create': segmentCreate,
+  'segment count': segmentCount,
 };

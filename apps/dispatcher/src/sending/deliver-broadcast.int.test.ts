@@ -171,8 +171,12 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
   it('targets the members of its segments only', async () => {
     const channel = await aChannelWithServer();
     const ids = await subscribers(channel.id, 10);
-    const [segment] = await database.db('segments').insert({ channel_id: channel.id, name: 'VIP' }).returning('id');
-    await database.db('segment_memberships').insert(ids.slice(0, 3).map((id) => ({ segment_id: segment.id, subscriber_id: id })));
+    // Membership is by rules (docs/segments.md): the first three addresses, any of them.
+    const rules = [0, 1, 2].map((i) => ({ field: 'email', operator: 'equals', value: `user${i}@c${channel.id}.example.test` }));
+    const [segment] = await database.db('segments')
+      .insert({ channel_id: channel.id, name: 'VIP', match: 'any', rules: JSON.stringify(rules) })
+      .returning('id');
+    expect(ids).toHaveLength(10);
     const b = await scheduled(channel.id, { segmentIds: [segment.id] });
     const before = smtp.messages.length;
     expect(await deliver(b.id)).toBe('finished');

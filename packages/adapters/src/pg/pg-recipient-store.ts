@@ -10,11 +10,12 @@ import type {
   SubscriberSnapshot,
   TrackedRecipient,
 } from '@mailcast/core';
-import type { BroadcastStatus } from '@mailcast/domain';
+import type { BroadcastStatus, SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { prepared } from './database';
 import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
+import { audiencePredicate } from './segment-sql';
 
 // The recipients rule (docs/broadcasts-and-sending.md), the predicate of the subscribers_sendable index:
 // active, and confirmed when created through double opt-in.
@@ -92,13 +93,16 @@ export class PgRecipientStore implements RecipientStore {
     upToSubscriberId: number,
     batchSize: number,
     messageIdSuffix: string,
+    segments: { definitions: readonly SegmentDefinition[]; now: Date } = { definitions: [], now: new Date(0) },
   ): Promise<number | null> {
-    const segments = broadcast.segmentIds.length > 0;
+    // Segment rules are compiled into this one statement: the database evaluates them while it
+    // inserts, and a subscriber in several segments is one row of subscribers, so queued once.
+    const audience = broadcast.segmentIds.length > 0 ? audiencePredicate(segments.definitions, broadcast.channelId, segments.now) : null;
     const { rows } = await this.db.raw<{ rows: { last: number | null }[] }>(
       `WITH batch AS (
          SELECT s.id FROM subscribers s
           WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
-          ${segments ? 'AND EXISTS (SELECT 1 FROM segment_memberships m WHERE m.subscriber_id = s.id AND m.segment_id = ANY(:segments))' : ''}
+          ${audience ? 'AND (:audience)' : ''}
           ORDER BY s.id
           LIMIT :limit
        ), inserted AS (
@@ -114,7 +118,7 @@ export class PgRecipientStore implements RecipientStore {
         limit: batchSize,
         broadcastId: broadcast.id,
         suffix: messageIdSuffix,
-        ...(segments ? { segments: this.db.raw('?::bigint[]', [broadcast.segmentIds]) } : {}),
+        ...(audience ? { audience: this.db.raw(audience.sql, audience.bindings) } : {}),
       },
     );
     return rows[0]?.last ?? null;

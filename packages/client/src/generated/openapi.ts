@@ -331,6 +331,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a segment
+         * @description A rule set that cannot be evaluated (unknown field or operator, a value of the wrong type, a broadcast that is not the channel's) is a 422 naming the rule: `{"errors": {"rules[2]": ["operator resembles is not known"]}}`. Blank name: 422 on `name`.
+         *
+         *     Permission: `segments_write`.
+         */
+        post: operations["createSegment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/segments.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List segments
+         * @description Most recently created first; members are not counted here (read one segment for its count).
+         *
+         *     Permission: `segments_read`.
+         */
+        get: operations["listSegments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/segments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a segment
+         * @description A segment that a scheduled, sending or paused broadcast targets cannot be deleted: 422 "Segment is targeted by a scheduled or sending broadcast".
+         *
+         *     Permission: `segments_write`.
+         */
+        delete: operations["deleteSegment"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a segment
+         * @description Only the fields given change; `rules` replaces the whole rule list. A rule set that cannot be evaluated (unknown field or operator, a value of the wrong type, a broadcast that is not the channel's) is a 422 naming the rule: `{"errors": {"rules[2]": ["operator resembles is not known"]}}`. Blank name: 422 on `name`.
+         *
+         *     Permission: `segments_write`.
+         */
+        patch: operations["updateSegment"];
+        trace?: never;
+    };
+    "/api/v1/segments/{id}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a segment with its members
+         * @description The members are the channel's subscribers matching the rules now: `subscribers_count` is counted at this read, `subscribers` is the asked page of them (250 a page, in subscriber id order). Unknown: 404 "Segment not found".
+         *
+         *     Permission: `segments_read`.
+         */
+        get: operations["getSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/status": {
         parameters: {
             query?: never;
@@ -1358,6 +1458,88 @@ export interface components {
             /** @description IANA timezone name, e.g. Europe/Berlin. */
             scheduled_timezone?: string;
         };
+        Segment: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            id: number;
+            /**
+             * @description all: every rule holds; any: at least one. No rules: every subscriber.
+             * @enum {string}
+             */
+            match: "all" | "any";
+            name: string;
+            rules: components["schemas"]["SegmentRule"][];
+            /** Format: date-time */
+            updated_at: string;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `segment` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        SegmentCreateBody: {
+            segment: components["schemas"]["SegmentCreateInput"];
+        } | components["schemas"]["SegmentCreateInput"];
+        SegmentCreateInput: {
+            description?: string | null;
+            /**
+             * @default all
+             * @enum {string}
+             */
+            match?: "all" | "any";
+            name: string;
+            /** @description At most 100. */
+            rules?: components["schemas"]["SegmentRule"][];
+        };
+        SegmentInput: {
+            description?: string | null;
+            /**
+             * @default all
+             * @enum {string}
+             */
+            match?: "all" | "any";
+            name?: string;
+            /** @description At most 100. */
+            rules?: components["schemas"]["SegmentRule"][];
+        };
+        SegmentList: {
+            data: components["schemas"]["Segment"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
+        /** @description One condition. `field`: email, first_name, last_name, source, tags, created_at, subscribed_at, confirmation_status, is_active, opened_broadcast, clicked_broadcast, custom_data.<key>. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days. */
+        SegmentRule: {
+            /** @description A subscriber field, `custom_data.<key>`, or an engagement field. */
+            field: string;
+            /** @enum {string} */
+            operator: "equals" | "not_equals" | "contains" | "starts_with" | "ends_with" | "includes" | "excludes" | "gt" | "lt" | "before" | "after" | "exists" | "not_exists";
+            /** @description Absent for exists and not_exists. */
+            value?: string | number | boolean;
+            /** @description Engagement rules only: within this many days before evaluation. */
+            within_days?: number;
+        };
+        /** @description The fields nested under `segment` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        SegmentUpdateBody: {
+            segment: components["schemas"]["SegmentInput"];
+        } | components["schemas"]["SegmentInput"];
+        SegmentWithMembers: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            id: number;
+            /**
+             * @description all: every rule holds; any: at least one. No rules: every subscriber.
+             * @enum {string}
+             */
+            match: "all" | "any";
+            name: string;
+            pagination: components["schemas"]["Pagination"];
+            rules: components["schemas"]["SegmentRule"][];
+            /** @description The asked page of members. */
+            subscribers: components["schemas"]["Subscriber"][];
+            /** @description Members now. */
+            subscribers_count: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
         StatisticsSummary: {
             /** Format: date-time */
             begin_send_at: string | null;
@@ -2296,6 +2478,175 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+        };
+    };
+    createSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSegments: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of segments. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentUpdateBody"];
+            };
+        };
+        responses: {
+            /** @description The segment. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSegment: {
+        parameters: {
+            query?: {
+                /** @description Page of members, from 1 (250 a page). */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The segment, its count and a page of members. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentWithMembers"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     getStatus: {

@@ -69,3 +69,5 @@ export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './
 export { RateLimitCounter } from './rate-limits';
 export { Repositories, Transactor } from './transactions';
 export { SendRateStore, type SendRateChange } from './send-rates';
+export type { NewSegment, Segment, SegmentChanges } from './entities/segment';
+export { SegmentRepository } from './segments';

@@ -1,4 +1,4 @@
-import type { BroadcastStatus } from '@mailcast/domain';
+import type { BroadcastStatus, SegmentDefinition } from '@mailcast/domain';
 import type { Broadcast } from './entities/broadcast';
 import type { EmailEventRecord, OutboxEvent } from './entities/events';
 
@@ -97,7 +97,9 @@ export interface RecipientStore {
   /**
    * Inserts the next batch of recipients (sendable subscribers with afterSubscriberId < id <=
    * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING. Returns the
-   * last subscriber id of the batch, or null when there was none left.
+   * last subscriber id of the batch, or null when there was none left. A broadcast with
+   * segment_ids goes to the members of `segments.definitions` (their union) only, none given
+   * nobody; `segments.now` anchors their relative windows (within_days).
    */
   materialize(
     broadcast: Broadcast,
@@ -105,6 +107,7 @@ export interface RecipientStore {
     upToSubscriberId: number,
     batchSize: number,
     messageIdSuffix: string,
+    segments?: { definitions: readonly SegmentDefinition[]; now: Date },
   ): Promise<number | null>;
   /** The lowest and highest subscriber id of the channel, to split queueing into ranges. */
   subscriberIdRange(channelId: number): Promise<{ min: number; max: number } | null>;

@@ -1,6 +1,6 @@
 import { broadcastEventType, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, RandomSource, Repositories, Transactor, type Broadcast } from '../ports';
+import { Clock, RandomSource, Repositories, SegmentRepository, Transactor, type Broadcast } from '../ports';
 import { broadcastEventData } from '../broadcasts/broadcast-events';
 import { SendingOptions } from './sending-options';
 
@@ -30,6 +30,7 @@ export class QueueRecipients {
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
+    @inject(SegmentRepository) private readonly segments: SegmentRepository,
   ) {}
 
   /** The broadcast as it stands afterwards (sending, or paused/aborted meanwhile). */
@@ -55,6 +56,9 @@ export class QueueRecipients {
     const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
     const suffix = `${hex(this.random.bytes(6))}@${host}`;
     const store = this.repositories.recipients;
+    // The segments' rules as they stand now (docs/segments.md); a deleted one adds nobody.
+    const definitions = (await this.segments.findMany(broadcast.channelId, broadcast.segmentIds)).map((s) => s.definition);
+    const audience = { definitions, now: this.clock.now() };
     const range = await store.subscriberIdRange(broadcast.channelId);
     if (range !== null) {
       // Disjoint subscriber-id ranges, inserted side by side on their own connections.
@@ -64,7 +68,7 @@ export class QueueRecipients {
         Array.from({ length: parts }, async (_, i) => {
           const upTo = i === parts - 1 ? range.max : range.min - 1 + span * (i + 1);
           for (let after = range.min - 1 + span * i; ; ) {
-            const last = await store.materialize(broadcast, after, upTo, this.options.materializeBatchSize, suffix);
+            const last = await store.materialize(broadcast, after, upTo, this.options.materializeBatchSize, suffix, audience);
             if (last === null) break;
             after = last;
           }

@@ -1,0 +1,48 @@
+import { ValidationError, type SegmentFields } from '@mailcast/core';
+import Joi from 'joi';
+import { keysOf, type BodyShape } from './warnings';
+
+/**
+ * Request shapes of the segment routes. Types of the top-level fields are checked here; whether
+ * the rules can be evaluated is the domain's (a 422 naming `rules[i]`).
+ */
+const fields = Joi.object({
+  name: Joi.string().allow('').messages({ '*': 'Name must be a string' }),
+  description: Joi.string().max(10_000).allow('', null).messages({ '*': 'Description must be a string of at most 10000 characters' }),
+  match: Joi.any(),
+  rules: Joi.any(),
+})
+  .unknown(true)
+  .prefs({ abortEarly: false, convert: false });
+
+/** What a create or update body may carry; anything else is answered with a warning. */
+export const SEGMENT_BODY: BodyShape = { key: 'segment', fields: keysOf(fields) };
+
+/** The body under `segment` as the other resources nest theirs, or flat. */
+function unwrap(body: unknown): Record<string, unknown> {
+  const top = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const nested = top.segment;
+  return typeof nested === 'object' && nested !== null && !Array.isArray(nested) ? (nested as Record<string, unknown>) : top;
+}
+
+export function segmentBody(body: unknown): SegmentFields {
+  const { value, error } = fields.validate(unwrap(body));
+  if (error) throw new ValidationError([...new Set(error.details.map((d) => d.message))].join(', '));
+  const v = value as Record<string, unknown>;
+  return {
+    ...(v.name !== undefined ? { name: v.name as string } : {}),
+    ...(v.description !== undefined ? { description: (v.description as string | null) || null } : {}),
+    ...(v.match !== undefined ? { match: v.match } : {}),
+    ...(v.rules !== undefined ? { rules: v.rules } : {}),
+  };
+}
+
+const pageSchema = Joi.object({
+  page: Joi.number().integer().min(1).max(1_000_000_000).messages({ '*': 'page must be a positive integer' }),
+}).unknown(true);
+
+export function segmentPage(query: unknown): number {
+  const { value, error } = pageSchema.validate(query ?? {}, { convert: true });
+  if (error) throw new ValidationError(error.details[0]!.message);
+  return (value as { page?: number }).page ?? 1;
+}

@@ -1,0 +1,108 @@
+import { createBoss, CryptoRandom, PgSegmentRepository, PgTransactor, pgRepositories, segmentPredicate, SystemClock } from '@mailcast/adapters';
+import { defaultSendingOptions, QueueRecipients } from '@mailcast/core';
+import { parseSegmentDefinition } from '@mailcast/domain';
+import type { Bench } from './harness';
+import { percentile, round, timeEach } from './harness';
+
+const SUBSCRIBERS = Number(process.env.SEGMENTS_BENCH_SUBSCRIBERS ?? 1_000_000);
+const COUNT_RUNS = Number(process.env.SEGMENTS_BENCH_RUNS ?? 200);
+
+/**
+ * docs/segments.md: a segment of three rules (a tag, a custom field, "clicked broadcast N") over
+ * a million subscribers, counted by the database, and a broadcast queued to it against the bare
+ * INSERT … SELECT of the same members.
+ */
+export const segmentsBench: Bench = {
+  name: 'segments',
+  async run(context) {
+    const { url, db } = await context.database();
+    const [channel] = await db('channels').insert({ name: 'bench' }).returning('id');
+    context.log(`seeding ${SUBSCRIBERS} subscribers`);
+    // vip: every 10th; plan pro: every 4th; clicked the past broadcast: every 5th. All three: every 20th.
+    await db.raw(
+      `INSERT INTO subscribers (channel_id, email, tags, custom_data)
+       SELECT ?, 's' || g || '@bench.test',
+              CASE WHEN g % 10 = 0 THEN ARRAY['vip', 'news'] ELSE ARRAY['news'] END,
+              jsonb_build_object('plan', CASE WHEN g % 4 = 0 THEN 'pro' ELSE 'free' END, 'n', g)
+         FROM generate_series(1, ?) g`,
+      [channel.id, SUBSCRIBERS],
+    );
+    const [past] = await db('broadcasts')
+      .insert({ channel_id: channel.id, name: 'past', subject: 's', body: 'b', track_opens: true, track_clicks: true, status: 'sent' })
+      .returning('id');
+    await db.raw(
+      `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status, sent_at, clicked_at, opened_at)
+       SELECT ?, s.id, '<p' || s.id || '@bench.test>', 'sent', now() - interval '3 days',
+              CASE WHEN s.id % 5 = 0 THEN now() - interval '2 days' END,
+              CASE WHEN s.id % 3 = 0 THEN now() - interval '2 days' END
+         FROM subscribers s WHERE s.channel_id = ?`,
+      [past.id, channel.id],
+    );
+    await db.raw('VACUUM ANALYZE subscribers');
+    await db.raw('VACUUM ANALYZE broadcast_recipients');
+    await db.raw('CHECKPOINT');
+
+    const parsed = parseSegmentDefinition('all', [
+      { field: 'tags', operator: 'includes', value: 'vip' },
+      { field: 'custom_data.plan', operator: 'equals', value: 'pro' },
+      { field: 'clicked_broadcast', operator: 'equals', value: past.id },
+    ]);
+    if ('errors' in parsed) throw new Error(JSON.stringify(parsed.errors));
+    const segments = new PgSegmentRepository(db);
+    const segment = await segments.create({ channelId: channel.id, name: 'three rules', description: null, definition: parsed.definition }, new Date());
+
+    context.log(`counting ${COUNT_RUNS} times`);
+    let members = 0;
+    const samples = await timeEach(COUNT_RUNS, async () => {
+      members = await segments.countMembers(channel.id, segment.definition, new Date());
+    });
+    const p99 = percentile(samples, 99);
+
+    context.log('queueing a broadcast to the segment');
+    const [target] = await db('broadcasts')
+      .insert({ channel_id: channel.id, name: 'to-segment', subject: 's', body: 'b', track_opens: false, track_clicks: false, status: 'scheduled', segment_ids: [segment.id] })
+      .returning('id');
+    const boss = createBoss(url, 'api');
+    await boss.start();
+    const queue = new QueueRecipients(
+      pgRepositories(db, boss),
+      new PgTransactor(db, boss),
+      new SystemClock(),
+      new CryptoRandom(),
+      { ...defaultSendingOptions('http://bench.test', 1), helperJobs: 0 },
+      segments,
+    );
+    await db.raw('CHECKPOINT');
+    const qStart = process.hrtime.bigint();
+    const queued = await queue.execute({ broadcastId: target.id });
+    const queueMs = Number(process.hrtime.bigint() - qStart) / 1e6;
+    await boss.stop({ graceful: false, close: true, wait: true });
+
+    // Ceiling: the same members in one bare INSERT … SELECT with the same compiled predicate.
+    const [bare] = await db('broadcasts')
+      .insert({ channel_id: channel.id, name: 'bare', subject: 's', body: 'b', track_opens: false, track_clicks: false })
+      .returning('id');
+    const where = segmentPredicate(segment.definition, channel.id, new Date());
+    await db.raw('CHECKPOINT');
+    const bStart = process.hrtime.bigint();
+    await db.raw(
+      `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id)
+       SELECT ?, s.id, '<' || s.id || '@bench.test>' FROM subscribers s
+        WHERE s.channel_id = ? AND s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL
+          AND (${where.sql})`,
+      [bare.id, channel.id, ...where.bindings],
+    );
+    const bareMs = Number(process.hrtime.bigint() - bStart) / 1e6;
+    context.log(`count p99 ${round(p99)} ms (${members} members); queued ${queued?.totalRecipients} in ${round(queueMs)} ms, bare ${round(bareMs)} ms`);
+
+    return {
+      title: 'Segments (issue 22)',
+      setup: `${SUBSCRIBERS} subscribers; a segment of three rules (tag vip, custom_data.plan = pro, clicked broadcast N) holding ${members}; subscribers_count timed ${COUNT_RUNS} times after 5 warm-ups; then a broadcast to it queued through QueueRecipients against one bare INSERT … SELECT of the same members. Sizes: SEGMENTS_BENCH_SUBSCRIBERS, SEGMENTS_BENCH_RUNS.`,
+      figures: [
+        { metric: 'subscribers_count p99', value: p99, unit: 'ms', target: '< 200 ms', met: p99 < 200 },
+        { metric: 'subscribers_count median', value: percentile(samples, 50), unit: 'ms' },
+        { metric: `queue ${queued?.totalRecipients ?? 0} segment recipients`, value: queueMs, unit: 'ms', ceiling: bareMs, target: '<= 1.5x bare INSERT … SELECT', met: queueMs <= 1.5 * bareMs },
+      ],
+    };
+  },
+};

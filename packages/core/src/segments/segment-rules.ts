@@ -1,0 +1,53 @@
+import { parseSegmentDefinition, referencedBroadcastIds, type BroadcastStatus, type SegmentDefinition } from '@mailcast/domain';
+import { NotFoundError, ValidationError } from '../errors';
+import type { Repositories, Segment, SegmentRepository } from '../ports';
+
+export const SEGMENT_NOT_FOUND = 'Segment not found';
+export const SEGMENT_TARGETED = 'Segment is targeted by a scheduled or sending broadcast';
+export const MAX_SEGMENT_NAME = 255;
+
+/** A broadcast in these statuses still reads its segments' rules, so they must stay (docs/segments.md). */
+export const SEGMENT_BLOCKING_STATUSES: readonly BroadcastStatus[] = ['future_scheduled', 'scheduled', 'queueing', 'sending', 'paused'];
+
+/** What a create or update may set; absent means "leave as it is". */
+export interface SegmentFields {
+  name?: string;
+  description?: string | null;
+  match?: unknown;
+  rules?: unknown;
+}
+
+export function checkedName(name: string | undefined): string {
+  const trimmed = name?.trim() ?? '';
+  if (trimmed === '') throw ValidationError.forFields({ name: ["can't be blank"] });
+  if (trimmed.length > MAX_SEGMENT_NAME) throw ValidationError.forFields({ name: [`is too long (maximum is ${MAX_SEGMENT_NAME} characters)`] });
+  return trimmed;
+}
+
+/**
+ * The rule set in normal form, or a 422 naming what cannot be evaluated (`rules[2]`). An
+ * engagement rule naming a broadcast that is not the channel's is refused the same way.
+ */
+export async function checkedDefinition(
+  repositories: Repositories,
+  channelId: number,
+  match: unknown,
+  rules: unknown,
+): Promise<SegmentDefinition> {
+  const parsed = parseSegmentDefinition(match, rules);
+  if ('errors' in parsed) throw ValidationError.forFields(parsed.errors);
+  const definition = parsed.definition;
+  for (const id of referencedBroadcastIds(definition)) {
+    if ((await repositories.broadcasts.findById(channelId, id)) === null) {
+      const index = definition.rules.findIndex((r) => r.kind === 'engagement' && r.broadcastId === id);
+      throw ValidationError.forFields({ [`rules[${index}]`]: [`broadcast ${id} does not exist`] });
+    }
+  }
+  return definition;
+}
+
+export async function segmentOrNotFound(segments: SegmentRepository, channelId: number, id: number): Promise<Segment> {
+  const segment = await segments.findById(channelId, id);
+  if (segment === null) throw new NotFoundError(SEGMENT_NOT_FOUND);
+  return segment;
+}
