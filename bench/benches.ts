@@ -1,4 +1,5 @@
 import { apiLoadBench } from './api-load.bench';
+import { dashboardBench } from './dashboard.bench';
 import type { Bench } from './harness';
 import { segmentsBench } from './segments.bench';
 import { sendingBench } from './sending.bench';
@@ -7,4 +8,4 @@ import { subscribersBench } from './subscribers.bench';
 import { webhooksBench } from './webhooks.bench';
 
 /** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
-export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, webhooksBench, apiLoadBench, segmentsBench];
+export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, dashboardBench, webhooksBench, apiLoadBench, segmentsBench];

@@ -30,7 +30,7 @@ const REQUESTS = 300;
 const TARGET_P99_MS = 100;
 const T0 = '2026-11-20T08:00:00Z';
 
-async function seed(db: Database, log: (m: string) => void): Promise<{ channelId: number; broadcastId: number }> {
+export async function seed(db: Database, log: (m: string) => void): Promise<{ channelId: number; broadcastId: number }> {
   const [channel] = await db('channels').insert({ name: 'bench' }).returning('id');
   const channelId = (channel as { id: number }).id;
   const [broadcast] = await db('broadcasts')
@@ -130,7 +130,7 @@ async function seed(db: Database, log: (m: string) => void): Promise<{ channelId
   return { channelId, broadcastId };
 }
 
-function startApi(databaseUrl: string, port: number): Promise<ChildProcess> {
+export function startApi(databaseUrl: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [path.join(__dirname, '..', 'apps', 'api', 'dist', 'main.js')], {
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'ignore', 'inherit'],

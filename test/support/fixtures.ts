@@ -12,6 +12,7 @@ import {
 import { PERMISSIONS, type Permission } from '@mailcast/domain';
 import { randomBytes } from 'node:crypto';
 import type PgBoss from 'pg-boss';
+import { appSecretBox } from './secrets';
 
 const random: RandomSource = { bytes: (n) => randomBytes(n) };
 
@@ -20,7 +21,7 @@ export class Fixtures {
   readonly repositories: Repositories;
 
   constructor(db: Database, boss: PgBoss) {
-    this.repositories = pgRepositories(db, boss);
+    this.repositories = pgRepositories(db, boss, appSecretBox());
   }
 
   aChannel(overrides: Partial<{ name: string; fromEmail: string; fromName: string }> = {}): Promise<Channel> {

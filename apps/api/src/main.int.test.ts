@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createTestDatabase, eventually, freePort, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
 
 /** `npm run start:api`: the api process alone (docs/operations.md), as production runs it. */
@@ -10,7 +11,7 @@ describe('the api process', () => {
 
   it('serves on PORT, is ready, and drains on SIGTERM', async () => {
     const port = await freePort();
-    const api = spawnBuilt('apps/api/dist/main.js', { ...process.env, DATABASE_URL: database.url, PORT: String(port), NODE_ENV: 'production' });
+    const api = spawnBuilt('apps/api/dist/main.js', { ...process.env, DATABASE_URL: database.url, PORT: String(port), NODE_ENV: 'production', MAILCAST_SECRET_KEY: randomBytes(32).toString('base64') });
     try {
       const ready = await eventually(async () => {
         const res = await fetch(`http://127.0.0.1:${port}/readyz`);

@@ -58,31 +58,12 @@ describe('admin CLI', () => {
     expect((await broadcastsWith(issued.json.token)).status).toBe(401);
   });
 
-  it('email-server add stores the server for the channel', async () => {
-    const { json: created } = await admin('channel', 'create', '--name', 'Mail', '--json');
-    const result = await admin(
-      'email-server', 'add', '--channel', String(created.channel.id), '--host', 'smtp.example.com', '--port', '465',
-      '--secure', '--user', 'u', '--pass', 'p', '--from-email', 'from@example.com', '--from-name', 'Sender',
-      '--max-per-second', '14', '--max-per-day', '50000', '--json',
-    );
-    expect(result.code).toBe(0);
-    expect(result.json).toEqual({ email_server: { id: expect.any(Number), host: 'smtp.example.com', port: 465 } });
-    const row = await api.database.db('email_servers').where({ id: result.json.email_server.id }).first();
-    expect(row).toMatchObject({
-      channel_id: created.channel.id, host: 'smtp.example.com', port: 465, secure: true,
-      username: 'u', password: 'p', from_email: 'from@example.com', from_name: 'Sender',
-      max_per_second: 14, max_per_minute: null, max_per_hour: null, max_per_day: 50000,
-    });
-  });
-
   it.each([
     [['token', 'create', '--channel', '1', '--permissions', 'root', '--json'], 1, 'permissions unknown: root'],
     [['token', 'create', '--channel', '999999', '--permissions', 'broadcasts_read', '--json'], 1, 'Channel not found'],
     [['token', 'revoke', '--id', '999999', '--json'], 1, 'Token not found'],
     [['token', 'revoke', '--id', 'x', '--json'], 2, '--id must be a positive integer\nusage: token revoke --id N'],
     [['channel', 'create', '--json'], 2, '--name is required\nusage: channel create --name NAME [--from-email E] [--from-name N]'],
-    [['email-server', 'add', '--channel', '1', '--host', 'h', '--port', '25', '--max-per-second', '1.5', '--json'], 2, '--max-per-second must be a positive integer\nusage: email-server add --channel ID --host H --port P [--secure] [--user U --pass P] [--from-email E] [--from-name N] [--max-per-second N] [--max-per-minute N] [--max-per-hour N] [--max-per-day N]'],
-    [['email-server', 'add', '--channel', '1', '--host', 'h', '--port', '0', '--json'], 2, '--port must be a positive integer\nusage: email-server add --channel ID --host H --port P [--secure] [--user U --pass P] [--from-email E] [--from-name N] [--max-per-second N] [--max-per-minute N] [--max-per-hour N] [--max-per-day N]'],
   ])('%j fails with exit %i and one JSON error document', async (argv, code, message) => {
     const result = await admin(...argv);
     expect(result.code).toBe(code);

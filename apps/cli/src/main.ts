@@ -17,6 +17,14 @@ interface Output {
   err(text: string): void;
   /** The terminal, when there is one: progress bars redraw in place there. */
   isTTY?: boolean;
+  /** Standard input; process.stdin unless given. */
+  stdin?: NodeJS.ReadableStream;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function progressStream(io: Output): CommandIo['progress'] {
@@ -69,7 +77,12 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
   // The admin commands never enqueue; the queue client is bound but never started.
   const boss = createBoss(database.url, 'api');
   try {
-    const result = await command.run(buildContainer({ config, logger, db, boss }), flags, { json, progress: progressStream(io) });
+    const result = await command.run(buildContainer({ config, logger, db, boss }), flags, {
+      json,
+      progress: progressStream(io),
+      env,
+      readStdin: () => readAll(io.stdin ?? process.stdin),
+    });
     io.out(json ? JSON.stringify(result.json) + '\n' : result.human + '\n');
     return 0;
   } catch (error) {

@@ -33,9 +33,9 @@ ${MIGRATIONS.map((m) => `  ${m}
     ).rows.map((r: { table_name: string }) => r.table_name);
     expect(tables).toEqual(
       expect.arrayContaining([
-        'api_tokens', 'broadcast_links', 'broadcast_recipients', 'broadcasts', 'channels', 'confirmation_templates',
+        'api_tokens', 'broadcast_links', 'broadcast_recipients', 'broadcasts', 'channels',
         'email_events', 'email_servers', 'events', 'rate_limit_windows', 'segment_memberships', 'segments',
-        'subscriber_confirmations', 'subscribers', 'webhook_deliveries', 'webhook_endpoints',
+        'subscriber_confirmations', 'subscribers', 'suppressions', 'templates', 'webhook_deliveries', 'webhook_endpoints',
       ]),
     );
     const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;

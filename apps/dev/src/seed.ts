@@ -40,7 +40,8 @@ export async function seedDevelopmentData(options: {
       channelId: channel.id,
       host: '127.0.0.1',
       port: options.smtpPort,
-      secure: false,
+      // The capture server speaks no TLS; a loopback host may use none (docs/email-servers.md).
+      tls: 'none',
       username: null,
       password: null,
       fromEmail: null,

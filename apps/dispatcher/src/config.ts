@@ -43,7 +43,9 @@ function positiveKnob(env: NodeJS.ProcessEnv, name: string): number | undefined 
 
 /**
  * The sending options: PUBLIC_URL from the shared configuration, the rest at their defaults.
- * Development and test only: MAILCAST_SEND_LEASE_MS, MAILCAST_SEND_SWEEP_MS,
+ * MAILCAST_SEND_LEASE_MS is the send lease (default 60 s): a database outage shorter than it
+ * costs no duplicate, and a dead dispatcher's claims return after it
+ * (docs/sending-reliability.md). Development and test only: MAILCAST_SEND_SWEEP_MS,
  * MAILCAST_SEND_CONCURRENCY and MAILCAST_SEND_RETRY_SCHEDULE (e.g. `200ms,400ms`) shorten what
  * a test would otherwise wait minutes for.
  */

@@ -1,9 +1,11 @@
 import { composeContainer, NodemailerMailer, ThreadedMailer, type Infrastructure, type Override } from '@mailcast/adapters';
-import { Mailer, SendingOptions } from '@mailcast/core';
+import { Mailer, PriorityMailer, SendingOptions } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 import { loadDispatcherConfig, type DispatcherConfig } from './config';
 
 export type { Override };
+
+const TRANSACTIONAL_CONNECTIONS = 2;
 
 /** What the running process adds to its configuration: its name in claims and its stop signal. */
 export interface DispatcherProcess {
@@ -36,6 +38,9 @@ export function buildContainer(
       ? new NodemailerMailer(connectionsPerServer)
       : new ThreadedMailer({ threads, connectionsPerServer }),
   );
+  // Transactional email keeps connections of its own, ahead of broadcast traffic
+  // (docs/transactionals.md); two per server, on the main thread.
+  container.registerInstance(PriorityMailer, new NodemailerMailer(TRANSACTIONAL_CONNECTIONS));
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;
 }

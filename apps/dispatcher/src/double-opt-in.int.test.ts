@@ -52,7 +52,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
       channelId,
       host: '127.0.0.1',
       port: smtp.port,
-      secure: false,
+      tls: 'none',
       username: null,
       password: null,
       fromEmail: 'news@example.com',
@@ -170,6 +170,47 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
     expect((await find('eve@example.com')).confirmation_status).toBe('unconfirmed');
     expect((await open(confirmLink(newMail))).status).toBe(200);
     expect((await find('eve@example.com')).confirmation_status).toBe('confirmed');
+  });
+
+  /** Resolves once the dispatcher has finished every queued confirmation job. */
+  const confirmationJobsDone = () =>
+    eventually(async () => {
+      const { rows } = await api.database.db.raw(
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'subscribers.confirmation' AND state NOT IN ('completed', 'failed', 'cancelled')`,
+      );
+      return (rows as Array<{ n: number }>)[0]!.n === 0 ? true : undefined;
+    });
+
+  it('sends at most 3 confirmation emails per address per hour; the 4th request answers as before and sends nothing (docs/security.md)', async () => {
+    const answers = [];
+    for (let nth = 1; nth <= 4; nth++) {
+      const res = await create({ subscriber: { email: 'flood@example.com' }, double_opt_in: true });
+      answers.push(res);
+      // Each email arrives before the next request, as a victim's inbox would see them.
+      if (nth <= 3) await mailTo('flood@example.com', nth);
+    }
+    await confirmationJobsDone();
+    for (const res of answers) {
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        id: answers[0]!.body.id,
+        email: 'flood@example.com',
+        first_name: null,
+        confirmed_at: null,
+        confirmation_status: 'pending',
+        confirmation_url: expect.stringMatching(new RegExp(`^${publicUrl}/confirm/[A-Za-z0-9_-]{43}$`)),
+      });
+    }
+    expect(new Set(answers.map((r) => r.body.confirmation_url)).size).toBe(4);
+    expect(smtp.messages.filter((m) => m.to.includes('flood@example.com'))).toHaveLength(3);
+
+    // Another address of the channel is unaffected.
+    await create({ subscriber: { email: 'other@example.com' }, double_opt_in: true });
+    expect((await mailTo('other@example.com')).subject).toBe('Please confirm your subscription');
+    // The capped request superseded nothing: the last email's link still confirms.
+    const last = await mailTo('flood@example.com', 3);
+    expect((await open(confirmLink(last))).status).toBe(200);
+    expect((await find('flood@example.com')).confirmation_status).toBe('confirmed');
   });
 
   it('renders the chosen template (top level, inside double_opt_in, or the channel default)', async () => {

@@ -1,4 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { ConfigError, loadConfig } from './config';
+
+const KEY = randomBytes(32);
+const OLD = randomBytes(32);
 
 describe('loadConfig (docs/operations.md environment)', () => {
   it('applies the contract defaults', () => {
@@ -10,10 +15,15 @@ describe('loadConfig (docs/operations.md environment)', () => {
       webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000],
       webhookTimeoutMs: 30_000,
       rateLimitPerMinute: 1200,
+      authFailuresPerMinute: 50,
       dispatcherMetricsPort: undefined,
       metricsToken: undefined,
       logLevel: 'info',
       production: false,
+      secretKey: undefined,
+      previousSecretKeys: [],
+      dataDir: path.resolve(__dirname, '../../..', '.data'),
+      smtpAllowPlaintext: false,
     });
   });
 
@@ -26,10 +36,15 @@ describe('loadConfig (docs/operations.md environment)', () => {
       WEBHOOK_RETRY_SCHEDULE: '1s, 2s,250ms',
       WEBHOOK_TIMEOUT_MS: '1500',
       RATE_LIMIT_PER_MINUTE: '0',
+      AUTH_FAILURES_PER_MINUTE: '20',
       DISPATCHER_METRICS_PORT: '9464',
       METRICS_TOKEN: 'scrape-0123456789abcdef',
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
+      MAILCAST_SECRET_KEY: KEY.toString('base64'),
+      MAILCAST_SECRET_KEYS_PREVIOUS: `${OLD.toString('base64')},`,
+      MAILCAST_DATA_DIR: '/var/lib/mailcast',
+      SMTP_ALLOW_PLAINTEXT: 'true',
     });
     expect(config).toEqual({
       databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
@@ -39,10 +54,15 @@ describe('loadConfig (docs/operations.md environment)', () => {
       webhookRetryScheduleMs: [1000, 2000, 250],
       webhookTimeoutMs: 1500,
       rateLimitPerMinute: 0,
+      authFailuresPerMinute: 20,
       dispatcherMetricsPort: 9464,
       metricsToken: 'scrape-0123456789abcdef',
       logLevel: 'debug',
       production: true,
+      secretKey: KEY,
+      previousSecretKeys: [OLD],
+      dataDir: '/var/lib/mailcast',
+      smtpAllowPlaintext: true,
     });
   });
 
@@ -64,10 +84,24 @@ describe('loadConfig (docs/operations.md environment)', () => {
     ['METRICS_TOKEN', 'has a space in it, sadly', '"METRICS_TOKEN" must be printable ASCII without spaces'],
     ['WEBHOOK_TIMEOUT_MS', '0', '"WEBHOOK_TIMEOUT_MS" must be greater than or equal to 1'],
     ['RATE_LIMIT_PER_MINUTE', '-5', '"RATE_LIMIT_PER_MINUTE" must be greater than or equal to 0'],
+    ['AUTH_FAILURES_PER_MINUTE', '0', '"AUTH_FAILURES_PER_MINUTE" must be greater than or equal to 1'],
     ['LOG_LEVEL', 'loud', '"LOG_LEVEL" must be one of [error, warn, info, http, verbose, debug, silly]'],
+    ['MAILCAST_SECRET_KEY', 'c2hvcnQ=', '"MAILCAST_SECRET_KEY" must be the base64 of 32 random bytes (make one with: openssl rand -base64 32)'],
+    ['MAILCAST_SECRET_KEYS_PREVIOUS', 'not base64!', '"MAILCAST_SECRET_KEYS_PREVIOUS" must be comma-separated keys, each must be the base64'],
+    ['SMTP_ALLOW_PLAINTEXT', 'maybe', '"SMTP_ALLOW_PLAINTEXT" must be a boolean'],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${message}`);
+  });
+
+  it('never echoes a bad key', () => {
+    expect(() => loadConfig({ MAILCAST_SECRET_KEY: 'c2VjcmV0LXNob3J0' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('c2VjcmV0LXNob3J0') }));
+  });
+
+  it('refuses a production start without MAILCAST_SECRET_KEY, saying how to make one', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      'Invalid configuration: "MAILCAST_SECRET_KEY" is required when NODE_ENV=production; it must be the base64 of 32 random bytes',
+    );
   });
 
   it('reports every bad variable at once', () => {

@@ -1,5 +1,7 @@
 import { parseRetrySchedule } from '@mailcast/domain';
 import Joi from 'joi';
+import path from 'node:path';
+import { decodeSecretKey } from './secrets/secret-box';
 
 /** Every process (api, dispatcher, migrate, admin) reads the same variables (docs/operations.md). */
 export interface Config {
@@ -11,11 +13,21 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   rateLimitPerMinute: number;
+  /** Failed authentications per client address per minute before 429 (docs/security.md). */
+  authFailuresPerMinute: number;
   dispatcherMetricsPort: number | undefined;
   /** Set: the api's /metrics answers only `Authorization: Bearer <token>` (docs/security.md). */
   metricsToken: string | undefined;
   logLevel: string;
   production: boolean;
+  /** MAILCAST_SECRET_KEY; unset outside production means the development key (docs/secrets.md). */
+  secretKey: Buffer | undefined;
+  /** MAILCAST_SECRET_KEYS_PREVIOUS: keys that still open values sealed before a key change. */
+  previousSecretKeys: Buffer[];
+  /** MAILCAST_DATA_DIR, else `.data/` at the repository root: development state. */
+  dataDir: string;
+  /** SMTP_ALLOW_PLAINTEXT: `tls: none` allowed for hosts other than loopback. */
+  smtpAllowPlaintext: boolean;
 }
 
 export class ConfigError extends Error {
@@ -26,6 +38,17 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h';
+
+const KEY_MESSAGE = 'must be the base64 of 32 random bytes (make one with: openssl rand -base64 32)';
+
+/** Never echoes the value: these are keys. */
+const secretKeys = (name: string, many: boolean) =>
+  Joi.string().custom((value: string, helpers) => {
+    const parts = many ? value.split(',').filter((part) => part.trim() !== '') : [value];
+    return parts.every((part) => decodeSecretKey(part) !== null)
+      ? value
+      : helpers.message({ custom: `"${name}" ${many ? 'must be comma-separated keys, each' : ''} ${KEY_MESSAGE}`.replace('  ', ' ') });
+  });
 
 const port = Joi.number().integer().min(0).max(65535);
 
@@ -46,6 +69,7 @@ const schema = Joi.object({
     }),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(0).default(1200),
+  AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(50),
   DISPATCHER_METRICS_PORT: port,
   METRICS_TOKEN: Joi.string().min(16).pattern(/^[\x21-\x7e]+$/).messages({
     'string.min': '"METRICS_TOKEN" must be at least 16 characters',
@@ -53,6 +77,10 @@ const schema = Joi.object({
   }),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
   NODE_ENV: Joi.string().default('development'),
+  MAILCAST_SECRET_KEY: secretKeys('MAILCAST_SECRET_KEY', false),
+  MAILCAST_SECRET_KEYS_PREVIOUS: secretKeys('MAILCAST_SECRET_KEYS_PREVIOUS', true),
+  MAILCAST_DATA_DIR: Joi.string(),
+  SMTP_ALLOW_PLAINTEXT: Joi.boolean().default(false),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -65,6 +93,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (error) {
     throw new ConfigError(`Invalid configuration: ${error.details.map((d) => d.message).join('; ')}`);
   }
+  const production = value.NODE_ENV === 'production';
+  if (production && value.MAILCAST_SECRET_KEY === undefined) {
+    throw new ConfigError(
+      `Invalid configuration: "MAILCAST_SECRET_KEY" is required when NODE_ENV=production; it ${KEY_MESSAGE}`,
+    );
+  }
   const portValue = value.PORT as number;
   return {
     databaseUrl: value.DATABASE_URL,
@@ -74,9 +108,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: parseRetrySchedule(value.WEBHOOK_RETRY_SCHEDULE as string),
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: value.AUTH_FAILURES_PER_MINUTE,
     dispatcherMetricsPort: value.DISPATCHER_METRICS_PORT,
     metricsToken: value.METRICS_TOKEN,
     logLevel: value.LOG_LEVEL,
-    production: value.NODE_ENV === 'production',
+    production,
+    secretKey: value.MAILCAST_SECRET_KEY === undefined ? undefined : decodeSecretKey(value.MAILCAST_SECRET_KEY as string)!,
+    previousSecretKeys: ((value.MAILCAST_SECRET_KEYS_PREVIOUS as string | undefined) ?? '')
+      .split(',')
+      .filter((part) => part.trim() !== '')
+      .map((part) => decodeSecretKey(part)!),
+    // From src/ or dist/ of this package alike, as the devkit's dataDirectory does.
+    dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
+    smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
   };
 }

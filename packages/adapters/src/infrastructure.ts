@@ -3,6 +3,8 @@ import type { Logger } from './logger';
 import { createDatabase } from './pg/database';
 import { createBoss } from './queue/boss';
 import type { Infrastructure } from './register';
+import { resealSecrets } from './secrets/reseal-secrets';
+import { secretBoxFor } from './secrets/secret-keys';
 
 export interface OpenInfrastructure extends Infrastructure {
   close(): Promise<void>;
@@ -19,11 +21,16 @@ export async function openInfrastructure(options: {
   const boss = createBoss(options.databaseUrl, options.role);
   boss.on('error', (error: Error) => options.logger.error('queue error', { error: error.message }));
   await boss.start();
+  const secrets = secretBoxFor(options.config, options.logger);
+  // Values written before encryption at rest are sealed here, by whichever process starts first.
+  const { sealed } = await resealSecrets(db, secrets, 'plaintext');
+  if (sealed > 0) options.logger.info(`sealed ${sealed} secrets stored in plaintext`);
   return {
     config: options.config,
     logger: options.logger,
     db,
     boss,
+    secrets,
     async close() {
       await boss.stop({ graceful: true, timeout: 10_000, close: true, wait: true });
       await db.destroy();

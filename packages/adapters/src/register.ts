@@ -1,10 +1,13 @@
 import {
   BroadcastStatisticsReader,
   Clock,
+  DkimKeyGenerator,
   JobQueue,
   PublicLinks,
   RandomSource,
   RateLimitCounter,
+  SmtpAllowPlaintext,
+  SmtpProbe,
   Repositories,
   SendRateStore,
   SubscriberImporter,
@@ -34,18 +37,25 @@ import { LiquidTemplates } from './templates/liquid-templates';
 import { Htmlparser2Reader } from './templates/htmlparser2-reader';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
+import type { SecretBox } from './secrets/secret-box';
+import { secretBoxFor } from './secrets/secret-keys';
+import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
+import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
 export const LoggerToken = Symbol.for('mailcast.Logger');
 export const DatabaseToken = Symbol.for('mailcast.Database');
 export const BossToken = Symbol.for('mailcast.Boss');
+export const SecretBoxToken = Symbol.for('mailcast.SecretBox');
 
 export interface Infrastructure {
   config: Config;
   logger: Logger;
   db: Knex;
   boss: PgBoss;
+  /** Seals secrets at rest; by default the one the configuration names (docs/secrets.md). */
+  secrets?: SecretBox;
 }
 
 /**
@@ -57,10 +67,12 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(LoggerToken, infra.logger);
   container.registerInstance(DatabaseToken, infra.db);
   container.registerInstance(BossToken, infra.boss);
+  const secrets = infra.secrets ?? secretBoxFor(infra.config, infra.logger);
+  container.registerInstance(SecretBoxToken, secrets);
   container.registerInstance(Clock, new SystemClock());
   container.registerInstance(RandomSource, new CryptoRandom());
-  container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss));
-  container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss));
+  container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss, secrets));
+  container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss, secrets));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
@@ -74,6 +86,9 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
   container.registerInstance(WebhookRetrySchedule, infra.config.webhookRetryScheduleMs);
+  container.registerInstance(SmtpAllowPlaintext, infra.config.smtpAllowPlaintext);
+  container.registerInstance(SmtpProbe, new NodemailerSmtpProbe());
+  container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   return container;
 }
 

@@ -32,6 +32,9 @@ export type StatisticsSummary = Schemas['StatisticsSummary'];
 export type Timeline = Schemas['Timeline'];
 export type TimelineMetric = Schemas['TimelineMetric'];
 export type LinkStatistics = Schemas['LinkStatistics'];
+export type Template = Schemas['Template'];
+export type TemplateInput = Schemas['TemplateInput'];
+export type TransactionalInput = Schemas['TransactionalInput'];
 export type WhoAmI = Schemas['WhoAmI'];
 export type ChannelStatus = Schemas['ChannelStatus'];
 export type Segment = Schemas['Segment'];
@@ -39,6 +42,9 @@ export type SegmentRule = Schemas['SegmentRule'];
 export type SegmentInput = Schemas['SegmentInput'];
 export type SegmentCreateInput = Schemas['SegmentCreateInput'];
 export type SegmentWithMembers = Schemas['SegmentWithMembers'];
+export type EmailServer = Schemas['EmailServer'];
+export type EmailServerCreateInput = Schemas['EmailServerCreateInput'];
+export type EmailServerUpdateInput = Schemas['EmailServerUpdateInput'];
 
 /** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
 export type Page = QueryOf<'listBroadcasts'>;
@@ -134,6 +140,8 @@ export class MailcastClient {
     pause: (id: number) => this.call('pauseBroadcast', { params: { id } }),
     resume: (id: number) => this.call('resumeBroadcast', { params: { id } }),
     abort: (id: number) => this.call('abortBroadcast', { params: { id } }),
+    /** The email as the subscriber would receive it, untracked (needs subscribers_read too). */
+    preview: (id: number, email: string) => this.call('previewBroadcast', { params: { id }, body: { email } }),
     statistics: (id: number) => this.call('getBroadcastStatistics', { params: { id } }),
     timeline: (id: number, options: { timeframe?: QueryOf<'getBroadcastTimeline'>['timeframe']; metrics?: string | readonly TimelineMetric[] } = {}) =>
       this.call('getBroadcastTimeline', {
@@ -198,6 +206,52 @@ export class MailcastClient {
     update: (id: number, segment: SegmentInput) => this.call('updateSegment', { params: { id }, body: { segment } }),
     delete: (id: number) => this.call('deleteSegment', { params: { id } }),
   };
+
+  readonly emailServers = {
+    list: (page: Page = {}) => this.call('listEmailServers', { query: page }),
+    get: (id: number) => this.call('getEmailServer', { params: { id } }),
+    create: (email_server: EmailServerCreateInput) => this.call('createEmailServer', { body: { email_server } }),
+    /** A `smtp_password` sent back redacted, as read, leaves the password unchanged. */
+    update: (id: number, email_server: EmailServerUpdateInput) => this.call('updateEmailServer', { params: { id }, body: { email_server } }),
+    delete: (id: number) => this.call('deleteEmailServer', { params: { id } }),
+    /** A real SMTP handshake that sends nothing: `{ok, message}`. */
+    testConnection: (id: number) => this.call('testEmailServerConnection', { params: { id } }),
+    generateDkimKey: (id: number, body: RequestBody<'generateDkimKey'> = {}) => this.call('generateDkimKey', { params: { id }, body }),
+  };
+
+  readonly templates = {
+    list: (page: Page = {}) => this.call('listTemplates', { query: page }),
+    get: (id: number) => this.call('getTemplate', { params: { id } }),
+    create: (template: TemplateInput & { label: string }) => this.call('createTemplate', { body: { template } }),
+    update: (id: number, template: TemplateInput) => this.call('updateTemplate', { params: { id }, body: { template } }),
+    /** 422 while a scheduled or sending broadcast was written from it. */
+    delete: (id: number) => this.call('deleteTemplate', { params: { id } }),
+  };
+
+  readonly transactionals = {
+    create: (transactional: TransactionalInput) => this.call('createTransactional', { body: transactional }),
+    get: (id: number) => this.call('getTransactional', { params: { id } }),
+  };
+
+  /** A suppression list: the channel's (`suppressions`) or the installation-wide one (`globalSuppressions`). */
+  private suppressionList(scope: '' | 'Global') {
+    return {
+      list: (query: QueryOf<'listSuppressions'> = {}) => this.call(`list${scope}Suppressions`, { query }),
+      add: (email: string) => this.call(`add${scope}Suppressions`, { body: { email } }),
+      remove: (email: string) => this.call(`remove${scope}Suppressions`, { body: { email } }),
+      /** At most 10,000 addresses. */
+      addMany: (emails: string[]) => this.call(`add${scope}SuppressionsInBulk`, { body: { emails } }),
+      removeMany: (emails: string[]) => this.call(`remove${scope}SuppressionsInBulk`, { body: { emails } }),
+    };
+  }
+
+  readonly suppressions = {
+    ...this.suppressionList(''),
+    /** Whether email from this channel to the address is suppressed, and by which list. */
+    check: (email: string) => this.call('checkSuppression', { query: { email } }),
+  };
+
+  readonly globalSuppressions = this.suppressionList('Global');
 
   private async call<Id extends ClientOperationId>(id: Id, init: CallInit<Id> = {}): Promise<SuccessBody<Id>> {
     const route = ROUTES[id];

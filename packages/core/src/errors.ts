@@ -3,7 +3,7 @@
  * one table from these to status codes and bodies (docs/operations.md, How an error travels).
  */
 export abstract class AppError extends Error {
-  abstract readonly kind: 'not_found' | 'validation' | 'unauthorized' | 'rate_limited';
+  abstract readonly kind: 'not_found' | 'validation' | 'unauthorized' | 'rate_limited' | 'conflict';
 }
 
 /** The resource does not exist in the caller's channel (spec: another channel's is nonexistent). */
@@ -50,5 +50,14 @@ export class RateLimitedError extends AppError {
   constructor(readonly retryAfterSeconds: number) {
     super('Rate limit exceeded');
     this.name = 'RateLimitedError';
+  }
+}
+
+/** The request collides with one still in progress (an Idempotency-Key in flight: a 409). */
+export class ConflictError extends AppError {
+  readonly kind = 'conflict' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
   }
 }

@@ -17,6 +17,8 @@ export interface JobPayloads {
   'broadcasts.due': { broadcastId: number; version: number };
   /** Drive a broadcast through queueing and sending; any number of dispatchers may work one. */
   'broadcasts.send': { broadcastId: number };
+  /** Send one transactional email; its own queue and worker, ahead of broadcast traffic. */
+  'transactionals.send': { transactionalId: number };
 }
 
 export type JobName = keyof JobPayloads;
@@ -26,6 +28,7 @@ export const QUEUES: readonly JobName[] = [
   'broadcasts.due',
   'broadcasts.send',
   'subscribers.confirmation',
+  'transactionals.send',
 ];
 
 /**

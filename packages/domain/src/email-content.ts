@@ -5,6 +5,20 @@ import { createHash } from 'node:crypto';
  * the links that click tracking rewrites, the hidden preheader, the custom headers allowed.
  */
 
+/**
+ * Caps on what one recipient's rendering may produce (docs/security.md "Templates"): the subject
+ * fits one header line (RFC 5322's 998 characters); the text and HTML parts 512 KiB each (mail
+ * clients clip far earlier). A template source longer than the body cap is refused at save.
+ */
+export const MAX_RENDERED_SUBJECT_LENGTH = 998;
+export const MAX_RENDERED_BODY_LENGTH = 524_288;
+
+/** The reason a rendered part is refused, or null when it is within its cap. */
+export function renderedPartTooLong(part: 'subject' | 'text' | 'html', value: string): string | null {
+  const cap = part === 'subject' ? MAX_RENDERED_SUBJECT_LENGTH : MAX_RENDERED_BODY_LENGTH;
+  return value.length > cap ? `the rendered ${part} is longer than ${cap} characters` : null;
+}
+
 export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

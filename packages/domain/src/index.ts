@@ -16,4 +16,7 @@ export * from './send-retry';
 export * from './tracking-token';
 export * from './send-rate';
 export * from './segment';
+export * from './email-server';
+export * from './suppression';
+export * from './transactional';
 export * from './sender';

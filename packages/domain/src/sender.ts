@@ -46,7 +46,12 @@ export interface ServerChoice {
  * The email servers a broadcast can send through: with none named, or use_any_email_server, all
  * of the channel's; else the named ones that still exist (possibly none: then it cannot send).
  */
-export function usableEmailServers<Server extends { id: number }>(choice: ServerChoice, channelServers: readonly Server[]): Server[] {
-  if (choice.useAnyEmailServer || choice.emailServerIds.length === 0) return [...channelServers];
-  return channelServers.filter((s) => choice.emailServerIds.includes(s.id));
+export function usableEmailServers<Server extends { id: number; active?: boolean }>(
+  choice: ServerChoice,
+  channelServers: readonly Server[],
+): Server[] {
+  // A server switched off (`active: false`) sends nothing until switched on again.
+  const active = channelServers.filter((s) => s.active !== false);
+  if (choice.useAnyEmailServer || choice.emailServerIds.length === 0) return active;
+  return active.filter((s) => choice.emailServerIds.includes(s.id));
 }

@@ -4,12 +4,14 @@ import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
 import { docsRoutes } from '../openapi/docs.routes';
 import { authenticate } from './auth';
+import { failedAuthLimit, publicLimit } from './client-limits';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts.routes';
 import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery.routes';
 import { segmentsRoutes } from './segments.routes';
+import { emailServersRoutes } from './email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { apiMetrics } from './metrics';
@@ -17,6 +19,9 @@ import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
 import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers.routes';
+import { suppressionsRoutes } from './suppressions.routes';
+import { templatesRoutes } from './templates.routes';
+import { transactionalsRoutes } from './transactionals.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
@@ -45,11 +50,13 @@ export function createApp(container: DependencyContainer): Express {
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.
+  // Public routes and failed authentication are limited per client address (docs/security.md).
+  app.use(['/t', '/u', '/confirm'], publicLimit());
   app.use(trackingRoutes(container));
   app.use(unsubscribeRoutes(container));
 
   const api = express.Router();
-  api.use(authenticate(container));
+  api.use(failedAuthLimit(authenticate(container), config.authFailuresPerMinute));
   api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(rejectUnstorableText);
@@ -57,8 +64,12 @@ export function createApp(container: DependencyContainer): Express {
   api.use(subscribersRoutes(container));
   api.use(broadcastStatisticsRoutes(container));
   api.use(webhookEndpointsRoutes(container));
+  api.use(suppressionsRoutes(container));
+  api.use(templatesRoutes(container));
+  api.use(transactionalsRoutes(container));
   api.use(discoveryRoutes(container));
   api.use(segmentsRoutes(container));
+  api.use(emailServersRoutes(container));
   app.use('/api/v1', api);
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));

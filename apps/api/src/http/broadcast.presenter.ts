@@ -27,6 +27,7 @@ export function presentBroadcast(b: Broadcast) {
     updated_at: b.updatedAt.toISOString(),
     tags: b.tags,
     segment_ids: b.segmentIds,
+    template_id: b.templateId,
     email_server_ids: b.emailServerIds,
     use_any_email_server: b.useAnyEmailServer,
     email_headers: b.emailHeaders,

@@ -7,6 +7,7 @@ import {
   GetBroadcast,
   ListBroadcasts,
   PauseBroadcast,
+  PreviewBroadcast,
   ResumeBroadcast,
   ScheduleBroadcast,
   SendBroadcast,
@@ -18,6 +19,7 @@ import { principal } from './auth';
 import { presentBroadcast } from './broadcast.presenter';
 import { BROADCAST_BODY, broadcastInput, scheduleInput } from './broadcasts.schemas';
 import { idParam, pageParams } from './params';
+import { parseEmailParam } from './subscribers.schemas';
 import { unrecognizedParameters, withWarnings } from './warnings';
 
 /** Spec: Broadcasts. Route handlers never catch: errors travel to the error handler. */
@@ -64,6 +66,22 @@ export function broadcastsRoutes(container: DependencyContainer): Router {
     const caller = principal(res, 'broadcasts_write');
     const target = id(req.params.id);
     res.json(await container.resolve(ScheduleBroadcast).execute(caller, { id: target, ...scheduleInput(req.body) }));
+  });
+
+  // The email as one subscriber would receive it, untracked (docs/dashboard.md, "Preview").
+  router.post('/broadcasts/:id/preview', async (req, res) => {
+    const caller = principal(res, 'broadcasts_read');
+    principal(res, 'subscribers_read');
+    const target = id(req.params.id);
+    const email = parseEmailParam((req.body ?? {}) as Record<string, unknown>);
+    const preview = await container.resolve(PreviewBroadcast).execute(caller, { id: target, email });
+    res.json({
+      subscriber_email: preview.subscriberEmail,
+      subject: preview.subject,
+      preheader: preview.preheader,
+      text: preview.text,
+      html: preview.html,
+    });
   });
 
   router.post('/broadcasts/:id/cancel_schedule', async (req, res) => {

@@ -11,9 +11,28 @@ export const DASHBOARD_DIR = path.join(path.dirname(require.resolve('@mailcast/d
  */
 export const DASHBOARD_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; " +
-  "manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "manifest-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-const securityHeaders: RequestHandler = (_req, res, next) => {
+/**
+ * The email preview's frame: an email's inline styles apply, nothing else does (no script of the
+ * email, no remote image or font, no form); only the dashboard may frame it. Its loader script is
+ * fetched from the sandbox's opaque origin, so these two files are not limited to same-origin.
+ */
+export const PREVIEW_FRAME_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+const PREVIEW_FRAME_FILES = new Set(['/preview-frame.html', '/preview-frame.js']);
+
+const securityHeaders: RequestHandler = (req, res, next) => {
+  if (PREVIEW_FRAME_FILES.has(req.path)) {
+    res.set({
+      'Content-Security-Policy': PREVIEW_FRAME_CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'SAMEORIGIN',
+      'Referrer-Policy': 'no-referrer',
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+    });
+    return next();
+  }
   res.set({
     'Content-Security-Policy': DASHBOARD_CSP,
     'X-Content-Type-Options': 'nosniff',

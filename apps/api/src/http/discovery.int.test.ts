@@ -52,7 +52,7 @@ describe('discovery API', () => {
         channelId: channel.id,
         host,
         port: 587,
-        secure: false,
+        tls: 'starttls',
         username: null,
         password: null,
         fromEmail: 'news@example.com',

@@ -1,4 +1,4 @@
-import { NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
+import { ConflictError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
 import { DomainError } from '@mailcast/domain';
 import type { Logger } from '@mailcast/adapters';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
@@ -23,6 +23,7 @@ export function toHttpResponse(
 ): { status: number; body: ErrorBody; headers?: Record<string, string> } | null {
   if (error instanceof UnauthorizedError) return { status: 401, body: { error: 'Unauthorized' } };
   if (error instanceof NotFoundError) return { status: 404, body: { error: error.message } };
+  if (error instanceof ConflictError) return { status: 409, body: { error: error.message } };
   if (error instanceof ValidationError) {
     return { status: 422, body: error.fields ? { errors: error.fields } : { error: error.message } };
   }

@@ -12,10 +12,11 @@ describe('isolation and permissions on every endpoint', () => {
   let owner: string;
   let ownerChannel: number;
   let stranger: string;
-  let ids: { broadcast: number; endpoint: number; email: string };
+  let ids: { broadcast: number; endpoint: number; email: string; server: number; segment: number; template: number; transactional: number };
 
   beforeAll(async () => {
-    api = await startApi({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    // Every operation's 401 without a token comes from one address: more than the default failed-auth limit.
+    api = await startApi({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', AUTH_FAILURES_PER_MINUTE: '1000' } });
     const a = await api.fixtures.aTenant();
     owner = a.token;
     ownerChannel = a.channel.id;
@@ -29,7 +30,19 @@ describe('isolation and permissions on every endpoint', () => {
       .set(auth)
       .send({ webhook_endpoint: { url: 'https://hooks.example.com/in', event_types: ['subscriber.created'] } });
     expect(endpoint.status).toBe(201);
-    ids = { broadcast: broadcast.id, endpoint: endpoint.body.id, email: 'owner@example.com' };
+    const server = await request(api.app).post('/api/v1/email_servers').set(auth).send({ email_server: { host: '127.0.0.1', port: 9, tls: 'none' } });
+    expect(server.status).toBe(201);
+    const segment = await request(api.app).post('/api/v1/segments').set(auth).send({ segment: { name: 'Owners' } });
+    expect(segment.status).toBe(201);
+    const template = await request(api.app).post('/api/v1/templates').set(auth).send({ template: { label: 'Owner', subject: 'S', body: 'B' } });
+    expect(template.status).toBe(201);
+    const transactional = await request(api.app).post('/api/v1/transactionals.json').set(auth).send({ to: 'receipt@example.com', subject: 'S', body: 'B' });
+    expect(transactional.status).toBe(201);
+    expect((await request(api.app).post('/api/v1/suppressions.json').set(auth).send({ email: 'kept@example.com' })).status).toBe(201);
+    ids = {
+      broadcast: broadcast.id, endpoint: endpoint.body.id, email: 'owner@example.com', server: server.body.id,
+      segment: segment.body.id, template: template.body.id, transactional: transactional.body.id,
+    };
   });
   afterAll(() => api.close());
 
@@ -47,6 +60,10 @@ describe('isolation and permissions on every endpoint', () => {
   const B = 'Broadcast not found';
   const S = 'Subscriber not found';
   const W = 'Webhook endpoint not found';
+  const E = 'Email server not found';
+  const SEG = 'Segment not found';
+  const T = 'Template not found';
+  const TX = 'Transactional not found';
   const email = () => ({ email: ids.email });
   const OPERATIONS: Operation[] = [
     { name: 'list broadcasts', method: 'get', path: () => '/api/v1/broadcasts', permission: 'broadcasts_read', stranger: { status: 200, empty: (b) => b.total } },
@@ -67,6 +84,7 @@ describe('isolation and permissions on every endpoint', () => {
     { name: 'pause broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/pause_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
     { name: 'resume broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/resume_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
     { name: 'abort broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/abort_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    { name: 'preview broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/preview`, permission: 'broadcasts_read', body: email, stranger: { status: 404, error: B } },
     { name: 'statistics', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
     { name: 'timeline', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/timeline`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
     { name: 'link statistics', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/links`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
@@ -95,6 +113,37 @@ describe('isolation and permissions on every endpoint', () => {
     { name: 'delete webhook endpoint', method: 'delete', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`, permission: 'webhook_endpoints_write', stranger: { status: 404, error: W } },
     { name: 'test webhook endpoint', method: 'post', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/test`, permission: 'webhook_endpoints_write', body: () => ({}), stranger: { status: 404, error: W } },
     { name: 'webhook deliveries', method: 'get', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/deliveries`, permission: 'webhook_endpoints_read', stranger: { status: 404, error: W } },
+    { name: 'list email servers', method: 'get', path: () => '/api/v1/email_servers', permission: 'email_servers_read', stranger: { status: 200, empty: (b) => b.total } },
+    { name: 'get email server', method: 'get', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_read', stranger: { status: 404, error: E } },
+    { name: 'create email server', method: 'post', path: () => '/api/v1/email_servers', permission: 'email_servers_write', body: () => ({ email_server: { host: '127.0.0.1', port: 2525, tls: 'none' } }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'update email server', method: 'patch', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_write', body: () => ({ email_server: { name: 'taken' } }), stranger: { status: 404, error: E } },
+    { name: 'delete email server', method: 'delete', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_write', stranger: { status: 404, error: E } },
+    { name: 'test email server', method: 'post', path: () => `/api/v1/email_servers/${ids.server}/test_connection`, permission: 'email_servers_write', stranger: { status: 404, error: E } },
+    { name: 'generate dkim key', method: 'post', path: () => `/api/v1/email_servers/${ids.server}/generate_dkim_key`, permission: 'email_servers_write', body: () => ({ dkim_domain: 'example.com' }), stranger: { status: 404, error: E } },
+    { name: 'list segments', method: 'get', path: () => '/api/v1/segments.json', permission: 'segments_read', stranger: { status: 200, empty: (b) => b.total } },
+    { name: 'get segment', method: 'get', path: () => `/api/v1/segments/${ids.segment}.json`, permission: 'segments_read', stranger: { status: 404, error: SEG } },
+    { name: 'create segment', method: 'post', path: () => '/api/v1/segments', permission: 'segments_write', body: () => ({ segment: { name: 'Theirs' } }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'update segment', method: 'patch', path: () => `/api/v1/segments/${ids.segment}`, permission: 'segments_write', body: () => ({ segment: { name: 'taken' } }), stranger: { status: 404, error: SEG } },
+    { name: 'delete segment', method: 'delete', path: () => `/api/v1/segments/${ids.segment}`, permission: 'segments_write', stranger: { status: 404, error: SEG } },
+    { name: 'list templates', method: 'get', path: () => '/api/v1/templates', permission: 'templates_read', stranger: { status: 200, empty: (b) => b.total } },
+    { name: 'get template', method: 'get', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_read', stranger: { status: 404, error: T } },
+    { name: 'create template', method: 'post', path: () => '/api/v1/templates', permission: 'templates_write', body: () => ({ template: { label: 'Theirs', subject: 'S', body: 'B' } }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'update template', method: 'patch', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_write', body: () => ({ template: { label: 'taken' } }), stranger: { status: 404, error: T } },
+    { name: 'delete template', method: 'delete', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_write', stranger: { status: 404, error: T } },
+    { name: 'send transactional', method: 'post', path: () => '/api/v1/transactionals.json', permission: 'transactionals_write', body: () => ({ to: 'theirs@example.com', subject: 'S', body: 'B' }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'get transactional', method: 'get', path: () => `/api/v1/transactionals/${ids.transactional}.json`, permission: 'transactionals_read', stranger: { status: 404, error: TX } },
+    { name: 'list suppressions', method: 'get', path: () => '/api/v1/suppressions.json', permission: 'suppressions_read', stranger: { status: 200, empty: (b) => b.pagination.total } },
+    { name: 'check suppression', method: 'get', path: () => '/api/v1/suppressions/check.json?email=kept@example.com', permission: 'suppressions_read', stranger: { status: 200, empty: (b) => (b.suppressed ? 1 : 0) } },
+    { name: 'add suppression', method: 'post', path: () => '/api/v1/suppressions.json', permission: 'suppressions_write', body: () => ({ email: 'theirs@example.com' }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'remove suppression', method: 'delete', path: () => '/api/v1/suppressions.json', permission: 'suppressions_write', body: () => ({ email: 'kept@example.com' }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'bulk add suppressions', method: 'post', path: () => '/api/v1/suppressions/bulk.json', permission: 'suppressions_write', body: () => ({ emails: ['theirs@example.com'] }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'bulk remove suppressions', method: 'delete', path: () => '/api/v1/suppressions/bulk.json', permission: 'suppressions_write', body: () => ({ emails: ['kept@example.com'] }), stranger: { status: 200, empty: () => 0 } },
+    // The installation-wide list is shared by design (docs/suppressions.md): nothing to isolate, only permissions.
+    { name: 'list global suppressions', method: 'get', path: () => '/api/v1/global_suppressions.json', permission: 'suppressions_read', stranger: { status: 200, empty: () => 0 } },
+    { name: 'add global suppression', method: 'post', path: () => '/api/v1/global_suppressions.json', permission: 'global_suppressions_write', body: () => ({ email: 'global@example.com' }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'remove global suppression', method: 'delete', path: () => '/api/v1/global_suppressions.json', permission: 'global_suppressions_write', body: () => ({ email: 'global@example.com' }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'bulk add global suppressions', method: 'post', path: () => '/api/v1/global_suppressions/bulk.json', permission: 'global_suppressions_write', body: () => ({ emails: ['global@example.com'] }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'bulk remove global suppressions', method: 'delete', path: () => '/api/v1/global_suppressions/bulk.json', permission: 'global_suppressions_write', body: () => ({ emails: ['global@example.com'] }), stranger: { status: 200, empty: () => 0 } },
   ];
 
   const call = (op: Operation, token?: string) => {
@@ -108,6 +157,8 @@ describe('isolation and permissions on every endpoint', () => {
     broadcasts: await api.database.db('broadcasts').orderBy('id').select('id', 'name', 'status', 'version'),
     subscribers: await api.database.db('subscribers').orderBy('id').select('id', 'email', 'first_name', 'is_active', 'tags'),
     endpoints: await api.database.db('webhook_endpoints').orderBy('id').select('id', 'description', 'active'),
+    servers: await api.database.db('email_servers').orderBy('id').select('id', 'name', 'dkim_private_key'),
+    suppressions: await api.database.db('suppressions').where({ channel_id: ownerChannel }).orderBy('email').select('email'),
   });
 
   /**
@@ -121,7 +172,7 @@ describe('isolation and permissions on every endpoint', () => {
     const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => path.startsWith('/api/v1/') && !WITHOUT_PERMISSION.has(path))
       .flatMap(([path, item]) => Object.keys(item).filter((m) => ['get', 'post', 'patch', 'delete'].includes(m)).map((m) => `${m} ${path}`));
-    const covered = OPERATIONS.map((op) => `${op.method} ${op.path().split('?')[0]!.replace(/\/\d+(?=\/|$)/, '/{id}')}`);
+    const covered = OPERATIONS.map((op) => `${op.method} ${op.path().split('?')[0]!.replace(/\/\d+(?=\/|\.json$|$)/, '/{id}')}`);
     expect([...new Set(covered)].sort()).toEqual([...new Set(documented)].sort());
   });
 
@@ -152,6 +203,8 @@ describe('isolation and permissions on every endpoint', () => {
       expect(after.broadcasts.slice(0, before.broadcasts.length)).toEqual(before.broadcasts);
       expect(after.subscribers.slice(0, before.subscribers.length)).toEqual(before.subscribers);
       expect(after.endpoints.slice(0, before.endpoints.length)).toEqual(before.endpoints);
+      expect(after.servers.slice(0, before.servers.length)).toEqual(before.servers);
+      expect(after.suppressions).toEqual(before.suppressions);
     });
   });
 });

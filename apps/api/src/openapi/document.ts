@@ -1,12 +1,17 @@
 import { EVENT_TYPE_GROUPS, PERMISSIONS, WEBHOOK_HEADERS } from '@mailcast/domain';
 import { ref, SCHEMAS, eventOf, type Schema } from './schemas';
-import { BROADCASTS, DISCOVERY, SEGMENTS, json, type Json, OPERATIONS, RATE_LIMIT_HEADERS, PUBLIC, STATISTICS, SUBSCRIBERS, WEBHOOKS } from './operation';
+import { BROADCASTS, DISCOVERY, SEGMENTS, EMAIL_SERVERS, json, type Json, OPERATIONS, RATE_LIMIT_HEADERS, PUBLIC, STATISTICS, SUBSCRIBERS, WEBHOOKS } from './operation';
 import { BROADCAST_PATHS } from './broadcasts.paths';
 import { SUBSCRIBER_PATHS } from './subscribers.paths';
 import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
 import { OPERATIONS_AND_PUBLIC_PATHS } from './operations.paths';
+import { PREVIEW_PATHS } from './preview.paths';
+import { SUPPRESSION_PATHS, SUPPRESSIONS } from './suppressions.paths';
+import { TEMPLATE_PATHS, TEMPLATES } from './templates.paths';
+import { TRANSACTIONAL_PATHS, TRANSACTIONALS } from './transactionals.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
 import { SEGMENT_PATHS } from './segments.paths';
+import { EMAIL_SERVER_PATHS } from './email-servers.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -17,11 +22,16 @@ import { SEGMENT_PATHS } from './segments.paths';
 
 const PATHS: Record<string, Json> = {
   ...BROADCAST_PATHS,
+  ...PREVIEW_PATHS,
   ...SUBSCRIBER_PATHS,
   ...WEBHOOK_ENDPOINT_PATHS,
   ...OPERATIONS_AND_PUBLIC_PATHS,
+  ...SUPPRESSION_PATHS,
+  ...TEMPLATE_PATHS,
+  ...TRANSACTIONAL_PATHS,
   ...DISCOVERY_PATHS,
   ...SEGMENT_PATHS,
+  ...EMAIL_SERVER_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -164,9 +174,13 @@ export function buildOpenApiDocument(): Json {
       { name: SUBSCRIBERS, description: "The people on the channel's list." },
       { name: WEBHOOKS, description: 'Customer URLs receiving signed event notifications, and their delivery history.' },
       { name: SEGMENTS, description: 'Audiences defined by rules, evaluated when read or sent to.' },
+      { name: EMAIL_SERVERS, description: 'The SMTP servers a channel sends through: TLS, credentials, sending limits and DKIM.' },
       { name: DISCOVERY, description: 'What a client asks first: who it is, whether the channel can send, and this document.' },
       { name: OPERATIONS, description: 'Health, metrics and this documentation; no authentication.' },
       { name: PUBLIC, description: 'Pages linked from emails; no authentication.' },
+      { name: TRANSACTIONALS, description: 'One-to-one email sent from your own code, with idempotency keys.' },
+      { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
+      { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

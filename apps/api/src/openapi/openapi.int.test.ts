@@ -252,7 +252,7 @@ describe('expectMatchesDocument fails on answers the document does not promise',
     id: 1, name: 'n', subject: 's', preheader: null, body: 'b', html_body: null, include_unsubscribe_link: true, reply_to: null,
     status: 'draft', track_opens: true, track_clicks: true, total_recipients: 0, broadcast_recipients_count: 0, percentage_complete: 0,
     scheduled_send_at: null, scheduled_timezone: null, sent_at: null, created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z', tags: [], segment_ids: [], email_server_ids: [], use_any_email_server: false, email_headers: [],
+    updated_at: '2026-01-01T00:00:00.000Z', tags: [], segment_ids: [], template_id: null, email_server_ids: [], use_any_email_server: false, email_headers: [],
   };
 
   it('accepts a conforming body', () => {

@@ -85,6 +85,7 @@ export const WEBHOOKS = 'Webhook endpoints';
 export const OPERATIONS = 'Operations';
 export const DISCOVERY = 'Discovery';
 export const SEGMENTS = 'Segments';
+export const EMAIL_SERVERS = 'Email servers';
 export const PUBLIC = 'Public pages';
 
 export function broadcastAction(operationId: string, verb: string, summary: string, description: string): Json {

@@ -1,77 +1,17 @@
-import {
-  BROADCAST_STATUSES,
-  DEFAULT_RETRIES_TO_ATTEMPT,
-  EVENT_TYPES,
-  MAX_RETRIES_TO_ATTEMPT,
-  PERMISSIONS,
-  SEGMENT_FIELDS,
-  SEGMENT_OPERATORS,
-  TIMEFRAMES,
-  TIMELINE_METRICS,
-} from '@mailcast/domain';
+import { BROADCAST_STATUSES, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
+import { arrayOf, boolean, closed, dateTime, freeObject, integer, nestedOrFlat, nullableDateTime, nullableString, number, page, string, warned, ref, type Schema } from './schema-helpers';
+import { DISCOVERY_SCHEMAS } from './discovery.schemas';
+import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
+import { PREVIEW_SCHEMAS } from './preview.schemas';
+import { SEGMENT_SCHEMAS } from './segments.schemas';
+import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
+import { TEMPLATE_SCHEMAS } from './templates.schemas';
+import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
+import { WEBHOOK_SCHEMAS } from './webhooks.schemas';
 
-/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as plain data. */
-export type Schema = { [keyword: string]: unknown };
-
-export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-
-// Response objects are closed (additionalProperties: false) and list every field as required:
-// the agreement test then fails on a field the API adds, drops or renames without the document.
-function closed(properties: Record<string, Schema>, description?: string): Schema {
-  return {
-    type: 'object',
-    ...(description ? { description } : {}),
-    properties,
-    required: Object.keys(properties),
-    additionalProperties: false,
-  };
-}
-
-/**
- * A create or update answer: the resource, and `warnings` when the body carried attributes the
- * API does not take (docs/discovery.md, Warnings). Optional, so the same schema serves reads.
- */
-function warned(schema: Schema): Schema {
-  return { ...schema, properties: { ...(schema.properties as Record<string, Schema>), warnings: { $ref: '#/components/schemas/Warnings' } } };
-}
-
-const string = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
-const nullableString = (description?: string): Schema => ({ type: ['string', 'null'], ...(description ? { description } : {}) });
-const integer = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
-const number = (description?: string): Schema => ({ type: 'number', ...(description ? { description } : {}) });
-const boolean = (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) });
-const dateTime = (description?: string): Schema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });
-const nullableDateTime = (description?: string): Schema => ({
-  type: ['string', 'null'],
-  format: 'date-time',
-  ...(description ? { description } : {}),
-});
-const arrayOf = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
-const freeObject = (description: string): Schema => ({ type: 'object', additionalProperties: true, description });
-
-/** A list page of the broadcast, webhook endpoint and delivery lists (docs/api-decisions.md Lists). */
-const page = (item: string): Schema =>
-  closed({ data: arrayOf(ref(item)), total: integer('Number of items in the whole list, before limit and offset.') });
-
-/**
- * docs/api-decisions.md "Compatibility": bodies arrive nested under the resource key (canonical, as the
- * spec shows) or flat at the top level. `anyOf`, not `oneOf`: a nested body of optional fields
- * would also satisfy the open flat form.
- */
-export function nestedOrFlat(key: string, input: string, extra: Record<string, Schema> = {}): Schema {
-  return {
-    description: `The fields nested under \`${key}\` (canonical), or the same fields flat at the top level (accepted for compatibility).`,
-    anyOf: [
-      {
-        type: 'object',
-        title: `Nested under ${key}`,
-        properties: { [key]: ref(input), ...extra },
-        required: [key],
-      },
-      { type: 'object', title: 'Flat', allOf: [ref(input)], ...(Object.keys(extra).length > 0 ? { properties: extra } : {}) },
-    ],
-  };
-}
+// Importers keep importing these from here; the helpers live in schema-helpers.ts, each wider-API
+// area's schemas in <area>.schemas.ts (spread into SCHEMAS below).
+export { nestedOrFlat, ref, type Schema } from './schema-helpers';
 
 const emailHeader: Schema = closed({ key: string('Header name.'), value: string('Header value.') }, 'A custom email header.');
 
@@ -87,6 +27,7 @@ const broadcastInputProperties: Record<string, Schema> = {
   include_unsubscribe_link: boolean('Adds a visible unsubscribe link (the List-Unsubscribe headers are always sent).'),
   segment_ids: arrayOf(integer(), 'Segments targeted; empty means every active subscriber of the channel.'),
   email_server_ids: arrayOf(integer(), 'Email servers to send through.'),
+  template_id: { type: ['integer', 'null'], description: "A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422." },
   use_any_email_server: boolean('Use any email server of the channel.'),
   scheduled_send_at: string(
     'ISO 8601 time. Without an offset it is wall-clock time in scheduled_timezone; with an offset it is an absolute instant.',
@@ -121,36 +62,6 @@ const doubleOptInProperties: Record<string, Schema> = {
     anyOf: [{ type: 'boolean' }, ref('DoubleOptInOptions')],
   },
   confirmation_template_id: integer('Confirmation template (may also be given inside double_opt_in).'),
-};
-
-const webhookEndpointInputProperties: Record<string, Schema> = {
-  url: { type: 'string', format: 'uri', description: 'HTTPS URL receiving the payloads; loopback, private and metadata addresses are refused.' },
-  description: string(),
-  event_types: arrayOf(ref('EventType'), 'Subscribed event types.'),
-  retries_to_attempt: {
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_RETRIES_TO_ATTEMPT,
-    default: DEFAULT_RETRIES_TO_ATTEMPT,
-  },
-  active: { type: 'boolean', default: true },
-};
-
-const segmentProperties: Record<string, Schema> = {
-  id: integer(),
-  name: string(),
-  description: nullableString(),
-  match: { type: 'string', enum: ['all', 'any'], description: 'all: every rule holds; any: at least one. No rules: every subscriber.' },
-  rules: arrayOf(ref('SegmentRule')),
-  created_at: dateTime(),
-  updated_at: dateTime(),
-};
-
-const segmentInputProperties: Record<string, Schema> = {
-  name: string(),
-  description: nullableString(),
-  match: { type: 'string', enum: ['all', 'any'], default: 'all' },
-  rules: arrayOf(ref('SegmentRule'), 'At most 100.'),
 };
 
 const countAndRate: Schema = closed({ count: integer(), rate: number('Percent, 0 to 100, two decimals.') });
@@ -193,12 +104,20 @@ export const SCHEMAS: Record<string, Schema> = {
     updated_at: dateTime(),
     tags: arrayOf(string()),
     segment_ids: arrayOf(integer()),
+    template_id: { type: ['integer', 'null'], description: 'The template the broadcast was written from.' },
     email_server_ids: arrayOf(integer()),
     use_any_email_server: boolean('Echoed input field.'),
     email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
   })),
   BroadcastInput: { type: 'object', properties: broadcastInputProperties },
-  BroadcastCreateInput: { type: 'object', properties: broadcastInputProperties, required: ['subject'] },
+  BroadcastCreateInput: {
+    type: 'object',
+    properties: broadcastInputProperties,
+    description: 'Needs a subject, given here or by the template of template_id (without one: 422 "Subject can\'t be blank").',
+    // Without a template_id, a subject is required (a JSON Schema condition the client types ignore).
+    if: { properties: { template_id: { type: 'integer' } }, required: ['template_id'] },
+    else: { properties: { subject: { type: 'string' } }, required: ['subject'] },
+  },
   BroadcastCreateBody: nestedOrFlat('broadcast', 'BroadcastCreateInput'),
   BroadcastUpdateBody: nestedOrFlat('broadcast', 'BroadcastInput'),
   BroadcastList: page('Broadcast'),
@@ -365,174 +284,21 @@ export const SCHEMAS: Record<string, Schema> = {
     required: ['email', 'tags'],
   },
 
-  EventType: { type: 'string', enum: [...EVENT_TYPES] },
-  WebhookEndpoint: warned(closed({
-    id: integer(),
-    url: string(),
-    description: nullableString(),
-    active: boolean(),
-    event_types: arrayOf(ref('EventType')),
-    retries_to_attempt: { type: 'integer', minimum: 0, maximum: MAX_RETRIES_TO_ATTEMPT },
-    secret: string('`whsec_` + Base64 of 32 random bytes in the creation response; elsewhere redacted: `whsec_`, `*` characters, the last four characters.'),
-    last_response_code: { type: ['integer', 'null'], description: 'HTTP status of the most recent delivery.' },
-    last_sent_at: nullableDateTime(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-  })),
-  WebhookEndpointList: page('WebhookEndpoint'),
-  WebhookEndpointCreateInput: {
-    type: 'object',
-    properties: webhookEndpointInputProperties,
-    required: ['url', 'event_types'],
-  },
-  WebhookEndpointUpdateInput: { type: 'object', properties: webhookEndpointInputProperties },
-  WebhookEndpointCreateBody: nestedOrFlat('webhook_endpoint', 'WebhookEndpointCreateInput'),
-  WebhookEndpointUpdateBody: nestedOrFlat('webhook_endpoint', 'WebhookEndpointUpdateInput'),
-  WebhookTestBody: {
-    type: 'object',
-    properties: {
-      event_type: {
-        allOf: [ref('EventType')],
-        default: 'test.webhook',
-        description: '`test.webhook`, or a type the endpoint subscribes to (else 422).',
-      },
-    },
-  },
-  WebhookTestResult: closed({ message: string(), event_type: ref('EventType'), delivery_id: integer() }),
-  WebhookDelivery: closed({
-    id: integer(),
-    event_type: ref('EventType'),
-    event_data: freeObject('The `data` of the event payload.'),
-    status: {
-      type: 'string',
-      enum: ['pending', 'successful', 'failed', 'cancelled'],
-      description: 'Spec: Webhook delivery status (cancelled: its endpoint was deleted or deactivated).',
-    },
-    attempt_number: integer('Attempts made so far.'),
-    response_status: { type: ['integer', 'null'], description: 'HTTP status of the last attempt; null before any answer.' },
-    response_body: nullableString('At most 4,096 characters of the last answer.'),
-    error_message: nullableString(),
-    first_attempt_at: nullableDateTime(),
-    last_attempt_at: nullableDateTime(),
-    next_retry_at: nullableDateTime('Set while a retry is pending.'),
-    successfully_delivered_at: nullableDateTime(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-  }),
-  WebhookDeliveryList: page('WebhookDelivery'),
-
-  SubscriberEventData: closed({
-    subscriber_id: integer(),
-    email: string(),
-    first_name: nullableString(),
-    last_name: nullableString(),
-    subscribed_at: dateTime(),
-    unsubscribed_at: nullableDateTime(),
-    is_active: boolean(),
-    custom_data: freeObject('Arbitrary key-value JSON.'),
-    source: string(),
-  }),
-  EmailEventData: closed({
-    receipt_id: integer(),
-    email: string(),
-    identifier: string('Message identifier.'),
-    receipted_type: { type: 'string', enum: ['Broadcast', 'SequenceStep', 'TransactionalEmail'] },
-    receipted_id: integer(),
-    delivered: boolean(),
-    opened: boolean(),
-    clicked: boolean(),
-    bounced: boolean(),
-    complaint: boolean(),
-    unsubscribed: boolean(),
-    opened_at: nullableDateTime(),
-    clicked_at: nullableDateTime(),
-    bounced_reason: nullableString(),
-    complaint_reason: nullableString(),
-  }),
-  BroadcastEventData: closed({
-    broadcast_id: integer(),
-    name: nullableString(),
-    subject: string(),
-    status: ref('BroadcastStatus'),
-    total_recipients: integer(),
-    broadcast_recipients_count: integer(),
-    percentage_complete: number(),
-    sent_at: nullableDateTime(),
-    scheduled_send_at: nullableDateTime(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-    broadcast_channel_id: integer(),
-    segment_ids: arrayOf(integer()),
-    tags: arrayOf(string()),
-  }),
-  AttemptExhaustedEventData: closed({
-    delivery_id: integer(),
-    webhook_endpoint_id: integer(),
-    attempts: integer(),
-    last_error: string(),
-    first_attempted_at: dateTime(),
-    last_attempted_at: dateTime(),
-    original_event_type: ref('EventType'),
-  }),
-  WebhookEvent: closed(
-    {
-      id: integer('Unique event id; receivers deduplicate by it.'),
-      type: ref('EventType'),
-      created_at: dateTime(),
-      data: { type: 'object', description: 'Depends on the type: see the webhooks of this document.' },
-    },
-    'The envelope of every delivery.',
-  ),
+  ...WEBHOOK_SCHEMAS,
 
   Health: closed({ status: { const: 'ok' } }),
   Readiness: closed({
     status: { type: 'string', enum: ['ready', 'not_ready'] },
     checks: closed({ database: boolean('The database answers.'), migrations: boolean('No migration is pending.') }),
   }),
-  WhoAmI: closed({
-    type: { const: 'api_token' },
-    token_type: { const: 'channel', description: 'Every token belongs to one channel.' },
-    token: closed({ id: integer(), permissions: arrayOf({ type: 'string', enum: [...PERMISSIONS] }) }),
-    channel: closed({ id: integer(), name: string() }),
-  }),
-  ChannelStatus: closed({
-    status: { const: 'ok' },
-    channel: closed({ id: integer(), name: string() }),
-    email_servers: integer('How many email servers the channel has.'),
-    ready: boolean('The channel has an active email server, so a broadcast can be sent.'),
-  }),
-  Warnings: arrayOf(
-    closed({
-      code: { const: 'unrecognized_parameter' },
-      param: string('The attribute, as the body named it.'),
-      message: string(),
-    }),
-    'Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some.',
-  ),
-  SegmentRule: {
-    type: 'object',
-    description: `One condition. \`field\`: ${SEGMENT_FIELDS.join(', ')}. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days.`,
-    properties: {
-      field: string('A subscriber field, `custom_data.<key>`, or an engagement field.'),
-      operator: { type: 'string', enum: [...SEGMENT_OPERATORS] },
-      value: { description: 'Absent for exists and not_exists.', type: ['string', 'number', 'boolean'] },
-      within_days: integer('Engagement rules only: within this many days before evaluation.'),
-    },
-    required: ['field', 'operator'],
-    additionalProperties: false,
-  },
-  Segment: warned(closed(segmentProperties)),
-  SegmentList: page('Segment'),
-  SegmentWithMembers: closed({
-    ...segmentProperties,
-    subscribers_count: integer('Members now.'),
-    subscribers: arrayOf(ref('Subscriber'), 'The asked page of members.'),
-    pagination: ref('Pagination'),
-  }),
-  SegmentInput: { type: 'object', properties: segmentInputProperties },
-  SegmentCreateInput: { type: 'object', properties: segmentInputProperties, required: ['name'] },
-  SegmentCreateBody: nestedOrFlat('segment', 'SegmentCreateInput'),
-  SegmentUpdateBody: nestedOrFlat('segment', 'SegmentInput'),
+
+  ...SUPPRESSION_SCHEMAS,
+  ...TEMPLATE_SCHEMAS,
+  ...TRANSACTIONAL_SCHEMAS,
+  ...DISCOVERY_SCHEMAS,
+  ...SEGMENT_SCHEMAS,
+  ...PREVIEW_SCHEMAS,
+  ...EMAIL_SERVER_SCHEMAS,
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

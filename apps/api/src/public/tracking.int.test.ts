@@ -1,5 +1,5 @@
 import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from '@mailcast/adapters';
-import { DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions } from '@mailcast/core';
+import { Clock, DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type ParsedEmail, type SmtpCapture } from '@mailcast/devkit';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../test-support/harness';
@@ -15,6 +15,9 @@ describe('public tracking and unsubscribe routes', () => {
   let subscriberId: number;
   let channelId: number;
   const mailer = new NodemailerMailer();
+  // Real time, moved forward when a test needs the engagement window to pass.
+  let offsetMs = 0;
+  const clock = { now: () => new Date(Date.now() + offsetMs) };
 
   const path = (url: string) => url.slice(PUBLIC_URL.length);
   const count = async (table: string, where: Record<string, unknown>) =>
@@ -26,12 +29,13 @@ describe('public tracking and unsubscribe routes', () => {
       overrides: [
         { token: SendingOptions, value: { ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER), helperJobs: 0 } },
         { token: Mailer, value: mailer },
+        { token: Clock, value: clock },
       ],
     });
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });
     channelId = channel.id;
     await api.fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
       username: null, password: null, fromEmail: null, fromName: null,
     });
     const [row] = await api.database.db('subscribers')
@@ -73,24 +77,31 @@ describe('public tracking and unsubscribe routes', () => {
     expect(email.text!.trim()).toBe(`Plain part for Ann\n\nUnsubscribe: ${links()[2]}`);
   });
 
-  it('serves the open pixel uncached and records every open', async () => {
+  it('serves the open pixel uncached; 30 loads within the window are one open, one event (docs/security.md)', async () => {
     const pixel = /<img src="([^"]+)"/.exec(email.html!)![1]!;
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 30; i++) {
       const res = await request(api.app).get(path(pixel));
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('image/gif');
       expect(res.headers['cache-control']).toContain('no-store');
       expect((res.body as Buffer).subarray(0, 6).toString('latin1')).toBe('GIF89a');
     }
+    expect(await count('email_events', { broadcast_id: broadcastId, type: 'opened' })).toBe(1);
+    expect(await count('events', { channel_id: channelId, type: 'email.opened' })).toBe(1);
+    // Past the window, a load is an open again.
+    offsetMs += 60_001;
+    expect((await request(api.app).get(path(pixel))).status).toBe(200);
     expect(await count('email_events', { broadcast_id: broadcastId, type: 'opened' })).toBe(2);
     expect(await count('events', { channel_id: channelId, type: 'email.opened' })).toBe(2);
   });
 
   it('redirects a click to the stored URL only, and records it with its link', async () => {
     const tracked = links()[0]!;
-    const res = await request(api.app).get(path(tracked));
-    expect(res.status).toBe(302);
-    expect(res.headers.location).toBe('https://example.com/landing?x=1&y=2');
+    for (let i = 0; i < 10; i++) {
+      const res = await request(api.app).get(path(tracked));
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe('https://example.com/landing?x=1&y=2');
+    }
     const [event] = await api.database.db('email_events').where({ broadcast_id: broadcastId, type: 'clicked' });
     const link = await api.database.db('broadcast_links').where({ id: event.link_id }).first();
     expect(link).toMatchObject({ broadcast_id: broadcastId, url: 'https://example.com/landing?x=1&y=2' });

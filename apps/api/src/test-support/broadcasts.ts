@@ -28,7 +28,7 @@ export function anEmailServer(api: ApiHarness, channelId: number, overrides: Par
     channelId,
     host: '127.0.0.1',
     port: 2525,
-    secure: false,
+    tls: 'none',
     username: null,
     password: null,
     fromEmail: 'news@example.test',

@@ -13,6 +13,10 @@ export type Flags = Record<string, string | boolean | undefined>;
 export interface CommandIo {
   json: boolean;
   progress: NodeJS.WritableStream & { isTTY?: boolean };
+  /** The environment the command runs in (a password may come from it, never from argv). */
+  env: NodeJS.ProcessEnv;
+  /** All of standard input, for `--pass-stdin`. */
+  readStdin(): Promise<string>;
 }
 
 /** One admin command: its result is the JSON document `--json` prints, `human` the plain text. */

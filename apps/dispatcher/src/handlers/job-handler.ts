@@ -10,5 +10,7 @@ import type { DependencyContainer } from 'tsyringe';
 export interface JobHandler<Name extends JobName = JobName> {
   queue: Name;
   batchSize: number;
+  /** Pause before fetching again when the queue was empty (default 500 ms). */
+  idleMs?: number;
   handle(container: DependencyContainer, job: PgBoss.Job<JobPayloads[Name]>): Promise<void>;
 }

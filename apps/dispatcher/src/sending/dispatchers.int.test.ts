@@ -56,7 +56,7 @@ describe('dispatcher processes sending one broadcast', () => {
   async function aBroadcastTo(active: number, inactive: number): Promise<{ id: number; expected: string[] }> {
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
     await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, secure: false,
+      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
       username: null, password: null, fromEmail: null, fromName: null,
     });
     const email = (i: number) => `p${i}@c${channel.id}.example.test`;

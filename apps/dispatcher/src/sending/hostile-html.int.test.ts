@@ -63,7 +63,7 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
       channelId: hostile.id,
       host: '127.0.0.1',
       port: smtp.port,
-      secure: false,
+      tls: 'none',
       username: null,
       password: null,
       fromEmail: null,

@@ -72,7 +72,7 @@ describe('sending limits shared by every dispatcher', () => {
     const ids: number[] = [];
     for (const s of servers) {
       const created = await fixtures.repositories.emailServers.create({
-        channelId: channel.id, host: '127.0.0.1', port: s.port, secure: false,
+        channelId: channel.id, host: '127.0.0.1', port: s.port, tls: 'none',
         username: null, password: null, fromEmail: null, fromName: null, maxPerSecond: s.maxPerSecond ?? null,
       });
       ids.push(created.id);

@@ -69,7 +69,7 @@ export function startWorkers(
         jobs = [];
       }
       if (jobs.length === 0) {
-        await pauses.pause(IDLE_MS);
+        await pauses.pause(handler.idleMs ?? IDLE_MS);
         continue;
       }
       await Promise.all(

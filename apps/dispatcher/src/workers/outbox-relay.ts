@@ -1,4 +1,4 @@
-import { FanOutEvents, RequeueStalledDeliveries, type ClaimedAttempt } from '@mailcast/core';
+import { FanOutEvents, RequeueLapsedAttempts, RequeueStalledDeliveries, type ClaimedAttempt } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 import { Pauses } from './pauses';
 
@@ -17,6 +17,10 @@ export interface OutboxRelayOptions {
   /** How often the stalled-delivery sweep runs, and how old "stalled" is. */
   sweepEveryMs: number;
   stalledAfterMs: number;
+  /** The lease of a first attempt held in memory (renewed by its holder while held). */
+  leaseMs: number;
+  /** How often first attempts whose lease lapsed (their holder died) are queued again. */
+  lapsedEveryMs: number;
   onError(error: unknown): void;
 }
 
@@ -26,6 +30,8 @@ export const DEFAULT_OUTBOX_RELAY: Omit<OutboxRelayOptions, 'onError'> = {
   sweepEveryMs: 60_000,
   // Past pg-boss's 15-minute expiry of an active job, with room for the 30 s time-out.
   stalledAfterMs: 20 * 60_000,
+  leaseMs: 15_000,
+  lapsedEveryMs: 2_000,
 };
 
 /**
@@ -35,8 +41,9 @@ export const DEFAULT_OUTBOX_RELAY: Omit<OutboxRelayOptions, 'onError'> = {
  * committed by any process is picked up, including those whose writer crashed right after
  * commit. Any number of dispatchers may run it (SKIP LOCKED). It claims only what the sink has
  * room for: the rest of a backlog stays in the outbox, the durable queue, for whichever
- * dispatcher has room first. Once a minute it also re-queues deliveries lost with a dead
- * dispatcher (in memory or as a job).
+ * dispatcher has room first. Every few seconds it re-queues the first attempts of a dead
+ * dispatcher (their lease lapsed), and once a minute, as the last net, deliveries lost any
+ * other way (a job that expired with its dispatcher).
  */
 export function startOutboxRelay(
   container: DependencyContainer,
@@ -48,7 +55,9 @@ export function startOutboxRelay(
   const loop = (async () => {
     const fanOut = container.resolve(FanOutEvents);
     const sweep = container.resolve(RequeueStalledDeliveries);
+    const lapsed = container.resolve(RequeueLapsedAttempts);
     let nextSweep = Date.now() + options.sweepEveryMs;
+    let nextLapsed = Date.now() + options.lapsedEveryMs;
     // Deliveries per event in the last batch (at least 1): how many events fit the sink's room.
     // When events fan out wider than the last batch did, one batch overshoots the room; the
     // overshoot is bounded by that batch, and the next one is sized by the new ratio.
@@ -59,13 +68,17 @@ export function startOutboxRelay(
           nextSweep = Date.now() + options.sweepEveryMs;
           await sweep.execute({ stalledAfterMs: options.stalledAfterMs, limit: 1000 });
         }
+        if (Date.now() >= nextLapsed) {
+          nextLapsed = Date.now() + options.lapsedEveryMs;
+          await lapsed.execute({ leaseMs: options.leaseMs, limit: 1000 });
+        }
         const room = sink.room();
         if (room === 0) {
           await pauses.pause(options.idleMs);
           continue;
         }
         const limit = Math.max(1, Math.min(options.batchSize, Math.floor(room / perEvent)));
-        const { events, attempts } = await fanOut.execute({ batchSize: limit });
+        const { events, attempts } = await fanOut.execute({ batchSize: limit, leaseMs: options.leaseMs });
         if (attempts.length > 0) sink.hand(attempts);
         if (events > 0) perEvent = Math.max(1, attempts.length / events);
         if (events < limit) await pauses.pause(options.idleMs);

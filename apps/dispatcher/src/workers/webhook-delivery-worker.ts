@@ -1,5 +1,6 @@
 import {
   ClaimWebhookAttempts,
+  ExtendWebhookAttemptLeases,
   isSuccess,
   RecordWebhookFailure,
   RecordWebhookSuccesses,
@@ -16,6 +17,12 @@ import { persistently } from './persistently';
 const QUEUE = 'webhooks.deliver';
 
 type DeliverJob = PgBoss.Job<JobPayloads[typeof QUEUE]>;
+
+/**
+ * How long a known outcome is tried again before it is given up (about a minute): its attempt
+ * keeps its lease meanwhile, so nobody POSTs it again while the database is away.
+ */
+const THROUGH_AN_OUTAGE = [250, 500, 1_000, ...Array<number>(30).fill(2_000)];
 
 export interface WebhookDeliveryOptions {
   /** POSTs in flight to one endpoint from this dispatcher. */
@@ -38,10 +45,12 @@ export interface WebhookDeliveryOptions {
   /** 2xx outcomes are written together: at most this many, at most this long after the first. */
   flushSize: number;
   flushMs: number;
+  /** The lease of the first attempts held here, renewed every third of it while held. */
+  leaseMs: number;
   onError(error: unknown, context: string): void;
 }
 
-export function defaultWebhookDeliveryOptions(timeoutMs: number): Omit<WebhookDeliveryOptions, 'onError'> {
+export function defaultWebhookDeliveryOptions(timeoutMs: number): Omit<WebhookDeliveryOptions, 'onError' | 'leaseMs'> {
   return {
     perEndpointConcurrency: 8,
     maxHeld: 1000,
@@ -98,6 +107,10 @@ export class WebhookDeliveryWorker {
   private readonly send: SendWebhookAttempt;
   private readonly recordSuccesses: RecordWebhookSuccesses;
   private readonly recordFailure: RecordWebhookFailure;
+  private readonly extendLeases: ExtendWebhookAttemptLeases;
+  /** First attempts held here (no job): their leases are renewed until their outcome is written. */
+  private readonly leased = new Set<number>();
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly boss: PgBoss,
@@ -108,10 +121,22 @@ export class WebhookDeliveryWorker {
     this.send = container.resolve(SendWebhookAttempt);
     this.recordSuccesses = container.resolve(RecordWebhookSuccesses);
     this.recordFailure = container.resolve(RecordWebhookFailure);
+    this.extendLeases = container.resolve(ExtendWebhookAttemptLeases);
   }
 
   start(): this {
     this.loop = this.run();
+    let beating = false;
+    this.heartbeat = setInterval(() => {
+      if (beating || this.leased.size === 0) return;
+      beating = true;
+      // While the database is away this fails: the leases run on, and a lapse waits for the
+      // database to have been up a whole lease, so the next beat after the outage keeps them.
+      this.extendLeases
+        .execute({ deliveryIds: [...this.leased], leaseMs: this.options.leaseMs })
+        .catch(() => undefined)
+        .finally(() => (beating = false));
+    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
     return this;
   }
 
@@ -126,6 +151,7 @@ export class WebhookDeliveryWorker {
     await this.loop;
     while (this.running.size > 0) await Promise.all([...this.running]);
     await this.flush();
+    clearInterval(this.heartbeat);
   }
 
   /**
@@ -145,6 +171,7 @@ export class WebhookDeliveryWorker {
    * pending and the stalled-delivery sweep queues them again.
    */
   hand(attempts: readonly ClaimedAttempt[]): void {
+    for (const a of attempts) this.leased.add(a.deliveryId);
     const back = this.admit(attempts.map((attempt) => ({ attempt })));
     this.track(this.putBack(back), 'put back');
   }
@@ -240,6 +267,10 @@ export class WebhookDeliveryWorker {
         startAfter,
       })),
     );
+    // A first attempt that became a job gives up its lease: once lapsed, it would be a second copy.
+    const first = items.filter((item) => item.job === undefined).map((item) => item.attempt.deliveryId);
+    for (const id of first) this.leased.delete(id);
+    if (first.length > 0) await this.extendLeases.release({ deliveryIds: first });
     const done = items.flatMap((item) => (item.job ? [item.job.id] : []));
     if (done.length > 0) await this.boss.complete(QUEUE, done);
   }
@@ -323,9 +354,12 @@ export class WebhookDeliveryWorker {
         else this.flushTimer ??= setTimeout(() => void this.flush(), this.options.flushMs);
         return;
       }
-      await persistently(() => this.recordFailure.execute(outcome));
+      await persistently(() => this.recordFailure.execute(outcome), THROUGH_AN_OUTAGE);
+      this.leased.delete(attempt.deliveryId);
       if (job) await this.boss.complete(QUEUE, job.id);
     } catch (error) {
+      // Its lease lapses unrenewed: another dispatcher tries it again then.
+      this.leased.delete(attempt.deliveryId);
       // Unrecorded, the delivery stays pending: the stalled-delivery sweep queues it again.
       this.options.onError(error, 'attempt');
       if (job) await this.boss.fail(QUEUE, job.id, { message: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
@@ -346,9 +380,11 @@ export class WebhookDeliveryWorker {
     const jobIds = batch.flatMap((b) => (b.jobId === undefined ? [] : [b.jobId]));
     const work = (async () => {
       try {
-        await persistently(() => this.recordSuccesses.execute(batch.map((b) => b.outcome)));
+        await persistently(() => this.recordSuccesses.execute(batch.map((b) => b.outcome)), THROUGH_AN_OUTAGE);
+        for (const b of batch) this.leased.delete(b.outcome.attempt.deliveryId);
         if (jobIds.length > 0) await this.boss.complete(QUEUE, jobIds);
       } catch (error) {
+        for (const b of batch) this.leased.delete(b.outcome.attempt.deliveryId);
         this.options.onError(error, 'record successes');
         if (jobIds.length > 0) await this.boss.fail(QUEUE, jobIds).catch(() => undefined);
       }

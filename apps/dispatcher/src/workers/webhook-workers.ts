@@ -21,16 +21,14 @@ export function startWebhookWorkers(
 ): { stop(): Promise<void> } {
   const config = container.resolve<Config>(ConfigToken);
   const onError = options.onError ?? (() => undefined);
+  const relayOptions = { ...DEFAULT_OUTBOX_RELAY, ...options.relay, onError: (error: unknown) => onError(error, 'outbox relay') };
   const delivery = new WebhookDeliveryWorker(boss, container, {
     ...defaultWebhookDeliveryOptions(config.webhookTimeoutMs),
+    leaseMs: relayOptions.leaseMs,
     ...options.delivery,
     onError,
   }).start();
-  const relay = startOutboxRelay(container, delivery, {
-    ...DEFAULT_OUTBOX_RELAY,
-    ...options.relay,
-    onError: (error) => onError(error, 'outbox relay'),
-  });
+  const relay = startOutboxRelay(container, delivery, relayOptions);
   return {
     // The relay first: it hands nothing more over, then the worker finishes what it holds.
     async stop() {

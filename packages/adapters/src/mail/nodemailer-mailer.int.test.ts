@@ -1,6 +1,6 @@
 import type { EmailServer, Mailer, OutgoingEmail } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { freePort } from '@mailcast/testkit';
+import { anEmailServer, freePort } from '@mailcast/testkit';
 import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from './nodemailer-mailer';
 import { ThreadedMailer } from './threaded-mailer';
 
@@ -24,17 +24,7 @@ describe.each(MAILERS)('%s against a real SMTP server', (_name, makeMailer) => {
       },
     });
     mailer = makeMailer(DEFAULT_CONNECTIONS_PER_SERVER);
-    server = {
-      id: 1,
-      channelId: 1,
-      host: '127.0.0.1',
-      port: smtp.port,
-      secure: false,
-      username: 'user',
-      password: 'secret',
-      fromEmail: null,
-      fromName: null,
-    };
+    server = anEmailServer({ port: smtp.port, username: 'user', password: 'secret' });
   });
   afterAll(async () => {
     await mailer.close();

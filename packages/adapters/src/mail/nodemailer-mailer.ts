@@ -1,9 +1,12 @@
 import type { EmailServer, MailOutcome, Mailer, OutgoingEmail } from '@mailcast/core';
 import { smtpFailureKind } from '@mailcast/domain';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
+import type DKIM from 'nodemailer/lib/dkim';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 
 interface SmtpError {
+  code?: string;
   responseCode?: number;
   response?: string;
   message?: string;
@@ -16,6 +19,12 @@ interface SmtpError {
  * sending services; a server that allows fewer connections needs the setting.
  */
 export const DEFAULT_CONNECTIONS_PER_SERVER = 20;
+
+/**
+ * nodemailer's codes for a failed TLS upgrade (STARTTLS required but not offered, or a bad
+ * certificate) and a refused login: a misconfigured server, never a verdict on the recipient.
+ */
+const SERVER_FAILURES = new Set(['ETLS', 'EAUTH']);
 
 /** An outgoing email as nodemailer's message options. */
 export function nodemailerMessage(email: OutgoingEmail): SendMailOptions {
@@ -32,6 +41,31 @@ export function nodemailerMessage(email: OutgoingEmail): SendMailOptions {
 }
 
 /**
+ * How nodemailer connects to a server (docs/email-servers.md): `starttls` requires the upgrade
+ * (requireTLS), so a server that does not offer it never sees AUTH; `none` never upgrades.
+ * Certificates are verified in both TLS modes.
+ */
+export function smtpConnectionOptions(server: EmailServer): SMTPTransport.Options {
+  return {
+    host: server.host,
+    port: server.port,
+    secure: server.tls === 'implicit',
+    requireTLS: server.tls === 'starttls',
+    ignoreTLS: server.tls === 'none',
+    connectionTimeout: 30_000,
+    greetingTimeout: 30_000,
+    socketTimeout: 60_000,
+    ...(server.username ? { auth: { user: server.username, pass: server.password ?? '' } } : {}),
+  };
+}
+
+/** Every message through a server with a DKIM key is signed with it. */
+function dkimOptions(server: EmailServer): { dkim: DKIM.Options } | null {
+  if (server.dkimPrivateKey === null || server.dkimDomain === null || server.dkimSelector === null) return null;
+  return { dkim: { domainName: server.dkimDomain, keySelector: server.dkimSelector, privateKey: server.dkimPrivateKey } };
+}
+
+/**
  * nodemailer with one pooled transport per email server: connections are reused across
  * messages (and across recipients of a broadcast) instead of a handshake per email. A server's
  * settings are part of the pool key, so an edited server gets a fresh pool.
@@ -42,20 +76,15 @@ export class NodemailerMailer implements Mailer {
   constructor(private readonly connectionsPerServer: number = DEFAULT_CONNECTIONS_PER_SERVER) {}
 
   private transportFor(server: EmailServer): Transporter {
-    const key = JSON.stringify([server.id, server.host, server.port, server.secure, server.username, server.password]);
+    const key = JSON.stringify([server.id, server.updatedAt, server.host, server.port, server.tls, server.username, server.password]);
     let transport = this.pools.get(key);
     if (transport === undefined) {
       transport = nodemailer.createTransport({
         pool: true,
-        host: server.host,
-        port: server.port,
-        secure: server.secure,
+        ...smtpConnectionOptions(server),
         maxConnections: this.connectionsPerServer,
         maxMessages: Infinity,
-        connectionTimeout: 30_000,
-        greetingTimeout: 30_000,
-        socketTimeout: 60_000,
-        ...(server.username ? { auth: { user: server.username, pass: server.password ?? '' } } : {}),
+        ...(dkimOptions(server) ?? {}),
       });
       this.pools.set(key, transport);
     }
@@ -74,6 +103,10 @@ export class NodemailerMailer implements Mailer {
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
       const smtp = error as SmtpError;
+      if (smtp.code !== undefined && SERVER_FAILURES.has(smtp.code)) {
+        // The server's fault, not the recipient's: a 5xx here is no bounce, and the send is retried.
+        return { kind: 'rejected', permanent: false, code: null, message: `${smtp.message ?? smtp.code}${smtp.response ? `: ${smtp.response}` : ''}` };
+      }
       const code = typeof smtp.responseCode === 'number' ? smtp.responseCode : null;
       return {
         kind: 'rejected',

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { anEmailServer } from '@mailcast/testkit';
 import { ThreadedMailer } from './threaded-mailer';
 
 /**
@@ -26,9 +27,7 @@ parentPort.on('message', (request) => {
 describe('ThreadedMailer when a thread dies', () => {
   let dir: string;
   let script: string;
-  const server: EmailServer = {
-    id: 1, channelId: 1, host: '127.0.0.1', port: 25, secure: false, username: null, password: null, fromEmail: null, fromName: null,
-  };
+  const server: EmailServer = anEmailServer();
   const email = (to: string): OutgoingEmail => ({
     messageId: `<${to}>`, from: { email: 'news@example.com', name: null }, to, replyTo: null, subject: 's', text: 't', html: null, headers: {},
   });
@@ -74,7 +73,7 @@ describe('ThreadedMailer when a thread dies', () => {
       child,
       `const { ThreadedMailer } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/mail/threaded-mailer.js'))});
        new ThreadedMailer({ threads: 1, connectionsPerServer: 1 })
-         .send({ id: 1, host: '127.0.0.1', port: ${port}, secure: false }, ${JSON.stringify(email('x@example.com'))})
+         .send({ id: 1, host: '127.0.0.1', port: ${port}, tls: 'none' }, ${JSON.stringify(email('x@example.com'))})
          .then((outcome) => console.log(outcome.kind));`,
     );
     try {

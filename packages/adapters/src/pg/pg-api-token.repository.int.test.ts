@@ -1,5 +1,5 @@
 import { hashApiToken } from '@mailcast/domain';
-import { createTestDatabase, eventually, Fixtures, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, Fixtures, throwawaySecretBox, type TestDatabase } from '@mailcast/testkit';
 import { createBoss } from '../queue/boss';
 import { CachedApiTokenRepository, PgApiTokenRepository } from './pg-api-token.repository';
 import { PgTransactor } from './pg-transactor';
@@ -55,7 +55,7 @@ describe('CachedApiTokenRepository', () => {
 
     const inFlight = cache.findByHash(hash);
     await wasRead;
-    await new PgTransactor(database.db, boss()).run((r) => r.apiTokens.revoke(id, new Date()));
+    await new PgTransactor(database.db, boss(), throwawaySecretBox()).run((r) => r.apiTokens.revoke(id, new Date()));
     await eventually(async () => ((await cache.findByHash(witness.hash))?.revokedAt ? true : undefined), 1_000, 10);
     release();
     expect((await inFlight)?.revokedAt).toBeNull();
@@ -87,7 +87,7 @@ describe('CachedApiTokenRepository', () => {
     await revokeByHand(kept.id);
     // A revocation rolled back announces nothing: the hand-revoked token stays served from memory.
     await expect(
-      new PgTransactor(database.db, boss()).run(async (r) => {
+      new PgTransactor(database.db, boss(), throwawaySecretBox()).run(async (r) => {
         await r.apiTokens.revoke(other.id, new Date());
         throw new Error('roll back');
       }),
@@ -95,7 +95,7 @@ describe('CachedApiTokenRepository', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await cache.findByHash(kept.hash))?.revokedAt).toBeNull();
     // A committed one empties the memory.
-    await new PgTransactor(database.db, boss()).run((r) => r.apiTokens.revoke(other.id, new Date()));
+    await new PgTransactor(database.db, boss(), throwawaySecretBox()).run((r) => r.apiTokens.revoke(other.id, new Date()));
     await eventually(async () => ((await cache.findByHash(kept.hash))?.revokedAt ? true : undefined), 1_000, 10);
     await cache.close();
   });

@@ -27,6 +27,7 @@ export interface BroadcastRow {
   email_headers: EmailHeader[];
   tags: string[];
   segment_ids: number[];
+  template_id: number | null;
   email_server_ids: number[];
   total_recipients: number;
   broadcast_recipients_count: number;
@@ -59,6 +60,7 @@ export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   // bigint[] arrives as strings: pg parses array elements without the int8 override.
   segmentIds: row.segment_ids.map(Number),
   emailServerIds: row.email_server_ids.map(Number),
+  templateId: row.template_id === null ? null : Number(row.template_id),
   totalRecipients: row.total_recipients,
   broadcastRecipientsCount: row.broadcast_recipients_count,
   scheduledSendAt: row.scheduled_send_at,
@@ -87,6 +89,7 @@ function toRow(changes: BroadcastChanges): Record<string, unknown> {
     emailHeaders: 'email_headers',
     tags: 'tags',
     segmentIds: 'segment_ids',
+    templateId: 'template_id',
     emailServerIds: 'email_server_ids',
     scheduledSendAt: 'scheduled_send_at',
     scheduledTimezone: 'scheduled_timezone',
@@ -122,6 +125,7 @@ export class PgBroadcastRepository implements BroadcastRepository {
         email_headers: JSON.stringify(broadcast.emailHeaders) as unknown as EmailHeader[],
         tags: broadcast.tags,
         segment_ids: broadcast.segmentIds,
+        template_id: broadcast.templateId ?? null,
         email_server_ids: broadcast.emailServerIds,
         scheduled_send_at: broadcast.scheduledSendAt,
         scheduled_timezone: broadcast.scheduledTimezone,

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, throwawaySecretBox, type TestDatabase } from '@mailcast/testkit';
 import type { EmailEventRecord, OutcomeGroup } from '@mailcast/core';
 import { PgRecipientStore } from './pg-recipient-store';
 
@@ -13,7 +13,7 @@ describe('PgRecipientStore.settleWithEvents: one statement per group commit', ()
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    store = new PgRecipientStore(database.db);
+    store = new PgRecipientStore(database.db, throwawaySecretBox());
     const db = database.db;
     channelId = (await db('channels').insert({ name: 'c' }).returning('id'))[0].id;
     broadcastId = (await db('broadcasts').insert({ channel_id: channelId, subject: 's', status: 'sending', track_opens: false, track_clicks: false }).returning('id'))[0].id;

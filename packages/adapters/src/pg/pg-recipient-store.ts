@@ -12,50 +12,19 @@ import type {
 } from '@mailcast/core';
 import type { BroadcastStatus, SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import { isSealed, type SecretBox } from '../secrets/secret-box';
 import { prepared } from './database';
 import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
 import { audiencePredicate } from './segment-sql';
-
-// The recipients rule (docs/broadcasts-and-sending.md), the predicate of the subscribers_sendable index:
-// active, and confirmed when created through double opt-in.
-const SENDABLE = `s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`;
-
-// Claimable: pending and due, or claimed by a worker whose lease ran out (it died or stalled).
-const CLAIMABLE = `((r.status = 'pending' AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= :now))
-                   OR (r.status = 'claimed' AND r.lease_expires_at <= :now))`;
-
-interface SubscriberRow {
-  subscriber_id: number;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  tags: string[];
-  custom_data: Record<string, unknown>;
-  is_active: boolean;
-  source: string;
-  subscribed_at: Date;
-  unsubscribed_at: Date | null;
-}
-
-const SUBSCRIBER_COLUMNS = `s.id AS subscriber_id, s.email, s.first_name, s.last_name, s.tags, s.custom_data,
-  s.is_active, s.source, s.subscribed_at, s.unsubscribed_at`;
-
-const toSubscriber = (row: SubscriberRow): SubscriberSnapshot => ({
-  id: row.subscriber_id,
-  email: row.email,
-  firstName: row.first_name,
-  lastName: row.last_name,
-  tags: row.tags,
-  customData: row.custom_data,
-  isActive: row.is_active,
-  source: row.source,
-  subscribedAt: row.subscribed_at,
-  unsubscribedAt: row.unsubscribed_at,
-});
+import { CLAIMABLE, LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
 
 export class PgRecipientStore implements RecipientStore {
-  constructor(private readonly db: Knex) {}
+  /** The broadcast's tracking secret is sealed at rest (docs/secrets.md). */
+  constructor(
+    private readonly db: Knex,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async findBroadcast(id: number): Promise<Broadcast | null> {
     const row = await prepared('find_broadcast', this.db<BroadcastRow>('broadcasts').where({ id }).first());
@@ -100,14 +69,16 @@ export class PgRecipientStore implements RecipientStore {
     const audience = broadcast.segmentIds.length > 0 ? audiencePredicate(segments.definitions, broadcast.channelId, segments.now) : null;
     const { rows } = await this.db.raw<{ rows: { last: number | null }[] }>(
       `WITH batch AS (
-         SELECT s.id FROM subscribers s
+         SELECT s.id, ${SUPPRESSED} AS suppressed FROM subscribers s
           WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
           ${audience ? 'AND (:audience)' : ''}
           ORDER BY s.id
           LIMIT :limit
        ), inserted AS (
-         INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id)
-         SELECT :broadcastId, id, '<' || :broadcastId || '.' || id || '.' || :suffix || '>' FROM batch
+         INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status)
+         SELECT :broadcastId, id, '<' || :broadcastId || '.' || id || '.' || :suffix || '>',
+                CASE WHEN suppressed THEN 'skipped' ELSE 'pending' END
+           FROM batch
          ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING
        )
        SELECT max(id) AS last FROM batch`,
@@ -137,7 +108,7 @@ export class PgRecipientStore implements RecipientStore {
     await this.db('broadcasts').where({ id: broadcastId }).update({ total_recipients: total });
   }
 
-  async claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number, afterId: number): Promise<ClaimedRecipient[]> {
+  async claim(broadcastId: number, worker: string, now: Date, leaseMs: number, limit: number, afterId: number): Promise<ClaimedRecipient[]> {
     const { rows } = await prepared('claim_recipients', this.db.raw<{
       rows: Array<SubscriberRow & { id: number; message_id: string; attempts: number; status: string }>;
     }>(
@@ -148,7 +119,7 @@ export class PgRecipientStore implements RecipientStore {
           LIMIT :limit
           FOR UPDATE SKIP LOCKED
        ), judged AS (
-         SELECT p.id, (${SENDABLE}) AS sendable
+         SELECT p.id, (${SENDABLE} AND NOT ${SUPPRESSED}) AS sendable
            FROM picked p
            JOIN broadcast_recipients r ON r.id = p.id
            JOIN subscribers s ON s.id = r.subscriber_id
@@ -156,12 +127,12 @@ export class PgRecipientStore implements RecipientStore {
        UPDATE broadcast_recipients r
           SET status = CASE WHEN j.sendable THEN 'claimed' ELSE 'skipped' END,
               claimed_by = CASE WHEN j.sendable THEN :worker END,
-              lease_expires_at = CASE WHEN j.sendable THEN :leaseUntil::timestamptz END,
+              lease_expires_at = CASE WHEN j.sendable THEN ${LEASE_UNTIL} END,
               attempts = r.attempts + CASE WHEN j.sendable THEN 1 ELSE 0 END
          FROM judged j, subscribers s
         WHERE r.id = j.id AND s.id = r.subscriber_id
        RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`,
-      { broadcastId, now, limit, worker, leaseUntil, afterId },
+      { broadcastId, now, limit, worker, leaseMs, afterId },
     ));
     return rows
       .map((row) => ({
@@ -175,30 +146,28 @@ export class PgRecipientStore implements RecipientStore {
       .sort((a, b) => a.id - b.id);
   }
 
-  async release(worker: string, recipientIds: readonly number[]): Promise<void> {
-    if (recipientIds.length === 0) return;
+  async release(broadcastId: number, worker: string): Promise<void> {
     await this.db('broadcast_recipients')
-      .whereIn('id', [...recipientIds])
-      .where({ status: 'claimed', claimed_by: worker })
+      .where({ broadcast_id: broadcastId, status: 'claimed', claimed_by: worker })
       .update({ status: 'pending', claimed_by: null, lease_expires_at: null, attempts: this.db.raw('attempts - 1') });
   }
 
-  async extendLeases(broadcastId: number, worker: string, leaseUntil: Date): Promise<void> {
+  async extendLeases(broadcastId: number, worker: string, leaseMs: number): Promise<void> {
     // SKIP LOCKED: a row being settled right now needs no lease, and waiting for it could
     // deadlock with the settling transaction.
     await prepared('extend_leases', this.db.raw(
-      `UPDATE broadcast_recipients SET lease_expires_at = :leaseUntil
+      `UPDATE broadcast_recipients SET lease_expires_at = ${LEASE_UNTIL}
         WHERE id IN (SELECT id FROM broadcast_recipients
                       WHERE broadcast_id = :broadcastId AND status = 'claimed' AND claimed_by = :worker
                       ORDER BY id FOR UPDATE SKIP LOCKED)`,
-      { broadcastId, worker, leaseUntil },
+      { broadcastId, worker, leaseMs },
     ));
   }
 
   async progress(broadcastId: number, now: Date): Promise<SendProgress> {
     const { rows } = await this.db.raw<{ rows: { claimable: number; leased: number; next_at: Date | null }[] }>(
       `SELECT count(*) FILTER (WHERE ${CLAIMABLE}) AS claimable,
-              count(*) FILTER (WHERE r.status = 'claimed' AND r.lease_expires_at > :now) AS leased,
+              count(*) FILTER (WHERE r.status = 'claimed' AND r.lease_expires_at > now()) AS leased,
               min(r.next_attempt_at) FILTER (WHERE r.status = 'pending' AND r.next_attempt_at > :now) AS next_at
          FROM broadcast_recipients r
         WHERE r.broadcast_id = :broadcastId AND r.status IN ('pending', 'claimed')`,
@@ -331,7 +300,7 @@ export class PgRecipientStore implements RecipientStore {
         WHERE (b.status IN ('scheduled', 'queueing') AND b.updated_at < :staleBefore)
            OR (b.status = 'sending'
                AND NOT EXISTS (SELECT 1 FROM broadcast_recipients r
-                                WHERE r.broadcast_id = b.id AND r.status = 'claimed' AND r.lease_expires_at > :now)
+                                WHERE r.broadcast_id = b.id AND r.status = 'claimed' AND r.lease_expires_at > now())
                AND (EXISTS (SELECT 1 FROM broadcast_recipients r WHERE r.broadcast_id = b.id AND ${CLAIMABLE})
                     OR NOT EXISTS (SELECT 1 FROM broadcast_recipients r
                                     WHERE r.broadcast_id = b.id AND r.status IN ('pending', 'claimed'))))
@@ -343,12 +312,17 @@ export class PgRecipientStore implements RecipientStore {
   }
 
   async trackingSecret(broadcastId: number, candidate: Uint8Array): Promise<Uint8Array> {
-    const { rows } = await this.db.raw<{ rows: { secret: Buffer }[] }>(
+    const { rows } = await this.db.raw<{ rows: { secret: string }[] }>(
       `UPDATE broadcasts SET tracking_secret = COALESCE(tracking_secret, ?) WHERE id = ? RETURNING tracking_secret AS secret`,
-      [Buffer.from(candidate), broadcastId],
+      [this.secrets.seal('broadcasts.tracking_secret', candidate), broadcastId],
     );
     if (!rows[0]) throw new Error(`broadcast ${broadcastId} does not exist`);
-    return rows[0].secret;
+    return this.openTrackingSecret(rows[0].secret);
+  }
+
+  /** A secret from before sealing is the base64 of its bytes (the column was bytea). */
+  private openTrackingSecret(stored: string): Buffer {
+    return isSealed(stored) ? this.secrets.open('broadcasts.tracking_secret', stored) : Buffer.from(stored, 'base64');
   }
 
   async findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null> {
@@ -363,7 +337,7 @@ export class PgRecipientStore implements RecipientStore {
           delivered_at: Date | null;
           opened_at: Date | null;
           clicked_at: Date | null;
-          tracking_secret: Buffer | null;
+          tracking_secret: string | null;
         }
       >;
     }>(
@@ -387,7 +361,7 @@ export class PgRecipientStore implements RecipientStore {
       openedAt: row.opened_at,
       clickedAt: row.clicked_at,
       subscriber: toSubscriber(row),
-      secret: row.tracking_secret,
+      secret: row.tracking_secret === null ? null : this.openTrackingSecret(row.tracking_secret),
     };
   }
 
@@ -396,10 +370,15 @@ export class PgRecipientStore implements RecipientStore {
     return (row as BroadcastLink | undefined) ?? null;
   }
 
-  async markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date): Promise<void> {
-    const column = kind === 'opened' ? 'opened_at' : 'clicked_at';
-    await this.db('broadcast_recipients')
-      .where({ id: recipientId })
-      .update({ [column]: this.db.raw(`COALESCE(${column}, ?)`, [at]) });
+  async markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date, windowStart: Date, linkId?: number): Promise<boolean> {
+    // One statement decides, so two loads at once cannot both count (migration 2026112502000001).
+    const sql =
+      kind === 'opened'
+        ? `UPDATE broadcast_recipients SET opened_at = COALESCE(opened_at, :at), last_opened_at = :at
+           WHERE id = :id AND (last_opened_at IS NULL OR last_opened_at <= :windowStart) RETURNING id`
+        : `UPDATE broadcast_recipients SET clicked_at = COALESCE(clicked_at, :at), last_clicked_at = :at, last_clicked_link_id = :link
+           WHERE id = :id AND (last_clicked_at IS NULL OR last_clicked_at <= :windowStart OR last_clicked_link_id IS DISTINCT FROM :link) RETURNING id`;
+    const result = await this.db.raw(sql, { at, id: recipientId, windowStart, link: linkId ?? null });
+    return (result.rows as unknown[]).length > 0;
   }
 }

@@ -6,6 +6,7 @@ import type {
   SubscriberConfirmationRepository,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
+import type { TemplateRow } from './pg-template.repository';
 
 interface ConfirmationRow {
   id: number;
@@ -59,6 +60,7 @@ export class PgSubscriberConfirmationRepository implements SubscriberConfirmatio
         template_id: c.templateId,
         reply_to: c.replyTo,
         include_unsubscribe_link: c.includeUnsubscribeLink,
+        email_queued: c.emailQueued ?? false,
         created_at: now,
       })
       .returning(COLUMNS);
@@ -90,43 +92,47 @@ export class PgSubscriberConfirmationRepository implements SubscriberConfirmatio
   async markEmailSent(id: number, now: Date): Promise<void> {
     await this.db('subscriber_confirmations').where({ id }).whereNull('email_sent_at').update({ email_sent_at: now });
   }
+
+  async countQueuedSince(subscriberId: number, since: Date): Promise<number> {
+    const row = await this.db('subscriber_confirmations')
+      .where({ subscriber_id: subscriberId, email_queued: true })
+      .where('created_at', '>=', since)
+      .count<{ n: string }[]>('* as n')
+      .first();
+    return Number(row?.n ?? 0);
+  }
 }
 
-interface TemplateRow {
-  id: number;
-  channel_id: number;
-  name: string;
-  subject: string;
-  body: string;
-  is_default: boolean;
-}
+/** The channel's templates of purpose `confirmation` (docs/templates.md), as double opt-in reads them. */
+const CONFIRMATION = { template_purpose: 'confirmation' };
 
 const toTemplate = (row: TemplateRow): ConfirmationTemplate => ({
-  id: row.id,
-  channelId: row.channel_id,
-  name: row.name,
-  subject: row.subject,
-  body: row.body,
-  isDefault: row.is_default,
+  id: Number(row.id),
+  channelId: Number(row.channel_id),
+  name: row.label,
+  // A confirmation template is refused at save without both.
+  subject: row.subject ?? '',
+  body: row.body ?? '',
+  isDefault: row.default_confirmation,
 });
 
 export class PgConfirmationTemplateRepository implements ConfirmationTemplateRepository {
   constructor(private readonly db: Knex) {}
 
   async create(t: Omit<ConfirmationTemplate, 'id'>): Promise<ConfirmationTemplate> {
-    const [row] = await this.db('confirmation_templates')
-      .insert({ channel_id: t.channelId, name: t.name, subject: t.subject, body: t.body, is_default: t.isDefault })
-      .returning(['id', 'channel_id', 'name', 'subject', 'body', 'is_default']);
+    const [row] = await this.db('templates')
+      .insert({ channel_id: t.channelId, label: t.name, subject: t.subject, body: t.body, default_confirmation: t.isDefault, ...CONFIRMATION })
+      .returning('*');
     return toTemplate(row as TemplateRow);
   }
 
   async findById(channelId: number, id: number): Promise<ConfirmationTemplate | null> {
-    const row = await this.db('confirmation_templates').where({ channel_id: channelId, id }).first();
+    const row = await this.db('templates').where({ channel_id: channelId, id, ...CONFIRMATION }).first();
     return row ? toTemplate(row as TemplateRow) : null;
   }
 
   async findDefault(channelId: number): Promise<ConfirmationTemplate | null> {
-    const row = await this.db('confirmation_templates').where({ channel_id: channelId, is_default: true }).first();
+    const row = await this.db('templates').where({ channel_id: channelId, default_confirmation: true, ...CONFIRMATION }).first();
     return row ? toTemplate(row as TemplateRow) : null;
   }
 }

@@ -45,7 +45,7 @@ export const toSubscriber = (row: SubscriberRow): Subscriber => ({
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
 /** LIKE treats % _ and \ specially; a fragment is matched literally. */
-const likeLiteral = (fragment: string) => fragment.replace(/[\\%_]/g, (c) => `\\${c}`);
+export const likeLiteral = (fragment: string) => fragment.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * Adds the spec's list filters as SQL, each one backed by an index: the trigram GIN index for

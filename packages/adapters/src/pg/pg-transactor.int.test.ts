@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, throwawaySecretBox, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 import { createBoss } from '../queue/boss';
 import { PgTransactor } from './pg-transactor';
@@ -16,7 +16,7 @@ describe('PgTransactor: change, outbox event and job in one transaction', () => 
     database = await createTestDatabase();
     boss = createBoss(database.url, 'api');
     await boss.start();
-    transactor = new PgTransactor(database.db, boss);
+    transactor = new PgTransactor(database.db, boss, throwawaySecretBox());
   });
   afterAll(async () => {
     await boss.stop({ graceful: false, close: true, wait: true });

@@ -2,6 +2,7 @@ import type { Repositories, Transactor } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
 import { PgBossJobQueue } from '../queue/pg-boss-job-queue';
+import type { SecretBox } from '../secrets/secret-box';
 import { transactionExecutor } from './database';
 import { PgApiTokenRepository } from './pg-api-token.repository';
 import { PgBroadcastRepository } from './pg-broadcast.repository';
@@ -11,27 +12,34 @@ import { PgEmailServerRepository } from './pg-email-server.repository';
 import { PgEventOutbox } from './pg-event-outbox';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
+import { PgSuppressionRepository } from './pg-suppression.repository';
+import { PgTemplateRepository } from './pg-template.repository';
+import { PgIdempotencyStore, PgTransactionalRepository } from './pg-transactional.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
 /** Every repository over one connection or transaction; jobs go through the same one. */
-export function pgRepositories(db: Knex, boss: PgBoss): Repositories {
+export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox): Repositories {
   const inTransaction = db.isTransaction === true;
   return {
     channels: new PgChannelRepository(db),
     apiTokens: new PgApiTokenRepository(db),
-    emailServers: new PgEmailServerRepository(db),
+    emailServers: new PgEmailServerRepository(db, secrets),
     broadcasts: new PgBroadcastRepository(db),
     subscribers: new PgSubscriberRepository(db),
     subscriberConfirmations: new PgSubscriberConfirmationRepository(db),
     confirmationTemplates: new PgConfirmationTemplateRepository(db),
     emailEvents: new PgEmailEvents(db),
-    recipients: new PgRecipientStore(db),
+    recipients: new PgRecipientStore(db, secrets),
     outbox: new PgEventOutbox(db),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
-    webhookEndpoints: new PgWebhookEndpointRepository(db),
-    webhookDeliveries: new PgWebhookDeliveryRepository(db),
+    webhookEndpoints: new PgWebhookEndpointRepository(db, secrets),
+    webhookDeliveries: new PgWebhookDeliveryRepository(db, secrets),
+    suppressions: new PgSuppressionRepository(db),
+    templates: new PgTemplateRepository(db),
+    transactionals: new PgTransactionalRepository(db),
+    idempotency: new PgIdempotencyStore(db),
   };
 }
 
@@ -39,9 +47,10 @@ export class PgTransactor implements Transactor {
   constructor(
     private readonly db: Knex,
     private readonly boss: PgBoss,
+    private readonly secrets: SecretBox,
   ) {}
 
   run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
-    return this.db.transaction((trx) => work(pgRepositories(trx, this.boss)));
+    return this.db.transaction((trx) => work(pgRepositories(trx, this.boss, this.secrets)));
   }
 }

@@ -10,6 +10,7 @@ import type {
 } from '@mailcast/core';
 import type { EventType } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import type { SecretBox } from '../secrets/secret-box';
 import { prepared } from './database';
 
 interface DeliveryRow {
@@ -67,7 +68,7 @@ interface AttemptRow {
   event_created_at: Date;
 }
 
-const toAttempt = (r: AttemptRow): ClaimedAttempt => ({
+const toAttempt = (r: AttemptRow, secrets: SecretBox): ClaimedAttempt => ({
   deliveryId: r.id,
   channelId: r.channel_id,
   attempt: r.attempt,
@@ -77,13 +78,23 @@ const toAttempt = (r: AttemptRow): ClaimedAttempt => ({
   eventCreatedAt: r.event_created_at,
   endpointId: r.endpoint_id,
   url: r.url,
-  secret: r.secret,
+  secret: secrets.openText('webhook_endpoints.secret', r.secret),
   retriesToAttempt: r.retries_to_attempt,
   firstAttemptAt: r.first_attempt_at,
 });
 
+// A lease in database time: dispatchers never compare their clocks with it.
+const LEASE_UNTIL = `now() + CAST(:leaseMs AS integer) * interval '1 millisecond'`;
+
+/** A delivery row as the job of its next attempt. */
+const toJobRefs = (rows: Array<{ id: number; webhook_endpoint_id: number; attempt_number: number }>): DeliveryJobRef[] =>
+  rows.map((r) => ({ deliveryId: r.id, endpointId: r.webhook_endpoint_id, attempt: r.attempt_number + 1 }));
+
 export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly secrets: SecretBox,
+  ) {}
 
   private withEvent() {
     return this.db('webhook_deliveries as d')
@@ -133,7 +144,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     return { eventId, delivery: toDelivery({ ...(row as DeliveryRow), event_data: input.data }) };
   }
 
-  async fanOut(limit: number, now: Date): Promise<{ events: number; attempts: ClaimedAttempt[] }> {
+  async fanOut(limit: number, now: Date, leaseMs: number): Promise<{ events: number; attempts: ClaimedAttempt[] }> {
     // One statement: claim a batch of undispatched events (SKIP LOCKED, so several dispatchers
     // share the backlog), mark them, insert one delivery per subscribing live endpoint, and
     // read back everything the first attempts need, so they go to the POSTs without a job or
@@ -149,8 +160,8 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
        ), marked AS (
          UPDATE events e SET dispatched_at = :now FROM claimed c WHERE e.id = c.id RETURNING e.id
        ), inserted AS (
-         INSERT INTO webhook_deliveries (channel_id, event_id, webhook_endpoint_id, event_type, created_at, updated_at)
-         SELECT c.channel_id, c.id, w.id, c.type, :now, :now
+         INSERT INTO webhook_deliveries (channel_id, event_id, webhook_endpoint_id, event_type, created_at, updated_at, lease_expires_at)
+         SELECT c.channel_id, c.id, w.id, c.type, :now, :now, ${LEASE_UNTIL}
          FROM claimed c
          JOIN webhook_endpoints w
            ON w.channel_id = c.channel_id AND w.active AND w.deleted_at IS NULL AND c.type = ANY (w.event_types)
@@ -166,10 +177,10 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
                   JOIN claimed c ON c.id = i.event_id
                   JOIN webhook_endpoints w ON w.id = i.webhook_endpoint_id) ON true
        ORDER BY i.id`,
-      { limit, now },
+      { limit, now, leaseMs },
     ));
     const rows = result.rows as Array<AttemptRow & { events: number }>;
-    return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null })) };
+    return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null }, this.secrets)) };
   }
 
   async claim(jobs: readonly DeliveryJobRef[], now: Date): Promise<ClaimedAttempt[]> {
@@ -196,7 +207,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
        ORDER BY c.id`,
       { ids: jobs.map((j) => j.deliveryId), attempts: jobs.map((j) => j.attempt), now },
     );
-    return (result.rows as AttemptRow[]).map(toAttempt);
+    return (result.rows as AttemptRow[]).map((r) => toAttempt(r, this.secrets));
   }
 
   async recordSuccesses(successes: readonly AttemptSuccess[]): Promise<void> {
@@ -256,6 +267,32 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     );
   }
 
+  async extendLeases(deliveryIds: readonly number[], leaseMs: number | null): Promise<void> {
+    await this.db.raw(
+      `UPDATE webhook_deliveries SET lease_expires_at = ${leaseMs === null ? 'NULL' : LEASE_UNTIL}
+        WHERE id = ANY(CAST(:ids AS bigint[])) AND status = 'pending'`,
+      { ids: [...deliveryIds], ...(leaseMs === null ? {} : { leaseMs }) },
+    );
+  }
+
+  async takeLapsed(graceMs: number, limit: number): Promise<DeliveryJobRef[]> {
+    const result = await this.db.raw(
+      `UPDATE webhook_deliveries d SET lease_expires_at = NULL, updated_at = now()
+       FROM (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND lease_expires_at IS NOT NULL AND lease_expires_at < now()
+           AND pg_postmaster_start_time() < now() - CAST(:graceMs AS integer) * interval '1 millisecond'
+         ORDER BY lease_expires_at
+         LIMIT :limit
+         FOR UPDATE SKIP LOCKED
+       ) lapsed
+       WHERE d.id = lapsed.id
+       RETURNING d.id, d.webhook_endpoint_id, d.attempt_number`,
+      { graceMs, limit },
+    );
+    return toJobRefs(result.rows);
+  }
+
   async takeStalled(before: Date, now: Date, limit: number): Promise<DeliveryJobRef[]> {
     const result = await this.db.raw(
       `UPDATE webhook_deliveries d SET updated_at = :now
@@ -270,11 +307,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
        RETURNING d.id, d.webhook_endpoint_id, d.attempt_number`,
       { before, now, limit },
     );
-    return (result.rows as Array<{ id: number; webhook_endpoint_id: number; attempt_number: number }>).map((r) => ({
-      deliveryId: r.id,
-      endpointId: r.webhook_endpoint_id,
-      attempt: r.attempt_number + 1,
-    }));
+    return toJobRefs(result.rows);
   }
 
   async recordFailure(failure: AttemptFailure): Promise<boolean> {
@@ -290,6 +323,8 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
         last_attempt_at: failure.attemptedAt,
         next_retry_at: failure.nextRetryAt,
         updated_at: failure.finishedAt,
+        // The next attempt is a job now: no lease to lapse into a second copy of it.
+        lease_expires_at: null,
       });
     if (updated === 0) return false;
     await this.touchEndpoint(failure.endpointId, failure.status, failure.attemptedAt);

@@ -1,6 +1,7 @@
 import type { NewWebhookEndpoint, Page, WebhookEndpoint, WebhookEndpointChanges, WebhookEndpointRepository } from '@mailcast/core';
 import type { EventType } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import type { SecretBox } from '../secrets/secret-box';
 
 interface EndpointRow {
   id: number;
@@ -17,7 +18,7 @@ interface EndpointRow {
   updated_at: Date;
 }
 
-const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
+const toEndpoint = (row: EndpointRow, secrets: SecretBox): WebhookEndpoint => ({
   id: row.id,
   channelId: row.channel_id,
   url: row.url,
@@ -25,7 +26,7 @@ const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   active: row.active,
   eventTypes: row.event_types as EventType[],
   retriesToAttempt: row.retries_to_attempt,
-  secret: row.secret,
+  secret: secrets.openText('webhook_endpoints.secret', row.secret),
   lastResponseCode: row.last_response_code,
   lastSentAt: row.last_sent_at,
   createdAt: row.created_at,
@@ -38,7 +39,11 @@ const COLUMNS = [
 ];
 
 export class PgWebhookEndpointRepository implements WebhookEndpointRepository {
-  constructor(private readonly db: Knex) {}
+  /** The secret is sealed at rest (docs/secrets.md). */
+  constructor(
+    private readonly db: Knex,
+    private readonly secrets: SecretBox,
+  ) {}
 
   private live(channelId: number) {
     return this.db<EndpointRow>('webhook_endpoints').where({ channel_id: channelId }).whereNull('deleted_at');
@@ -53,17 +58,17 @@ export class PgWebhookEndpointRepository implements WebhookEndpointRepository {
         active: endpoint.active,
         event_types: endpoint.eventTypes,
         retries_to_attempt: endpoint.retriesToAttempt,
-        secret: endpoint.secret,
+        secret: this.secrets.seal('webhook_endpoints.secret', endpoint.secret),
         created_at: now,
         updated_at: now,
       })
       .returning(COLUMNS);
-    return toEndpoint(row as EndpointRow);
+    return toEndpoint(row as EndpointRow, this.secrets);
   }
 
   async findById(channelId: number, id: number): Promise<WebhookEndpoint | null> {
     const row = (await this.live(channelId).where({ id }).first(COLUMNS)) as unknown as EndpointRow | undefined;
-    return row ? toEndpoint(row) : null;
+    return row ? toEndpoint(row, this.secrets) : null;
   }
 
   async list(channelId: number, page: Page): Promise<{ items: WebhookEndpoint[]; total: number }> {
@@ -75,7 +80,7 @@ export class PgWebhookEndpointRepository implements WebhookEndpointRepository {
         .offset(page.offset),
       this.live(channelId).count<{ count: number }[]>({ count: '*' }).first(),
     ]);
-    return { items: (rows as unknown as EndpointRow[]).map(toEndpoint), total: Number(count?.count ?? 0) };
+    return { items: (rows as unknown as EndpointRow[]).map((row) => toEndpoint(row, this.secrets)), total: Number(count?.count ?? 0) };
   }
 
   async update(channelId: number, id: number, changes: WebhookEndpointChanges, now: Date): Promise<WebhookEndpoint | null> {
@@ -86,7 +91,7 @@ export class PgWebhookEndpointRepository implements WebhookEndpointRepository {
     if (changes.eventTypes !== undefined) patch.event_types = changes.eventTypes;
     if (changes.retriesToAttempt !== undefined) patch.retries_to_attempt = changes.retriesToAttempt;
     const [row] = await this.live(channelId).where({ id }).update(patch).returning(COLUMNS);
-    return row ? toEndpoint(row as EndpointRow) : null;
+    return row ? toEndpoint(row as EndpointRow, this.secrets) : null;
   }
 
   async delete(channelId: number, id: number, now: Date): Promise<boolean> {

@@ -25,6 +25,7 @@ function aBroadcast(overrides: Partial<Broadcast>): Broadcast {
     emailHeaders: [],
     tags: [],
     segmentIds: [],
+    templateId: null,
     emailServerIds: [],
     totalRecipients: 0,
     broadcastRecipientsCount: 0,
@@ -85,6 +86,17 @@ describe('rendering a broadcast per recipient', () => {
     expect(email.html).toContain('<p>Hi &lt;a href=&#34;https://evil.test&#34;&gt;x&lt;/a&gt;&lt;script&gt;alert(1)&lt;/script&gt;</p>');
     expect(email.html).not.toContain('<script>');
     expect(email.text.startsWith(`Hello ${name}\n\nUnsubscribe:`)).toBe(true);
+  });
+
+  it('fails a recipient whose rendered subject or body is over its cap, saying which', async () => {
+    const long = (n: number) => ({ ...subscriber(1), customData: { pad: 'x'.repeat(n) } });
+    const subject = rendererFor(aBroadcast({ subject: '{{ subscriber.custom_data.pad }}', htmlBody: '<p>x</p>' }));
+    await expect(subject.render({ recipientId: 1, subscriber: long(999) })).rejects.toThrow('the rendered subject is longer than 998 characters');
+    await expect(subject.render({ recipientId: 1, subscriber: long(998) })).resolves.toMatchObject({ subject: 'x'.repeat(998) });
+    const html = rendererFor(aBroadcast({ htmlBody: '<p>{{ subscriber.custom_data.pad }}</p>' }));
+    await expect(html.render({ recipientId: 1, subscriber: long(524_288) })).rejects.toThrow('the rendered html is longer than 524288 characters');
+    const text = rendererFor(aBroadcast({ body: '{{ subscriber.custom_data.pad }}' }));
+    await expect(text.render({ recipientId: 1, subscriber: long(524_289) })).rejects.toThrow('the rendered text is longer than 524288 characters');
   });
 
   // Issue 16, finding 1: these bodies cost a minute and 17 s per recipient through the regexes.

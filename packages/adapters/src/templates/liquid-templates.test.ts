@@ -1,4 +1,4 @@
-import { LiquidTemplates } from './liquid-templates';
+import { LiquidTemplates, RENDER_LIMIT_MS } from './liquid-templates';
 
 describe('LiquidTemplates', () => {
   const templates = new LiquidTemplates();
@@ -34,4 +34,28 @@ describe('LiquidTemplates', () => {
   it('stops a runaway loop', async () => {
     await expect(templates.render('{% for i in (1..100000000) %}{{ i }}{% endfor %}', {}, 'text')).rejects.toThrow(/limit/i);
   }, 10_000);
+
+  // Issue 16, finding 2: a 165-byte body doubling a capture made 7 MB emails; 22 doublings took
+  // 1.6 GB and 17 s per recipient (docs/security.md "Templates").
+  it('refuses a capture that doubles past the body cap, quickly, with a clear error', async () => {
+    const doubling = '{% capture x %}0123456789abcdef{% endcapture %}' + '{% capture x %}{{ x }}{{ x }}{% endcapture %}'.repeat(22) + '{{ x }}';
+    for (const context of ['text', 'html'] as const) {
+      let error: unknown;
+      const started = Date.now();
+      await templates.render(doubling, {}, context).catch((e: unknown) => (error = e));
+      expect(String(error)).toMatch(/capture "x" is longer than 524288 characters/);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
+    // Below the cap, a capture works as before.
+    await expect(templates.render('{% capture x %}ab{% endcapture %}{{ x }}{{ x }}', {}, 'text')).resolves.toBe('abab');
+  });
+
+  it('bounds the time one render may take', async () => {
+    const loop = '{% for i in (1..3000) %}{% for j in (1..3000) %}{{ i | plus: j }}{% endfor %}{% endfor %}';
+    let error: unknown;
+    const started = Date.now();
+    await templates.render(loop, {}, 'text').catch((e: unknown) => (error = e));
+    expect(String(error)).toMatch(/template render limit exceeded/);
+    expect(Date.now() - started).toBeLessThan(RENDER_LIMIT_MS * 10);
+  });
 });

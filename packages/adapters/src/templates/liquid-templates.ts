@@ -1,8 +1,27 @@
 import type { TemplateScope, Templates } from '@mailcast/core';
-import { Liquid, type Template } from 'liquidjs';
+import { MAX_RENDERED_BODY_LENGTH } from '@mailcast/domain';
+import { CaptureTag, Liquid, type Context, type Template } from 'liquidjs';
+
+export const RENDER_LIMIT_MS = 200;
 
 /** Parsed templates kept per source: a broadcast renders one source for every recipient. */
 const CACHE_SIZE = 256;
+
+/**
+ * `{% capture %}` with a size cap: liquidjs's memory limit does not count what a capture
+ * collects, so a template doubling a captured string (`{{ x }}{{ x }}` in a loop of captures)
+ * grew to gigabytes. A capture longer than the rendered-body cap fails that render
+ * (docs/security.md "Templates").
+ */
+class CappedCaptureTag extends CaptureTag {
+  override *render(ctx: Context): Generator<unknown, void, string> {
+    yield* super.render(ctx);
+    const captured: unknown = (ctx.bottom() as Record<string, unknown>)[this.variable];
+    if (typeof captured === 'string' && captured.length > MAX_RENDERED_BODY_LENGTH) {
+      throw new Error(`capture "${this.variable}" is longer than ${MAX_RENDERED_BODY_LENGTH} characters`);
+    }
+  }
+}
 
 /**
  * Liquid, sandboxed (docs/broadcasts-and-sending.md): an empty in-memory file system (so `include` and
@@ -10,15 +29,18 @@ const CACHE_SIZE = 256;
  * template size, render time and allocations.
  */
 function engine(outputEscape?: 'escape'): Liquid {
-  return new Liquid({
+  const liquid = new Liquid({
     templates: {},
     ownPropertyOnly: true,
     strictFilters: true,
     parseLimit: 1_000_000,
-    renderLimit: 1_000,
+    // Milliseconds per render: what one recipient may hold the event loop (docs/security.md).
+    renderLimit: RENDER_LIMIT_MS,
     memoryLimit: 50_000_000,
     ...(outputEscape ? { outputEscape } : {}),
   });
+  liquid.registerTag('capture', CappedCaptureTag);
+  return liquid;
 }
 
 export class LiquidTemplates implements Templates {

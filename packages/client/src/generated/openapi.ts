@@ -141,6 +141,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/broadcasts/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a broadcast for a subscriber
+         * @description The subject, text and HTML as the subscriber would receive them (Liquid rendered with their data, preheader and unsubscribe link), in any status. Opens and clicks are not tracked: nothing is recorded and the links are the original ones; the unsubscribe link is a placeholder. The token also needs `subscribers_read` (the answer shows the subscriber's data). Unknown subscriber: 404 "Subscriber not found"; no email: 422 "email parameter is required"; a template that fails to render: 422 "Broadcast cannot be rendered: …".
+         *
+         *     Permission: `broadcasts_read`.
+         */
+        post: operations["previewBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/broadcasts/{id}/resume_broadcast": {
         parameters: {
             query?: never;
@@ -286,6 +311,181 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email_servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List email servers
+         * @description Passwords are redacted.
+         *
+         *     Permission: `email_servers_read`.
+         */
+        get: operations["listEmailServers"];
+        put?: never;
+        /**
+         * Add an email server
+         * @description `tls` defaults to `starttls`; `none` is refused (422) for a host other than loopback unless SMTP_ALLOW_PLAINTEXT=true.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        post: operations["createEmailServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email_servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an email server
+         * @description Unknown: 404 "Email server not found".
+         *
+         *     Permission: `email_servers_read`.
+         */
+        get: operations["getEmailServer"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an email server
+         * @description A server named by a scheduled, sending or paused broadcast: 422.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        delete: operations["deleteEmailServer"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an email server
+         * @description Changes the fields the body carries. A `smtp_password` equal to the redacted value leaves the password unchanged.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        patch: operations["updateEmailServer"];
+        trace?: never;
+    };
+    "/api/v1/email_servers/{id}/generate_dkim_key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a DKIM key for an email server
+         * @description A new RSA 2048 key, kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        post: operations["generateDkimKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email_servers/{id}/test_connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the connection to an email server
+         * @description A real SMTP handshake (TLS as configured, AUTH if set) that sends nothing. A failed handshake is `ok: false`, not an error.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        post: operations["testEmailServerConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/global_suppressions.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the installation-wide suppression list
+         * @description Newest first, 250 per page.
+         *
+         *     Permission: `suppressions_read`.
+         */
+        get: operations["listGlobalSuppressions"];
+        put?: never;
+        /**
+         * Add an address to the installation-wide suppression list
+         * @description Reason `manual`. 201 when added, 200 with the existing entry when it was already there. A malformed address: 422.
+         *
+         *     Permission: `global_suppressions_write`.
+         */
+        post: operations["addGlobalSuppressions"];
+        /**
+         * Remove an address from the installation-wide suppression list
+         * @description The address may also be given as the `email` query parameter.
+         *
+         *     Permission: `global_suppressions_write`.
+         */
+        delete: operations["removeGlobalSuppressions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/global_suppressions/bulk.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add up to 10,000 addresses to the installation-wide suppression list
+         * @description More than 10,000 entries: 422 and nothing is written. Malformed entries are listed in `invalid`, the others added.
+         *
+         *     Permission: `global_suppressions_write`.
+         */
+        post: operations["addGlobalSuppressionsInBulk"];
+        /**
+         * Remove up to 10,000 addresses from the installation-wide suppression list
+         * @description Permission: `global_suppressions_write`.
+         */
+        delete: operations["removeGlobalSuppressionsInBulk"];
         options?: never;
         head?: never;
         patch?: never;
@@ -657,6 +857,196 @@ export interface paths {
          *     Permission: `subscribers_write`.
          */
         post: operations["unsubscribeSubscriber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the channel suppression list
+         * @description Newest first, 250 per page.
+         *
+         *     Permission: `suppressions_read`.
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Add an address to the channel suppression list
+         * @description Reason `manual`. 201 when added, 200 with the existing entry when it was already there. A malformed address: 422.
+         *
+         *     Permission: `suppressions_write`.
+         */
+        post: operations["addSuppressions"];
+        /**
+         * Remove an address from the channel suppression list
+         * @description The address may also be given as the `email` query parameter.
+         *
+         *     Permission: `suppressions_write`.
+         */
+        delete: operations["removeSuppressions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions/bulk.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add up to 10,000 addresses to the channel suppression list
+         * @description More than 10,000 entries: 422 and nothing is written. Malformed entries are listed in `invalid`, the others added.
+         *
+         *     Permission: `suppressions_write`.
+         */
+        post: operations["addSuppressionsInBulk"];
+        /**
+         * Remove up to 10,000 addresses from the channel suppression list
+         * @description Permission: `suppressions_write`.
+         */
+        delete: operations["removeSuppressionsInBulk"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions/check.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether email from this channel to an address is suppressed
+         * @description Reads the channel's list, then the installation-wide one.
+         *
+         *     Permission: `suppressions_read`.
+         */
+        get: operations["checkSuppression"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description Most recently created first.
+         *
+         *     Permission: `templates_read`.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description A confirmation template needs a subject and a body. `default_confirmation: true` makes it the one double opt-in uses when no confirmation_template_id is given.
+         *
+         *     Permission: `templates_write`.
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description Permission: `templates_read`.
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template
+         * @description A template a scheduled or sending broadcast was written from: 422 "Template is used by a scheduled or sending broadcast".
+         *
+         *     Permission: `templates_write`.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a template
+         * @description Only the fields given change; the result is validated as at create.
+         *
+         *     Permission: `templates_write`.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/api/v1/transactionals.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one transactional email
+         * @description Queued ahead of broadcast traffic. Suppressed addresses are recorded as `suppressed` and never sent; subscription state is ignored. Header `Idempotency-Key` (at most 255 characters): the same key and body within 24 hours replays the stored answer and sends nothing; while the first is in progress: 409; another body: 422.
+         *
+         *     Permission: `transactionals_write`.
+         */
+        post: operations["createTransactional"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactionals/{id}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a transactional email
+         * @description Permission: `transactionals_read`.
+         */
+        get: operations["getTransactional"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1172,6 +1562,8 @@ export interface components {
             status: components["schemas"]["BroadcastStatus"];
             subject: string;
             tags: string[];
+            /** @description The template the broadcast was written from. */
+            template_id: number | null;
             total_recipients: number;
             track_clicks: boolean;
             track_opens: boolean;
@@ -1194,6 +1586,7 @@ export interface components {
             id: number;
             warnings?: components["schemas"]["Warnings"];
         };
+        /** @description Needs a subject, given here or by the template of template_id (without one: 422 "Subject can't be blank"). */
         BroadcastCreateInput: {
             /** @description Rich text body; a Liquid template. */
             body?: string;
@@ -1223,7 +1616,9 @@ export interface components {
             /** @description Segments targeted; empty means every active subscriber of the channel. */
             segment_ids?: number[];
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
-            subject: string;
+            subject?: string;
+            /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
+            template_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
             track_clicks?: boolean;
             /** @description Open tracking. Default: the channel's setting. */
@@ -1281,6 +1676,8 @@ export interface components {
             segment_ids?: number[];
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
             subject?: string;
+            /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
+            template_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
             track_clicks?: boolean;
             /** @description Open tracking. Default: the channel's setting. */
@@ -1292,6 +1689,17 @@ export interface components {
             data: components["schemas"]["Broadcast"][];
             /** @description Number of items in the whole list, before limit and offset. */
             total: number;
+        };
+        BroadcastPreview: {
+            /** @description The HTML part (links untracked, no open pixel). */
+            html: string;
+            preheader: string | null;
+            /** @description The rendered subject. */
+            subject: string;
+            /** @description The subscriber it was rendered for. */
+            subscriber_email: string;
+            /** @description The plain-text part. */
+            text: string;
         };
         BroadcastScheduled: {
             id: number;
@@ -1326,6 +1734,30 @@ export interface components {
             count: number;
             /** @description Percent, 0 to 100, two decimals. */
             rate: number;
+        };
+        DkimKeyBody: {
+            /**
+             * @description RSA 2048 (Ed25519 is not supported: the signer is rsa-sha256 only).
+             * @default rsa
+             * @enum {string}
+             */
+            algorithm?: "rsa";
+            /** @description Default: the server's dkim_domain, else the domain of its from_email. */
+            dkim_domain?: string;
+            /** @description Default: the server's dkim_selector, else `mailcast`. */
+            dkim_selector?: string;
+        };
+        DkimRecord: {
+            dkim_domain: string;
+            dkim_selector: string;
+            dns_record: {
+                /** @description `<selector>._domainkey.<domain>` */
+                name: string;
+                /** @constant */
+                type: "TXT";
+                /** @description `v=DKIM1; k=rsa; p=<base64 public key>` */
+                value: string;
+            };
         };
         /** @description Options of the confirmation email. */
         DoubleOptInOptions: {
@@ -1382,6 +1814,97 @@ export interface components {
             key: string;
             /** @description Header value. */
             value: string;
+        };
+        EmailServer: {
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            dkim_domain: string | null;
+            /** @description A DKIM key was generated: every message through the server is signed. */
+            dkim_key_present: boolean;
+            dkim_selector: string | null;
+            from_email: string | null;
+            from_name: string | null;
+            host: string;
+            id: number;
+            /** @description At most this many messages per day through the server, all dispatchers together; null: no limit. */
+            max_per_day: number | null;
+            /** @description At most this many messages per hour through the server, all dispatchers together; null: no limit. */
+            max_per_hour: number | null;
+            /** @description At most this many messages per minute through the server, all dispatchers together; null: no limit. */
+            max_per_minute: number | null;
+            /** @description At most this many messages per second through the server, all dispatchers together; null: no limit. */
+            max_per_second: number | null;
+            name: string | null;
+            port: number;
+            /** @description Write-only; shown redacted: 8 `•`, or for more than 12 characters the first 4, `•` characters, the last 4. Sending this redacted value back leaves the password unchanged. */
+            smtp_password: string | null;
+            smtp_username: string | null;
+            tls: components["schemas"]["SmtpTls"];
+            /** Format: date-time */
+            updated_at: string;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `email_server` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        EmailServerCreateBody: {
+            email_server: components["schemas"]["EmailServerCreateInput"];
+        } | components["schemas"]["EmailServerCreateInput"];
+        EmailServerCreateInput: {
+            /** @default true */
+            active?: boolean;
+            dkim_domain?: string | null;
+            dkim_selector?: string | null;
+            from_email?: string | null;
+            from_name?: string | null;
+            /** @description Host name or IP address. */
+            host: string;
+            /** @description At most this many messages per day through the server, all dispatchers together; null: no limit. */
+            max_per_day?: number | null;
+            /** @description At most this many messages per hour through the server, all dispatchers together; null: no limit. */
+            max_per_hour?: number | null;
+            /** @description At most this many messages per minute through the server, all dispatchers together; null: no limit. */
+            max_per_minute?: number | null;
+            /** @description At most this many messages per second through the server, all dispatchers together; null: no limit. */
+            max_per_second?: number | null;
+            name?: string | null;
+            port: number;
+            /** @description Write-only. The redacted form read from an answer leaves the password unchanged. */
+            smtp_password?: string | null;
+            smtp_username?: string | null;
+            tls?: components["schemas"]["SmtpTls"];
+        };
+        EmailServerList: {
+            data: components["schemas"]["EmailServer"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
+        /** @description The fields nested under `email_server` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        EmailServerUpdateBody: {
+            email_server: components["schemas"]["EmailServerUpdateInput"];
+        } | components["schemas"]["EmailServerUpdateInput"];
+        EmailServerUpdateInput: {
+            /** @default true */
+            active?: boolean;
+            dkim_domain?: string | null;
+            dkim_selector?: string | null;
+            from_email?: string | null;
+            from_name?: string | null;
+            /** @description Host name or IP address. */
+            host?: string;
+            /** @description At most this many messages per day through the server, all dispatchers together; null: no limit. */
+            max_per_day?: number | null;
+            /** @description At most this many messages per hour through the server, all dispatchers together; null: no limit. */
+            max_per_hour?: number | null;
+            /** @description At most this many messages per minute through the server, all dispatchers together; null: no limit. */
+            max_per_minute?: number | null;
+            /** @description At most this many messages per second through the server, all dispatchers together; null: no limit. */
+            max_per_second?: number | null;
+            name?: string | null;
+            port?: number;
+            /** @description Write-only. The redacted form read from an answer leaves the password unchanged. */
+            smtp_password?: string | null;
+            smtp_username?: string | null;
+            tls?: components["schemas"]["SmtpTls"];
         };
         /** @description Most failures: `{"error": "..."}`. */
         Error: {
@@ -1540,6 +2063,16 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        SmtpCheck: {
+            message: string;
+            /** @description The handshake (TLS as configured, AUTH if set) succeeded. */
+            ok: boolean;
+        };
+        /**
+         * @description `starttls` (default): the server must offer STARTTLS, no AUTH before it; `implicit`: TLS from the first byte; `none`: only for loopback hosts or with SMTP_ALLOW_PLAINTEXT=true.
+         * @enum {string}
+         */
+        SmtpTls: "starttls" | "implicit" | "none";
         StatisticsSummary: {
             /** Format: date-time */
             begin_send_at: string | null;
@@ -1686,10 +2219,106 @@ export interface components {
             source?: string;
             tags?: string[];
         };
+        Suppression: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Normalised (trimmed, lower-cased). */
+            email: string;
+            /** @enum {string} */
+            reason: "manual" | "bounce" | "complaint";
+        };
+        SuppressionBulkAdded: {
+            /** @description New on the list. */
+            added: number;
+            /** @description Already there (duplicates in the request count once). */
+            already_suppressed: number;
+            /** @description The entries that are not addresses, as sent. */
+            invalid: string[];
+        };
+        SuppressionBulkRemoved: {
+            /** @description Not on the list, or not an address. */
+            not_found: number;
+            removed: number;
+        };
+        SuppressionCheck: {
+            email: string;
+            /** @enum {string|null} */
+            reason: "manual" | "bounce" | "complaint" | null;
+            /** @enum {string|null} */
+            scope: "channel" | "global" | null;
+            suppressed: boolean;
+        };
+        /** @description Flat, or nested under `suppression` (or `global_suppression`). */
+        SuppressionEmailBody: {
+            email?: string;
+            suppression?: {
+                email?: string;
+            };
+        };
+        /** @description Flat, or nested under `suppression` (or `global_suppression`). */
+        SuppressionEmailsBody: {
+            /** @description At most 10,000. */
+            emails?: string[];
+            suppression?: {
+                emails?: string[];
+            };
+        };
+        SuppressionList: {
+            pagination: components["schemas"]["Pagination"];
+            suppressions: components["schemas"]["Suppression"][];
+        };
+        SuppressionRemoved: {
+            removed: boolean;
+        };
         TagsBody: {
             /** @description The subscriber, by address (case-insensitive). */
             email: string;
             tags: string[];
+        };
+        Template: {
+            /** @description Liquid. */
+            body: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The channel's default confirmation template (one at most). */
+            default_confirmation: boolean;
+            /** @description Liquid. */
+            html_body: string | null;
+            id: number;
+            label: string;
+            /** @description Liquid. */
+            preheader: string | null;
+            /** @description Liquid. */
+            subject: string | null;
+            /** @enum {string} */
+            template_purpose: "broadcast" | "confirmation";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The fields nested under `template` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        TemplateBody: {
+            template: components["schemas"]["TemplateInput"];
+        } | components["schemas"]["TemplateInput"];
+        /** @description Every Liquid field is checked at save: invalid Liquid is a 422 `{"errors": {field: ["is not valid Liquid: … line:L, col:C"]}}`. */
+        TemplateInput: {
+            body?: string | null;
+            /** @description Confirmation templates only; makes the previous default an ordinary one. */
+            default_confirmation?: boolean;
+            html_body?: string | null;
+            /** @description Required on create. */
+            label?: string;
+            preheader?: string | null;
+            subject?: string | null;
+            /**
+             * @default broadcast
+             * @enum {string}
+             */
+            template_purpose?: "broadcast" | "confirmation";
+        };
+        TemplateList: {
+            data: components["schemas"]["Template"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
         };
         Timeline: {
             broadcast_id: number;
@@ -1711,6 +2340,63 @@ export interface components {
         };
         /** @enum {string} */
         TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        Transactional: {
+            /** Format: date-time */
+            created_at: string;
+            error: string | null;
+            id: number;
+            message_id: string | null;
+            /** Format: date-time */
+            sent_at: string | null;
+            status: components["schemas"]["TransactionalStatus"];
+            subject: string;
+            to: string;
+        };
+        TransactionalCreated: {
+            /** Format: date-time */
+            created_at: string;
+            id: number;
+            status: components["schemas"]["TransactionalStatus"];
+            subject: string;
+            to: string;
+        };
+        /** @description Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber` and `data`. */
+        TransactionalInput: {
+            /** @description Plain text; Liquid. */
+            body?: string;
+            /** @description In Liquid scope as `data`. */
+            data?: {
+                [key: string]: unknown;
+            };
+            /** @description Not supported yet: true is a 422. */
+            double_opt_in?: boolean;
+            /** @description One of the channel's email servers; default its first. */
+            email_server_id?: number;
+            /** @description Liquid; values are HTML-escaped. */
+            html_body?: string | null;
+            /**
+             * @description Only false for now.
+             * @constant
+             */
+            include_unsubscribe_link?: false;
+            preheader?: string | null;
+            reply_to?: string | null;
+            subject?: string;
+            subscriber?: {
+                /** @description Stored on a new subscriber. */
+                custom_data?: {
+                    [key: string]: unknown;
+                };
+                first_name?: string | null;
+                last_name?: string | null;
+            };
+            /** @description A broadcast template whose fields fill those not given. */
+            template_id?: number;
+            /** @description The recipient; the subscriber is created on first send. */
+            to: string;
+        };
+        /** @enum {string} */
+        TransactionalStatus: "queued" | "awaiting_confirmation" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
         /** @description Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some. */
         Warnings: {
             /** @constant */
@@ -2236,6 +2922,44 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    previewBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailBody"];
+            };
+        };
+        responses: {
+            /** @description The rendered email. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastPreview"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     resumeBroadcast: {
         parameters: {
             query?: never;
@@ -2435,6 +3159,419 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listEmailServers: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of email servers. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServerList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createEmailServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailServerCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Created, the password redacted. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServer"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEmailServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server, the password redacted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServer"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteEmailServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateEmailServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailServerUpdateBody"];
+            };
+        };
+        responses: {
+            /** @description The server, the password redacted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServer"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    generateDkimKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DkimKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The record to publish in DNS. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DkimRecord"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testEmailServerConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the handshake showed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmtpCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listGlobalSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Partial, case-insensitive match. */
+                email?: string;
+                /** @description Page number. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addGlobalSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Already on the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description Added. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeGlobalSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Whether it was on the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addGlobalSuppressionsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailsBody"];
+            };
+        };
+        responses: {
+            /** @description Counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBulkAdded"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeGlobalSuppressionsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailsBody"];
+            };
+        };
+        responses: {
+            /** @description Counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBulkRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3076,6 +4213,456 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description Partial, case-insensitive match. */
+                email?: string;
+                /** @description Page number. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Already on the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description Added. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Whether it was on the list. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    addSuppressionsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailsBody"];
+            };
+        };
+        responses: {
+            /** @description Counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBulkAdded"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    removeSuppressionsInBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionEmailsBody"];
+            };
+        };
+        responses: {
+            /** @description Counts. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionBulkRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    checkSuppression: {
+        parameters: {
+            query: {
+                /** @description The address. */
+                email: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionCheck"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of templates. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplateBody"];
+            };
+        };
+        responses: {
+            /** @description The updated template. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createTransactional: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TransactionalInput"];
+            };
+        };
+        responses: {
+            /** @description Accepted. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionalCreated"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The same Idempotency-Key is still in progress. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTransactional: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transactional and its status. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transactional"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

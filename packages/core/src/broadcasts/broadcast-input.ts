@@ -17,6 +17,8 @@ export interface BroadcastInput {
   emailHeaders?: EmailHeader[];
   tags?: string[];
   segmentIds?: number[];
+  /** Fields not given are taken from the template (docs/templates.md). */
+  templateId?: number | null;
   emailServerIds?: number[];
   /** ISO 8601; without an offset it is wall-clock time in the timezone (docs/broadcasts-and-sending.md). */
   scheduledSendAt?: string | null;
@@ -43,6 +45,7 @@ export async function toBroadcastChanges(
 ): Promise<BroadcastChanges> {
   const { channelId, repositories, templates, current } = context;
   const problems: string[] = [];
+  input = await withTemplate(input, channelId, repositories, problems);
 
   const subjectGiven = current === undefined || input.subject !== undefined;
   if (subjectGiven && (input.subject == null || input.subject.trim() === '')) problems.push(SUBJECT_BLANK);
@@ -86,6 +89,7 @@ export async function toBroadcastChanges(
     emailHeaders: input.emailHeaders,
     tags: input.tags === undefined ? undefined : [...new Set(input.tags)],
     segmentIds: input.segmentIds === undefined ? undefined : [...new Set(input.segmentIds)],
+    templateId: input.templateId,
     emailServerIds: input.emailServerIds === undefined ? undefined : [...new Set(input.emailServerIds)],
     ...schedule,
   };
@@ -120,4 +124,25 @@ function resolveSchedule(
     }
   }
   return result;
+}
+
+/**
+ * A broadcast written from a template: the template's subject, preheader and bodies fill the
+ * fields the request does not give (its own fields win). They are copied when the broadcast is
+ * written, so what is sent is what the broadcast shows.
+ */
+async function withTemplate(input: BroadcastInput, channelId: number, repositories: Repositories, problems: string[]): Promise<BroadcastInput> {
+  if (input.templateId === undefined || input.templateId === null) return input;
+  const template = await repositories.templates.findById(channelId, input.templateId);
+  if (template === null || template.purpose !== 'broadcast') {
+    problems.push('Template not found');
+    return input;
+  }
+  const fromTemplate: BroadcastInput = {};
+  if (template.subject !== null) fromTemplate.subject = template.subject;
+  if (template.preheader !== null) fromTemplate.preheader = template.preheader;
+  if (template.body !== null) fromTemplate.body = template.body;
+  if (template.htmlBody !== null) fromTemplate.htmlBody = template.htmlBody;
+  const own = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as BroadcastInput;
+  return { ...fromTemplate, ...own };
 }

@@ -54,7 +54,7 @@ describe('SendBroadcast', () => {
   it('prepares a retry only when sending a failed broadcast again', async () => {
     const { repositories, transactor, clock, caller, create } = await setUp();
     await repositories.emailServers.create({
-      channelId: caller.channelId, host: 'h', port: 25, secure: false, username: null, password: null, fromEmail: null, fromName: null,
+      channelId: caller.channelId, host: 'h', port: 25, tls: 'none', username: null, password: null, fromEmail: null, fromName: null,
     });
     const draft = await create({ subject: 'S', body: 'B' });
     const failed = await create({ subject: 'S', body: 'B' });
@@ -82,7 +82,7 @@ describe('SendBroadcast', () => {
     const { repositories, caller, create } = await setUp();
     for (const host of ['a', 'b']) {
       await repositories.emailServers.create({
-        channelId: caller.channelId, host, port: 25, secure: false, username: null, password: null, fromEmail: null, fromName: null,
+        channelId: caller.channelId, host, port: 25, tls: 'none', username: null, password: null, fromEmail: null, fromName: null,
       });
     }
     await create({ subject: 'S', emailServerIds: [], useAnyEmailServer: useAny });

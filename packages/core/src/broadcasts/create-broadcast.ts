@@ -35,6 +35,7 @@ export class CreateBroadcast {
           emailHeaders: changes.emailHeaders ?? [],
           tags: changes.tags ?? [],
           segmentIds: changes.segmentIds ?? [],
+          templateId: changes.templateId ?? null,
           emailServerIds: changes.emailServerIds ?? [],
           scheduledSendAt: changes.scheduledSendAt ?? null,
           scheduledTimezone: changes.scheduledTimezone ?? null,

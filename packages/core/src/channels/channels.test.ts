@@ -1,7 +1,8 @@
-import { PERMISSIONS } from '@mailcast/domain';
+import { PERMISSIONS, type SmtpTls } from '@mailcast/domain';
+import type { NewEmailServer } from '../ports';
 import { NotFoundError, ValidationError } from '../errors';
 import { CountingRandom, FakeTransactor, fakeRepositories } from '../test-support/fakes';
-import { AddEmailServer } from './add-email-server';
+import { AddEmailServer } from '../email-servers/add-email-server';
 import { CreateChannel } from './create-channel';
 
 describe('channels', () => {
@@ -17,31 +18,47 @@ describe('channels', () => {
   });
 
   describe('AddEmailServer', () => {
-    const server = { host: 'smtp.example.com', port: 587, secure: false, username: null, password: null, fromEmail: null, fromName: null };
+    const server = { host: 'smtp.example.com', port: 587, tls: 'starttls' as const, username: null, password: null, fromEmail: null, fromName: null };
 
     it('adds a server to an existing channel', async () => {
       const repositories = fakeRepositories();
       await repositories.channels.create({ name: 'c' });
-      const added = await new AddEmailServer(new FakeTransactor(repositories)).execute({ channelId: 1, ...server });
-      expect(added).toEqual({ id: 1, channelId: 1, ...server });
+      const added = await new AddEmailServer(new FakeTransactor(repositories), false).execute({ channelId: 1, ...server });
+      expect(added).toMatchObject({ id: 1, channelId: 1, ...server });
     });
 
-    it.each([
+    it.each<[Partial<NewEmailServer>, Record<string, string[]>]>([
       [{ port: 0 }, { port: ['must be an integer from 1 to 65535'] }],
       [{ port: 70000 }, { port: ['must be an integer from 1 to 65535'] }],
       [{ host: '  ' }, { host: ["can't be blank"] }],
+      [{ tls: 'none' }, { tls: ['none is allowed only for a loopback host, or with SMTP_ALLOW_PLAINTEXT=true'] }],
+      [{ tls: 'ssl' as SmtpTls }, { tls: ['must be one of starttls, implicit, none'] }],
+      [{ password: 'p' }, { smtp_username: ['is required with a password'] }],
+      [{ maxPerSecond: 0, maxPerDay: 1.5 }, { max_per_second: ['must be a positive integer or null'], max_per_day: ['must be a positive integer or null'] }],
+      [{ dkimDomain: 'exa mple.com' }, { dkim_domain: ['must be a domain name'] }],
     ])('refuses %j', async (change, fields) => {
       const repositories = fakeRepositories();
       await repositories.channels.create({ name: 'c' });
       await expect(
-        new AddEmailServer(new FakeTransactor(repositories)).execute({ channelId: 1, ...server, ...change }),
+        new AddEmailServer(new FakeTransactor(repositories), false).execute({ channelId: 1, ...server, ...change }),
       ).rejects.toEqual(ValidationError.forFields(fields));
       expect(repositories.emailServers.rows).toHaveLength(0);
     });
 
+    it.each([
+      ['a loopback host', { host: '127.0.0.1' }, false],
+      ['localhost', { host: 'localhost' }, false],
+      ['any host when plaintext is allowed', { host: 'smtp.example.com' }, true],
+    ])('accepts tls none for %s', async (_name, change, allowPlaintext) => {
+      const repositories = fakeRepositories();
+      await repositories.channels.create({ name: 'c' });
+      const added = await new AddEmailServer(new FakeTransactor(repositories), allowPlaintext).execute({ channelId: 1, ...server, tls: 'none', ...change });
+      expect(added.tls).toBe('none');
+    });
+
     it('refuses an unknown channel', async () => {
       await expect(
-        new AddEmailServer(new FakeTransactor(fakeRepositories())).execute({ channelId: 3, ...server }),
+        new AddEmailServer(new FakeTransactor(fakeRepositories()), false).execute({ channelId: 3, ...server }),
       ).rejects.toEqual(new NotFoundError('Channel not found'));
     });
   });

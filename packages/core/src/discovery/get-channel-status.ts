@@ -18,8 +18,8 @@ export class GetChannelStatus {
     const channel = await this.repositories.channels.findById(caller.channelId);
     if (channel === null) throw new UnauthorizedError();
     const servers = await this.repositories.emailServers.listForChannel(caller.channelId);
-    // A server switched off (`active: false`, where the repository knows the flag) cannot send.
-    const sending = servers.filter((s) => (s as { active?: boolean }).active !== false);
+    // A server switched off (`active: false`) cannot send.
+    const sending = servers.filter((s) => s.active);
     return { channel: { id: channel.id, name: channel.name }, emailServers: servers.length, ready: sending.length > 0 };
   }
 }

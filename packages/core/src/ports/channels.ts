@@ -1,4 +1,4 @@
-import type { ApiTokenRecord, Channel, EmailServer, NewChannel, NewEmailServer } from './entities/channel';
+import type { ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
 import type { Permission } from '@mailcast/domain';
 
 export interface ChannelRepository {
@@ -17,5 +17,12 @@ export interface ApiTokenRepository {
 
 export interface EmailServerRepository {
   create(server: NewEmailServer): Promise<EmailServer>;
+  /** Every server of the channel, active or not, oldest first. */
   listForChannel(channelId: number): Promise<EmailServer[]>;
+  /** Scoped to the channel: another channel's server is null. */
+  findById(channelId: number, id: number): Promise<EmailServer | null>;
+  update(channelId: number, id: number, changes: EmailServerChanges): Promise<EmailServer | null>;
+  delete(channelId: number, id: number): Promise<boolean>;
+  /** Whether a broadcast that is scheduled, sending or paused names the server. */
+  namedByPendingBroadcast(channelId: number, id: number): Promise<boolean>;
 }

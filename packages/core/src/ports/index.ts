@@ -4,7 +4,7 @@
  * same name, so `@inject(Clock) clock: Clock` reads as what it is.
  */
 export type { Page } from './entities/page';
-export type { ApiTokenRecord, Channel, EmailServer, NewChannel, NewEmailServer } from './entities/channel';
+export type { ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
 export type {
   Broadcast,
   BroadcastChanges,
@@ -20,6 +20,9 @@ export type {
   SubscriberConfirmation,
   SubscriberFilter,
 } from './entities/subscriber';
+export type { Suppression, SuppressionList } from './entities/suppression';
+export type { Template, TemplateFields, TemplatePurpose } from './entities/template';
+export type { NewTransactional, Transactional } from './entities/transactional';
 export type { EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
 export type {
   NewWebhookEndpoint,
@@ -31,6 +34,7 @@ export type {
 
 export { Clock, RandomSource } from './system';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
+export { DkimKeyGenerator, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
 export {
   PublicLinks,
@@ -64,9 +68,12 @@ export {
   type WebhookPost,
   type WebhookResult,
 } from './webhooks';
-export { Mailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
+export { Mailer, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
 export { RateLimitCounter } from './rate-limits';
+export type { SuppressionRepository } from './suppressions';
+export type { TemplateRepository } from './templates-store';
+export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';
 export { Repositories, Transactor } from './transactions';
 export { SendRateStore, type SendRateChange } from './send-rates';
 export type { NewSegment, Segment, SegmentChanges } from './entities/segment';

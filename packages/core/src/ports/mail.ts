@@ -28,3 +28,9 @@ export interface Mailer {
   close(): Promise<void>;
 }
 export const Mailer = Symbol.for('mailcast.Mailer');
+
+/**
+ * The mailer of transactional email: the same port, bound to connections of its own, so a
+ * transactional never waits behind a broadcast's messages queued on the shared pool.
+ */
+export const PriorityMailer = Symbol.for('mailcast.PriorityMailer');

@@ -51,7 +51,7 @@ export interface SendOutcomeCounts {
 export type RecipientSettlement =
   | { status: 'sent'; at: Date }
   | { status: 'bounced' | 'failed'; at: Date; error: string }
-  /** `refundAttempt`: the message was never offered to a server (held back by sending limits). */
+  /** `refundAttempt`: held back by the server's sending limits or throttling answers, the attempt does not count. */
   | { status: 'pending'; nextAttemptAt: Date; error: string; refundAttempt?: boolean };
 
 /** Outcomes recorded together; events only count for the recipients the settlement moved. */
@@ -96,10 +96,11 @@ export interface RecipientStore {
   ): Promise<Broadcast | null>;
   /**
    * Inserts the next batch of recipients (sendable subscribers with afterSubscriberId < id <=
-   * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING. Returns the
-   * last subscriber id of the batch, or null when there was none left. A broadcast with
-   * segment_ids goes to the members of `segments.definitions` (their union) only, none given
-   * nobody; `segments.now` anchors their relative windows (within_days).
+   * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING; a suppressed
+   * address goes in as `skipped`, so it is counted and never sent. Returns the last subscriber id
+   * of the batch, or null when there was none left. A broadcast with segment_ids goes to the
+   * members of `segments.definitions` (their union) only, none given nobody; `segments.now`
+   * anchors their relative windows (within_days).
    */
   materialize(
     broadcast: Broadcast,
@@ -121,17 +122,21 @@ export interface RecipientStore {
   /** A resend of a failed broadcast tries its failed recipients again (never the sent ones). */
   retryFailed(broadcastId: number): Promise<number>;
   /**
-   * Claims up to `limit` recipients with FOR UPDATE SKIP LOCKED: pending and due, or claimed
-   * under an expired lease. A recipient whose subscriber is no longer sendable is marked
-   * `skipped` in the same statement and returned with `sendable` false. Only recipients with
-   * an id above `afterId`: a worker walks the list forward instead of stepping over every
-   * recipient already sent at each claim, and comes back to 0 for retries and lapsed leases.
+   * Claims up to `limit` recipients with FOR UPDATE SKIP LOCKED: pending and due at `now` (the
+   * application clock, which set their retry time), or claimed under a lease that has lapsed
+   * in database time. Each claim gets a lease of `leaseMs` from the database's clock, so no
+   * two dispatchers need agree on the time. A recipient whose subscriber is no longer sendable
+   * (or whose address is now suppressed) is marked `skipped` in the same statement and returned with `sendable` false. Only
+   * recipients with an id above `afterId`: a worker walks the list forward instead of stepping
+   * over every recipient already sent at each claim, and comes back to 0 for retries and
+   * lapsed leases.
    */
-  claim(broadcastId: number, worker: string, now: Date, leaseUntil: Date, limit: number, afterId: number): Promise<ClaimedRecipient[]>;
-  /** Gives back claims this worker will not send (paused, or its time slice ended). */
-  release(worker: string, recipientIds: readonly number[]): Promise<void>;
-  /** Heartbeat: keeps this worker's claims alive while it works. */
-  extendLeases(broadcastId: number, worker: string, leaseUntil: Date): Promise<void>;
+  claim(broadcastId: number, worker: string, now: Date, leaseMs: number, limit: number, afterId: number): Promise<ClaimedRecipient[]>;
+  /** Gives back every claim the worker still holds on the broadcast (it will not send them). */
+  release(broadcastId: number, worker: string): Promise<void>;
+  /** Heartbeat: this worker's claims last `leaseMs` more, in database time. */
+  extendLeases(broadcastId: number, worker: string, leaseMs: number): Promise<void>;
+  /** Leases are judged in database time; `now` only for retries that are due. */
   progress(broadcastId: number, now: Date): Promise<SendProgress>;
   outcomeCounts(broadcastId: number): Promise<SendOutcomeCounts>;
   /**
@@ -146,7 +151,10 @@ export interface RecipientStore {
   saveLinks(broadcastId: number, links: ReadonlyArray<{ identifier: string; url: string }>): Promise<BroadcastLink[]>;
   /** Hard bounce: the subscriber is deactivated (unsubscribed_at untouched). */
   deactivateSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null>;
-  /** Broadcasts in queueing or sending that nobody works on (no live lease) while work remains. */
+  /**
+   * Broadcasts in queueing or sending that nobody works on (no live lease, in database time)
+   * while work remains.
+   */
   stalledBroadcasts(now: Date, queueingStaleBefore: Date): Promise<number[]>;
 
   /**
@@ -157,7 +165,11 @@ export interface RecipientStore {
   /** A recipient with its broadcast's link secret, to verify a token that names it. */
   findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null>;
   findLink(broadcastId: number, identifier: string): Promise<BroadcastLink | null>;
-  markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date): Promise<void>;
+  /**
+   * Records an open or a click of `linkId` at `at` unless one was recorded after `windowStart`
+   * (the same link, for a click): true when this one counts. Keeps the first open and click.
+   */
+  markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date, windowStart: Date, linkId?: number): Promise<boolean>;
   /** null when the subscriber was already unsubscribed: the change happens once. */
   unsubscribeSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null>;
 }

@@ -37,6 +37,8 @@ export interface SubscriberConfirmationRepository {
   supersedeOpen(subscriberId: number, now: Date): Promise<void>;
   markConfirmed(id: number, now: Date): Promise<void>;
   markEmailSent(id: number, now: Date): Promise<void>;
+  /** How many of the subscriber's requests created at or after `since` queued an email. */
+  countQueuedSince(subscriberId: number, since: Date): Promise<number>;
 }
 
 /** Public links written into emails and API answers (docs/operations.md: PUBLIC_URL). */

@@ -8,6 +8,9 @@ import type {
 import type { EmailEvents, EventOutbox } from './events';
 import type { JobQueue } from './jobs';
 import type { RecipientStore } from './recipients';
+import type { SuppressionRepository } from './suppressions';
+import type { TemplateRepository } from './templates-store';
+import type { IdempotencyStore, TransactionalRepository } from './transactionals';
 import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks';
 
 /** Every repository, bound to one transaction. */
@@ -26,6 +29,10 @@ export interface Repositories {
   jobs: JobQueue;
   webhookEndpoints: WebhookEndpointRepository;
   webhookDeliveries: WebhookDeliveryRepository;
+  suppressions: SuppressionRepository;
+  templates: TemplateRepository;
+  transactionals: TransactionalRepository;
+  idempotency: IdempotencyStore;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

@@ -88,9 +88,22 @@ export interface WebhookDeliveryRepository {
    * Claims up to `limit` undispatched events (SKIP LOCKED, so dispatchers share the work),
    * marks them dispatched and creates one pending delivery per (event, live subscribing
    * endpoint), set-based and idempotent. Returns how many events were claimed and each new
-   * delivery's first attempt, read as `claim` reads one (attempt 1).
+   * delivery's first attempt, read as `claim` reads one (attempt 1). Each first attempt is
+   * leased to the caller for `leaseMs` in database time: renewed while held, and re-queued by
+   * `takeLapsed` should its holder die.
    */
-  fanOut(limit: number, now: Date): Promise<{ events: number; attempts: ClaimedAttempt[] }>;
+  fanOut(limit: number, now: Date, leaseMs: number): Promise<{ events: number; attempts: ClaimedAttempt[] }>;
+  /**
+   * Renews the lease of first attempts held in memory: `leaseMs` more, in database time, for
+   * those still pending; null clears it (the attempt is a job's now).
+   */
+  extendLeases(deliveryIds: readonly number[], leaseMs: number | null): Promise<void>;
+  /**
+   * Pending deliveries whose lease lapsed in database time, at most `limit`, their lease
+   * cleared; each comes back as the job of its next attempt. None while the database itself
+   * has been up for less than `graceMs`: after a restart, holders get that long to renew.
+   */
+  takeLapsed(graceMs: number, limit: number): Promise<DeliveryJobRef[]>;
   /**
    * Reads the attempts still due: the delivery is pending, its endpoint live and active, and
    * its attempt_number is exactly one below the job's, so a stale or duplicate job of an

@@ -5,6 +5,7 @@ import {
   isTrackableUrl,
   linkIdentifier,
   preheaderHtml,
+  renderedPartTooLong,
   textToHtml,
   trackingToken,
   type HtmlEdit,
@@ -22,6 +23,13 @@ export interface RenderedEmail {
 export interface RecipientLinks {
   recipientId: number;
   subscriber: SubscriberSnapshot;
+}
+
+/** Over a cap, this recipient fails with the reason (deliver: "Rendering failed: ..."). */
+function capped(part: 'subject' | 'text' | 'html', value: string): string {
+  const tooLong = renderedPartTooLong(part, value);
+  if (tooLong !== null) throw new Error(tooLong);
+  return value;
 }
 
 /**
@@ -96,20 +104,22 @@ export class BroadcastRenderer {
       },
       broadcast: { name: b.name, subject: b.subject },
     };
-    const subject = (await this.templates.render(b.subject, scope, 'text')).replace(/\s+/g, ' ').trim();
+    const subject = capped('subject', (await this.templates.render(b.subject, scope, 'text')).replace(/\s+/g, ' ').trim());
 
     const body = b.body ?? '';
     const bodyIsHtml = this.bodyIsHtml;
     let html: string;
     if (b.htmlBody) html = await this.templates.render(b.htmlBody, scope, 'html');
     else if (bodyIsHtml) html = await this.templates.render(body, scope, 'html');
-    else html = textToHtml(await this.templates.render(body, scope, 'text'));
+    else html = textToHtml(capped('text', await this.templates.render(body, scope, 'text')));
+    capped('html', html);
     const doc = this.reader.read(html);
 
     let text: string;
     if (b.htmlBody && body.trim() !== '') {
       // An HTML body is rendered escaped like any HTML, then read as text (entities decoded).
-      text = bodyIsHtml ? this.reader.read(await this.templates.render(body, scope, 'html')).text : await this.templates.render(body, scope, 'text');
+      const rendered = capped(bodyIsHtml ? 'html' : 'text', await this.templates.render(body, scope, bodyIsHtml ? 'html' : 'text'));
+      text = bodyIsHtml ? this.reader.read(rendered).text : rendered;
     } else if (!b.htmlBody && !bodyIsHtml) {
       text = await this.templates.render(body, scope, 'text');
     } else {

@@ -1,4 +1,4 @@
-import { finalStatus, senderAddress, sendRetryDelayMs, usableEmailServers, type EventType } from '@mailcast/domain';
+import { finalStatus, senderAddress, usableEmailServers } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -6,35 +6,36 @@ import {
   Mailer,
   RandomSource,
   Repositories,
+  SendRateStore,
   Templates,
   Transactor,
   type Broadcast,
   type Channel,
   type EmailServer,
-  type EmailEventRecord,
   type MailAddress,
-  type MailOutcome,
-  type OutboxEvent,
 } from '../ports';
 import { BroadcastRenderer } from './broadcast-renderer';
 import { subscriberEventData } from '../subscribers/subscriber-events';
-import { emailEventData } from './event-data';
-import type { ClaimedRecipient, RecipientSettlement } from '../ports';
+import { ClaimQueue, type QueueEnd } from './claim-queue';
+import { LeaseHold, startHeartbeat } from './lease-hold';
+import { decideSettlement, outcomeGroup, type PendingOutcome, type SendOutcome } from './outcome-settlement';
+import type { ClaimedRecipient } from '../ports';
 import { OutcomeFlusher } from './outcome-flusher';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
+import { retrying, forUpTo } from './retrying';
 import { SendingOptions } from './sending-options';
-import { SendRateStore } from '../ports';
-import { ServerGate, type DeferredOutcome } from './server-gate';
+import { ServerGate } from './server-gate';
 
 /** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
 export type DeliveryResult = 'finished' | 'continued' | 'waiting' | 'stopped' | 'already_running' | 'nothing_to_do';
 
-type Outcome = MailOutcome | DeferredOutcome | { kind: 'unsendable'; message: string };
-
-interface PendingOutcome {
-  recipient: ClaimedRecipient;
-  outcome: Outcome;
-  at: Date;
+/** What a job works with, looked up once. */
+interface Job {
+  broadcast: Broadcast;
+  worker: string;
+  servers: EmailServer[];
+  channel: Channel | null;
+  renderer: BroadcastRenderer;
 }
 
 // One working loop per broadcast per process (keyed by the process's mailer): a second job of
@@ -95,140 +96,103 @@ export class DeliverBroadcast {
     const o = this.options;
     const recipients = this.repositories.recipients;
     const worker = `${o.workerName ?? 'worker'}:${hex(this.random.bytes(6))}`;
-    const servers = await this.servers(broadcast);
-    const channel = await this.repositories.channels.findById(broadcast.channelId);
-    const renderer = await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.htmlReader, this.random, o.publicUrl);
-    const flusher = new OutcomeFlusher<PendingOutcome>((batch) => this.record(broadcast, batch), o.commitGroup);
-    const deadline = Date.now() + o.sliceMs;
-    const leaseUntil = () => new Date(this.clock.now().getTime() + o.leaseMs);
-
-    const lease = new LeaseHold(() => this.clock.now().getTime(), o.leaseMs);
-    const heartbeat = setInterval(() => {
-      const at = this.clock.now().getTime();
-      recipients.extendLeases(broadcast.id, worker, leaseUntil()).then(
-        () => lease.confirm(at),
-        () => undefined,
-      );
-    }, Math.max(50, Math.floor(o.leaseMs / 3)));
+    const job = { broadcast, worker, ...(await this.persist(async () => this.prepare(broadcast))) };
+    const now = () => this.clock.now().getTime();
+    const deadline = now() + o.sliceMs;
+    const handOver = () => now() > deadline || o.stopRequested?.() === true;
+    const lease = new LeaseHold(now, o.leaseMs);
+    const heartbeat = startHeartbeat(lease, o.leaseMs, () => recipients.extendLeases(broadcast.id, worker, o.leaseMs));
     try {
       for (;;) {
-        const stop = await this.drain(broadcast, worker, servers, channel, renderer, flusher, deadline, leaseUntil, lease);
+        const stop = await this.drain(job, lease, handOver);
         if (stop === 'stopped') return 'stopped';
-        if (stop === 'deadline') {
-          await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id });
-          return 'continued';
-        }
-        const progress = await recipients.progress(broadcast.id, this.clock.now());
+        if (stop === 'deadline') return await this.continueLater(broadcast.id);
+        const progress = await this.persist(() => recipients.progress(broadcast.id, this.clock.now()));
         if (progress.claimable > 0) continue;
         if (progress.leased > 0) {
           // Others are working (or died holding leases): wait and take over what expires.
-          if (Date.now() > deadline || o.stopRequested?.() === true) {
-            await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id });
-            return 'continued';
-          }
+          if (handOver()) return await this.continueLater(broadcast.id);
           await sleep(Math.min(1000, Math.max(50, Math.floor(o.leaseMs / 4))));
           continue;
         }
         if (progress.nextAttemptAt !== null) {
-          await this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id }, { startAfter: progress.nextAttemptAt });
+          const startAfter = progress.nextAttemptAt;
+          await this.persist(() => this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id }, { startAfter }));
           return 'waiting';
         }
-        await this.finish(broadcast.id);
+        await this.persist(() => this.finish(broadcast.id));
         return 'finished';
       }
     } finally {
-      clearInterval(heartbeat);
+      heartbeat.stop();
     }
   }
 
+  private async prepare(broadcast: Broadcast): Promise<Omit<Job, 'broadcast' | 'worker'>> {
+    const recipients = this.repositories.recipients;
+    return {
+      servers: await this.servers(broadcast),
+      channel: await this.repositories.channels.findById(broadcast.channelId),
+      renderer: await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.htmlReader, this.random, this.options.publicUrl),
+    };
+  }
+
+  private async continueLater(broadcastId: number): Promise<'continued'> {
+    await this.persist(() => this.repositories.jobs.send('broadcasts.send', { broadcastId }));
+    return 'continued';
+  }
+
+  /** A statement safe to repeat, tried again through a database outage of up to a lease. */
+  private persist<T>(work: () => Promise<T>): Promise<T> {
+    return retrying(work, forUpTo(this.options.leaseMs));
+  }
+
   /**
-   * `concurrency` workers take recipients from a local queue that claims ahead in batches; each
-   * worker sends one message and waits for its outcome to commit before taking the next, so at
-   * most `concurrency` messages are ever sent-but-unrecorded (what a crash may resend).
+   * `concurrency` workers take recipients from the claim queue; each sends one message and
+   * waits for its outcome to commit before taking the next, so at most `concurrency` messages
+   * are ever sent-but-unrecorded. While the database is away those outcomes wait in memory and
+   * their commit is tried again until it succeeds: the claims stay this job's (the heartbeat
+   * extends them once the database is back), so nobody sends them again.
    */
-  private async drain(
-    broadcast: Broadcast,
-    worker: string,
-    servers: EmailServer[],
-    channel: Channel | null,
-    renderer: BroadcastRenderer,
-    flusher: OutcomeFlusher<PendingOutcome>,
-    deadline: number,
-    leaseUntil: () => Date,
-    lease: LeaseHold,
-  ): Promise<'exhausted' | 'deadline' | 'stopped'> {
+  private async drain(job: Job, lease: LeaseHold, handOver: () => boolean): Promise<QueueEnd> {
     const o = this.options;
     const recipients = this.repositories.recipients;
-    const local: ClaimedRecipient[] = [];
-    let ended: 'exhausted' | 'deadline' | 'stopped' | null = null;
-    let claiming: Promise<void> | null = null;
-    let failure: unknown = null;
-    // Where the next claim starts: past what this job claimed last, until that finds nothing.
-    let cursor = 0;
-
-    const refill = async (): Promise<void> => {
-      if (Date.now() > deadline || o.stopRequested?.() === true) {
-        ended = 'deadline';
-        return;
-      }
-      const current = await recipients.findBroadcast(broadcast.id);
-      if (current === null || current.status !== 'sending') {
-        ended = 'stopped';
-        return;
-      }
-      const claimedAt = this.clock.now().getTime();
-      let claimed = await recipients.claim(broadcast.id, worker, this.clock.now(), leaseUntil(), o.claimBatchSize, cursor);
-      if (claimed.length === 0 && cursor > 0) {
-        // The rest of the list is done or held by others: what came due behind the cursor (a
-        // retry, another worker's lapsed lease) is claimed from the start.
-        cursor = 0;
-        claimed = await recipients.claim(broadcast.id, worker, this.clock.now(), leaseUntil(), o.claimBatchSize, cursor);
-      }
-      lease.claimed(claimedAt);
-      if (claimed.length === 0) {
-        ended = 'exhausted';
-        return;
-      }
-      cursor = claimed[claimed.length - 1]!.id;
+    const b = job.broadcast;
+    // A failed commit is tried again until the database has answered a heartbeat since the
+    // group's first failure (it was away); after that, five more failures are an error of the
+    // statement itself, and the job fails.
+    let since = 0;
+    let strikes = 0;
+    const keepTrying = (_error: unknown, failures: number) => {
+      if (failures === 1) [since, strikes] = [lease.time(), 0];
+      return !lease.answeredSince(since) || ++strikes < 5;
+    };
+    const flusher = new OutcomeFlusher<PendingOutcome>((batch) => this.record(b, batch), o.commitGroup, keepTrying);
+    const queue = new ClaimQueue(recipients, lease, {
+      broadcastId: b.id,
+      worker: job.worker,
+      concurrency: o.concurrency,
+      claimBatchSize: o.claimBatchSize,
+      leaseMs: o.leaseMs,
+      now: () => this.clock.now(),
+      handOver,
       // Progress moves once per claim, not per commit: the broadcast row stays out of the
       // outcome transactions (no lock shared by every dispatcher); finish makes it exact.
-      const progressed = claimed.filter((c) => !c.sendable).length + flusher.takeProcessed();
-      if (progressed > 0) await recipients.addProgress(broadcast.id, progressed);
-      for (const c of claimed) if (c.sendable) local.push(c);
-    };
-    const startRefill = (): Promise<void> =>
-      (claiming ??= refill()
-        .catch((error: unknown) => {
-          failure = error;
-          ended = 'stopped';
-        })
-        .finally(() => {
-          claiming = null;
-        }));
-    const next = async (): Promise<ClaimedRecipient | null> => {
-      while (local.length === 0 && ended === null) await startRefill();
-      if (failure !== null || ended === 'stopped' || ended === 'deadline') return null;
-      // A claim whose lease may have run out (heartbeats failing: the database is away) may
-      // already be another dispatcher's: send nothing more, hand the rest over as at the end of
-      // a slice (a fresh job; if the database is still away, the sweep after the lease).
-      if (!lease.holds()) {
-        ended = 'deadline';
-        return null;
-      }
-      const recipient = local.shift() ?? null;
-      if (local.length < o.concurrency && ended === null && claiming === null) void startRefill();
-      return recipient;
-    };
+      afterClaim: async (skipped) => {
+        const progressed = skipped + flusher.takeProcessed();
+        if (progressed > 0) await recipients.addProgress(b.id, progressed);
+      },
+    });
 
     // A worker that fails stops the others after their message in hand, so nothing is sent
     // once the job has given up (its claims then return after the lease).
     const work = async (): Promise<void> => {
       try {
-        for (let r = await next(); r !== null; r = await next()) {
+        for (let r = await queue.next(); r !== null; r = await queue.next()) {
           flusher.begin();
-          let outcome: Outcome;
+          let outcome: SendOutcome;
           try {
-            outcome = await this.deliver(broadcast, r, servers, channel, renderer);
+            outcome = await this.deliver(b, r, job.servers, job.channel, job.renderer);
           } catch (error) {
             flusher.abandon();
             throw error;
@@ -236,17 +200,18 @@ export class DeliverBroadcast {
           await flusher.push({ recipient: r, outcome, at: this.clock.now() });
         }
       } catch (error) {
-        failure ??= error;
-        ended = 'stopped';
+        queue.stop('stopped', error);
       }
     };
     await Promise.all(Array.from({ length: o.concurrency }, work));
-    if (claiming) await claiming;
-    if (failure !== null) throw failure;
-    if (local.length > 0) await recipients.release(worker, local.map((r) => r.id));
+    await queue.unsent();
+    if (queue.error !== null) throw queue.error;
+    // Every message sent has its outcome committed: what the job still holds was never sent
+    // (including a claim whose answer was lost with the connection).
+    await this.persist(() => recipients.release(b.id, job.worker));
     const progressed = flusher.takeProcessed();
-    if (progressed > 0) await recipients.addProgress(broadcast.id, progressed);
-    return ended ?? 'exhausted';
+    if (progressed > 0) await this.persist(() => recipients.addProgress(b.id, progressed));
+    return queue.ended ?? 'exhausted';
   }
 
   private async deliver(
@@ -255,7 +220,7 @@ export class DeliverBroadcast {
     servers: EmailServer[],
     channel: Channel | null,
     renderer: BroadcastRenderer,
-  ): Promise<Outcome> {
+  ): Promise<SendOutcome> {
     if (servers.length === 0) return { kind: 'unsendable', message: 'No email server configured' };
     let email;
     try {
@@ -282,48 +247,16 @@ export class DeliverBroadcast {
    * Records a group of outcomes set-based: one statement settles the recipient rows and writes
    * the email events and outbox events of those it settled. It needs no transaction around it,
    * so a group costs one round trip. A hard bounce also deactivates its subscriber, with a
-   * subscriber.bounced event: such a group runs in a transaction, so both commit together.
+   * subscriber.bounced event, and suppresses the address: such a group runs in a transaction, so
+   * all of it commits together. Safe to repeat: only still-claimed recipients are settled, and only
+   * they get events.
    */
   private async record(b: Broadcast, batch: readonly PendingOutcome[]): Promise<number> {
-    const plans = batch.map((item) => ({ item, plan: this.plan(item.recipient, item.outcome, item.at) }));
-    const emailEvents: EmailEventRecord[] = [];
-    const outbox: Array<{ recipientId: number; event: OutboxEvent }> = [];
-    for (const { item, plan } of plans) {
-      const c = item.recipient;
-      const at = item.at;
-      const base = { channelId: b.channelId, broadcastId: b.id, recipientId: c.id, subscriberId: c.subscriber.id, occurredAt: at };
-      const facts = { recipientId: c.id, broadcastId: b.id, email: c.subscriber.email, messageId: c.messageId };
-      const emit = (type: EventType, data: Record<string, unknown>) =>
-        outbox.push({ recipientId: c.id, event: { channelId: b.channelId, type, data, createdAt: at } });
-      // Handed to SMTP: the server answered, whatever it said (docs/broadcasts-and-sending.md: email.sent).
-      if (plan.handed) {
-        emailEvents.push({ ...base, kind: 'processed' });
-        emit('email.sent', emailEventData(facts));
-      }
-      switch (plan.kind) {
-        case 'delivered':
-          emailEvents.push({ ...base, kind: 'delivered', data: { response: plan.reason } });
-          emit('email.delivered', emailEventData({ ...facts, delivered: true }));
-          break;
-        case 'bounced':
-          emailEvents.push({ ...base, kind: 'bounced', data: { code: plan.code, reason: plan.reason } });
-          emit('email.bounced', emailEventData({ ...facts, bouncedReason: plan.reason }));
-          break;
-        case 'failed':
-          emailEvents.push({ ...base, kind: 'failed', data: { reason: plan.reason } });
-          emit('email.failed', emailEventData(facts));
-          break;
-        case 'delayed':
-          emailEvents.push({ ...base, kind: 'delayed', data: { reason: plan.reason, next_attempt_at: plan.nextAttemptAt } });
-          emit('email.delivery_delayed', emailEventData(facts));
-          break;
-      }
-    }
-    const group = {
-      settlements: plans.map(({ item, plan }) => ({ id: item.recipient.id, settlement: plan.settlement })),
-      emailEvents,
-      outbox,
-    };
+    const plans = batch.map((item) => ({
+      item,
+      plan: decideSettlement(item.outcome, item.recipient.attempts, item.at, this.options.retryScheduleMs),
+    }));
+    const group = outcomeGroup(b, plans);
     const bounced = plans.filter(({ plan }) => plan.kind === 'bounced').map(({ item }) => item);
     const settled =
       bounced.length === 0
@@ -332,6 +265,8 @@ export class DeliverBroadcast {
             const moved = await r.recipients.settleWithEvents(group);
             for (const item of bounced) {
               if (!moved.has(item.recipient.id)) continue;
+              // A hard bounce puts the address on the channel's list (docs/suppressions.md).
+              await r.suppressions.add(b.channelId, item.recipient.subscriber.email, 'bounce', item.at);
               const subscriber = await r.recipients.deactivateSubscriber(item.recipient.subscriber.id, item.at);
               if (subscriber) {
                 await r.outbox.record({ channelId: b.channelId, type: 'subscriber.bounced', data: subscriberEventData(subscriber), createdAt: item.at });
@@ -340,46 +275,6 @@ export class DeliverBroadcast {
             return moved;
           });
     return plans.filter(({ item, plan }) => plan.kind !== 'delayed' && plan.kind !== 'deferred' && settled.has(item.recipient.id)).length;
-  }
-
-  /** What an outcome means for the recipient (docs/broadcasts-and-sending.md: 5xx hard bounce, 4xx delayed and retried). */
-  private plan(
-    c: ClaimedRecipient,
-    outcome: Outcome,
-    at: Date,
-  ): {
-    kind: 'delivered' | 'bounced' | 'failed' | 'delayed' | 'deferred';
-    settlement: RecipientSettlement;
-    handed: boolean;
-    reason: string;
-    code: number | null;
-    nextAttemptAt?: string;
-  } {
-    if (outcome.kind === 'accepted') {
-      return { kind: 'delivered', settlement: { status: 'sent', at }, handed: true, reason: outcome.response, code: null };
-    }
-    if (outcome.kind === 'deferred') {
-      // Held back by the server's limits: back to the queue, and the attempt does not count.
-      const settlement = { status: 'pending', nextAttemptAt: outcome.until, error: outcome.message, refundAttempt: true } as const;
-      return { kind: 'deferred', settlement, handed: false, reason: outcome.message, code: null };
-    }
-    const reason = outcome.message;
-    const code = outcome.kind === 'rejected' ? outcome.code : null;
-    const handed = code !== null;
-    if (outcome.kind === 'rejected' && outcome.permanent) {
-      return { kind: 'bounced', settlement: { status: 'bounced', at, error: reason }, handed, reason, code };
-    }
-    const delay = outcome.kind === 'unsendable' ? null : sendRetryDelayMs(c.attempts, this.options.retryScheduleMs);
-    if (delay === null) return { kind: 'failed', settlement: { status: 'failed', at, error: reason }, handed, reason, code };
-    const next = new Date(at.getTime() + delay);
-    return {
-      kind: 'delayed',
-      settlement: { status: 'pending', nextAttemptAt: next, error: reason },
-      handed,
-      reason,
-      code,
-      nextAttemptAt: next.toISOString(),
-    };
   }
 
   /** sending → sent | partial_failure | failed, exactly once (conditional move). */
@@ -398,30 +293,3 @@ export class DeliverBroadcast {
   }
 }
 
-/**
- * How long this job's claims are known to last. A claim sets a lease, and each heartbeat that
- * commits extends every claim of the worker; when heartbeats fail, the leases run out on their
- * own. The oldest lease is the later of the first claim and the last confirmed heartbeat. It
- * must still hold, with one heartbeat interval to spare, for the message about to be sent and
- * its outcome's commit.
- */
-class LeaseHold {
-  private confirmedAt: number | null = null;
-
-  constructor(
-    private readonly now: () => number,
-    private readonly leaseMs: number,
-  ) {}
-
-  claimed(at: number): void {
-    this.confirmedAt ??= at;
-  }
-
-  confirm(at: number): void {
-    if (this.confirmedAt !== null && at > this.confirmedAt) this.confirmedAt = at;
-  }
-
-  holds(): boolean {
-    return this.confirmedAt === null || this.now() < this.confirmedAt + this.leaseMs - this.leaseMs / 3;
-  }
-}

@@ -118,4 +118,22 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
     await expect(broken.push(1)).rejects.toThrow('connection terminated');
     expect(attempts).toBe(5);
   }, 10_000);
+
+  it('keeps trying a commit for as long as it is told to (the database away), and commits it then', async () => {
+    let away = true;
+    let calls = 0;
+    const flusher = new OutcomeFlusher<number>(
+      async (group) => {
+        if (++calls === 6) away = false;
+        if (away) throw new Error('connect ECONNREFUSED');
+        return group.length;
+      },
+      { size: 1, maxWaitMs: 60_000 },
+      () => away,
+    );
+    flusher.begin();
+    await flusher.push(1);
+    expect(calls).toBe(6);
+    expect(flusher.takeProcessed()).toBe(1);
+  }, 10_000);
 });

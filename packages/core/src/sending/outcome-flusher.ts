@@ -1,3 +1,5 @@
+import { retrying } from './retrying';
+
 /** When a group of outcomes is committed (SendingOptions.commitGroup). */
 export interface CommitGroupOptions {
   /** Commit once this many outcomes wait. */
@@ -11,8 +13,6 @@ interface Waiting<T> {
   resolve(): void;
   reject(error: unknown): void;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Group commit of send outcomes. Every commit costs about the same whatever its size (one
@@ -35,6 +35,11 @@ export class OutcomeFlusher<T> {
     /** Writes one group; answers how many of its recipients reached a final status. */
     private readonly write: (group: readonly T[]) => Promise<number>,
     private readonly options: CommitGroupOptions,
+    /**
+     * Whether a failed commit is tried again (after the `failures`-th failure). By default five
+     * attempts; the sending job keeps trying for as long as the database is away.
+     */
+    private readonly keepTrying: (error: unknown, failures: number) => boolean = (_error, failures) => failures < 5,
   ) {}
 
   /** A message is on its way: its outcome will follow, so a small group may wait for it. */
@@ -100,16 +105,10 @@ export class OutcomeFlusher<T> {
 
   /**
    * These messages are already with the SMTP server: a lost commit would mean sending them
-   * again, so a failed commit (a deadlock, a dropped connection) is tried again a few times.
+   * again, so a failed commit (a deadlock, a dropped connection, the database away) is tried
+   * again while `keepTrying` allows.
    */
-  private async commit(items: readonly T[]): Promise<number> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.write(items);
-      } catch (error) {
-        if (attempt >= 5) throw error;
-        await sleep(50 * 2 ** attempt);
-      }
-    }
+  private commit(items: readonly T[]): Promise<number> {
+    return retrying(() => this.write(items), this.keepTrying);
   }
 }

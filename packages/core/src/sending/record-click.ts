@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
-import { facts, recipientEvent, tracked } from './tracked-recipient';
+import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked } from './tracked-recipient';
 
 /**
  * A tracked link: the recipient's token and the link's identifier name the stored URL, and
@@ -23,7 +23,8 @@ export class RecordClick {
       if (t === null) return null;
       const link = await r.recipients.findLink(t.broadcastId, input.link);
       if (link === null) return null;
-      await r.recipients.markEngaged(t.id, 'clicked', at);
+      // A repeat within the window is served as usual but recorded and emitted once.
+      if (!(await r.recipients.markEngaged(t.id, 'clicked', at, new Date(at.getTime() - ENGAGEMENT_WINDOW_MS), link.id))) return link.url;
       await r.emailEvents.record({ ...recipientEvent(t, 'clicked', at), linkId: link.id, data: { url: link.url } });
       await r.outbox.record({
         channelId: t.channelId,

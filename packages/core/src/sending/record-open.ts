@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
-import { facts, recipientEvent, tracked } from './tracked-recipient';
+import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked } from './tracked-recipient';
 
-/** The open pixel: every load is an open (email.opened), recorded with its time. */
+/** The open pixel: a load is an open (email.opened), recorded with its time, once per window. */
 @injectable()
 export class RecordOpen {
   constructor(
@@ -16,7 +16,8 @@ export class RecordOpen {
     return this.transactor.run(async (r) => {
       const t = await tracked(r, input.token);
       if (t === null) return false;
-      await r.recipients.markEngaged(t.id, 'opened', at);
+      // A repeat within the window is served as usual but recorded and emitted once.
+      if (!(await r.recipients.markEngaged(t.id, 'opened', at, new Date(at.getTime() - ENGAGEMENT_WINDOW_MS)))) return true;
       await r.emailEvents.record(recipientEvent(t, 'opened', at));
       await r.outbox.record({
         channelId: t.channelId,

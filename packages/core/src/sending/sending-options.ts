@@ -16,7 +16,11 @@ export interface SendingOptions {
   claimBatchSize: number;
   /** Subscribers inserted per INSERT … SELECT while queueing. */
   materializeBatchSize: number;
-  /** How long a claim lives without its worker's heartbeat; a dead worker's claims return then. */
+  /**
+   * The send lease: how long a claim lives, in database time, without its worker's heartbeat; a
+   * dead worker's claims return then. A database outage shorter than the lease costs no
+   * duplicate (docs/sending-reliability.md). Default 60 s.
+   */
   leaseMs: number;
   /** Delays before the retries of a delayed (4xx) or unreachable send. */
   retryScheduleMs: readonly number[];
@@ -33,6 +37,9 @@ export interface SendingOptions {
 }
 export const SendingOptions = Symbol.for('mailcast.SendingOptions');
 
+/** The send lease's default (MAILCAST_SEND_LEASE_MS). */
+export const DEFAULT_SEND_LEASE_MS = 60_000;
+
 /**
  * `smtpConnections`: the mailer's pooled connections per server (the dispatcher reads them from
  * its configuration; the mailer adapter has the default). Five times as many messages are
@@ -47,7 +54,7 @@ export function defaultSendingOptions(publicUrl: string, smtpConnections: number
     commitGroup: { size: smtpConnections, maxWaitMs: 5 },
     claimBatchSize: 100,
     materializeBatchSize: 50_000,
-    leaseMs: 60_000,
+    leaseMs: DEFAULT_SEND_LEASE_MS,
     retryScheduleMs: DEFAULT_SEND_RETRY_SCHEDULE_MS,
     sliceMs: 120_000,
     helperJobs: 3,

@@ -1,6 +1,13 @@
 import { trackingTokenRecipient, verifyTrackingToken } from '@mailcast/domain';
 import type { EmailEventKind, EmailEventRecord, Repositories, TrackedRecipient } from '../ports';
 
+/**
+ * Repeated opens of one recipient, or clicks of one link, within this window are recorded and
+ * emitted once (docs/security.md "Public routes"): a mail client reloading, or someone replaying
+ * a pixel URL, writes no rows and posts no webhooks. Unique counts do not change.
+ */
+export const ENGAGEMENT_WINDOW_MS = 60_000;
+
 /** The recipient a token names, if the token is well-formed and its MAC verifies. */
 export async function tracked(r: Repositories, token: string): Promise<TrackedRecipient | null> {
   const id = trackingTokenRecipient(token);

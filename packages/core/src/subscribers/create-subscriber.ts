@@ -56,9 +56,16 @@ export function applyFields(subscriber: Subscriber, fields: SubscriberFields): S
   return next;
 }
 
+/** At most this many confirmation emails per address per channel in any hour (docs/security.md). */
+export const CONFIRMATION_EMAILS_PER_HOUR = 3;
+const HOUR_MS = 60 * 60 * 1000;
+
 /**
- * Creates a double opt-in request: older open links of the subscriber go stale, a new token is
- * minted (only its hash is kept) and the email is queued, all in the caller's transaction.
+ * Creates a double opt-in request: a new token is minted (only its hash is kept) and the email is
+ * queued, all in the caller's transaction, which holds the subscriber's row (new or locked), so
+ * concurrent requests for one address, from any api process, count one after the other. Under
+ * the hourly cap older open links go stale; over it nothing is queued and older links stay open,
+ * so the last email's link still works, while the caller answers exactly as before.
  */
 export async function issueConfirmation(
   repositories: Repositories,
@@ -67,7 +74,9 @@ export async function issueConfirmation(
   options: DoubleOptInOptions,
   now: Date,
 ): Promise<string> {
-  await repositories.subscriberConfirmations.supersedeOpen(subscriber.id, now);
+  const since = new Date(now.getTime() - HOUR_MS);
+  const emailQueued = (await repositories.subscriberConfirmations.countQueuedSince(subscriber.id, since)) < CONFIRMATION_EMAILS_PER_HOUR;
+  if (emailQueued) await repositories.subscriberConfirmations.supersedeOpen(subscriber.id, now);
   const token = formatConfirmationToken(deps.random.bytes(32));
   const confirmation = await repositories.subscriberConfirmations.create(
     {
@@ -77,10 +86,11 @@ export async function issueConfirmation(
       templateId: options.templateId,
       replyTo: options.replyTo,
       includeUnsubscribeLink: options.includeUnsubscribeLink,
+      emailQueued,
     },
     now,
   );
-  await repositories.jobs.send('subscribers.confirmation', { confirmationId: confirmation.id });
+  if (emailQueued) await repositories.jobs.send('subscribers.confirmation', { confirmationId: confirmation.id });
   return deps.links.confirmation(token);
 }
 
@@ -103,7 +113,7 @@ export class CreateSubscriber {
     return this.transactor.run(async (repositories) => {
       // Double opt-in without a way to send the email would leave the subscriber pending for
       // ever; the spec's message for a channel without an email server says why.
-      if (doi !== null && (await repositories.emailServers.listForChannel(principal.channelId)).length === 0) {
+      if (doi !== null && !(await repositories.emailServers.listForChannel(principal.channelId)).some((s) => s.active)) {
         throw new ValidationError(SMTP_NOT_CONFIGURED);
       }
       if (doi?.templateId != null) {

@@ -15,6 +15,7 @@ import {
   type Subscriber,
   type SubscriberConfirmation,
 } from '../ports';
+import { forUpTo, retrying } from '../sending/retrying';
 
 /** Used when neither the request nor the channel names a template. */
 export const DEFAULT_CONFIRMATION_TEMPLATE = {
@@ -30,10 +31,17 @@ export const DEFAULT_CONFIRMATION_TEMPLATE = {
   ].join('\n'),
 };
 
+/**
+ * How long a database statement of this job is tried again through an outage: every statement
+ * is safe to repeat (a second link minted for the same request is harmless; marking the email
+ * sent is conditional), and a job given up would be lost (pg-boss does not retry it).
+ */
+const THROUGH_AN_OUTAGE_MS = 60_000;
+
 /** Temporary SMTP failures are retried this many times in all, after these delays. */
 export const CONFIRMATION_EMAIL_RETRY_DELAYS_MS = [30_000, 120_000, 600_000, 1_800_000] as const;
 
-export type ConfirmationEmailOutcome = 'sent' | 'stale' | 'no_email_server' | 'rejected' | 'retry_scheduled' | 'gave_up';
+export type ConfirmationEmailOutcome = 'sent' | 'stale' | 'suppressed' | 'no_email_server' | 'rejected' | 'retry_scheduled' | 'gave_up';
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -107,31 +115,35 @@ export class SendConfirmationEmail {
 
   async execute(input: { confirmationId: number; attempt?: number }): Promise<ConfirmationEmailOutcome> {
     const attempt = input.attempt ?? 1;
-    const prepared = await this.prepare(input.confirmationId);
+    const prepared = await this.persist(() => this.prepare(input.confirmationId));
     if (typeof prepared === 'string') return prepared;
 
     const email = await this.compose(prepared);
     const outcome = await this.mailer.send(prepared.server, email);
     if (outcome.kind === 'accepted') {
       const now = this.clock.now();
-      await this.transactor.run(async (repositories) => {
-        await repositories.subscriberConfirmations.markEmailSent(prepared.request.id, now);
-        await repositories.subscriberConfirmations.markEmailSent(prepared.link.id, now);
-      });
+      // The email is out: this must be written (through an outage), or a retry would send it again.
+      await this.persist(() =>
+        this.transactor.run(async (repositories) => {
+          await repositories.subscriberConfirmations.markEmailSent(prepared.request.id, now);
+          await repositories.subscriberConfirmations.markEmailSent(prepared.link.id, now);
+        }),
+      );
       return 'sent';
     }
     if (outcome.permanent) return 'rejected';
     const delay = CONFIRMATION_EMAIL_RETRY_DELAYS_MS[attempt - 1];
     if (delay === undefined) return 'gave_up';
-    await this.jobs.send(
-      'subscribers.confirmation',
-      { confirmationId: input.confirmationId, attempt: attempt + 1 },
-      { startAfter: new Date(this.clock.now().getTime() + delay) },
-    );
+    const startAfter = new Date(this.clock.now().getTime() + delay);
+    await this.persist(() => this.jobs.send('subscribers.confirmation', { confirmationId: input.confirmationId, attempt: attempt + 1 }, { startAfter }));
     return 'retry_scheduled';
   }
 
-  private prepare(confirmationId: number): Promise<Prepared | 'stale' | 'no_email_server'> {
+  private persist<T>(work: () => Promise<T>): Promise<T> {
+    return retrying(work, forUpTo(THROUGH_AN_OUTAGE_MS));
+  }
+
+  private prepare(confirmationId: number): Promise<Prepared | 'stale' | 'suppressed' | 'no_email_server'> {
     const now = this.clock.now();
     return this.transactor.run(async (repositories) => {
       const request = await repositories.subscriberConfirmations.findById(confirmationId);
@@ -149,7 +161,9 @@ export class SendConfirmationEmail {
       ) {
         return 'stale';
       }
-      const [server] = await repositories.emailServers.listForChannel(request.channelId);
+      // A suppressed address gets no email from the channel, a confirmation included.
+      if ((await repositories.suppressions.find(request.channelId, subscriber.email)) !== null) return 'suppressed';
+      const server = (await repositories.emailServers.listForChannel(request.channelId)).find((s) => s.active);
       const channel = await repositories.channels.findById(request.channelId);
       if (server === undefined || channel === null) return 'no_email_server';
       const template =

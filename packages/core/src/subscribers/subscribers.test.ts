@@ -46,7 +46,7 @@ async function setup() {
     channelId: channel.id,
     host: 'smtp.example.com',
     port: 587,
-    secure: false,
+    tls: 'none',
     username: null,
     password: null,
     fromEmail: null,

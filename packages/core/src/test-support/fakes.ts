@@ -11,6 +11,7 @@ import type {
   ConfirmationTemplate,
   ConfirmationTemplateRepository,
   EmailServer,
+  EmailServerChanges,
   EmailServerRepository,
   EventOutbox,
   JobQueue,
@@ -36,6 +37,9 @@ import type {
 import type { Permission } from '@mailcast/domain';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
+import { FakeSuppressions } from './suppression-fakes';
+import { FakeTemplates } from './template-fakes';
+import { FakeIdempotency, FakeTransactionals } from './transactional-fakes';
 
 /** Hand-written in-memory ports for use-case tests (docs/contributing.md). */
 export class FakeChannels implements ChannelRepository {
@@ -81,12 +85,42 @@ export class FakeApiTokens implements ApiTokenRepository {
 export class FakeEmailServers implements EmailServerRepository {
   readonly rows: EmailServer[] = [];
   async create(server: NewEmailServer): Promise<EmailServer> {
-    const row = { id: this.rows.length + 1, ...server };
+    const row: EmailServer = {
+      name: null,
+      active: true,
+      maxPerSecond: null,
+      maxPerMinute: null,
+      maxPerHour: null,
+      maxPerDay: null,
+      dkimDomain: null,
+      dkimSelector: null,
+      dkimPrivateKey: null,
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
+      ...server,
+      id: this.rows.length + 1,
+    };
     this.rows.push(row);
     return row;
   }
   async listForChannel(channelId: number): Promise<EmailServer[]> {
     return this.rows.filter((s) => s.channelId === channelId);
+  }
+  async findById(channelId: number, id: number): Promise<EmailServer | null> {
+    return this.rows.find((s) => s.channelId === channelId && s.id === id) ?? null;
+  }
+  async update(channelId: number, id: number, changes: EmailServerChanges): Promise<EmailServer | null> {
+    const row = await this.findById(channelId, id);
+    if (row !== null) Object.assign(row, changes);
+    return row;
+  }
+  async delete(channelId: number, id: number): Promise<boolean> {
+    const index = this.rows.findIndex((s) => s.channelId === channelId && s.id === id);
+    if (index >= 0) this.rows.splice(index, 1);
+    return index >= 0;
+  }
+  async namedByPendingBroadcast(): Promise<boolean> {
+    return false;
   }
 }
 
@@ -95,6 +129,7 @@ export class FakeBroadcasts implements BroadcastRepository {
   async create(broadcast: NewBroadcast, now: Date): Promise<Broadcast> {
     const row: Broadcast = {
       ...broadcast,
+      templateId: broadcast.templateId ?? null,
       id: this.rows.length + 1,
       status: 'draft',
       totalRecipients: 0,
@@ -214,7 +249,7 @@ export class FakeSubscribers implements SubscriberRepository {
 }
 
 export class FakeSubscriberConfirmations implements SubscriberConfirmationRepository {
-  readonly rows: Array<SubscriberConfirmation & { tokenHash: Uint8Array }> = [];
+  readonly rows: Array<SubscriberConfirmation & { tokenHash: Uint8Array; emailQueued?: boolean }> = [];
   async create(c: NewSubscriberConfirmation, now: Date): Promise<SubscriberConfirmation> {
     const row = { ...c, id: this.rows.length + 1, createdAt: now, emailSentAt: null, confirmedAt: null, supersededAt: null };
     this.rows.push(row);
@@ -238,6 +273,9 @@ export class FakeSubscriberConfirmations implements SubscriberConfirmationReposi
   async markEmailSent(id: number, now: Date): Promise<void> {
     const row = this.rows.find((r) => r.id === id);
     if (row && row.emailSentAt === null) row.emailSentAt = now;
+  }
+  async countQueuedSince(subscriberId: number, since: Date): Promise<number> {
+    return this.rows.filter((r) => r.subscriberId === subscriberId && r.emailQueued === true && r.createdAt >= since).length;
   }
 }
 
@@ -309,6 +347,10 @@ export function fakeRepositories(): Repositories & {
   jobs: FakeJobs;
   webhookEndpoints: FakeWebhookEndpoints;
   webhookDeliveries: FakeWebhookDeliveries;
+  suppressions: FakeSuppressions;
+  templates: FakeTemplates;
+  transactionals: FakeTransactionals;
+  idempotency: FakeIdempotency;
 } {
   return {
     channels: new FakeChannels(),
@@ -324,6 +366,10 @@ export function fakeRepositories(): Repositories & {
     jobs: new FakeJobs(),
     webhookEndpoints: new FakeWebhookEndpoints(),
     webhookDeliveries: new FakeWebhookDeliveries(),
+    suppressions: new FakeSuppressions(),
+    templates: new FakeTemplates(),
+    transactionals: new FakeTransactionals(),
+    idempotency: new FakeIdempotency(),
   };
 }
 

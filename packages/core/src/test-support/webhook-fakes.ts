@@ -89,6 +89,10 @@ export class FakeWebhookDeliveries implements WebhookDeliveryRepository {
   async takeStalled(): Promise<DeliveryJobRef[]> {
     return [];
   }
+  async extendLeases(): Promise<void> {}
+  async takeLapsed(): Promise<DeliveryJobRef[]> {
+    return [];
+  }
   async claim(): Promise<ClaimedAttempt[]> {
     return [];
   }

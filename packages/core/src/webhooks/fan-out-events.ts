@@ -6,8 +6,9 @@ import { Clock, Repositories, type ClaimedAttempt } from '../ports';
  * (atomic by itself, so no transaction around it: the relay runs this on every poll), and their
  * first attempts come back to be POSTed by the caller, in memory. No job is queued for a first
  * attempt: the outbox is that queue (an event stays in it until a dispatcher claims it), and a
- * delivery whose dispatcher dies before recording it stays pending, so the stalled-delivery
- * sweep queues it again. Retries and deferrals are pg-boss jobs.
+ * first attempt is leased to this dispatcher for a few seconds, renewed while held, so should it
+ * die, another re-queues the attempt once the lease lapses (RequeueLapsedAttempts). Retries and
+ * deferrals are pg-boss jobs.
  */
 @injectable()
 export class FanOutEvents {
@@ -16,7 +17,7 @@ export class FanOutEvents {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(input: { batchSize: number }): Promise<{ events: number; attempts: ClaimedAttempt[] }> {
-    return this.repositories.webhookDeliveries.fanOut(input.batchSize, this.clock.now());
+  async execute(input: { batchSize: number; leaseMs: number }): Promise<{ events: number; attempts: ClaimedAttempt[] }> {
+    return this.repositories.webhookDeliveries.fanOut(input.batchSize, this.clock.now(), input.leaseMs);
   }
 }

@@ -1,24 +1,21 @@
-import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { useRef, useState } from 'preact/hooks';
+import { api, type Schemas } from '../api';
 import { Feedback, Field } from '../components';
 import { useAction } from '../hooks';
 
-export interface RenderedPreview {
-  subscriber_email: string;
-  subject: string;
-  preheader: string | null;
-  text: string | null;
-  html: string | null;
-}
+type RenderedPreview = Schemas['BroadcastPreview'];
 
 /**
- * The email as one subscriber would receive it (POST /broadcasts/:id/preview). The HTML shows in a
- * sandboxed frame: no scripts, no navigation; the page's CSP still applies inside it.
+ * The email as one subscriber would receive it (POST /broadcasts/:id/preview). The HTML shows in
+ * preview-frame.html: sandboxed, an opaque origin, under its own policy (no script of the email).
  */
 export function Preview({ broadcastId }: { broadcastId: number }) {
   const [email, setEmail] = useState('');
   const [preview, setPreview] = useState<RenderedPreview | undefined>(undefined);
   const action = useAction();
+  const frame = useRef<HTMLIFrameElement>(null);
+  // The frame (its own page, sandboxed) receives the HTML once it has loaded.
+  const show = () => frame.current?.contentWindow?.postMessage({ html: preview?.html }, '*');
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -44,8 +41,8 @@ export function Preview({ broadcastId }: { broadcastId: number }) {
           <p>
             <strong>Subject:</strong> <span class="preview-subject">{preview.subject}</span>
           </p>
-          {preview.html !== null && <iframe title="HTML version" sandbox="" srcdoc={preview.html} />}
-          {preview.text !== null && <pre class="preview-text">{preview.text}</pre>}
+          <iframe key={preview.html} ref={frame} title="HTML version" sandbox="allow-scripts" src="/app/preview-frame.html" onLoad={show} />
+          <pre class="preview-text">{preview.text}</pre>
         </div>
       )}
     </form>

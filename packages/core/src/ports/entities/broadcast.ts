@@ -22,6 +22,8 @@ export interface Broadcast {
   emailHeaders: EmailHeader[];
   tags: string[];
   segmentIds: number[];
+  /** The template the broadcast was written from (docs/templates.md); null when none. */
+  templateId: number | null;
   emailServerIds: number[];
   totalRecipients: number;
   broadcastRecipientsCount: number;
@@ -48,7 +50,8 @@ export type NewBroadcast = Omit<
   | 'version'
   | 'createdAt'
   | 'updatedAt'
->;
+  | 'templateId'
+> & { templateId?: number | null };
 
 /** What an edit or a status change may write; every write bumps `version`. */
 export type BroadcastChanges = Partial<

@@ -1,4 +1,4 @@
-import type { Permission } from '@mailcast/domain';
+import type { Permission, SmtpTls } from '@mailcast/domain';
 
 export interface Channel {
   id: number;
@@ -23,21 +23,44 @@ export interface ApiTokenRecord {
   revokedAt: Date | null;
 }
 
+/** An email server with its secrets in the clear: repositories seal them at rest. */
 export interface EmailServer {
   id: number;
   channelId: number;
+  name: string | null;
   host: string;
   port: number;
-  secure: boolean;
+  tls: SmtpTls;
   username: string | null;
   password: string | null;
   fromEmail: string | null;
   fromName: string | null;
-  /** Sending limits for every dispatcher together; null or absent: none (docs/sending-limits.md). */
-  maxPerSecond?: number | null;
-  maxPerMinute?: number | null;
-  maxPerHour?: number | null;
-  maxPerDay?: number | null;
+  active: boolean;
+  /** Per-server sending limits shared by every dispatcher; null: no limit. */
+  maxPerSecond: number | null;
+  maxPerMinute: number | null;
+  maxPerHour: number | null;
+  maxPerDay: number | null;
+  /** The domain and selector may be set before a key is generated; null key: not signed. */
+  dkimDomain: string | null;
+  dkimSelector: string | null;
+  dkimPrivateKey: string | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-export type NewEmailServer = Omit<EmailServer, 'id'>;
+type EmailServerOptional =
+  | 'name'
+  | 'active'
+  | 'maxPerSecond'
+  | 'maxPerMinute'
+  | 'maxPerHour'
+  | 'maxPerDay'
+  | 'dkimDomain'
+  | 'dkimSelector'
+  | 'dkimPrivateKey';
+
+export type NewEmailServer = Omit<EmailServer, 'id' | 'createdAt' | 'updatedAt' | EmailServerOptional> &
+  Partial<Pick<EmailServer, EmailServerOptional>>;
+
+export type EmailServerChanges = Partial<Omit<EmailServer, 'id' | 'channelId' | 'createdAt' | 'updatedAt'>>;

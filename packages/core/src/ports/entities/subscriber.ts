@@ -65,4 +65,4 @@ export interface SubscriberConfirmation {
 export type NewSubscriberConfirmation = Pick<
   SubscriberConfirmation,
   'channelId' | 'subscriberId' | 'templateId' | 'replyTo' | 'includeUnsubscribeLink'
-> & { tokenHash: Uint8Array };
+> & { tokenHash: Uint8Array; /** A request whose email was queued (counted by the hourly cap). */ emailQueued?: boolean };

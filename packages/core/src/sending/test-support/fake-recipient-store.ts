@@ -34,11 +34,17 @@ export class FakeRecipientStore implements RecipientStore {
   async findLink(broadcastId: number, identifier: string): Promise<BroadcastLink | null> {
     return this.links.find((l) => l.broadcastId === broadcastId && l.identifier === identifier) ?? null;
   }
-  async markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date): Promise<void> {
+  private readonly lastEngaged = new Map<string, Date>();
+  async markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date, windowStart: Date, linkId?: number): Promise<boolean> {
     const r = this.recipients.find((x) => x.id === recipientId);
-    if (!r) return;
+    if (!r) return false;
+    const key = `${recipientId}:${kind}:${kind === 'clicked' ? (linkId ?? '') : ''}`;
+    const last = this.lastEngaged.get(key);
+    if (last !== undefined && last > windowStart) return false;
+    this.lastEngaged.set(key, at);
     if (kind === 'opened') r.openedAt ??= at;
     else r.clickedAt ??= at;
+    return true;
   }
   async unsubscribeSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null> {
     let changed: SubscriberSnapshot | null = null;
@@ -74,7 +80,7 @@ export class FakeRecipientStore implements RecipientStore {
   retryFailed(): Promise<number> {
     return unused('retryFailed');
   }
-  claim(): Promise<ClaimedRecipient[]> {
+  claim(..._args: Parameters<RecipientStore['claim']>): Promise<ClaimedRecipient[]> {
     return unused('claim');
   }
   release(): Promise<void> {

@@ -1,0 +1,54 @@
+import request from 'supertest';
+import { startApi, type ApiHarness } from '../test-support/harness';
+import { loadConfig } from '@mailcast/adapters';
+import { PUBLIC_REQUESTS_PER_MINUTE } from './client-limits';
+
+/** The api under test runs on the default setting (docs/security.md). */
+const AUTH_FAILURES_PER_MINUTE = loadConfig({}).authFailuresPerMinute;
+
+/** Issue 16, findings 3 and 4: floods from one address cost no database work (docs/security.md). */
+// Many sequential requests: on a loaded machine they outlast the default test timeout.
+describe('per-address limits', () => {
+  let api: ApiHarness;
+  let tokenLookups = 0;
+
+  beforeAll(async () => {
+    api = await startApi();
+    // Counts every statement the api sends that reads the token table.
+    api.database.db.on('query', (q: { sql: string }) => {
+      if (/\bapi_tokens\b/.test(q.sql)) tokenLookups += 1;
+    });
+  });
+  afterAll(() => api.close());
+
+  it('1,000 requests with bogus tokens cost a bounded number of token look-ups, then 429', async () => {
+    const statuses = new Map<number, number>();
+    const before = tokenLookups;
+    for (let i = 0; i < 1000; i++) {
+      // Half the requests repeat one bogus token, half bring a new one each time.
+      const token = i % 2 === 0 ? 'mc_bogus' : `mc_bogus_${i}`;
+      const res = await request(api.app).get('/api/v1/broadcasts').set('Authorization', `Bearer ${token}`);
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status === 429) expect(res.headers['retry-after']).toMatch(/^\d+$/);
+    }
+    // Windows are whole minutes: one boundary may fall inside the test, opening a second window.
+    const windows = 2;
+    expect(tokenLookups - before).toBeLessThanOrEqual(windows * AUTH_FAILURES_PER_MINUTE + 1);
+    expect(statuses.get(401)).toBeGreaterThanOrEqual(AUTH_FAILURES_PER_MINUTE);
+    expect(statuses.get(401)).toBeLessThanOrEqual(windows * AUTH_FAILURES_PER_MINUTE);
+    expect(statuses.get(429)).toBe(1000 - statuses.get(401)!);
+  }, 180_000);
+
+  it('limits the public routes per address: past the limit, 429 without a look-up', async () => {
+    const statuses = new Map<number, number>();
+    // Twice the limit and more: however a minute boundary falls, at least 20 are refused.
+    const sent = 2 * PUBLIC_REQUESTS_PER_MINUTE + 20;
+    for (let i = 0; i < sent; i++) {
+      const res = await request(api.app).get(`/t/o/${i}-AAAAAAAAAAAAAAAAAAAAAA`);
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+    }
+    expect(statuses.get(429)).toBeGreaterThanOrEqual(20);
+    expect(statuses.get(404)).toBeGreaterThanOrEqual(PUBLIC_REQUESTS_PER_MINUTE);
+    expect(statuses.get(404)! + statuses.get(429)!).toBe(sent);
+  }, 180_000);
+});

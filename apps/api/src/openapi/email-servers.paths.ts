@@ -1,0 +1,85 @@
+import { authenticated, EMAIL_SERVERS, type Json, ok, param } from './operation';
+import { ref } from './schemas';
+
+/** Email servers (docs/email-servers.md). */
+export const EMAIL_SERVER_PATHS: Record<string, Json> = {
+  '/api/v1/email_servers': {
+    get: authenticated({
+      operationId: 'listEmailServers',
+      summary: 'List email servers',
+      description: 'Passwords are redacted.',
+      tag: EMAIL_SERVERS,
+      permission: 'email_servers_read',
+      parameters: [param('limit'), param('offset')],
+      responses: { '200': ok('A page of email servers.', ref('EmailServerList')) },
+      errors: ['422'],
+    }),
+    post: authenticated({
+      operationId: 'createEmailServer',
+      summary: 'Add an email server',
+      description: '`tls` defaults to `starttls`; `none` is refused (422) for a host other than loopback unless SMTP_ALLOW_PLAINTEXT=true.',
+      tag: EMAIL_SERVERS,
+      permission: 'email_servers_write',
+      body: { schema: ref('EmailServerCreateBody') },
+      responses: { '201': ok('Created, the password redacted.', ref('EmailServer')) },
+      errors: ['422'],
+    }),
+  },
+  '/api/v1/email_servers/{id}': {
+    parameters: [param('id')],
+    get: authenticated({
+      operationId: 'getEmailServer',
+      summary: 'Get an email server',
+      description: 'Unknown: 404 "Email server not found".',
+      tag: EMAIL_SERVERS,
+      permission: 'email_servers_read',
+      responses: { '200': ok('The server, the password redacted.', ref('EmailServer')) },
+      errors: ['404'],
+    }),
+    patch: authenticated({
+      operationId: 'updateEmailServer',
+      summary: 'Update an email server',
+      description: 'Changes the fields the body carries. A `smtp_password` equal to the redacted value leaves the password unchanged.',
+      tag: EMAIL_SERVERS,
+      permission: 'email_servers_write',
+      body: { schema: ref('EmailServerUpdateBody') },
+      responses: { '200': ok('The server, the password redacted.', ref('EmailServer')) },
+      errors: ['404', '422'],
+    }),
+    delete: authenticated({
+      operationId: 'deleteEmailServer',
+      summary: 'Delete an email server',
+      description: 'A server named by a scheduled, sending or paused broadcast: 422.',
+      tag: EMAIL_SERVERS,
+      permission: 'email_servers_write',
+      responses: { '200': ok('Deleted.', ref('Message')) },
+      errors: ['404', '422'],
+    }),
+  },
+  '/api/v1/email_servers/{id}/test_connection': {
+    parameters: [param('id')],
+    post: authenticated({
+      operationId: 'testEmailServerConnection',
+      summary: 'Check the connection to an email server',
+      description: 'A real SMTP handshake (TLS as configured, AUTH if set) that sends nothing. A failed handshake is `ok: false`, not an error.',
+      tag: EMAIL_SERVERS,
+      permission: 'email_servers_write',
+      responses: { '200': ok('What the handshake showed.', ref('SmtpCheck')) },
+      errors: ['404'],
+    }),
+  },
+  '/api/v1/email_servers/{id}/generate_dkim_key': {
+    parameters: [param('id')],
+    post: authenticated({
+      operationId: 'generateDkimKey',
+      summary: 'Generate a DKIM key for an email server',
+      description:
+        'A new RSA 2048 key, kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.',
+      tag: EMAIL_SERVERS,
+      permission: 'email_servers_write',
+      body: { schema: ref('DkimKeyBody'), required: false },
+      responses: { '200': ok('The record to publish in DNS.', ref('DkimRecord')) },
+      errors: ['404', '422'],
+    }),
+  },
+};

@@ -1,0 +1,81 @@
+import { SMTP_TLS_MODES } from '@mailcast/domain';
+import { boolean, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, string, warned, type Schema } from './schema-helpers';
+
+const limitField = (unit: string): Schema => ({
+  type: ['integer', 'null'],
+  minimum: 1,
+  description: `At most this many messages per ${unit} through the server, all dispatchers together; null: no limit.`,
+});
+const emailServerLimits: Record<string, Schema> = {
+  max_per_second: limitField('second'),
+  max_per_minute: limitField('minute'),
+  max_per_hour: limitField('hour'),
+  max_per_day: limitField('day'),
+};
+const emailServerInputProperties: Record<string, Schema> = {
+  name: nullableString(),
+  host: string('Host name or IP address.'),
+  port: { type: 'integer', minimum: 1, maximum: 65535 },
+  tls: ref('SmtpTls'),
+  smtp_username: nullableString(),
+  smtp_password: nullableString('Write-only. The redacted form read from an answer leaves the password unchanged.'),
+  from_email: nullableString(),
+  from_name: nullableString(),
+  ...emailServerLimits,
+  dkim_domain: nullableString(),
+  dkim_selector: nullableString(),
+  active: { type: 'boolean', default: true },
+};
+
+/** Email servers (SMTP) and their DKIM keys. Spread into SCHEMAS by schemas.ts. */
+export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
+  EmailServer: warned(closed({
+    id: integer(),
+    name: nullableString(),
+    host: string(),
+    port: integer(),
+    tls: ref('SmtpTls'),
+    smtp_username: nullableString(),
+    smtp_password: nullableString(
+      'Write-only; shown redacted: 8 `•`, or for more than 12 characters the first 4, `•` characters, the last 4. Sending this redacted value back leaves the password unchanged.',
+    ),
+    from_email: nullableString(),
+    from_name: nullableString(),
+    ...emailServerLimits,
+    dkim_domain: nullableString(),
+    dkim_selector: nullableString(),
+    dkim_key_present: boolean('A DKIM key was generated: every message through the server is signed.'),
+    active: boolean(),
+    created_at: dateTime(),
+    updated_at: dateTime(),
+  })),
+  SmtpTls: {
+    type: 'string',
+    enum: [...SMTP_TLS_MODES],
+    description:
+      '`starttls` (default): the server must offer STARTTLS, no AUTH before it; `implicit`: TLS from the first byte; `none`: only for loopback hosts or with SMTP_ALLOW_PLAINTEXT=true.',
+  },
+  EmailServerList: page('EmailServer'),
+  EmailServerCreateInput: { type: 'object', properties: emailServerInputProperties, required: ['host', 'port'] },
+  EmailServerUpdateInput: { type: 'object', properties: emailServerInputProperties },
+  EmailServerCreateBody: nestedOrFlat('email_server', 'EmailServerCreateInput'),
+  EmailServerUpdateBody: nestedOrFlat('email_server', 'EmailServerUpdateInput'),
+  SmtpCheck: closed({ ok: boolean('The handshake (TLS as configured, AUTH if set) succeeded.'), message: string() }),
+  DkimKeyBody: {
+    type: 'object',
+    properties: {
+      algorithm: { type: 'string', enum: ['rsa'], default: 'rsa', description: 'RSA 2048 (Ed25519 is not supported: the signer is rsa-sha256 only).' },
+      dkim_domain: string("Default: the server's dkim_domain, else the domain of its from_email."),
+      dkim_selector: string("Default: the server's dkim_selector, else `mailcast`."),
+    },
+  },
+  DkimRecord: closed({
+    dkim_domain: string(),
+    dkim_selector: string(),
+    dns_record: closed({
+      name: string('`<selector>._domainkey.<domain>`'),
+      type: { const: 'TXT' },
+      value: string('`v=DKIM1; k=rsa; p=<base64 public key>`'),
+    }),
+  }),
+};

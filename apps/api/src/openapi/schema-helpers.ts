@@ -1,0 +1,64 @@
+/** The building blocks of the schemas of the OpenAPI document (schemas.ts and the <area>.schemas.ts files). */
+
+/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) as plain data. */
+export type Schema = { [keyword: string]: unknown };
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+// Response objects are closed (additionalProperties: false) and list every field as required:
+// the agreement test then fails on a field the API adds, drops or renames without the document.
+export function closed(properties: Record<string, Schema>, description?: string): Schema {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  };
+}
+
+/**
+ * A create or update answer: the resource, and `warnings` when the body carried attributes the
+ * API does not take (docs/discovery.md, Warnings). Optional, so the same schema serves reads.
+ */
+export function warned(schema: Schema): Schema {
+  return { ...schema, properties: { ...(schema.properties as Record<string, Schema>), warnings: { $ref: '#/components/schemas/Warnings' } } };
+}
+
+export const string = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
+export const nullableString = (description?: string): Schema => ({ type: ['string', 'null'], ...(description ? { description } : {}) });
+export const integer = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
+export const number = (description?: string): Schema => ({ type: 'number', ...(description ? { description } : {}) });
+export const boolean = (description?: string): Schema => ({ type: 'boolean', ...(description ? { description } : {}) });
+export const dateTime = (description?: string): Schema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });
+export const nullableDateTime = (description?: string): Schema => ({
+  type: ['string', 'null'],
+  format: 'date-time',
+  ...(description ? { description } : {}),
+});
+export const arrayOf = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
+export const freeObject = (description: string): Schema => ({ type: 'object', additionalProperties: true, description });
+
+/** A list page of the broadcast, webhook endpoint and delivery lists (docs/api-decisions.md Lists). */
+export const page = (item: string): Schema =>
+  closed({ data: arrayOf(ref(item)), total: integer('Number of items in the whole list, before limit and offset.') });
+
+/**
+ * docs/api-decisions.md "Compatibility": bodies arrive nested under the resource key (canonical, as the
+ * spec shows) or flat at the top level. `anyOf`, not `oneOf`: a nested body of optional fields
+ * would also satisfy the open flat form.
+ */
+export function nestedOrFlat(key: string, input: string, extra: Record<string, Schema> = {}): Schema {
+  return {
+    description: `The fields nested under \`${key}\` (canonical), or the same fields flat at the top level (accepted for compatibility).`,
+    anyOf: [
+      {
+        type: 'object',
+        title: `Nested under ${key}`,
+        properties: { [key]: ref(input), ...extra },
+        required: [key],
+      },
+      { type: 'object', title: 'Flat', allOf: [ref(input)], ...(Object.keys(extra).length > 0 ? { properties: extra } : {}) },
+    ],
+  };
+}

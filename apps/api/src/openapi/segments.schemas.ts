@@ -1,0 +1,47 @@
+import { SEGMENT_FIELDS, SEGMENT_OPERATORS } from '@mailcast/domain';
+import { arrayOf, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, string, warned, type Schema } from './schema-helpers';
+
+const segmentProperties: Record<string, Schema> = {
+  id: integer(),
+  name: string(),
+  description: nullableString(),
+  match: { type: 'string', enum: ['all', 'any'], description: 'all: every rule holds; any: at least one. No rules: every subscriber.' },
+  rules: arrayOf(ref('SegmentRule')),
+  created_at: dateTime(),
+  updated_at: dateTime(),
+};
+
+const segmentInputProperties: Record<string, Schema> = {
+  name: string(),
+  description: nullableString(),
+  match: { type: 'string', enum: ['all', 'any'], default: 'all' },
+  rules: arrayOf(ref('SegmentRule'), 'At most 100.'),
+};
+
+/** Segments and their rules. Spread into SCHEMAS by schemas.ts. */
+export const SEGMENT_SCHEMAS: Record<string, Schema> = {
+  SegmentRule: {
+    type: 'object',
+    description: `One condition. \`field\`: ${SEGMENT_FIELDS.join(', ')}. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days.`,
+    properties: {
+      field: string('A subscriber field, `custom_data.<key>`, or an engagement field.'),
+      operator: { type: 'string', enum: [...SEGMENT_OPERATORS] },
+      value: { description: 'Absent for exists and not_exists.', type: ['string', 'number', 'boolean'] },
+      within_days: integer('Engagement rules only: within this many days before evaluation.'),
+    },
+    required: ['field', 'operator'],
+    additionalProperties: false,
+  },
+  Segment: warned(closed(segmentProperties)),
+  SegmentList: page('Segment'),
+  SegmentWithMembers: closed({
+    ...segmentProperties,
+    subscribers_count: integer('Members now.'),
+    subscribers: arrayOf(ref('Subscriber'), 'The asked page of members.'),
+    pagination: ref('Pagination'),
+  }),
+  SegmentInput: { type: 'object', properties: segmentInputProperties },
+  SegmentCreateInput: { type: 'object', properties: segmentInputProperties, required: ['name'] },
+  SegmentCreateBody: nestedOrFlat('segment', 'SegmentCreateInput'),
+  SegmentUpdateBody: nestedOrFlat('segment', 'SegmentInput'),
+};

@@ -1,0 +1,38 @@
+import { SUPPRESSION_REASONS } from '@mailcast/domain';
+import { arrayOf, boolean, closed, dateTime, integer, ref, string, type Schema } from './schema-helpers';
+
+/** The channel and global suppression lists. Spread into SCHEMAS by schemas.ts. */
+export const SUPPRESSION_SCHEMAS: Record<string, Schema> = {
+  Suppression: closed({
+    email: string('Normalised (trimmed, lower-cased).'),
+    reason: { type: 'string', enum: [...SUPPRESSION_REASONS] },
+    created_at: dateTime(),
+  }),
+  SuppressionList: closed({ suppressions: arrayOf(ref('Suppression')), pagination: ref('Pagination') }),
+  SuppressionEmailBody: {
+    type: 'object',
+    description: 'Flat, or nested under `suppression` (or `global_suppression`).',
+    properties: { email: string(), suppression: { type: 'object', properties: { email: string() } } },
+  },
+  SuppressionEmailsBody: {
+    type: 'object',
+    description: 'Flat, or nested under `suppression` (or `global_suppression`).',
+    properties: {
+      emails: arrayOf(string(), 'At most 10,000.'),
+      suppression: { type: 'object', properties: { emails: arrayOf(string()) } },
+    },
+  },
+  SuppressionRemoved: closed({ removed: boolean() }),
+  SuppressionBulkAdded: closed({
+    added: integer('New on the list.'),
+    already_suppressed: integer('Already there (duplicates in the request count once).'),
+    invalid: arrayOf(string(), 'The entries that are not addresses, as sent.'),
+  }),
+  SuppressionBulkRemoved: closed({ removed: integer(), not_found: integer('Not on the list, or not an address.') }),
+  SuppressionCheck: closed({
+    email: string(),
+    suppressed: boolean(),
+    scope: { type: ['string', 'null'], enum: ['channel', 'global', null] },
+    reason: { type: ['string', 'null'], enum: [...SUPPRESSION_REASONS, null] },
+  }),
+};

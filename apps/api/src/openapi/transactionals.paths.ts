@@ -1,0 +1,35 @@
+import { authenticated, type Json, ok, param } from './operation';
+import { ref } from './schemas';
+
+export const TRANSACTIONALS = 'Transactional email';
+
+export const TRANSACTIONAL_PATHS: Record<string, Json> = {
+  '/api/v1/transactionals.json': {
+    post: authenticated({
+      operationId: 'createTransactional',
+      summary: 'Send one transactional email',
+      description:
+        'Queued ahead of broadcast traffic. Suppressed addresses are recorded as `suppressed` and never sent; subscription state is ignored. Header `Idempotency-Key` (at most 255 characters): the same key and body within 24 hours replays the stored answer and sends nothing; while the first is in progress: 409; another body: 422.',
+      tag: TRANSACTIONALS,
+      permission: 'transactionals_write',
+      parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
+      body: { schema: ref('TransactionalInput') },
+      responses: {
+        '201': ok('Accepted.', ref('TransactionalCreated')),
+        '409': { description: 'The same Idempotency-Key is still in progress.', content: { 'application/json': { schema: ref('Error') } } },
+      },
+      errors: ['422'],
+    }),
+  },
+  '/api/v1/transactionals/{id}.json': {
+    parameters: [param('id')],
+    get: authenticated({
+      operationId: 'getTransactional',
+      summary: 'Get a transactional email',
+      tag: TRANSACTIONALS,
+      permission: 'transactionals_read',
+      responses: { '200': ok('The transactional and its status.', ref('Transactional')) },
+      errors: ['404'],
+    }),
+  },
+};

@@ -1,0 +1,103 @@
+import { createBoss, loadConfig } from '@mailcast/adapters';
+import { Mailer, PriorityMailer } from '@mailcast/core';
+import { startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
+import { eventually, freePort, memoryLogger } from '@mailcast/testkit';
+import http from 'node:http';
+import type PgBoss from 'pg-boss';
+import type { DependencyContainer } from 'tsyringe';
+import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
+import { buildContainer } from '../container';
+import { HANDLERS, type JobHandler } from '../handlers';
+import { startWorkers, type JobWorkers } from '../workers/job-workers';
+
+export interface SendingHarness {
+  api: ApiHarness;
+  smtp: SmtpCapture;
+  dispatcher: DependencyContainer;
+  channelId: number;
+  emailServerId: number;
+  /** An authenticated JSON request to the api over real HTTP. */
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /** Creates a broadcast over HTTP, sends it, and waits for its final status. */
+  broadcast(fields: Record<string, unknown>, timeoutMs?: number): Promise<{ id: number; status: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The api over HTTP, the dispatcher's workers and a real SMTP server, on one private database,
+ * with one channel that has an email server: what a test of email leaving the product needs.
+ */
+export async function startSendingHarness(
+  options: { verdictFor?: (to: string) => RecipientVerdict; handlers?: readonly JobHandler[]; env?: Record<string, string> } = {},
+): Promise<SendingHarness> {
+  const port = await freePort();
+  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '0', ...options.env };
+  const api = await startApi({ env });
+  const server = http.createServer(api.app);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const smtp = await startSmtpCapture(options.verdictFor ? { verdictFor: options.verdictFor } : {});
+  const boss: PgBoss = createBoss(api.database.url, 'dispatcher');
+  boss.on('error', () => undefined);
+  await boss.start();
+  const dispatcher = buildContainer({
+    config: loadConfig({ DATABASE_URL: api.database.url, ...env }),
+    logger: memoryLogger().logger,
+    db: api.database.db,
+    boss,
+  });
+  const workers: JobWorkers = startWorkers(boss, dispatcher, options.handlers ?? HANDLERS);
+  const tenant = await api.fixtures.aTenant();
+  const emailServer = await api.fixtures.repositories.emailServers.create({
+    channelId: tenant.channel.id,
+    host: '127.0.0.1',
+    port: smtp.port,
+    tls: 'none',
+    username: null,
+    password: null,
+    fromEmail: 'news@example.com',
+    fromName: 'Example News',
+  });
+
+  const request: SendingHarness['request'] = async (method, path, body, headers = {}) => {
+    const res = await fetch(`${env.PUBLIC_URL}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text === '' ? null : JSON.parse(text) };
+  };
+
+  return {
+    api,
+    smtp,
+    dispatcher,
+    channelId: tenant.channel.id,
+    emailServerId: emailServer.id,
+    request,
+    async broadcast(fields, timeoutMs = 30_000) {
+      const created = await request('POST', '/api/v1/broadcasts', { broadcast: fields });
+      if (created.status !== 201) throw new Error(`broadcast create: ${created.status} ${JSON.stringify(created.body)}`);
+      const id = created.body.id as number;
+      const sent = await request('POST', `/api/v1/broadcasts/${id}/send_broadcast`);
+      if (sent.status !== 200) throw new Error(`broadcast send: ${sent.status} ${JSON.stringify(sent.body)}`);
+      return eventually(
+        async () => {
+          const b = await request('GET', `/api/v1/broadcasts/${id}`);
+          return ['sent', 'partial_failure', 'failed'].includes(b.body.status) ? { id, status: b.body.status as string } : undefined;
+        },
+        timeoutMs,
+        100,
+      );
+    },
+    async close() {
+      await workers.stop();
+      await boss.stop({ graceful: false, close: true, wait: true });
+      await Promise.all([dispatcher.resolve<Mailer>(Mailer).close(), dispatcher.resolve<Mailer>(PriorityMailer).close()]);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await smtp.close();
+      await api.close();
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import type { IdempotencyClaim, IdempotencyStore, NewTransactional, Transactional, TransactionalRepository } from '@mailcast/core';
+import type { TransactionalStatus } from '@mailcast/domain';
+import type { Knex } from 'knex';
+
+interface TransactionalRow {
+  id: number;
+  channel_id: number;
+  subscriber_id: number;
+  to_email: string;
+  subject: string;
+  preheader: string | null;
+  body: string;
+  html_body: string | null;
+  reply_to: string | null;
+  data: Record<string, unknown>;
+  include_unsubscribe_link: boolean;
+  email_server_id: number | null;
+  template_id: number | null;
+  status: TransactionalStatus;
+  message_id: string | null;
+  error: string | null;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+const toTransactional = (row: TransactionalRow): Transactional => ({
+  id: Number(row.id),
+  channelId: Number(row.channel_id),
+  subscriberId: Number(row.subscriber_id),
+  to: row.to_email,
+  subject: row.subject,
+  preheader: row.preheader,
+  body: row.body,
+  htmlBody: row.html_body,
+  replyTo: row.reply_to,
+  data: row.data,
+  includeUnsubscribeLink: row.include_unsubscribe_link,
+  emailServerId: row.email_server_id === null ? null : Number(row.email_server_id),
+  templateId: row.template_id === null ? null : Number(row.template_id),
+  status: row.status,
+  messageId: row.message_id,
+  error: row.error,
+  sentAt: row.sent_at,
+  createdAt: row.created_at,
+});
+
+export class PgTransactionalRepository implements TransactionalRepository {
+  constructor(private readonly db: Knex) {}
+
+  async create(t: NewTransactional, now: Date): Promise<Transactional> {
+    const [row] = await this.db('transactionals')
+      .insert({
+        channel_id: t.channelId,
+        subscriber_id: t.subscriberId,
+        to_email: t.to,
+        subject: t.subject,
+        preheader: t.preheader,
+        body: t.body,
+        html_body: t.htmlBody,
+        reply_to: t.replyTo,
+        data: JSON.stringify(t.data),
+        include_unsubscribe_link: t.includeUnsubscribeLink,
+        email_server_id: t.emailServerId,
+        template_id: t.templateId,
+        status: t.status,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('*');
+    return toTransactional(row as TransactionalRow);
+  }
+
+  async findById(channelId: number, id: number): Promise<Transactional | null> {
+    const row = (await this.db('transactionals').where({ channel_id: channelId, id }).first()) as TransactionalRow | undefined;
+    return row ? toTransactional(row) : null;
+  }
+
+  async claimForSending(id: number, messageId: string, now: Date): Promise<Transactional | null> {
+    const [row] = await this.db('transactionals')
+      .where({ id, status: 'queued' })
+      .whereNull('message_id')
+      .update({ message_id: messageId, updated_at: now })
+      .returning('*');
+    return row ? toTransactional(row as TransactionalRow) : null;
+  }
+
+  async settle(id: number, change: { status: TransactionalStatus; messageId?: string; error?: string | null; sentAt?: Date }, now: Date): Promise<void> {
+    await this.db('transactionals')
+      .where({ id })
+      .update({
+        status: change.status,
+        ...(change.messageId !== undefined ? { message_id: change.messageId } : {}),
+        ...(change.error !== undefined ? { error: change.error } : {}),
+        ...(change.sentAt !== undefined ? { sent_at: change.sentAt } : {}),
+        updated_at: now,
+      });
+  }
+}
+
+/**
+ * Idempotency keys (docs/transactionals.md). The claim is an INSERT … ON CONFLICT outside any
+ * transaction: concurrent retries meet on the primary key, exactly one inserts, and the others
+ * read what it wrote once it is committed (a separate statement, so with a fresh snapshot).
+ */
+export class PgIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly db: Knex) {}
+
+  async claim(tokenId: number, key: string, fingerprint: string, now: Date, expiredBefore: Date): Promise<IdempotencyClaim> {
+    const { rows } = await this.db.raw<{ rows: unknown[] }>(
+      `INSERT INTO idempotency_keys (token_id, key, fingerprint, created_at) VALUES (:tokenId, :key, :fingerprint, :now)
+       ON CONFLICT (token_id, key) DO UPDATE
+          SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at, response_status = NULL, response_body = NULL
+        WHERE idempotency_keys.created_at < :expiredBefore
+       RETURNING 1`,
+      { tokenId, key, fingerprint, now, expiredBefore },
+    );
+    if (rows.length > 0) return { kind: 'first' };
+    const row = (await this.db('idempotency_keys').where({ token_id: tokenId, key }).first()) as
+      | { fingerprint: string; response_status: number | null; response_body: Record<string, unknown> | null }
+      | undefined;
+    // Released between the two statements: the caller may simply try again.
+    if (row === undefined) return { kind: 'in_progress' };
+    if (row.fingerprint !== fingerprint) return { kind: 'other_body' };
+    if (row.response_status === null || row.response_body === null) return { kind: 'in_progress' };
+    return { kind: 'replay', status: row.response_status, body: row.response_body };
+  }
+
+  async complete(tokenId: number, key: string, status: number, body: Record<string, unknown>): Promise<void> {
+    await this.db('idempotency_keys').where({ token_id: tokenId, key }).update({ response_status: status, response_body: JSON.stringify(body) });
+  }
+
+  async release(tokenId: number, key: string): Promise<void> {
+    await this.db('idempotency_keys').where({ token_id: tokenId, key }).whereNull('response_status').delete();
+  }
+}

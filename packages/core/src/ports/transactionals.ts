@@ -1,0 +1,32 @@
+import type { TransactionalStatus } from '@mailcast/domain';
+import type { NewTransactional, Transactional } from './entities/transactional';
+
+export interface TransactionalRepository {
+  create(transactional: NewTransactional, now: Date): Promise<Transactional>;
+  findById(channelId: number, id: number): Promise<Transactional | null>;
+  /**
+   * The dispatcher's claim (its job carries only the id): gives the row its Message-ID if it is
+   * still queued and unclaimed, in one conditional UPDATE, so a duplicate job sends nothing.
+   */
+  claimForSending(id: number, messageId: string, now: Date): Promise<Transactional | null>;
+  settle(id: number, change: { status: TransactionalStatus; messageId?: string; error?: string | null; sentAt?: Date }, now: Date): Promise<void>;
+}
+
+/** What a request with an Idempotency-Key finds (docs/transactionals.md). */
+export type IdempotencyClaim =
+  | { kind: 'first' }
+  | { kind: 'replay'; status: number; body: Record<string, unknown> }
+  | { kind: 'in_progress' }
+  | { kind: 'other_body' };
+
+export interface IdempotencyStore {
+  /**
+   * Claims (token, key) for this body, committed at once so a concurrent retry sees it; a claim
+   * older than `expiredBefore` is taken over as if absent.
+   */
+  claim(tokenId: number, key: string, fingerprint: string, now: Date, expiredBefore: Date): Promise<IdempotencyClaim>;
+  /** Stores the answer, in the transaction of the work it answers. */
+  complete(tokenId: number, key: string, status: number, body: Record<string, unknown>): Promise<void>;
+  /** Gives the key back when the request failed, so a corrected retry may use it. */
+  release(tokenId: number, key: string): Promise<void>;
+}

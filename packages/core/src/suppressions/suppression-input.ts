@@ -1,0 +1,31 @@
+import { isValidEmail, normalizeEmail, SUPPRESSION_BULK_LIMIT, type SuppressionScope } from '@mailcast/domain';
+import type { Principal } from '../auth/authenticate';
+import { ValidationError } from '../errors';
+import type { SuppressionList } from '../ports';
+
+/** The list a request works on: the caller's channel's, or the installation-wide one. */
+export function suppressionList(principal: Principal, scope: SuppressionScope): SuppressionList {
+  return scope === 'global' ? null : principal.channelId;
+}
+
+/** One address, normalised; a malformed one is a 422 on `email`. */
+export function suppressionEmail(raw: string): string {
+  const email = normalizeEmail(raw);
+  if (!isValidEmail(email)) throw ValidationError.forFields({ email: ['is invalid'] });
+  return email;
+}
+
+/** A bulk request's addresses: valid ones normalised and de-duplicated, the others as sent. */
+export function splitBulkEmails(raw: readonly string[]): { valid: string[]; invalid: string[] } {
+  if (raw.length > SUPPRESSION_BULK_LIMIT) {
+    throw ValidationError.forFields({ emails: [`has too many entries (maximum is ${SUPPRESSION_BULK_LIMIT})`] });
+  }
+  const valid = new Set<string>();
+  const invalid: string[] = [];
+  for (const entry of raw) {
+    const email = normalizeEmail(entry);
+    if (isValidEmail(email)) valid.add(email);
+    else invalid.push(entry);
+  }
+  return { valid: [...valid], invalid };
+}

@@ -1,0 +1,43 @@
+import type { IdempotencyClaim, IdempotencyStore, NewTransactional, Transactional, TransactionalRepository } from '../ports';
+
+export class FakeTransactionals implements TransactionalRepository {
+  readonly rows: Transactional[] = [];
+  async create(t: NewTransactional, now: Date): Promise<Transactional> {
+    const row = { ...t, id: this.rows.length + 1, messageId: null, error: null, sentAt: null, createdAt: now };
+    this.rows.push(row);
+    return { ...row };
+  }
+  async findById(channelId: number, id: number): Promise<Transactional | null> {
+    return this.rows.find((t) => t.channelId === channelId && t.id === id) ?? null;
+  }
+  async claimForSending(id: number, messageId: string): Promise<Transactional | null> {
+    const row = this.rows.find((t) => t.id === id && t.status === 'queued' && t.messageId === null);
+    if (!row) return null;
+    row.messageId = messageId;
+    return { ...row };
+  }
+  async settle(id: number, change: Partial<Pick<Transactional, 'status' | 'messageId' | 'error' | 'sentAt'>>): Promise<void> {
+    const row = this.rows.find((t) => t.id === id);
+    if (row) Object.assign(row, change);
+  }
+}
+
+export class FakeIdempotency implements IdempotencyStore {
+  readonly keys = new Map<string, { fingerprint: string; status: number | null; body: Record<string, unknown> | null }>();
+  async claim(tokenId: number, key: string, fingerprint: string): Promise<IdempotencyClaim> {
+    const found = this.keys.get(`${tokenId}:${key}`);
+    if (!found) {
+      this.keys.set(`${tokenId}:${key}`, { fingerprint, status: null, body: null });
+      return { kind: 'first' };
+    }
+    if (found.fingerprint !== fingerprint) return { kind: 'other_body' };
+    return found.status === null || found.body === null ? { kind: 'in_progress' } : { kind: 'replay', status: found.status, body: found.body };
+  }
+  async complete(tokenId: number, key: string, status: number, body: Record<string, unknown>): Promise<void> {
+    const found = this.keys.get(`${tokenId}:${key}`);
+    if (found) Object.assign(found, { status, body });
+  }
+  async release(tokenId: number, key: string): Promise<void> {
+    this.keys.delete(`${tokenId}:${key}`);
+  }
+}

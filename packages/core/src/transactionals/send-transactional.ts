@@ -1,0 +1,133 @@
+import type { EventType } from '@mailcast/domain';
+import { inject, injectable } from 'tsyringe';
+import { Clock, PriorityMailer, RandomSource, Repositories, Templates, Transactor, type Mailer, type Transactional } from '../ports';
+import { SendingOptions } from '../sending/sending-options';
+
+export type TransactionalOutcome = 'sent' | 'bounced' | 'failed' | 'suppressed' | 'stale' | 'no_email_server';
+
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** The `email.*` event data of a transactional: `transactional_id` where a broadcast's has `broadcast_id`. */
+function eventData(t: Transactional, messageId: string, extra: { delivered?: boolean; bouncedReason?: string | null } = {}) {
+  return {
+    transactional_id: t.id,
+    receipt_id: t.id,
+    email: t.to,
+    identifier: messageId,
+    receipted_type: 'Transactional',
+    receipted_id: t.id,
+    delivered: extra.delivered ?? false,
+    opened: false,
+    clicked: false,
+    bounced: extra.bouncedReason != null,
+    complaint: false,
+    unsubscribed: false,
+    opened_at: null,
+    clicked_at: null,
+    bounced_reason: extra.bouncedReason ?? null,
+    complaint_reason: null,
+  };
+}
+
+/**
+ * The `transactionals.send` job (docs/transactionals.md): claims the row, checks the suppression
+ * lists again, renders with `subscriber` and `data`, sends once through the named or the
+ * channel's first email server, and records the outcome with its events in one transaction.
+ */
+@injectable()
+export class SendTransactional {
+  constructor(
+    @inject(Repositories) private readonly repositories: Repositories,
+    @inject(Transactor) private readonly transactor: Transactor,
+    @inject(PriorityMailer) private readonly mailer: Mailer,
+    @inject(Templates) private readonly templates: Templates,
+    @inject(Clock) private readonly clock: Clock,
+    @inject(RandomSource) private readonly random: RandomSource,
+    @inject(SendingOptions) private readonly options: SendingOptions,
+  ) {}
+
+  async execute(input: { transactionalId: number }): Promise<TransactionalOutcome> {
+    const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
+    const messageId = `<transactional.${input.transactionalId}.${hex(this.random.bytes(6))}@${host}>`;
+    const r = this.repositories;
+    const t = await r.transactionals.claimForSending(input.transactionalId, messageId, this.clock.now());
+    if (t === null) return 'stale';
+    // Side by side: a transactional's latency is mostly these round trips.
+    const [suppression, servers, channel, subscriber] = await Promise.all([
+      r.suppressions.find(t.channelId, t.to),
+      r.emailServers.listForChannel(t.channelId),
+      r.channels.findById(t.channelId),
+      r.subscribers.findById(t.channelId, t.subscriberId),
+    ]);
+    if (suppression !== null) {
+      await r.transactionals.settle(t.id, { status: 'suppressed' }, this.clock.now());
+      return 'suppressed';
+    }
+    const server = servers.find((s) => s.id === t.emailServerId) ?? servers[0];
+    if (server === undefined || channel === null) {
+      await r.transactionals.settle(t.id, { status: 'failed', error: 'No email server configured' }, this.clock.now());
+      return 'no_email_server';
+    }
+    const scope = {
+      data: t.data,
+      subscriber: {
+        email: t.to,
+        first_name: subscriber?.firstName ?? null,
+        last_name: subscriber?.lastName ?? null,
+        tags: subscriber?.tags ?? [],
+        custom_data: subscriber?.customData ?? {},
+      },
+    };
+    let rendered: { subject: string; text: string; html: string | null };
+    try {
+      const [subject, text, html] = await Promise.all([
+        this.templates.render(t.subject, scope, 'text'),
+        this.templates.render(t.body, scope, 'text'),
+        t.htmlBody === null ? Promise.resolve(null) : this.templates.render(t.htmlBody, scope, 'html'),
+      ]);
+      rendered = { subject: subject.replace(/[\r\n]+/g, ' ').trim(), text, html };
+    } catch (error) {
+      await this.record(t, messageId, { status: 'failed', error: `Rendering failed: ${(error as Error).message}` }, []);
+      return 'failed';
+    }
+    const outcome = await this.mailer.send(server, {
+      messageId,
+      from: { email: server.fromEmail ?? channel.fromEmail ?? `mailcast@${host}`, name: server.fromEmail ? server.fromName : (channel.fromName ?? server.fromName) },
+      to: t.to,
+      replyTo: t.replyTo,
+      subject: rendered.subject,
+      text: rendered.text,
+      html: rendered.html,
+    });
+    if (outcome.kind === 'accepted') {
+      await this.record(t, messageId, { status: 'sent', sentAt: this.clock.now() }, [
+        ['email.sent', eventData(t, messageId)],
+        ['email.delivered', eventData(t, messageId, { delivered: true })],
+      ]);
+      return 'sent';
+    }
+    const handed: Array<[EventType, Record<string, unknown>]> = outcome.code === null ? [] : [['email.sent', eventData(t, messageId)]];
+    if (outcome.permanent) {
+      await this.record(t, messageId, { status: 'bounced', error: outcome.message }, [...handed, ['email.bounced', eventData(t, messageId, { bouncedReason: outcome.message })]], true);
+      return 'bounced';
+    }
+    await this.record(t, messageId, { status: 'failed', error: outcome.message }, [...handed, ['email.failed', eventData(t, messageId)]]);
+    return 'failed';
+  }
+
+  private record(
+    t: Transactional,
+    messageId: string,
+    change: { status: 'sent' | 'bounced' | 'failed'; error?: string; sentAt?: Date },
+    events: Array<[EventType, Record<string, unknown>]>,
+    suppress = false,
+  ): Promise<void> {
+    const now = this.clock.now();
+    return this.transactor.run(async (r) => {
+      await r.transactionals.settle(t.id, { ...change, messageId }, now);
+      for (const [type, data] of events) await r.outbox.record({ channelId: t.channelId, type, data, createdAt: now });
+      // A hard bounce puts the address on the channel's list (docs/suppressions.md).
+      if (suppress) await r.suppressions.add(t.channelId, t.to, 'bounce', now);
+    });
+  }
+}
