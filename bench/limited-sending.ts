@@ -69,7 +69,7 @@ export async function limitedSending(context: BenchContext, url: string, db: Kne
   const sink = lines(['-e', STAMPING_SINK], process.env);
   const port = Number(await sink.line(0));
   const [channel] = await db('channels').insert({ name: 'bench-limited', from_email: 'news@bench.test' }).returning('id');
-  await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port, max_per_second: LIMIT });
+  await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port, tls: 'none', max_per_second: LIMIT });
   await db.raw(
     `INSERT INTO subscribers (channel_id, email, first_name) SELECT ?, 'l' || g || '@bench.test', 'L' || g FROM generate_series(1, ?) g`,
     [channel.id, RECIPIENTS],

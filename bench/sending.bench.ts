@@ -103,7 +103,7 @@ export const sendingBench: Bench = {
     context.log(`SMTP sink on ${port}`);
 
     const [channel] = await db('channels').insert({ name: 'bench', from_email: 'news@bench.test' }).returning('id');
-    await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port });
+    await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port, tls: 'none' });
     await db.raw(
       `INSERT INTO subscribers (channel_id, email, first_name, last_name, custom_data)
        SELECT ?, 'u' || g || '@bench.test', 'First' || g, 'Last' || g, jsonb_build_object('n', g) FROM generate_series(1, ?) g`,

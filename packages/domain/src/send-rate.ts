@@ -1,11 +1,15 @@
+import { nextPermitFree, permitsHeld, withHolds, type Holder, type HoldsByOwner, type SendHolds } from './send-permits';
+
 /**
  * Sending limits of one email server, shared by every dispatcher (docs/sending-limits.md).
  *
  * Two GCRA lanes (generic cell rate algorithm: a theoretical arrival time, `tat`, that each
- * message pushes forward by the lane's interval):
+ * message pushes forward by the lane's interval), and permits:
  * - the short lane spaces slots one interval apart, with no burst, at a little less than the
- *   per-second limit; the time to spare in each second absorbs how late a message leaves after
- *   its slot and its way to the server, so no one-second window at the server holds more;
+ *   per-second limit, so the sending is even;
+ * - the permits (send-permits.ts) are the per-second guarantee: a slot is granted only while
+ *   fewer than L messages occupy its instant, each from its slot to one second after its answer,
+ *   so no one-second window at the server holds more than L however late anything runs;
  * - the long lane holds the per-minute, per-hour and per-day limits: a burst of a third of the
  *   limit, then two thirds of it per window, which keeps every sliding window within the limit.
  * A throttling answer caps the short lane adaptively (AIMD: halve, then climb back linearly).
@@ -30,6 +34,8 @@ export interface SendRateState {
   /** The rate at which the cap lifts again. */
   throttleCeiling: number | null;
   throttledAt: number | null;
+  /** Permits of the per-second limit, by dispatcher. */
+  holds: HoldsByOwner;
 }
 
 export const FRESH_SEND_RATE_STATE: SendRateState = {
@@ -38,17 +44,21 @@ export const FRESH_SEND_RATE_STATE: SendRateState = {
   throttleRate: null,
   throttleCeiling: null,
   throttledAt: null,
+  holds: {},
 };
 
 /**
- * Of a per-second limit L, max(0.97·L − 2, L / 2) per second is scheduled: the rest is time to
- * spare in each second (75 ms at L = 50, 35 ms at L = 500), which absorbs how late a message
- * leaves after its slot and the jitter on its way to the server.
+ * Of a per-second limit L, max(0.97·L − 2, L / 2) per second is scheduled: while answers come
+ * within the rest of each second (75 ms at L = 50, 35 ms at L = 500), the permits never hold a
+ * slot back, and the sending stays even.
  */
 export const SECOND_SHARE = 0.97;
 export const SECOND_HELD_BACK = 2;
-/** Of the time to spare, this much is kept for the way to the server (its clock stamps the message). */
-export const TRANSIT_JITTER_MS = 15;
+/**
+ * A slot reached later than this is given up. Per second the permits hold however late a slot
+ * is used; the long lanes give up this much of their burst tolerance for it.
+ */
+export const LATE_SLOT_MS = 1000;
 
 export function scheduledRate(perSecond: number): number {
   return Math.max(perSecond * SECOND_SHARE - SECOND_HELD_BACK, perSecond / 2);
@@ -109,50 +119,48 @@ export interface Reservation {
   /** The instants of the slots granted, in order; each may carry one message. */
   slots: number[];
   state: SendRateState;
-  /** When fewer slots than wanted were granted: the earliest instant of the next one. */
+  /** When fewer slots than wanted were granted: the earliest instant of the next one, if known. */
   nextAt: number | null;
+  /** Fewer slots than wanted for want of permits: they free as answers come, ask again soon. */
+  permitBound: boolean;
 }
 
 /**
- * How late after its slot a message may still leave (else the slot is given up). Slots are one
- * interval T apart for every dispatcher together; if each message leaves within D of its slot and
- * reaches the server within J more, n messages in a window W have slots spanning less than
- * W + D + J, so n < (W + D + J) / T + 1, which stays within L while D + J <= L·T − W.
+ * Reserves up to `wanted` slots no later than `now + horizonMs`, each used at most LATE_SLOT_MS
+ * late. With a per-second limit, `holder` is the dispatcher asking: each slot also takes one of
+ * its permits, and its holds are written with the answer.
  */
-export function latenessAllowanceMs(limits: SendLimits, state: SendRateState, now: number): number {
-  const rate = shortLaneRate(limits, state, now);
-  if (!positive(limits.perSecond) || rate === null) return 100;
-  return Math.max(0, 1000 * (limits.perSecond / rate - 1) - TRANSIT_JITTER_MS);
-}
-
-/**
- * Messages one dispatcher may have at a limited server at once (sent, not yet answered). A server
- * that stalls holds what it was sent, then takes it all at once: the cap keeps that bunch within
- * half the time to spare. Unbounded without a per-second limit.
- */
-export function inFlightCap(limits: SendLimits, state: SendRateState, now: number): number {
-  const rate = shortLaneRate(limits, state, now);
-  if (!positive(limits.perSecond) || rate === null) return Infinity;
-  return Math.max(2, Math.ceil((limits.perSecond - rate) / 2));
-}
-
-/** Reserves up to `wanted` slots no later than `now + horizonMs`, each used at most `lateMs` late. */
-export function reserveSlots(limits: SendLimits, state: SendRateState, now: number, wanted: number, horizonMs: number, lateMs = 0): Reservation {
+export function reserveSlots(limits: SendLimits, state: SendRateState, now: number, wanted: number, horizonMs: number, holder?: Holder): Reservation {
   const rate = shortLaneRate(limits, state, now);
   const shortInterval = rate === null ? 0 : 1000 / rate;
-  const long = longLane(limits, lateMs);
+  const long = longLane(limits, LATE_SLOT_MS);
+  const permits = positive(limits.perSecond) && holder !== undefined ? limits.perSecond : null;
+  // The holder's own open permits last until it answers them, whatever its lease says.
+  const mine: SendHolds | null = holder ? { open: holder.open, until: Infinity, releases: [...holder.releases] } : null;
+  const all: HoldsByOwner = holder ? { ...state.holds, [holder.id]: mine! } : state.holds;
   let { tat, longTat } = state;
   const slots: number[] = [];
+  const answer = (nextAt: number | null, permitBound: boolean): Reservation => ({
+    slots,
+    state: { ...state, tat, longTat, holds: holder ? withHolds(state.holds, { ...holder, open: holder.open + slots.length }, now) : state.holds },
+    nextAt,
+    permitBound,
+  });
   for (let i = 0; i < wanted; i++) {
     let at = now;
     if (shortInterval > 0) at = Math.max(at, tat);
     if (long !== null) at = Math.max(at, longTat - long.tolerance);
-    if (at > now + horizonMs) return { slots, state: { ...state, tat, longTat }, nextAt: at };
+    while (permits !== null && at <= now + horizonMs && permitsHeld(all, at) + slots.length >= permits) {
+      const free = nextPermitFree(all, at);
+      if (free === null) return answer(null, true);
+      at = free;
+    }
+    if (at > now + horizonMs) return answer(at, permits !== null && permitsHeld(all, at) + slots.length >= permits);
     slots.push(at);
     if (shortInterval > 0) tat = at + shortInterval;
     if (long !== null) longTat = Math.max(longTat, at) + long.interval;
   }
-  return { slots, state: { ...state, tat, longTat }, nextAt: null };
+  return answer(null, false);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SendRateChange, SendRateStore } from '@mailcast/core';
-import type { SendRateState } from '@mailcast/domain';
+import type { HoldsByOwner, SendRateState } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { prepared } from './database';
 
@@ -10,6 +10,7 @@ interface Row {
   throttle_rate: number | null;
   throttle_ceiling: number | null;
   throttled_at: number | null;
+  holds: HoldsByOwner;
   /** clock_timestamp() in epoch milliseconds: the database's clock when the row was read or written. */
   db_now: number;
 }
@@ -25,10 +26,13 @@ const toState = (row: Row): SendRateState => ({
   throttleRate: row.throttle_rate,
   throttleCeiling: row.throttle_ceiling,
   throttledAt: row.throttled_at,
+  holds: row.holds,
 });
 
 const DB_NOW = `extract(epoch from clock_timestamp()) * 1000 AS db_now`;
 const MAX_TRIES = 50;
+/** How fast two clocks may drift apart: 100 ppm, far beyond an NTP-disciplined clock's. */
+const CLOCK_DRIFT = 1e-4;
 
 /**
  * email_server_send_rates, changed by compare-and-set on `version`: one round trip per change
@@ -40,18 +44,23 @@ const MAX_TRIES = 50;
 export class PgSendRateStore implements SendRateStore {
   private readonly known = new Map<number, Known>();
   private offsetMs = 0;
+  private bestUncertaintyMs = 0;
+  private measuredAt = 0;
   private measured = false;
 
   constructor(private readonly db: Knex) {}
 
-  async change<T>(serverId: number, change: (state: SendRateState, now: number) => SendRateChange<T>): Promise<{ result: T; offsetMs: number }> {
+  async change<T>(
+    serverId: number,
+    change: (state: SendRateState, now: number) => SendRateChange<T>,
+  ): Promise<{ result: T; offsetMs: number; uncertaintyMs: number }> {
     for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
       let known = this.known.get(serverId);
       if (known === undefined || !this.measured) known = await this.read(serverId);
       const { state, result } = change(known.state, Date.now() + this.offsetMs);
-      if (state === null) return { result, offsetMs: this.offsetMs };
+      if (state === null) return { result, offsetMs: this.offsetMs, uncertaintyMs: this.uncertainty() };
       const written = await this.write(serverId, known.version, state);
-      if (written) return { result, offsetMs: this.offsetMs };
+      if (written) return { result, offsetMs: this.offsetMs, uncertaintyMs: this.uncertainty() };
       this.known.delete(serverId);
     }
     throw new Error(`Sending rate of email server ${serverId}: ${MAX_TRIES} conflicting writes in a row`);
@@ -64,7 +73,7 @@ export class PgSendRateStore implements SendRateStore {
       this.db.raw<{ rows: Row[] }>(
         `INSERT INTO email_server_send_rates (email_server_id) VALUES (:serverId)
          ON CONFLICT (email_server_id) DO UPDATE SET version = email_server_send_rates.version
-         RETURNING version, tat, long_tat, throttle_rate, throttle_ceiling, throttled_at, ${DB_NOW}`,
+         RETURNING version, tat, long_tat, throttle_rate, throttle_ceiling, throttled_at, holds, ${DB_NOW}`,
         { serverId },
       ),
     );
@@ -82,7 +91,7 @@ export class PgSendRateStore implements SendRateStore {
       this.db.raw<{ rows: Row[] }>(
         `UPDATE email_server_send_rates
             SET version = version + 1, tat = :tat, long_tat = :longTat, throttle_rate = :throttleRate,
-                throttle_ceiling = :throttleCeiling, throttled_at = :throttledAt
+                throttle_ceiling = :throttleCeiling, throttled_at = :throttledAt, holds = CAST(:holds AS jsonb)
           WHERE email_server_id = :serverId AND version = :version
          RETURNING version, ${DB_NOW}`,
         {
@@ -93,6 +102,7 @@ export class PgSendRateStore implements SendRateStore {
           throttleRate: state.throttleRate,
           throttleCeiling: state.throttleCeiling,
           throttledAt: state.throttledAt,
+          holds: JSON.stringify(state.holds),
         },
       ),
     );
@@ -103,8 +113,21 @@ export class PgSendRateStore implements SendRateStore {
     return true;
   }
 
+  /**
+   * Keeps the offset of the round trip that bounds it best: half the trip is how far it may be
+   * off, plus the drift two clocks may gather since (docs/sending-limits.md).
+   */
   private measure(started: number, dbNow: number): void {
-    this.offsetMs = Number(dbNow) - (started + Date.now()) / 2;
+    const ended = Date.now();
+    const uncertainty = (ended - started) / 2;
+    if (this.measured && uncertainty >= this.uncertainty(ended)) return;
+    this.offsetMs = Number(dbNow) - (started + ended) / 2;
+    this.bestUncertaintyMs = uncertainty;
+    this.measuredAt = ended;
     this.measured = true;
+  }
+
+  private uncertainty(now = Date.now()): number {
+    return this.bestUncertaintyMs + Math.max(0, now - this.measuredAt) * CLOCK_DRIFT;
   }
 }

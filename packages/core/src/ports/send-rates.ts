@@ -15,9 +15,13 @@ export interface SendRateStore {
   /**
    * Compare-and-set: applies `change` to the server's state as of `now` (store clock) and writes
    * it only if nobody wrote in between; otherwise reads the state again and applies `change`
-   * anew. Answers the result of the change that was written, and `offsetMs`, the store's clock
-   * minus this process's (Date.now), as last measured.
+   * anew. Answers the result of the change that was written, `offsetMs`, the store's clock
+   * minus this process's (Date.now), as last measured, and `uncertaintyMs`, how far that
+   * measure may be off (half its round trip).
    */
-  change<T>(serverId: number, change: (state: SendRateState, now: number) => SendRateChange<T>): Promise<{ result: T; offsetMs: number }>;
+  change<T>(
+    serverId: number,
+    change: (state: SendRateState, now: number) => SendRateChange<T>,
+  ): Promise<{ result: T; offsetMs: number; uncertaintyMs: number }>;
 }
 export const SendRateStore = Symbol.for('mailcast.SendRateStore');

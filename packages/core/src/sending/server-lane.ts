@@ -1,11 +1,14 @@
 import {
   FRESH_SEND_RATE_STATE,
-  inFlightCap,
+  HOLD_LEASE_MS,
   isRateBound,
-  latenessAllowanceMs,
+  LATE_SLOT_MS,
+  PERMIT_HOLD_MS,
   recordThrottle,
   reserveSlots,
   shortLaneRate,
+  withHolds,
+  type Holder,
   type SendLimits,
   type SendRateState,
 } from '@mailcast/domain';
@@ -25,6 +28,10 @@ export interface GateOptions {
   throttleDeferMs: number;
   /** The first and the longest wait before an unreachable server is tried again. */
   backoffMs: readonly [number, number];
+  /** Answers are written for the other dispatchers this soon, when no reservation carries them. */
+  flushMs: number;
+  /** A dispatcher out of permits asks again this often. */
+  permitPollMs: number;
 }
 
 export const DEFAULT_GATE_OPTIONS: GateOptions = {
@@ -34,11 +41,16 @@ export const DEFAULT_GATE_OPTIONS: GateOptions = {
   throttleRetries: 10,
   throttleDeferMs: 10_000,
   backoffMs: [1_000, 60_000],
+  flushMs: 50,
+  permitPollMs: 100,
 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const BUCKETS = 10;
+/** Names this process's permits in the shared state: unique enough among live dispatchers. */
+const ownerId = () => `${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 12)}`;
 const NOT_HELD = { done: () => undefined };
+type Change<T> = (state: SendRateState, now: number) => { state: SendRateState | null; result: T };
 
 /**
  * One email server as this process sees it: the slots it reserved from the shared state, the
@@ -49,16 +61,26 @@ export class ServerLane {
   /** Last known shared state, on the store's clock. */
   private state: SendRateState = FRESH_SEND_RATE_STATE;
   private offsetMs = 0;
+  private uncertaintyMs = 0;
   /** Granted slots, on this process's clock (Date.now), in order. */
   private slots: number[] = [];
   private nextAt: number | null = null;
+  private permitBound = false;
   private waiters = 0;
   private reserving: Promise<void> | null = null;
+  /** This process's permits (docs/sending-limits.md): open messages, and releases on the store's clock. */
+  private readonly holder = { id: ownerId(), open: 0, releases: [] as number[] };
+  /** Changes to this process's permits, and how many of them the store has. */
+  private holdsSeq = 0;
+  private writtenSeq = 0;
+  private seenSeq = 0;
+  private lastWrite = 0;
+  private flushing: ReturnType<typeof setTimeout> | null = null;
+  private renewing: ReturnType<typeof setInterval> | null = null;
+  private sweeping: ReturnType<typeof setTimeout> | null = null;
   /** Sends per tenth of a second over the last second, for the rate a throttling answer halves. */
   private readonly sends = new Array<number>(BUCKETS).fill(0);
   private bucketAt = 0;
-  private inFlight = 0;
-  private answered: Array<() => void> = [];
   private downUntil = 0;
   private backoff = 0;
   private probing = false;
@@ -83,7 +105,7 @@ export class ServerLane {
   }
 
   /**
-   * Waits for a slot and for room among the messages in flight. Answers `done`, the function to
+   * Waits for a slot (and, with a per-second limit, a permit). Answers `done`, the function to
    * call once the server answered, or `defer` with the instant to retry the message at.
    */
   async acquire(): Promise<{ done: () => void } | { defer: number }> {
@@ -96,16 +118,17 @@ export class ServerLane {
           this.reserveAhead();
           const wait = slot - Date.now();
           if (wait > 0) await sleep(wait);
-          // Later than its allowance, a message could bunch with those of the next slots.
-          for (let late = this.late(slot); !late && this.inFlight >= this.cap(); late = this.late(slot)) {
-            await Promise.race([new Promise<void>((resolve) => this.answered.push(resolve)), sleep(slot + this.lateness(Date.now()) - Date.now() + 1)]);
+          if (Date.now() - slot > LATE_SLOT_MS) {
+            this.giveUp(1);
+            continue;
           }
-          if (this.late(slot)) continue;
-          this.inFlight++;
-          return { done: () => this.release() };
+          return { done: () => this.answered() };
         }
         const now = Date.now();
-        if (this.nextAt !== null && this.nextAt > now + this.options.horizonMs) {
+        if (this.permitBound && (this.nextAt === null || this.nextAt > now + this.options.horizonMs)) {
+          // Permits free as answers are written, by this process or another: ask again soon.
+          await sleep(this.options.permitPollMs);
+        } else if (this.nextAt !== null && this.nextAt > now + this.options.horizonMs) {
           if (this.nextAt - now > this.options.deferBeyondMs) return { defer: this.nextAt };
           // Ask again once half a horizon of slots is to be had, not a slot at a time.
           await sleep(this.nextAt - this.options.horizonMs / 2 - now);
@@ -131,50 +154,141 @@ export class ServerLane {
       .finally(() => (this.reserving = null));
   }
 
-  private late(slot: number): boolean {
-    const now = Date.now();
-    return now - slot > this.lateness(now);
+  /** Whether this lane counts permits: a per-second limit. */
+  private get permits(): boolean {
+    return this.limits.perSecond !== null && this.limits.perSecond > 0;
   }
 
-  private cap(): number {
-    return inFlightCap(this.limits, this.state, Date.now() + this.offsetMs);
+  /** The message of a slot was answered: its permit frees one second later (docs/sending-limits.md). */
+  private answered(): void {
+    if (!this.permits) return;
+    this.holder.open = Math.max(0, this.holder.open - 1);
+    // On the store's clock, late rather than early by however far the offset may be off.
+    this.holder.releases.push(Date.now() + this.offsetMs + this.uncertaintyMs + PERMIT_HOLD_MS);
+    this.holdsChanged();
   }
 
-  private release(): void {
-    this.inFlight--;
-    const wake = this.answered;
-    this.answered = [];
-    for (const resolve of wake) resolve();
+  /**
+   * Slots nobody took in time (their jobs ended) are given up, so their permits do not wait
+   * for the lease while another dispatcher still sends.
+   */
+  private sweepLater(): void {
+    const last = this.slots.at(-1);
+    if (this.sweeping !== null || last === undefined || !this.permits) return;
+    this.sweeping = setTimeout(() => {
+      this.sweeping = null;
+      const now = Date.now();
+      const kept = this.slots.filter((slot) => now - slot <= LATE_SLOT_MS);
+      this.giveUp(this.slots.length - kept.length);
+      this.slots = kept;
+      this.sweepLater();
+    }, Math.max(0, last + LATE_SLOT_MS + 1 - Date.now()));
+    this.sweeping.unref?.();
   }
 
-  /** How late a slot may be used (docs/sending-limits.md). */
-  private lateness(now: number): number {
-    return latenessAllowanceMs(this.limits, this.state, now + this.offsetMs);
+  /** Slots given up or dropped: nothing was sent on them, so their permits free at once. */
+  private giveUp(count: number): void {
+    if (!this.permits || count === 0) return;
+    this.holder.open = Math.max(0, this.holder.open - count);
+    this.holdsChanged();
+  }
+
+  /** The others learn of freed permits by the next reservation, or by a write this soon. */
+  private holdsChanged(): void {
+    this.holdsSeq++;
+    this.scheduleFlush();
+    this.keepLeased();
+  }
+
+  /** Open permits lapse unless written again within their lease: renewed while any are open. */
+  private keepLeased(): void {
+    if (this.holder.open === 0 && this.renewing !== null) {
+      clearInterval(this.renewing);
+      this.renewing = null;
+    } else if (this.holder.open > 0 && this.renewing === null) {
+      this.renewing = setInterval(() => {
+        if (this.renewDue()) this.holdsChanged();
+      }, HOLD_LEASE_MS / 6);
+      this.renewing.unref?.();
+    }
+  }
+
+  private scheduleFlush(): void {
+    this.flushing ??= setTimeout(() => {
+      this.flushing = null;
+      if (this.holdsWritten) return;
+      void this.change((state, now) => ({ state: { ...state, holds: withHolds(state.holds, this.ownHolds(now), now) }, result: null })).catch(
+        () => this.scheduleFlush(),
+      );
+    }, this.options.flushMs);
+    this.flushing.unref?.();
+  }
+
+  private get holdsWritten(): boolean {
+    return this.writtenSeq === this.holdsSeq;
+  }
+
+  private ownHolds(now: number): Holder {
+    this.seenSeq = this.holdsSeq;
+    this.holder.releases = this.holder.releases.filter((r) => r > now);
+    return { id: this.holder.id, open: this.holder.open, releases: [...this.holder.releases] };
+  }
+
+  /** A change of the shared state, which also brings this process's permits up to date there. */
+  private async change<T>(change: Change<T>): Promise<T> {
+    let wrote = false;
+    this.seenSeq = this.writtenSeq;
+    const { result, offsetMs, uncertaintyMs } = await this.store.change(this.id, (state, now) => {
+      const changed = change(state, now);
+      wrote = changed.state !== null;
+      return changed;
+    });
+    this.offsetMs = offsetMs;
+    this.uncertaintyMs = uncertaintyMs;
+    if (wrote && this.permits) {
+      this.writtenSeq = this.seenSeq;
+      this.lastWrite = Date.now();
+      // Answers that came during the round trip are written by the next flush.
+      if (!this.holdsWritten) this.scheduleFlush();
+    }
+    return result;
+  }
+
+  /** Open permits lapse unless written again within their lease: renewed while any are open. */
+  private renewDue(): boolean {
+    return this.holder.open > 0 && Date.now() - this.lastWrite > HOLD_LEASE_MS / 3;
   }
 
   private async reserve(): Promise<void> {
     const wanted = Math.max(1, Math.min(this.options.maxBatch, this.waiters - this.slots.length));
-    const { result, offsetMs } = await this.store.change(this.id, (state, now) => {
-      const r = reserveSlots(this.limits, state, now, wanted, this.options.horizonMs, latenessAllowanceMs(this.limits, state, now));
-      return { state: r.slots.length > 0 ? r.state : null, result: r };
+    const holdsDue = !this.holdsWritten || this.renewDue();
+    const result = await this.change((state, now) => {
+      const r = reserveSlots(this.limits, state, now, wanted, this.options.horizonMs, this.permits ? this.ownHolds(now) : undefined);
+      return { state: r.slots.length > 0 || (this.permits && holdsDue) ? r.state : null, result: r };
     });
-    this.offsetMs = offsetMs;
+    if (this.permits) {
+      this.holder.open += result.slots.length;
+      this.keepLeased();
+    }
     this.state = result.state;
-    this.slots.push(...result.slots.map((at) => at - offsetMs));
-    this.nextAt = result.nextAt === null ? null : result.nextAt - offsetMs;
+    // A slot is used no earlier than its instant on the store's clock, however far the offset is off.
+    this.slots.push(...result.slots.map((at) => at - this.offsetMs + this.uncertaintyMs));
+    this.sweepLater();
+    this.nextAt = result.nextAt === null ? null : result.nextAt - this.offsetMs;
+    this.permitBound = result.permitBound;
   }
 
   /** The server asked to slow down: the shared rate is halved, and slots granted at the old rate go. */
   async throttled(): Promise<void> {
     const observed = this.observedRate(Date.now());
-    const { result, offsetMs } = await this.store.change(this.id, (state, now) => {
-      const next = recordThrottle(this.limits, state, now, observed);
-      return { state: next === state ? null : next, result: next };
-    });
-    this.offsetMs = offsetMs;
-    this.state = result;
+    this.giveUp(this.slots.length);
     this.slots = [];
     this.nextAt = null;
+    this.state = await this.change((state, now) => {
+      const next = recordThrottle(this.limits, state, now, observed);
+      if (next === state && this.holdsWritten) return { state: null, result: next };
+      return { state: this.permits ? { ...next, holds: withHolds(next.holds, this.ownHolds(now), now) } : next, result: next };
+    });
   }
 
   /** A message goes to the server now; answers whether it is the probe of a server that was away. */
