@@ -78,6 +78,7 @@ export class ServerLane {
   private flushing: ReturnType<typeof setTimeout> | null = null;
   private renewing: ReturnType<typeof setInterval> | null = null;
   private sweeping: ReturnType<typeof setTimeout> | null = null;
+  private changing: Promise<void> = Promise.resolve();
   /** Sends per tenth of a second over the last second, for the rate a throttling answer halves. */
   private readonly sends = new Array<number>(BUCKETS).fill(0);
   private bucketAt = 0;
@@ -234,8 +235,21 @@ export class ServerLane {
     return { id: this.holder.id, open: this.holder.open, releases: [...this.holder.releases] };
   }
 
-  /** A change of the shared state, which also brings this process's permits up to date there. */
-  private async change<T>(change: Change<T>): Promise<T> {
+  /**
+   * A change of the shared state, which also brings this process's permits up to date there.
+   * One at a time: a write must never carry fewer open permits than one before it granted, so
+   * `after` books what the change granted before the next change reads this process's permits.
+   */
+  private change<T>(change: Change<T>, after?: (result: T) => void): Promise<T> {
+    const run = this.changing.then(() => this.changeNow(change, after));
+    this.changing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async changeNow<T>(change: Change<T>, after?: (result: T) => void): Promise<T> {
     let wrote = false;
     this.seenSeq = this.writtenSeq;
     const { result, offsetMs, uncertaintyMs } = await this.store.change(this.id, (state, now) => {
@@ -245,6 +259,7 @@ export class ServerLane {
     });
     this.offsetMs = offsetMs;
     this.uncertaintyMs = uncertaintyMs;
+    after?.(result);
     if (wrote && this.permits) {
       this.writtenSeq = this.seenSeq;
       this.lastWrite = Date.now();
@@ -262,14 +277,16 @@ export class ServerLane {
   private async reserve(): Promise<void> {
     const wanted = Math.max(1, Math.min(this.options.maxBatch, this.waiters - this.slots.length));
     const holdsDue = !this.holdsWritten || this.renewDue();
-    const result = await this.change((state, now) => {
-      const r = reserveSlots(this.limits, state, now, wanted, this.options.horizonMs, this.permits ? this.ownHolds(now) : undefined);
-      return { state: r.slots.length > 0 || (this.permits && holdsDue) ? r.state : null, result: r };
-    });
-    if (this.permits) {
-      this.holder.open += result.slots.length;
-      this.keepLeased();
-    }
+    const result = await this.change(
+      (state, now) => {
+        const r = reserveSlots(this.limits, state, now, wanted, this.options.horizonMs, this.permits ? this.ownHolds(now) : undefined);
+        return { state: r.slots.length > 0 || (this.permits && holdsDue) ? r.state : null, result: r };
+      },
+      (r) => {
+        if (this.permits) this.holder.open += r.slots.length;
+      },
+    );
+    this.keepLeased();
     this.state = result.state;
     // A slot is used no earlier than its instant on the store's clock, however far the offset is off.
     this.slots.push(...result.slots.map((at) => at - this.offsetMs + this.uncertaintyMs));
