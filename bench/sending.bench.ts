@@ -1,6 +1,9 @@
 import {
   createBoss,
+  createLogger,
   DEFAULT_CONNECTIONS_PER_SERVER,
+  loadConfig,
+  secretBoxFor,
   CryptoRandom,
   Htmlparser2Reader,
   LiquidTemplates,
@@ -128,7 +131,9 @@ export const sendingBench: Bench = {
     // and tracking secret the dispatcher will find saved, so the bytes match but for the ids.
     const messagesDir = await mkdtemp(path.join(os.tmpdir(), 'mailcast-bench-messages-'));
     const messagesFile = path.join(messagesDir, 'messages.jsonl');
-    const repositories = pgRepositories(db, boss);
+    // The key the spawned dispatcher finds too (same environment and data directory).
+    const secrets = secretBoxFor(loadConfig(process.env), createLogger({ level: 'warn', production: false, service: 'bench' }));
+    const repositories = pgRepositories(db, boss, secrets);
     const stored = await repositories.recipients.findBroadcast(broadcast.id);
     const renderer = await BroadcastRenderer.prepare(stored!, repositories.recipients, new LiquidTemplates(), new Htmlparser2Reader(), new CryptoRandom(), PUBLIC_URL);
     const suffix = `${randomBytes(6).toString('hex')}@${new URL(PUBLIC_URL).hostname}`;
@@ -233,8 +238,8 @@ export const sendingBench: Bench = {
     const queueBoss = createBoss(url, 'api');
     await queueBoss.start();
     const queue = new QueueRecipients(
-      pgRepositories(db, queueBoss),
-      new PgTransactor(db, queueBoss),
+      pgRepositories(db, queueBoss, secrets),
+      new PgTransactor(db, queueBoss, secrets),
       new SystemClock(),
       new CryptoRandom(),
       { ...defaultSendingOptions(PUBLIC_URL, MAX_CONNECTIONS), helperJobs: 0 },
