@@ -51,6 +51,11 @@ export class ServerGate {
     return lane;
   }
 
+  /** Back to the queue for a while: never a bounce or a failure, and the attempt does not count. */
+  private later(message: string): DeferredOutcome {
+    return { kind: 'deferred', until: new Date(Date.now() + this.options.throttleDeferMs), message };
+  }
+
   /** Sends one message through one of `servers` (at least one), by `send`. */
   async send(servers: readonly EmailServer[], send: (server: EmailServer) => Promise<MailOutcome>): Promise<GatedOutcome> {
     const refused = new Set<number>();
@@ -65,7 +70,13 @@ export class ServerGate {
       const candidates = answering.length > 0 ? answering : open;
       const server = candidates[pickServer(candidates.map((s) => this.lane(s).waitEstimate(now)), this.turn++)]!;
       const lane = this.lane(server);
-      const slot = await lane.acquire();
+      let slot: Awaited<ReturnType<ServerLane['acquire']>>;
+      try {
+        slot = await lane.acquire();
+      } catch {
+        // The shared limits cannot be read (database away): nothing is sent without a slot.
+        return this.later('Sending limits of the email server unavailable');
+      }
       if ('defer' in slot) return { kind: 'deferred', until: new Date(slot.defer), message: 'Sending limit of the email server reached' };
       const probe = lane.sending(Date.now());
       let outcome: MailOutcome;
@@ -83,9 +94,13 @@ export class ServerGate {
       }
       lane.reached();
       if (outcome.kind === 'rejected' && isThrottlingReply(outcome.code, outcome.message)) {
-        await lane.throttled();
+        try {
+          await lane.throttled();
+        } catch {
+          return this.later(outcome.message);
+        }
         if (++throttles <= this.options.throttleRetries) continue;
-        return { kind: 'deferred', until: new Date(Date.now() + this.options.throttleDeferMs), message: outcome.message };
+        return this.later(outcome.message);
       }
       return outcome;
     }
