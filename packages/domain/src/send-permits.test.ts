@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOLD_LEASE_MS, nextPermitFree, permitsHeld, withHolds, type HoldsByOwner } from './send-permits';
+import { HOLD_LEASE_MS, PERMIT_HOLD_MS, nextPermitFree, permitsHeld, withHolds, type HoldsByOwner } from './send-permits';
 import { FRESH_SEND_RATE_STATE, reserveSlots, type SendLimits, type SendRateState } from './send-rate';
 
 const perSecond = (n: number): SendLimits => ({ perSecond: n, perMinute: null, perHour: null, perDay: null });
@@ -73,7 +73,7 @@ describe('permits of the per-second limit', () => {
             const start = slot + late * 1_000;
             const answered = start + answer * slowest;
             stamps.push(start + stamp * (answered - start));
-            mine[id].releases.push(answered + 1_000);
+            mine[id].releases.push(answered + PERMIT_HOLD_MS);
             now = slot;
           }
           return busiestWindow(stamps.sort((x, y) => x - y), 1_000) <= limit;

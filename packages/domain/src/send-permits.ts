@@ -24,8 +24,11 @@ export interface SendHolds {
 
 export type HoldsByOwner = Readonly<Record<string, SendHolds>>;
 
-/** A permit is held this long after the answer. */
-export const PERMIT_HOLD_MS = 1000;
+/**
+ * A permit is held this long after the answer: a second, and a millisecond for clocks that read
+ * whole milliseconds (an answer read at t may have come just before t + 1).
+ */
+export const PERMIT_HOLD_MS = 1001;
 /** Open permits of a dispatcher count this long after its last write, then lapse. */
 export const HOLD_LEASE_MS = 30_000;
 

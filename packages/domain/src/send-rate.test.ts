@@ -56,9 +56,9 @@ describe('sending limits (GCRA lanes)', () => {
 
   it.each([
     // limit, slots wanted, horizon, slots granted, spacing
-    [50, 3, 1_000, 3, 1000 / 46.5],
-    [500, 64, 250, 64, 1000 / 483],
-    [10, 10, 250, 2, 1000 / 7.7],
+    [50, 3, 1_000, 3, 1000 / 49.75],
+    [500, 64, 250, 64, 1000 / 497.5],
+    [10, 10, 250, 3, 1000 / 9.95],
   ])('spaces a per-second limit of %i evenly (%i wanted within %i ms)', (perSecond, wanted, horizon, granted, spacing) => {
     const r = reserveSlots(limits({ perSecond }), FRESH_SEND_RATE_STATE, 0, wanted, horizon);
     expect(r.slots).toHaveLength(granted);
@@ -69,14 +69,14 @@ describe('sending limits (GCRA lanes)', () => {
   it('continues from where the last reservation ended, even one by another dispatcher', () => {
     const first = reserveSlots(limits({ perSecond: 100 }), FRESH_SEND_RATE_STATE, 0, 5, 1_000);
     const second = reserveSlots(limits({ perSecond: 100 }), first.state, 1, 5, 1_000);
-    expect(second.slots[0]).toBeCloseTo(5 * (1000 / 95), 6);
+    expect(second.slots[0]).toBeCloseTo(5 * (1000 / 99.5), 6);
   });
 
   it.each([
-    [50, 46.5],
-    [100, 95],
-    [500, 483],
-    [2, 1],
+    [50, 49.75],
+    [100, 99.5],
+    [500, 497.5],
+    [2, 1.99],
   ])('a per-second limit of %i schedules %d per second', (perSecond, rate) => {
     expect(shortLaneRate(limits({ perSecond }), FRESH_SEND_RATE_STATE, 0)).toBeCloseTo(rate, 6);
   });
@@ -85,7 +85,7 @@ describe('sending limits (GCRA lanes)', () => {
     const first = reserveSlots(limits({ perSecond: 100 }), FRESH_SEND_RATE_STATE, 0, 5, 1_000);
     const later = reserveSlots(limits({ perSecond: 100 }), first.state, 60_000, 2, 1_000);
     expect(later.slots[0]).toBe(60_000);
-    expect(later.slots[1]! - later.slots[0]!).toBeCloseTo(1000 / 95, 6);
+    expect(later.slots[1]! - later.slots[0]!).toBeCloseTo(1000 / 99.5, 6);
   });
 
   it.each([
@@ -121,12 +121,12 @@ describe('sending limits (GCRA lanes)', () => {
   it('halves the rate on a throttling answer and climbs back linearly', () => {
     const l = limits({ perSecond: 100 });
     const throttled = recordThrottle(l, FRESH_SEND_RATE_STATE, 10_000, 0);
-    expect(shortLaneRate(l, throttled, 10_000)).toBeCloseTo(47.5, 6);
-    expect(throttled.tat).toBeCloseTo(10_000 + 1000 / 47.5, 6);
-    // 5% of the ceiling (95/s) per second.
-    expect(shortLaneRate(l, throttled, 12_000)).toBeCloseTo(47.5 + 2 * 4.75, 6);
+    expect(shortLaneRate(l, throttled, 10_000)).toBeCloseTo(49.75, 6);
+    expect(throttled.tat).toBeCloseTo(10_000 + 1000 / 49.75, 6);
+    // 5% of the ceiling (99.5/s) per second.
+    expect(shortLaneRate(l, throttled, 12_000)).toBeCloseTo(49.75 + 2 * 4.975, 6);
     expect(adaptiveRate(throttled, 20_000)).toBeNull();
-    expect(shortLaneRate(l, throttled, 20_000)).toBeCloseTo(95, 6);
+    expect(shortLaneRate(l, throttled, 20_000)).toBeCloseTo(99.5, 6);
   });
 
   it('counts answers of one episode once, and a later episode again', () => {
@@ -134,7 +134,7 @@ describe('sending limits (GCRA lanes)', () => {
     const once = recordThrottle(l, FRESH_SEND_RATE_STATE, 10_000, 0);
     expect(recordThrottle(l, once, 10_500, 0)).toBe(once);
     const twice = recordThrottle(l, once, 11_000, 0);
-    expect(shortLaneRate(l, twice, 11_000)).toBeCloseTo((47.5 + 4.75) / 2, 6);
+    expect(shortLaneRate(l, twice, 11_000)).toBeCloseTo((49.75 + 4.975) / 2, 6);
   });
 
   it('caps a server without limits at half the rate it was throttled at', () => {

@@ -48,12 +48,11 @@ export const FRESH_SEND_RATE_STATE: SendRateState = {
 };
 
 /**
- * Of a per-second limit L, max(0.97·L − 2, L / 2) per second is scheduled: while answers come
- * within the rest of each second (75 ms at L = 50, 35 ms at L = 500), the permits never hold a
- * slot back, and the sending stays even.
+ * Of a per-second limit L, 0.995·L per second is scheduled: the slots alone then keep every
+ * one-second window within L (with room for rounding), and the permits, which hold each
+ * message until a second after its answer, set the pace once answers take time.
  */
-export const SECOND_SHARE = 0.97;
-export const SECOND_HELD_BACK = 2;
+export const SECOND_SHARE = 0.995;
 /**
  * A slot reached later than this is given up. Per second the permits hold however late a slot
  * is used; the long lanes give up this much of their burst tolerance for it.
@@ -61,7 +60,7 @@ export const SECOND_HELD_BACK = 2;
 export const LATE_SLOT_MS = 1000;
 
 export function scheduledRate(perSecond: number): number {
-  return Math.max(perSecond * SECOND_SHARE - SECOND_HELD_BACK, perSecond / 2);
+  return perSecond * SECOND_SHARE;
 }
 /** Long lanes: burst tolerance as a share of the window (β); the steady rate is L / (1 + β). */
 export const LONG_BURST_SHARE = 0.5;

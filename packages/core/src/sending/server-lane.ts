@@ -42,7 +42,7 @@ export const DEFAULT_GATE_OPTIONS: GateOptions = {
   throttleDeferMs: 10_000,
   backoffMs: [1_000, 60_000],
   flushMs: 50,
-  permitPollMs: 100,
+  permitPollMs: 25,
 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -79,6 +79,8 @@ export class ServerLane {
   private renewing: ReturnType<typeof setInterval> | null = null;
   private sweeping: ReturnType<typeof setTimeout> | null = null;
   private changing: Promise<void> = Promise.resolve();
+  /** Workers waiting for one of this process's permits to be freed. */
+  private freed: Array<() => void> = [];
   /** Sends per tenth of a second over the last second, for the rate a throttling answer halves. */
   private readonly sends = new Array<number>(BUCKETS).fill(0);
   private bucketAt = 0;
@@ -127,8 +129,9 @@ export class ServerLane {
         }
         const now = Date.now();
         if (this.permitBound && (this.nextAt === null || this.nextAt > now + this.options.horizonMs)) {
-          // Permits free as answers are written, by this process or another: ask again soon.
-          await sleep(this.options.permitPollMs);
+          // Permits free as answers come, here (which wakes this at once) or at another
+          // dispatcher (which writes them within flushMs): ask again soon.
+          await Promise.race([sleep(this.options.permitPollMs), new Promise<void>((resolve) => this.freed.push(resolve))]);
         } else if (this.nextAt !== null && this.nextAt > now + this.options.horizonMs) {
           if (this.nextAt - now > this.options.deferBeyondMs) return { defer: this.nextAt };
           // Ask again once half a horizon of slots is to be had, not a slot at a time.
@@ -167,6 +170,7 @@ export class ServerLane {
     // On the store's clock, late rather than early by however far the offset may be off.
     this.holder.releases.push(Date.now() + this.offsetMs + this.uncertaintyMs + PERMIT_HOLD_MS);
     this.holdsChanged();
+    for (const wake of this.freed.splice(0)) wake();
   }
 
   /**
@@ -280,7 +284,9 @@ export class ServerLane {
     const result = await this.change(
       (state, now) => {
         const r = reserveSlots(this.limits, state, now, wanted, this.options.horizonMs, this.permits ? this.ownHolds(now) : undefined);
-        return { state: r.slots.length > 0 || (this.permits && holdsDue) ? r.state : null, result: r };
+        // Out of permits, the state is written anyway: a write is how this process learns of
+        // others' answers (a stale version fails, and the row is read again).
+        return { state: r.slots.length > 0 || (this.permits && (holdsDue || r.permitBound)) ? r.state : null, result: r };
       },
       (r) => {
         if (this.permits) this.holder.open += r.slots.length;
