@@ -229,7 +229,8 @@ export class DeliverBroadcast {
       return { kind: 'unsendable', message: `Rendering failed: ${error instanceof Error ? error.message : String(error)}` };
     }
     // The server, and the moment, are the gate's: limits, throttling and reachability.
-    return ServerGate.for(this.rates).send(servers, (server) =>
+    const room = this.options.smtpConnections ?? Infinity;
+    return ServerGate.for(this.rates).send(servers, room, (server) =>
       this.mailer.send(server, {
         messageId: r.messageId,
         from: this.fromAddress(server, channel),

@@ -29,7 +29,7 @@ describe('ServerGate with the shared limits out of reach', () => {
     const sent: number[] = [];
     const gate = new ServerGate(away, DEFAULT_GATE_OPTIONS);
     const before = Date.now();
-    const outcome = await gate.send([server({ maxPerSecond: 50 })], async (s) => {
+    const outcome = await gate.send([server({ maxPerSecond: 50 })], 20, async (s) => {
       sent.push(s.id);
       return { kind: 'accepted', response: '250 OK' } satisfies MailOutcome;
     });
@@ -40,7 +40,7 @@ describe('ServerGate with the shared limits out of reach', () => {
 
   it('sends to a server without limits, which never needs the store', async () => {
     const gate = new ServerGate(away, DEFAULT_GATE_OPTIONS);
-    const outcome = await gate.send([server({})], async () => ({ kind: 'accepted', response: '250 OK' }));
+    const outcome = await gate.send([server({})], 20, async () => ({ kind: 'accepted', response: '250 OK' }));
     expect(outcome).toEqual({ kind: 'accepted', response: '250 OK' });
   });
 });

@@ -44,10 +44,11 @@ export class ServerGate {
     return gate;
   }
 
-  private lane(server: EmailServer): ServerLane {
+  private lane(server: EmailServer, room = Infinity): ServerLane {
     let lane = this.lanes.get(server.id);
     if (lane === undefined) this.lanes.set(server.id, (lane = new ServerLane(server.id, this.store, this.options)));
     lane.limits = sendLimitsOf(server);
+    lane.room = room;
     return lane;
   }
 
@@ -56,8 +57,11 @@ export class ServerGate {
     return { kind: 'deferred', until: new Date(Date.now() + this.options.throttleDeferMs), message };
   }
 
-  /** Sends one message through one of `servers` (at least one), by `send`. */
-  async send(servers: readonly EmailServer[], send: (server: EmailServer) => Promise<MailOutcome>): Promise<GatedOutcome> {
+  /**
+   * Sends one message through one of `servers` (at least one), by `send`; `room`: the messages a
+   * server with a per-second limit may have in flight from this process (the mailer's connections).
+   */
+  async send(servers: readonly EmailServer[], room: number, send: (server: EmailServer) => Promise<MailOutcome>): Promise<GatedOutcome> {
     const refused = new Set<number>();
     let throttles = 0;
     let last: MailOutcome | null = null;
@@ -69,7 +73,7 @@ export class ServerGate {
       const answering = open.filter((s) => this.lane(s).available(now));
       const candidates = answering.length > 0 ? answering : open;
       const server = candidates[pickServer(candidates.map((s) => this.lane(s).waitEstimate(now)), this.turn++)]!;
-      const lane = this.lane(server);
+      const lane = this.lane(server, room);
       let slot: Awaited<ReturnType<ServerLane['acquire']>>;
       try {
         slot = await lane.acquire();

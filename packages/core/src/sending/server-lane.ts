@@ -58,6 +58,10 @@ type Change<T> = (state: SendRateState, now: number) => { state: SendRateState |
  */
 export class ServerLane {
   limits: SendLimits = { perSecond: null, perMinute: null, perHour: null, perDay: null };
+  /** Messages this process may have at a per-second-limited server at once (slot to answer). */
+  room = Infinity;
+  private active = 0;
+  private roomWaiters: Array<() => void> = [];
   /** Last known shared state, on the store's clock. */
   private state: SendRateState = FRESH_SEND_RATE_STATE;
   private offsetMs = 0;
@@ -113,6 +117,34 @@ export class ServerLane {
    */
   async acquire(): Promise<{ done: () => void } | { defer: number }> {
     if (!this.bound(Date.now())) return NOT_HELD;
+    if (!this.permits) return this.acquireSlot();
+    // Beyond the mailer's connections a message would wait in its queue holding a permit: it
+    // waits here instead, before it takes a slot.
+    while (this.active >= this.room) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    this.active++;
+    const leave = () => {
+      this.active--;
+      this.roomWaiters.shift()?.();
+    };
+    try {
+      const slot = await this.acquireSlot();
+      if ('defer' in slot) {
+        leave();
+        return slot;
+      }
+      return {
+        done: () => {
+          leave();
+          slot.done();
+        },
+      };
+    } catch (error) {
+      leave();
+      throw error;
+    }
+  }
+
+  private async acquireSlot(): Promise<{ done: () => void } | { defer: number }> {
     this.waiters++;
     try {
       for (;;) {
