@@ -56,6 +56,10 @@ async function main(): Promise<void> {
       sections.push(section);
       console.error(render([section], started).split('\n').slice(6).join('\n'));
     }
+  } catch (error) {
+    // Said before the cluster stops: its shutdown errors would otherwise hide this one.
+    console.error(error);
+    throw error;
   } finally {
     await postgres.close();
   }

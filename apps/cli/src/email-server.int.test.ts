@@ -68,6 +68,12 @@ describe('admin email-server add', () => {
     expect((await stored(result.json.email_server.id)).tls).toBe(tls);
   });
 
+  it('stores the sending limits given by --max-per-*, and none for those left out', async () => {
+    const result = await admin(add('--host', 'smtp.example.com', '--port', '587', '--max-per-second', '14', '--max-per-day', '50000'));
+    expect(result.code).toBe(0);
+    expect(await stored(result.json.email_server.id)).toMatchObject({ maxPerSecond: 14, maxPerMinute: null, maxPerHour: null, maxPerDay: 50000 });
+  });
+
   it('allows --tls none for a remote host only with SMTP_ALLOW_PLAINTEXT=true', async () => {
     const refused = await admin(add('--host', 'smtp.example.com', '--port', '25', '--tls', 'none'));
     expect(refused).toMatchObject({ code: 1, json: { error: 'tls none is allowed only for a loopback host, or with SMTP_ALLOW_PLAINTEXT=true' } });
@@ -79,6 +85,7 @@ describe('admin email-server add', () => {
     [['--host', 'h', '--port', '0'], 2, '--port must be a positive integer'],
     [['--host', 'h', '--port', '25', '--tls', 'ssl'], 2, '--tls must be one of starttls, implicit, none'],
     [['--host', 'h', '--port', '25', '--tls', 'none', '--secure'], 2, '--secure means --tls implicit, not --tls none'],
+    [['--host', 'h', '--port', '25', '--max-per-second', '1.5'], 2, '--max-per-second must be a positive integer'],
     [['--host', 'h', '--port', '25', '--pass-stdin'], 2, '--pass-stdin read an empty password from standard input'],
   ])('%j fails with exit %i: %s', async (flags, code, message) => {
     const result = await admin(add(...flags));

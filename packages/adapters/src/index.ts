@@ -17,6 +17,7 @@ export * from './pg/pg-subscriber-confirmation.repository';
 export * from './pg/pg-webhook-endpoint.repository';
 export * from './pg/pg-webhook-delivery.repository';
 export * from './pg/pg-rate-limit-counter';
+export * from './pg/pg-send-rate-store';
 export * from './pg/pg-segment.repository';
 export { segmentPredicate, audiencePredicate, type SqlFragment } from './pg/segment-sql';
 export * from './queue/boss';

@@ -10,6 +10,7 @@ import {
   SmtpAllowPlaintext,
   SmtpProbe,
   Repositories,
+  SendRateStore,
   SubscriberImporter,
   SegmentRepository,
   Templates,
@@ -29,6 +30,7 @@ import { ConfigPublicLinks } from './http/public-links';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgRetentionStore } from './pg/pg-retention-store';
+import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
@@ -76,6 +78,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(RetentionStore, new PgRetentionStore(infra.db));
+  container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));

@@ -60,6 +60,8 @@ export * from './sending/event-data';
 export * from './sending/broadcast-renderer';
 export * from './sending/queue-recipients';
 export * from './sending/deliver-broadcast';
+export * from './sending/server-lane';
+export * from './sending/server-gate';
 export * from './sending/recover-stalled-broadcasts';
 export * from './retention/prune-old-rows';
 export * from './sending/record-open';

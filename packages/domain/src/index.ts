@@ -14,6 +14,8 @@ export * from './rate-limit';
 export * from './email-content';
 export * from './send-retry';
 export * from './tracking-token';
+export * from './send-permits';
+export * from './send-rate';
 export * from './segment';
 export * from './email-server';
 export * from './suppression';

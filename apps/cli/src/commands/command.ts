@@ -62,3 +62,8 @@ export async function readTextFile(file: string): Promise<string> {
     throw new ValidationError(error.code === 'ENOENT' ? `File not found: ${file}` : `Cannot read ${file}: ${error.message}`);
   });
 }
+
+/** A positive integer, or null when the flag is absent. */
+export function optionalPositiveInteger(flags: Flags, name: string): number | null {
+  return flags[name] === undefined ? null : positiveInteger(flags, name);
+}

@@ -1,6 +1,6 @@
 import { AddEmailServer } from '@mailcast/core';
 import { defaultSmtpTls, isSmtpTls, SMTP_TLS_MODES } from '@mailcast/domain';
-import { optional, positiveInteger, required, UsageError, type Command, type CommandIo, type Flags } from './command';
+import { optional, optionalPositiveInteger, positiveInteger, required, UsageError, type Command, type CommandIo, type Flags } from './command';
 
 /**
  * The password never comes from argv, where `ps` and shell history would show it
@@ -30,7 +30,7 @@ function tls(flags: Flags, host: string) {
 
 export const emailServerAdd: Command = {
   usage:
-    'email-server add --channel ID --host H --port P [--tls starttls|implicit|none] [--secure] [--user U [--pass-stdin]] [--name N] [--from-email E] [--from-name N]   (password: --pass-stdin or SMTP_PASSWORD)',
+    'email-server add --channel ID --host H --port P [--tls starttls|implicit|none] [--secure] [--user U [--pass-stdin]] [--name N] [--from-email E] [--from-name N] [--max-per-second N] [--max-per-minute N] [--max-per-hour N] [--max-per-day N]   (password: --pass-stdin or SMTP_PASSWORD)',
   flags: {
     channel: { type: 'string' },
     host: { type: 'string' },
@@ -43,6 +43,10 @@ export const emailServerAdd: Command = {
     name: { type: 'string' },
     'from-email': { type: 'string' },
     'from-name': { type: 'string' },
+    'max-per-second': { type: 'string' },
+    'max-per-minute': { type: 'string' },
+    'max-per-hour': { type: 'string' },
+    'max-per-day': { type: 'string' },
   },
   async run(container, flags, io) {
     const host = required(flags, 'host');
@@ -56,6 +60,10 @@ export const emailServerAdd: Command = {
       password: await password(flags, io),
       fromEmail: optional(flags, 'from-email'),
       fromName: optional(flags, 'from-name'),
+      maxPerSecond: optionalPositiveInteger(flags, 'max-per-second'),
+      maxPerMinute: optionalPositiveInteger(flags, 'max-per-minute'),
+      maxPerHour: optionalPositiveInteger(flags, 'max-per-hour'),
+      maxPerDay: optionalPositiveInteger(flags, 'max-per-day'),
     });
     return {
       json: { email_server: { id: server.id, host: server.host, port: server.port } },

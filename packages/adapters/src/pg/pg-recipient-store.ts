@@ -216,10 +216,11 @@ export class PgRecipientStore implements RecipientStore {
                   delivered_at = CASE WHEN v.status = 'sent' THEN v.at ELSE r.delivered_at END,
                   failed_at = CASE WHEN v.status IN ('failed', 'bounced') THEN v.at ELSE r.failed_at END,
                   next_attempt_at = v.next_attempt_at,
-                  error = v.error
+                  error = v.error,
+                  attempts = r.attempts - v.refund
              FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS text[]), CAST(:ats AS timestamptz[]),
-                         CAST(:nextAttempts AS timestamptz[]), CAST(:errors AS text[]))
-                  AS v(id, status, at, next_attempt_at, error)
+                         CAST(:nextAttempts AS timestamptz[]), CAST(:errors AS text[]), CAST(:refunds AS int[]))
+                  AS v(id, status, at, next_attempt_at, error, refund)
             WHERE r.id = v.id AND r.status = 'claimed'
            RETURNING r.id
          ),
@@ -241,6 +242,7 @@ export class PgRecipientStore implements RecipientStore {
           ats: column((s) => (s.status === 'pending' ? null : s.at)),
           nextAttempts: column((s) => (s.status === 'pending' ? s.nextAttemptAt : null)),
           errors: column((s) => (s.status === 'sent' ? null : s.error)),
+          refunds: column((s) => (s.status === 'pending' && s.refundAttempt === true ? 1 : 0)),
           outboxRecipients: outbox.map((o) => o.recipientId),
           outboxChannels: outbox.map((o) => o.event.channelId),
           outboxTypes: outbox.map((o) => o.event.type),

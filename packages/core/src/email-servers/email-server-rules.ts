@@ -9,6 +9,8 @@ export const SmtpAllowPlaintext = Symbol.for('mailcast.SmtpAllowPlaintext');
 export const EMAIL_SERVER_NOT_FOUND = 'Email server not found';
 
 const LIMITS = ['maxPerSecond', 'maxPerMinute', 'maxPerHour', 'maxPerDay'] as const;
+/** The limit columns are PostgreSQL integers. */
+const MAX_LIMIT = 2_147_483_647;
 const HOST = /^[A-Za-z0-9._:[\]-]{1,253}$/;
 const DNS_LABELS = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -30,7 +32,7 @@ export function checkEmailServer(server: EmailServerChanges & { host: string; po
   if (server.fromEmail && !isValidEmail(server.fromEmail)) add('from_email', 'is invalid');
   for (const limit of LIMITS) {
     const value = server[limit];
-    if (value !== undefined && value !== null && (!Number.isInteger(value) || value < 1)) {
+    if (value !== undefined && value !== null && (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT)) {
       add(limit.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), 'must be a positive integer or null');
     }
   }

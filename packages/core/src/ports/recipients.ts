@@ -51,7 +51,8 @@ export interface SendOutcomeCounts {
 export type RecipientSettlement =
   | { status: 'sent'; at: Date }
   | { status: 'bounced' | 'failed'; at: Date; error: string }
-  | { status: 'pending'; nextAttemptAt: Date; error: string };
+  /** `refundAttempt`: held back by the server's sending limits or throttling answers, the attempt does not count. */
+  | { status: 'pending'; nextAttemptAt: Date; error: string; refundAttempt?: boolean };
 
 /** Outcomes recorded together; events only count for the recipients the settlement moved. */
 export interface OutcomeGroup {

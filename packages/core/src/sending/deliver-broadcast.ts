@@ -7,6 +7,7 @@ import {
   MessageWithdrawn,
   RandomSource,
   Repositories,
+  SendRateStore,
   Templates,
   Transactor,
   type Broadcast,
@@ -24,6 +25,7 @@ import { OutcomeFlusher } from './outcome-flusher';
 import { QueueRecipients, broadcastEvent } from './queue-recipients';
 import { retrying, forUpTo } from './retrying';
 import { SendingOptions } from './sending-options';
+import { ServerGate } from './server-gate';
 import { watchStatus } from './status-watch';
 
 /** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
@@ -63,6 +65,7 @@ export class DeliverBroadcast {
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
     @inject(QueueRecipients) private readonly queueing: QueueRecipients,
+    @inject(SendRateStore) private readonly rates: SendRateStore,
   ) {}
 
   async execute(input: { broadcastId: number }): Promise<DeliveryResult> {
@@ -230,8 +233,7 @@ export class DeliverBroadcast {
   /** Rejects with MessageWithdrawn when `signal` aborts before the message started. */
   private async deliver(broadcast: Broadcast, r: ClaimedRecipient, job: Job, signal: AbortSignal): Promise<SendOutcome> {
     const { servers, channel, renderer } = job;
-    const server = servers[r.id % Math.max(1, servers.length)];
-    if (server === undefined) return { kind: 'unsendable', message: 'No email server configured' };
+    if (servers.length === 0) return { kind: 'unsendable', message: 'No email server configured' };
     let email;
     try {
       email = await renderer.render({ recipientId: r.id, subscriber: r.subscriber });
@@ -239,16 +241,21 @@ export class DeliverBroadcast {
       return { kind: 'unsendable', message: `Rendering failed: ${error instanceof Error ? error.message : String(error)}` };
     }
     if (signal.aborted) throw new MessageWithdrawn();
-    return this.mailer.send(server, {
-      messageId: r.messageId,
-      from: this.fromAddress(server, channel),
-      to: r.subscriber.email,
-      replyTo: broadcast.replyTo,
-      subject: email.subject,
-      text: email.text,
-      html: email.html,
-      headers: email.headers,
-    }, signal);
+    // The server, and the moment, are the gate's: limits, throttling and reachability.
+    const room = this.options.smtpConnections ?? Infinity;
+    return ServerGate.for(this.rates).send(servers, room, (server) =>
+      this.mailer.send(server, {
+        messageId: r.messageId,
+        from: this.fromAddress(server, channel),
+        to: r.subscriber.email,
+        replyTo: broadcast.replyTo,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+        headers: email.headers,
+      }, signal),
+    );
+  }
   }
 
   /**
@@ -282,7 +289,7 @@ export class DeliverBroadcast {
             }
             return moved;
           });
-    return plans.filter(({ item, plan }) => plan.kind !== 'delayed' && settled.has(item.recipient.id)).length;
+    return plans.filter(({ item, plan }) => plan.kind !== 'delayed' && plan.kind !== 'deferred' && settled.has(item.recipient.id)).length;
   }
 
   /** sending → sent | partial_failure | failed, exactly once (conditional move). */

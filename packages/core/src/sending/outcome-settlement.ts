@@ -1,9 +1,13 @@
 import { sendRetryDelayMs, type EventType } from '@mailcast/domain';
 import type { Broadcast, ClaimedRecipient, EmailEventRecord, MailOutcome, OutboxEvent, OutcomeGroup, RecipientSettlement } from '../ports';
 import { emailEventData } from './event-data';
+import type { DeferredOutcome } from './server-gate';
 
-/** What sending one message came to: the mailer's answer, or a reason it was never handed over. */
-export type SendOutcome = MailOutcome | { kind: 'unsendable'; message: string };
+/**
+ * What sending one message came to: the mailer's answer, held back by the server's sending
+ * limits (docs/sending-limits.md), or a reason it was never handed over.
+ */
+export type SendOutcome = MailOutcome | DeferredOutcome | { kind: 'unsendable'; message: string };
 
 /** An outcome waiting to be recorded: who, what, and when it was known. */
 export interface PendingOutcome {
@@ -13,7 +17,7 @@ export interface PendingOutcome {
 }
 
 export interface SettlementDecision {
-  kind: 'delivered' | 'bounced' | 'failed' | 'delayed';
+  kind: 'delivered' | 'bounced' | 'failed' | 'delayed' | 'deferred';
   settlement: RecipientSettlement;
   /** The SMTP server answered (whatever it said): the message counts as sent (email.sent). */
   handed: boolean;
@@ -30,6 +34,12 @@ export interface SettlementDecision {
 export function decideSettlement(outcome: SendOutcome, attempts: number, at: Date, retryScheduleMs: readonly number[]): SettlementDecision {
   if (outcome.kind === 'accepted') {
     return { kind: 'delivered', settlement: { status: 'sent', at }, handed: true, reason: outcome.response, code: null };
+  }
+  if (outcome.kind === 'deferred') {
+    // Held back by the server's limits or its throttling answers: back to the queue until then,
+    // and the attempt does not count. Never a bounce or a failure, and no event.
+    const settlement = { status: 'pending', nextAttemptAt: outcome.until, error: outcome.message, refundAttempt: true } as const;
+    return { kind: 'deferred', settlement, handed: false, reason: outcome.message, code: null };
   }
   const reason = outcome.message;
   const code = outcome.kind === 'rejected' ? outcome.code : null;

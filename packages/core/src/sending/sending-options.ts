@@ -10,6 +10,12 @@ export interface SendingOptions {
    * for their commit. It bounds what a crash may resend (docs/broadcasts-and-sending.md: exactly once).
    */
   concurrency: number;
+  /**
+   * The mailer's connections per server: a server with a per-second limit gets at most this
+   * many messages at once from this process, so none waits in the mailer's queue holding a
+   * permit (docs/sending-limits.md). Absent: no such cap.
+   */
+  smtpConnections?: number;
   /** When outcomes are committed together (a group commit: one statement for many). */
   commitGroup: CommitGroupOptions;
   /** Recipients claimed per statement. */
@@ -56,6 +62,7 @@ export function defaultSendingOptions(publicUrl: string, smtpConnections: number
   return {
     publicUrl,
     concurrency: 5 * smtpConnections,
+    smtpConnections,
     commitGroup: { size: smtpConnections, maxWaitMs: 5 },
     claimBatchSize: 100,
     materializeBatchSize: 50_000,

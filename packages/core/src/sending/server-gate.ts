@@ -1,0 +1,112 @@
+import { isThrottlingReply, pickServer, type SendLimits } from '@mailcast/domain';
+import type { EmailServer, MailOutcome } from '../ports';
+import type { SendRateStore } from '../ports';
+import { DEFAULT_GATE_OPTIONS, ServerLane, type GateOptions } from './server-lane';
+
+/** A message the limits sent back to the queue: retried at `until`, never a bounce or a failure. */
+export interface DeferredOutcome {
+  kind: 'deferred';
+  until: Date;
+  message: string;
+}
+export type GatedOutcome = MailOutcome | DeferredOutcome;
+
+export function sendLimitsOf(server: EmailServer): SendLimits {
+  return {
+    perSecond: server.maxPerSecond ?? null,
+    perMinute: server.maxPerMinute ?? null,
+    perHour: server.maxPerHour ?? null,
+    perDay: server.maxPerDay ?? null,
+  };
+}
+
+const gates = new WeakMap<SendRateStore, ServerGate>();
+
+/**
+ * Where each message goes and when (docs/sending-limits.md): the server with the most free
+ * capacity among those that answer, in a slot of its shared limits; a throttling answer slows the
+ * server down and the message is sent again later; a server that cannot be reached is left out
+ * until a probe finds it answering. One gate per process, shared by every job, so the jobs of
+ * one dispatcher share its slots.
+ */
+export class ServerGate {
+  private readonly lanes = new Map<number, ServerLane>();
+  private turn = 0;
+
+  constructor(
+    private readonly store: SendRateStore,
+    private readonly options: GateOptions = DEFAULT_GATE_OPTIONS,
+  ) {}
+
+  static for(store: SendRateStore): ServerGate {
+    let gate = gates.get(store);
+    if (gate === undefined) gates.set(store, (gate = new ServerGate(store)));
+    return gate;
+  }
+
+  private lane(server: EmailServer, room = Infinity): ServerLane {
+    let lane = this.lanes.get(server.id);
+    if (lane === undefined) this.lanes.set(server.id, (lane = new ServerLane(server.id, this.store, this.options)));
+    lane.limits = sendLimitsOf(server);
+    lane.room = room;
+    return lane;
+  }
+
+  /** Back to the queue for a while: never a bounce or a failure, and the attempt does not count. */
+  private later(message: string): DeferredOutcome {
+    return { kind: 'deferred', until: new Date(Date.now() + this.options.throttleDeferMs), message };
+  }
+
+  /**
+   * Sends one message through one of `servers` (at least one), by `send`; `room`: the messages a
+   * server with a per-second limit may have in flight from this process (the mailer's connections).
+   */
+  async send(servers: readonly EmailServer[], room: number, send: (server: EmailServer) => Promise<MailOutcome>): Promise<GatedOutcome> {
+    const refused = new Set<number>();
+    let throttles = 0;
+    let last: MailOutcome | null = null;
+    for (;;) {
+      const now = Date.now();
+      const open = servers.filter((s) => !refused.has(s.id));
+      if (open.length === 0) return last ?? { kind: 'rejected', permanent: false, code: null, message: 'No email server' };
+      // A server away is skipped while another may take the message; with none, it is tried anyway.
+      const answering = open.filter((s) => this.lane(s).available(now));
+      const candidates = answering.length > 0 ? answering : open;
+      const server = candidates[pickServer(candidates.map((s) => this.lane(s).waitEstimate(now)), this.turn++)]!;
+      const lane = this.lane(server, room);
+      let slot: Awaited<ReturnType<ServerLane['acquire']>>;
+      try {
+        slot = await lane.acquire();
+      } catch {
+        // The shared limits cannot be read (database away): nothing is sent without a slot.
+        return this.later('Sending limits of the email server unavailable');
+      }
+      if ('defer' in slot) return { kind: 'deferred', until: new Date(slot.defer), message: 'Sending limit of the email server reached' };
+      const probe = lane.sending(Date.now());
+      let outcome: MailOutcome;
+      try {
+        outcome = await send(server);
+      } finally {
+        slot.done();
+      }
+      if (outcome.kind === 'rejected' && outcome.code === null) {
+        // No SMTP answer at all: the server is away. Another one may take the message.
+        lane.unreachable(Date.now(), probe);
+        refused.add(server.id);
+        last = outcome;
+        continue;
+      }
+      lane.reached();
+      if (outcome.kind === 'rejected' && isThrottlingReply(outcome.code, outcome.message)) {
+        try {
+          await lane.throttled();
+        } catch {
+          return this.later(outcome.message);
+        }
+        if (++throttles <= this.options.throttleRetries) continue;
+        return this.later(outcome.message);
+      }
+      return outcome;
+    }
+  }
+}
