@@ -256,7 +256,6 @@ export class DeliverBroadcast {
       }, signal),
     );
   }
-  }
 
   /**
    * Records a group of outcomes set-based: one statement settles the recipient rows and writes
