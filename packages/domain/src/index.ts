@@ -19,3 +19,4 @@ export * from './email-server';
 export * from './suppression';
 export * from './transactional';
 export * from './sender';
+export * from './bounce';
