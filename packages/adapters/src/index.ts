@@ -49,3 +49,5 @@ export * from './inbound/mailgun';
 export * from './inbound/sendgrid';
 export * from './inbound/postmark';
 export * from './inbound/sns';
+export * from './inbound/dsn';
+export * from './inbound/dsn-server';

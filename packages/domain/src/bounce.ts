@@ -74,3 +74,12 @@ export function dsnBounceKind(action: string | undefined, status: string | undef
   if (cls === '4') return 'soft_bounce';
   return 'hard_bounce';
 }
+
+/**
+ * Headers a provider needs to hand our Message-ID back in its notifications: Postmark gives each
+ * email an id of its own and returns `X-PM-Metadata-*` headers as metadata (docs/bounces.md).
+ */
+export function providerHeaders(host: string, messageId: string): Record<string, string> {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return h === 'postmarkapp.com' || h.endsWith('.postmarkapp.com') ? { 'X-PM-Metadata-mailcast-message-id': messageId } : {};
+}

@@ -99,7 +99,7 @@ export class NodemailerMailer implements Mailer {
   async send(server: EmailServer, email: OutgoingEmail): Promise<MailOutcome> {
     try {
       const raw = await new MailComposer(nodemailerMessage(email)).compile().build();
-      const info = await this.transportFor(server).sendMail({ envelope: { from: email.from.email, to: [email.to] }, raw });
+      const info = await this.transportFor(server).sendMail({ envelope: { from: email.envelopeFrom ?? email.from.email, to: [email.to] }, raw });
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
       const smtp = error as SmtpError;
