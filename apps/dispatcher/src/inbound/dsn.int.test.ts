@@ -102,6 +102,11 @@ describe('the inbound SMTP listener matches DSNs to their recipients through VER
     // Mail to anything but a VERP address is refused.
     await expect(deliverDsn('postmaster@bounces.example.com', dsn('x', 'cid@example.com', '5.1.1', 'x'))).rejects.toThrow(/550/);
 
+    // The webhook receivers are off here: none of their secrets is configured.
+    for (const provider of ['ses', 'postmark', 'mailgun', 'sendgrid']) {
+      expect((await fetch(`${h.baseUrl}/inbound/${provider}`, { method: 'POST', body: '{}' })).status).toBe(404);
+    }
+
     const next = await broadcast('Two');
     expect([...next.returnPaths.keys()].sort()).toEqual(['ann@example.com', 'cid@example.com', 'dee@example.com']);
   }, 60_000);

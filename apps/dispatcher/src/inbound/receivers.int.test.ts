@@ -149,6 +149,11 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
     expect((await post('/inbound/ses', elsewhere)).status).toBe(401);
     expect(await post('/inbound/ses', complaint)).toEqual({ status: 200, body: { recorded: 1, duplicate: 0, unknown: 0 } });
     expect((await post('/inbound/ses', complaint)).status).toBe(401);
+    expect(await post('/inbound/ses', { Type: 'Other' })).toEqual({ status: 400, body: { error: 'Unknown SNS message type' } });
+    // A confirmation whose SubscribeURL is not an SNS address is never visited.
+    const elsewhereConfirm = snsMessage(signer.privateKeyPem, { Type: 'SubscriptionConfirmation', Message: 'm', SubscribeURL: 'https://evil.example/confirm', Token: 't' });
+    expect((await post('/inbound/ses', elsewhereConfirm)).status).toBe(400);
+    expect(snsRequests.filter((u) => u.includes('confirm'))).toEqual([]);
     // The certificate was downloaded once, then served from the cache.
     expect(snsRequests.filter((u) => u.endsWith('.pem'))).toHaveLength(1);
   });
