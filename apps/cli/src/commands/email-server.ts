@@ -30,7 +30,7 @@ function tls(flags: Flags, host: string) {
 
 export const emailServerAdd: Command = {
   usage:
-    'email-server add --channel ID --host H --port P [--tls starttls|implicit|none] [--secure] [--user U [--pass-stdin]] [--name N] [--from-email E] [--from-name N]   (password: --pass-stdin or SMTP_PASSWORD)',
+    'email-server add --channel ID --host H --port P [--tls starttls|implicit|none] [--secure] [--user U [--pass-stdin]] [--name N] [--from-email E] [--from-name N] [--bounce-domain D]   (password: --pass-stdin or SMTP_PASSWORD)',
   flags: {
     channel: { type: 'string' },
     host: { type: 'string' },
@@ -43,6 +43,7 @@ export const emailServerAdd: Command = {
     name: { type: 'string' },
     'from-email': { type: 'string' },
     'from-name': { type: 'string' },
+    'bounce-domain': { type: 'string' },
   },
   async run(container, flags, io) {
     const host = required(flags, 'host');
@@ -56,6 +57,7 @@ export const emailServerAdd: Command = {
       password: await password(flags, io),
       fromEmail: optional(flags, 'from-email'),
       fromName: optional(flags, 'from-name'),
+      bounceDomain: optional(flags, 'bounce-domain'),
     });
     return {
       json: { email_server: { id: server.id, host: server.host, port: server.port } },
