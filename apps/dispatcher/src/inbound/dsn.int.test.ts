@@ -54,6 +54,8 @@ describe('the inbound SMTP listener matches DSNs to their recipients through VER
     for (const name of ['ann', 'bob', 'cid', 'dee']) {
       expect((await h.request('POST', '/api/v1/subscribers.json', { subscriber: { email: `${name}@example.com` } })).status).toBe(201);
     }
+    const invalid = await h.request('PATCH', `/api/v1/email_servers/${h.emailServerId}`, { email_server: { bounce_domain: 'not a domain' } });
+    expect(invalid).toEqual({ status: 422, body: { errors: { bounce_domain: ['must be a domain name'] } } });
     const patched = await h.request('PATCH', `/api/v1/email_servers/${h.emailServerId}`, { email_server: { bounce_domain: 'bounces.example.com' } });
     expect(patched.status).toBe(200);
     expect(patched.body.bounce_domain).toBe('bounces.example.com');

@@ -198,4 +198,12 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
     expect(second.status).toBe('sent');
     expect(h.smtp.messages.slice(before).map((m) => m.to[0]).sort()).toEqual(['ann@example.com', 'fay@example.com', 'gus@example.com']);
   }, 60_000);
+
+  // Last: it spends this address's public allowance for the minute.
+  it('is rate limited per client address like the other public routes', async () => {
+    let status = 0;
+    // At most two windows' worth: a window that turns over mid-way starts the count again.
+    for (let i = 0; i < 650 && status !== 429; i++) status = (await post('/inbound/mailgun', '{}')).status;
+    expect(status).toBe(429);
+  }, 60_000);
 });
