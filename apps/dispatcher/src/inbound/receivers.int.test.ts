@@ -16,6 +16,21 @@ import {
   snsSigner,
 } from '../test-support/inbound-signing';
 
+/** For a DER ECDSA P-256 signature (r, s), the DER of (r, n − s): valid for the same content. */
+function otherEcdsaSignature(base64: string): string {
+  const der = Buffer.from(base64, 'base64');
+  const rLength = der[3]!;
+  const r = der.subarray(4, 4 + rLength);
+  const s = BigInt(`0x${der.subarray(6 + rLength).toString('hex')}`);
+  const n = BigInt('0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551');
+  let hex = (n - s).toString(16);
+  if (hex.length % 2) hex = `0${hex}`;
+  let other = Buffer.from(hex, 'hex');
+  if (other[0]! & 0x80) other = Buffer.concat([Buffer.from([0]), other]);
+  const body = Buffer.concat([Buffer.from([0x02, r.length]), r, Buffer.from([0x02, other.length]), other]);
+  return Buffer.concat([Buffer.from([0x30, body.length]), body]).toString('base64');
+}
+
 const NAMES = ['ann', 'bob', 'cid', 'dee', 'eve', 'fay', 'gus'];
 
 describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', () => {
@@ -109,6 +124,9 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
     expect((await post('/inbound/sendgrid', signed.body)).status).toBe(400);
     expect(await post('/inbound/sendgrid', signed.body, signed.headers)).toEqual({ status: 200, body: { recorded: 1, duplicate: 0, unknown: 0 } });
     expect((await post('/inbound/sendgrid', signed.body, signed.headers)).status).toBe(401);
+    // The other valid signature of the same content (s → n − s) is a replay too.
+    const malleated = { ...signed.headers, 'x-twilio-email-event-webhook-signature': otherEcdsaSignature(signed.headers['x-twilio-email-event-webhook-signature']) };
+    expect(await post('/inbound/sendgrid', signed.body, malleated)).toEqual({ status: 401, body: { error: 'Notification was already received' } });
   });
 
   it('Postmark: a bounce with the right credentials is recorded; wrong credentials and replays are refused', async () => {

@@ -1,12 +1,13 @@
 import type { BounceReport } from '@mailcast/core';
-import { createVerify, type KeyObject } from 'node:crypto';
+import { createHash, createVerify, type KeyObject } from 'node:crypto';
 import { checkFresh, isObject, malformed, parseJson, str, unauthentic } from './inbound-error';
 import type { VerifiedNotification } from './verified-notification';
 
 /**
  * SendGrid's signed event webhook (docs/bounces.md): `X-Twilio-Email-Event-Webhook-Signature` is
  * the base64 DER ECDSA P-256 / SHA-256 signature of the timestamp header followed by the raw
- * body. A timestamp more than 5 minutes away is refused; the signature is the replay key.
+ * body. A timestamp more than 5 minutes away is refused. The replay key is the hash of what was
+ * signed, not the signature: an ECDSA signature can be altered into another valid one.
  */
 export function verifySendgrid(
   raw: Buffer,
@@ -29,7 +30,8 @@ export function verifySendgrid(
   checkFresh(Number(timestamp) * 1000, nowMs);
   const events = parseJson(raw);
   if (!Array.isArray(events)) throw malformed('Body must be an array of events');
-  return { replayKey: signature, reports: events.flatMap(sendgridReport) };
+  const replayKey = createHash('sha256').update(timestamp).update(raw).digest('hex');
+  return { replayKey, reports: events.flatMap(sendgridReport) };
 }
 
 function sendgridReport(event: unknown): BounceReport[] {
