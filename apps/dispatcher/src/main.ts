@@ -9,6 +9,7 @@ import { loadDispatcherConfig } from './config';
 import { buildContainer } from './container';
 import { HANDLERS } from './handlers';
 import { portOf, startHealthServer } from './health-server';
+import { startDsnListener } from './inbound/dsn-listener';
 import { startWorkers } from './workers/job-workers';
 import { startRetention } from './workers/retention';
 import { startSweeper } from './workers/sweeper';
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
       );
       logger.info(`dispatcher health and metrics on http://localhost:${portOf(health)}/healthz, /readyz and /metrics`);
     }
+    const dsn = await startDsnListener(container, config, logger);
     logger.info(`dispatcher working ${HANDLERS.length} queue(s)`);
 
     onShutdown(log, async () => {
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
       stopSweeper();
       stopRetention();
       await listener.close();
+      await dsn?.close();
       // Both stop fetching and wait for what they hold: a sending job stops claiming, finishes
       // the messages in flight and hands the rest to a fresh job.
       await Promise.all([webhooks.stop(), workers.stop()]);

@@ -24,6 +24,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       previousSecretKeys: [],
       dataDir: path.resolve(__dirname, '../../..', '.data'),
       smtpAllowPlaintext: false,
+      inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
     });
   });
 
@@ -63,6 +64,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       previousSecretKeys: [OLD],
       dataDir: '/var/lib/mailcast',
       smtpAllowPlaintext: true,
+      inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
     });
   });
 

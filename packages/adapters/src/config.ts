@@ -1,6 +1,7 @@
 import { parseRetrySchedule } from '@mailcast/domain';
 import Joi from 'joi';
 import path from 'node:path';
+import { loadInboundConfig, type InboundConfig } from './inbound/inbound-config';
 import { decodeSecretKey } from './secrets/secret-box';
 
 /** Every process (api, dispatcher, migrate, admin) reads the same variables (docs/operations.md). */
@@ -28,6 +29,8 @@ export interface Config {
   dataDir: string;
   /** SMTP_ALLOW_PLAINTEXT: `tls: none` allowed for hosts other than loopback. */
   smtpAllowPlaintext: boolean;
+  /** The bounce and complaint receivers (INBOUND_*, docs/bounces.md). */
+  inbound: InboundConfig;
 }
 
 export class ConfigError extends Error {
@@ -99,6 +102,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `Invalid configuration: "MAILCAST_SECRET_KEY" is required when NODE_ENV=production; it ${KEY_MESSAGE}`,
     );
   }
+  let inbound: InboundConfig;
+  try {
+    inbound = loadInboundConfig(present);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
   const portValue = value.PORT as number;
   return {
     databaseUrl: value.DATABASE_URL,
@@ -121,5 +130,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // From src/ or dist/ of this package alike, as the devkit's dataDirectory does.
     dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
     smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
+    inbound,
   };
 }

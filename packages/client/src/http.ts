@@ -18,6 +18,11 @@ type NotWrapped =
   | 'trackClick'
   | 'unsubscribePage'
   | 'unsubscribeOneClick'
+  // providers' bounce and complaint webhooks: posted by SES, Postmark, Mailgun and SendGrid
+  | 'receiveSesNotification'
+  | 'receivePostmarkNotification'
+  | 'receiveMailgunNotification'
+  | 'receiveSendgridNotification'
   // the document's `webhooks`: requests the service sends, not operations it answers
   | 'subscriberEvent'
   | 'emailEvent'

@@ -109,3 +109,5 @@ export * from './discovery/get-channel-status';
 export * from './transactionals/create-transactional';
 export * from './transactionals/get-transactional';
 export * from './transactionals/send-transactional';
+export * from './bounces/record-bounce';
+export * from './bounces/record-notification';

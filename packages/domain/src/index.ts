@@ -21,3 +21,4 @@ export * from './email-server';
 export * from './suppression';
 export * from './transactional';
 export * from './sender';
+export * from './bounce';

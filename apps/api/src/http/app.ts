@@ -14,6 +14,7 @@ import { segmentsRoutes } from './segments.routes';
 import { emailServersRoutes } from './email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
+import { inboundRoutes } from './inbound/inbound.routes';
 import { apiMetrics } from './metrics';
 import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
@@ -51,9 +52,11 @@ export function createApp(container: DependencyContainer): Express {
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.
   // Public routes and failed authentication are limited per client address (docs/security.md).
-  app.use(['/t', '/u', '/confirm'], publicLimit());
+  app.use(['/t', '/u', '/confirm', '/inbound'], publicLimit());
   app.use(trackingRoutes(container));
   app.use(unsubscribeRoutes(container));
+  // Bounce and complaint receivers: no token, each checks its provider's signature.
+  app.use(inboundRoutes(container));
 
   const api = express.Router();
   api.use(failedAuthLimit(authenticate(container), config.authFailuresPerMinute));

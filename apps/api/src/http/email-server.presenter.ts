@@ -19,6 +19,7 @@ export function presentEmailServer(s: EmailServer) {
     max_per_day: s.maxPerDay,
     dkim_domain: s.dkimDomain,
     dkim_selector: s.dkimSelector,
+    bounce_domain: s.bounceDomain,
     dkim_key_present: s.dkimPrivateKey !== null,
     active: s.active,
     created_at: s.createdAt.toISOString(),

@@ -54,7 +54,7 @@ describe('email servers API', () => {
       id: expect.any(Number), name: 'SES', host: 'email-smtp.eu-west-1.amazonaws.com', port: 587, tls: 'starttls',
       smtp_username: 'AKIA', smtp_password: 'BHr9•••••••••••••••••••alue', from_email: 'news@example.com', from_name: null,
       max_per_second: 14, max_per_minute: null, max_per_hour: null, max_per_day: null, dkim_domain: 'example.com', dkim_selector: 's1',
-      dkim_key_present: false, active: true, created_at: expect.any(String), updated_at: expect.any(String),
+      bounce_domain: null, dkim_key_present: false, active: true, created_at: expect.any(String), updated_at: expect.any(String),
     });
     expect(JSON.stringify(created.body)).not.toContain('very-long-secret');
     const read = await request(api.app).get(`/api/v1/email_servers/${created.body.id}`).set(as(token));

@@ -24,6 +24,7 @@ const fields = Joi.object({
   max_per_day: limit('Max per day'),
   dkim_domain: text('Dkim domain'),
   dkim_selector: text('Dkim selector'),
+  bounce_domain: text('Bounce domain'),
   active: Joi.boolean().messages({ '*': 'Active must be true or false' }),
 })
   .unknown(true)
@@ -44,7 +45,8 @@ const MAPPING: Array<[string, keyof EmailServerChanges]> = [
   ['name', 'name'], ['host', 'host'], ['port', 'port'], ['tls', 'tls'], ['smtp_username', 'username'],
   ['smtp_password', 'password'], ['from_email', 'fromEmail'], ['from_name', 'fromName'],
   ['max_per_second', 'maxPerSecond'], ['max_per_minute', 'maxPerMinute'], ['max_per_hour', 'maxPerHour'],
-  ['max_per_day', 'maxPerDay'], ['dkim_domain', 'dkimDomain'], ['dkim_selector', 'dkimSelector'], ['active', 'active'],
+  ['max_per_day', 'maxPerDay'], ['dkim_domain', 'dkimDomain'], ['dkim_selector', 'dkimSelector'], ['bounce_domain', 'bounceDomain'],
+  ['active', 'active'],
 ];
 
 export function emailServerBody(body: unknown): EmailServerChanges {

@@ -12,6 +12,7 @@ import { TRANSACTIONAL_PATHS, TRANSACTIONALS } from './transactionals.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
 import { SEGMENT_PATHS } from './segments.paths';
 import { EMAIL_SERVER_PATHS } from './email-servers.paths';
+import { INBOUND, INBOUND_PATHS } from './inbound.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -32,6 +33,7 @@ const PATHS: Record<string, Json> = {
   ...DISCOVERY_PATHS,
   ...SEGMENT_PATHS,
   ...EMAIL_SERVER_PATHS,
+  ...INBOUND_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -181,6 +183,7 @@ export function buildOpenApiDocument(): Json {
       { name: TRANSACTIONALS, description: 'One-to-one email sent from your own code, with idempotency keys.' },
       { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
+      { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

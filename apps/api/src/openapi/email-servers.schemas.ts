@@ -12,6 +12,8 @@ const emailServerLimits: Record<string, Schema> = {
   max_per_hour: limitField('hour'),
   max_per_day: limitField('day'),
 };
+const BOUNCE_DOMAIN =
+  'Set: broadcast emails through the server have the envelope sender `bounces+<token>@<bounce_domain>`, whose delivery status notifications the inbound SMTP listener matches to their recipient.';
 const emailServerInputProperties: Record<string, Schema> = {
   name: nullableString(),
   host: string('Host name or IP address.'),
@@ -24,6 +26,7 @@ const emailServerInputProperties: Record<string, Schema> = {
   ...emailServerLimits,
   dkim_domain: nullableString(),
   dkim_selector: nullableString(),
+  bounce_domain: nullableString(BOUNCE_DOMAIN),
   active: { type: 'boolean', default: true },
 };
 
@@ -44,6 +47,7 @@ export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
     ...emailServerLimits,
     dkim_domain: nullableString(),
     dkim_selector: nullableString(),
+    bounce_domain: nullableString(BOUNCE_DOMAIN),
     dkim_key_present: boolean('A DKIM key was generated: every message through the server is signed.'),
     active: boolean(),
     created_at: dateTime(),

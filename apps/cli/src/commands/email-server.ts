@@ -30,7 +30,7 @@ function tls(flags: Flags, host: string) {
 
 export const emailServerAdd: Command = {
   usage:
-    'email-server add --channel ID --host H --port P [--tls starttls|implicit|none] [--secure] [--user U [--pass-stdin]] [--name N] [--from-email E] [--from-name N] [--max-per-second N] [--max-per-minute N] [--max-per-hour N] [--max-per-day N]   (password: --pass-stdin or SMTP_PASSWORD)',
+    'email-server add --channel ID --host H --port P [--tls starttls|implicit|none] [--secure] [--user U [--pass-stdin]] [--name N] [--from-email E] [--from-name N] [--max-per-second N] [--max-per-minute N] [--max-per-hour N] [--max-per-day N] [--bounce-domain D]   (password: --pass-stdin or SMTP_PASSWORD)',
   flags: {
     channel: { type: 'string' },
     host: { type: 'string' },
@@ -47,6 +47,7 @@ export const emailServerAdd: Command = {
     'max-per-minute': { type: 'string' },
     'max-per-hour': { type: 'string' },
     'max-per-day': { type: 'string' },
+    'bounce-domain': { type: 'string' },
   },
   async run(container, flags, io) {
     const host = required(flags, 'host');
@@ -64,6 +65,7 @@ export const emailServerAdd: Command = {
       maxPerMinute: optionalPositiveInteger(flags, 'max-per-minute'),
       maxPerHour: optionalPositiveInteger(flags, 'max-per-hour'),
       maxPerDay: optionalPositiveInteger(flags, 'max-per-day'),
+      bounceDomain: optional(flags, 'bounce-domain'),
     });
     return {
       json: { email_server: { id: server.id, host: server.host, port: server.port } },

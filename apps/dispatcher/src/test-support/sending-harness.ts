@@ -15,6 +15,8 @@ export interface SendingHarness {
   api: ApiHarness;
   smtp: SmtpCapture;
   dispatcher: DependencyContainer;
+  /** Where the api listens (its PUBLIC_URL). */
+  baseUrl: string;
   channelId: number;
   emailServerId: number;
   /** An authenticated JSON request to the api over real HTTP. */
@@ -74,6 +76,7 @@ export async function startSendingHarness(
     api,
     smtp,
     dispatcher,
+    baseUrl: env.PUBLIC_URL,
     channelId: tenant.channel.id,
     emailServerId: emailServer.id,
     request,

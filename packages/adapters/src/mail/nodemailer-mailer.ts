@@ -125,7 +125,7 @@ export class NodemailerMailer implements Mailer {
     }
     await slots.take(signal);
     try {
-      const info = await transport.sendMail({ envelope: { from: email.from.email, to: [email.to] }, raw });
+      const info = await transport.sendMail({ envelope: { from: email.envelopeFrom ?? email.from.email, to: [email.to] }, raw });
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
       return failureOutcome(error);

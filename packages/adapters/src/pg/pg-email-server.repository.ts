@@ -22,6 +22,7 @@ interface EmailServerRow {
   dkim_domain: string | null;
   dkim_selector: string | null;
   dkim_private_key: string | null;
+  bounce_domain: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -43,6 +44,7 @@ const COLUMNS: Record<keyof EmailServerChanges, keyof EmailServerRow> = {
   dkimDomain: 'dkim_domain',
   dkimSelector: 'dkim_selector',
   dkimPrivateKey: 'dkim_private_key',
+  bounceDomain: 'bounce_domain',
 };
 
 /** The password and the DKIM private key are sealed at rest (docs/secrets.md). */
@@ -72,6 +74,7 @@ export class PgEmailServerRepository implements EmailServerRepository {
       dkimDomain: row.dkim_domain,
       dkimSelector: row.dkim_selector,
       dkimPrivateKey: openNullable(this.secrets, 'email_servers.dkim_private_key', row.dkim_private_key),
+      bounceDomain: row.bounce_domain,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };

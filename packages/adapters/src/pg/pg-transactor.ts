@@ -5,6 +5,7 @@ import { PgBossJobQueue } from '../queue/pg-boss-job-queue';
 import type { SecretBox } from '../secrets/secret-box';
 import { transactionExecutor } from './database';
 import { PgApiTokenRepository } from './pg-api-token.repository';
+import { PgBounceRepository } from './pg-bounce.repository';
 import { PgBroadcastRepository } from './pg-broadcast.repository';
 import { PgChannelRepository } from './pg-channel.repository';
 import { PgEmailEvents } from './pg-email-events';
@@ -40,6 +41,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox): Repo
     templates: new PgTemplateRepository(db),
     transactionals: new PgTransactionalRepository(db),
     idempotency: new PgIdempotencyStore(db),
+    bounces: new PgBounceRepository(db),
   };
 }
 

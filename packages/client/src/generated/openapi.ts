@@ -1278,6 +1278,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inbound/mailgun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mailgun bounce and complaint webhook
+         * @description An event with its `signature` (HMAC-SHA256 of timestamp and token); at most 5 minutes old; each token once. A hard bounce or complaint suppresses the address in the channel, deactivates or unsubscribes the subscriber, counts in the broadcast's statistics and emits email.bounced / email.complained and subscriber.bounced / subscriber.complained. 404 when the receiver is not configured.
+         */
+        post: operations["receiveMailgunNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/postmark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Postmark bounce and complaint webhook
+         * @description A bounce or spam complaint record, authenticated with HTTP basic auth. A hard bounce or complaint suppresses the address in the channel, deactivates or unsubscribes the subscriber, counts in the broadcast's statistics and emits email.bounced / email.complained and subscriber.bounced / subscriber.complained. 404 when the receiver is not configured.
+         */
+        post: operations["receivePostmarkNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/sendgrid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SendGrid bounce and complaint webhook
+         * @description A batch of events signed with ECDSA (X-Twilio-Email-Event-Webhook-Signature over the timestamp header and the body); at most 5 minutes old. A hard bounce or complaint suppresses the address in the channel, deactivates or unsubscribes the subscriber, counts in the broadcast's statistics and emits email.bounced / email.complained and subscriber.bounced / subscriber.complained. 404 when the receiver is not configured.
+         */
+        post: operations["receiveSendgridNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/ses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Amazon SES (through SNS) bounce and complaint webhook
+         * @description An SNS message (Notification, SubscriptionConfirmation), verified with the SNS signing certificate (fetched only from sns.<region>.amazonaws.com) for a configured topic; SubscriptionConfirmation is confirmed (502 if it cannot be). A hard bounce or complaint suppresses the address in the channel, deactivates or unsubscribes the subscriber, counts in the broadcast's statistics and emits email.bounced / email.complained and subscriber.bounced / subscriber.complained. 404 when the receiver is not configured.
+         */
+        post: operations["receiveSesNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1817,6 +1897,8 @@ export interface components {
         };
         EmailServer: {
             active: boolean;
+            /** @description Set: broadcast emails through the server have the envelope sender `bounces+<token>@<bounce_domain>`, whose delivery status notifications the inbound SMTP listener matches to their recipient. */
+            bounce_domain: string | null;
             /** Format: date-time */
             created_at: string;
             dkim_domain: string | null;
@@ -1852,6 +1934,8 @@ export interface components {
         EmailServerCreateInput: {
             /** @default true */
             active?: boolean;
+            /** @description Set: broadcast emails through the server have the envelope sender `bounces+<token>@<bounce_domain>`, whose delivery status notifications the inbound SMTP listener matches to their recipient. */
+            bounce_domain?: string | null;
             dkim_domain?: string | null;
             dkim_selector?: string | null;
             from_email?: string | null;
@@ -1885,6 +1969,8 @@ export interface components {
         EmailServerUpdateInput: {
             /** @default true */
             active?: boolean;
+            /** @description Set: broadcast emails through the server have the envelope sender `bounces+<token>@<bounce_domain>`, whose delivery status notifications the inbound SMTP listener matches to their recipient. */
+            bounce_domain?: string | null;
             dkim_domain?: string | null;
             dkim_selector?: string | null;
             from_email?: string | null;
@@ -5063,6 +5149,311 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    receiveMailgunNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never> | unknown[];
+            };
+        };
+        responses: {
+            /** @description Verified; what it recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Already recorded for that recipient (counted once). */
+                        duplicate: number;
+                        /** @description Bounces and complaints recorded. */
+                        recorded: number;
+                        /** @description Matching no broadcast recipient. */
+                        unknown: number;
+                    };
+                };
+            };
+            /** @description Malformed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forged, stale or replayed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This receiver is not configured. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receivePostmarkNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never> | unknown[];
+            };
+        };
+        responses: {
+            /** @description Verified; what it recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Already recorded for that recipient (counted once). */
+                        duplicate: number;
+                        /** @description Bounces and complaints recorded. */
+                        recorded: number;
+                        /** @description Matching no broadcast recipient. */
+                        unknown: number;
+                    };
+                };
+            };
+            /** @description Malformed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forged, stale or replayed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This receiver is not configured. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveSendgridNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never> | unknown[];
+            };
+        };
+        responses: {
+            /** @description Verified; what it recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Already recorded for that recipient (counted once). */
+                        duplicate: number;
+                        /** @description Bounces and complaints recorded. */
+                        recorded: number;
+                        /** @description Matching no broadcast recipient. */
+                        unknown: number;
+                    };
+                };
+            };
+            /** @description Malformed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forged, stale or replayed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This receiver is not configured. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveSesNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never> | unknown[];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Verified; what it recorded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Already recorded for that recipient (counted once). */
+                        duplicate: number;
+                        /** @description Bounces and complaints recorded. */
+                        recorded: number;
+                        /** @description Matching no broadcast recipient. */
+                        unknown: number;
+                    };
+                };
+            };
+            /** @description Malformed request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forged, stale or replayed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This receiver is not configured. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body larger than 1 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests from this address. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -38,5 +38,6 @@ export function checkEmailServer(server: EmailServerChanges & { host: string; po
   }
   if (server.dkimDomain && !DNS_LABELS.test(server.dkimDomain)) add('dkim_domain', 'must be a domain name');
   if (server.dkimSelector && !DNS_LABELS.test(server.dkimSelector)) add('dkim_selector', 'must be one or more DNS labels');
+  if (server.bounceDomain && !DNS_LABELS.test(server.bounceDomain)) add('bounce_domain', 'must be a domain name');
   if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
 }

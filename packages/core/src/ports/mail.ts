@@ -15,6 +15,8 @@ export interface OutgoingEmail {
   text: string;
   html?: string | null;
   headers?: Readonly<Record<string, string>>;
+  /** The SMTP envelope sender (MAIL FROM) when not `from`: a VERP return path (docs/bounces.md). */
+  envelopeFrom?: string | null;
 }
 
 /** What the SMTP server said about one message (domain: smtpFailureKind decides permanence). */

@@ -1,5 +1,6 @@
 import type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 import type { BroadcastRepository } from './broadcasts';
+import type { BounceRepository } from './bounces';
 import type {
   ConfirmationTemplateRepository,
   SubscriberConfirmationRepository,
@@ -33,6 +34,8 @@ export interface Repositories {
   templates: TemplateRepository;
   transactionals: TransactionalRepository;
   idempotency: IdempotencyStore;
+  /** Asynchronous bounces and complaints, and the receivers' replay guard. */
+  bounces: BounceRepository;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

@@ -9,6 +9,7 @@ import {
   subjectLine,
   textToHtml,
   trackingToken,
+  verpAddress,
   type HtmlEdit,
 } from '@mailcast/domain';
 import type { Broadcast, BroadcastLink, HtmlReader, RandomSource, RecipientStore, SubscriberSnapshot, Templates } from '../ports';
@@ -53,6 +54,8 @@ export class BroadcastRenderer {
     publicUrl: string,
     /** The token a recipient's links carry (domain: trackingToken under the broadcast's secret). */
     private readonly tokenFor: (recipientId: number) => string,
+    /** The VERP envelope sender of a recipient at a bounce domain (domain: verpAddress, same secret). */
+    readonly returnPath: (recipientId: number, bounceDomain: string) => string | null = () => null,
   ) {
     this.linkByUrl = new Map(links.map((l) => [l.url, l]));
     this.customHeaders = allowedCustomHeaders(broadcast.emailHeaders);
@@ -74,7 +77,15 @@ export class BroadcastRenderer {
   ): Promise<BroadcastRenderer> {
     const links = broadcast.trackClicks ? await store.saveLinks(broadcast.id, BroadcastRenderer.trackableLinks(broadcast, reader)) : [];
     const secret = await store.trackingSecret(broadcast.id, random.bytes(32));
-    return new BroadcastRenderer(broadcast, templates, reader, links, publicUrl, (id) => trackingToken(secret, id));
+    return new BroadcastRenderer(
+      broadcast,
+      templates,
+      reader,
+      links,
+      publicUrl,
+      (id) => trackingToken(secret, id),
+      (id, domain) => verpAddress(secret, id, domain),
+    );
   }
 
   /** The distinct static http(s) links of the HTML source (a text body as it will be converted). */

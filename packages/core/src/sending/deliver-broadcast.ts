@@ -1,4 +1,4 @@
-import { finalStatus, senderAddress, usableEmailServers } from '@mailcast/domain';
+import { finalStatus, providerHeaders, senderAddress, usableEmailServers } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -252,7 +252,9 @@ export class DeliverBroadcast {
         subject: email.subject,
         text: email.text,
         html: email.html,
-        headers: email.headers,
+        headers: { ...email.headers, ...providerHeaders(server.host, r.messageId) },
+        // docs/bounces.md: a server with a bounce domain gets a VERP return path per recipient.
+        envelopeFrom: server.bounceDomain ? renderer.returnPath(r.id, server.bounceDomain) : null,
       }, signal),
     );
   }

@@ -1,4 +1,5 @@
 import type {
+  BounceRepository,
   ApiTokenRecord,
   ApiTokenRepository,
   Broadcast,
@@ -326,6 +327,11 @@ export class FakeJobs implements JobQueue {
   }
 }
 
+/** No unit test records bounces: they are tested against PostgreSQL. */
+const unusedBounces: BounceRepository = new Proxy({} as BounceRepository, {
+  get: () => () => Promise.reject(new Error('bounces are not faked')),
+});
+
 export function fakeRepositories(): Repositories & {
   channels: FakeChannels;
   apiTokens: FakeApiTokens;
@@ -344,6 +350,7 @@ export function fakeRepositories(): Repositories & {
   templates: FakeTemplates;
   transactionals: FakeTransactionals;
   idempotency: FakeIdempotency;
+  bounces: BounceRepository;
 } {
   return {
     channels: new FakeChannels(),
@@ -363,6 +370,7 @@ export function fakeRepositories(): Repositories & {
     templates: new FakeTemplates(),
     transactionals: new FakeTransactionals(),
     idempotency: new FakeIdempotency(),
+    bounces: unusedBounces,
   };
 }
 

@@ -45,6 +45,8 @@ export interface EmailServer {
   dkimDomain: string | null;
   dkimSelector: string | null;
   dkimPrivateKey: string | null;
+  /** Set: broadcast emails go out with a VERP envelope sender at this domain (docs/bounces.md). */
+  bounceDomain: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -60,6 +62,7 @@ export const EMAIL_SERVER_DEFAULTS = {
   dkimDomain: null,
   dkimSelector: null,
   dkimPrivateKey: null,
+  bounceDomain: null,
 } as const satisfies Partial<EmailServer>;
 
 type EmailServerOptional = keyof typeof EMAIL_SERVER_DEFAULTS;
