@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
-import { ListCountCache } from './list-count-cache';
+import { CountCache } from './count-cache';
 import { LIST_COUNT_ALWAYS_EXACT_UP_TO, LIST_COUNT_TTL_MS, PgSubscriberRepository } from './pg-subscriber.repository';
 
 describe('PgSubscriberRepository.list totals (docs/subscribers.md, List totals)', () => {
@@ -19,7 +19,7 @@ describe('PgSubscriberRepository.list totals (docs/subscribers.md, List totals)'
   beforeAll(async () => {
     database = await createTestDatabase();
     [{ id: channelId }] = await database.db('channels').insert({ name: 'totals' }).returning('id');
-    repository = new PgSubscriberRepository(database.db, new ListCountCache(LIST_COUNT_TTL_MS, 100, () => now));
+    repository = new PgSubscriberRepository(database.db, new CountCache(LIST_COUNT_TTL_MS, 100, () => now));
   });
   afterAll(() => database.drop());
 

@@ -1,7 +1,7 @@
 import { ValidationError, type NewSubscriber, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
 import { totalFromPage } from '@mailcast/domain';
 import type { Knex } from 'knex';
-import { ListCountCache, listCountKey } from './list-count-cache';
+import { CountCache, listCountKey } from './count-cache';
 
 export interface SubscriberRow {
   id: number;
@@ -99,7 +99,7 @@ export const LIST_COUNT_ALWAYS_EXACT_UP_TO = 1000;
 export class PgSubscriberRepository implements SubscriberRepository {
   constructor(
     private readonly db: Knex,
-    private readonly counts = new ListCountCache(LIST_COUNT_TTL_MS),
+    private readonly counts = new CountCache(LIST_COUNT_TTL_MS),
   ) {}
 
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {

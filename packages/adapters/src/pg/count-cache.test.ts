@@ -1,12 +1,12 @@
-import { ListCountCache, listCountKey } from './list-count-cache';
+import { CountCache, listCountKey } from './count-cache';
 
-describe('ListCountCache', () => {
+describe('CountCache', () => {
   let now = 0;
   const clock = () => now;
   beforeEach(() => (now = 1_000));
 
   it('counts once per key and time-to-live, then counts again', async () => {
-    const cache = new ListCountCache(30_000, 10, clock);
+    const cache = new CountCache(30_000, 10, clock);
     const count = jest.fn().mockResolvedValueOnce(7).mockResolvedValueOnce(9);
     expect(await cache.get('k', count)).toBe(7);
     now += 29_999;
@@ -18,7 +18,7 @@ describe('ListCountCache', () => {
   });
 
   it('shares one count among callers that arrive while it runs', async () => {
-    const cache = new ListCountCache(30_000, 10, clock);
+    const cache = new CountCache(30_000, 10, clock);
     let release!: (n: number) => void;
     const count = jest.fn(() => new Promise<number>((resolve) => (release = resolve)));
     const both = Promise.all([cache.get('k', count), cache.get('k', count)]);
@@ -28,13 +28,13 @@ describe('ListCountCache', () => {
   });
 
   it('keeps no failed count', async () => {
-    const cache = new ListCountCache(30_000, 10, clock);
+    const cache = new CountCache(30_000, 10, clock);
     await expect(cache.get('k', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await cache.get('k', () => Promise.resolve(3))).toBe(3);
   });
 
   it('with a time-to-live of 0 always counts', async () => {
-    const cache = new ListCountCache(0, 10, clock);
+    const cache = new CountCache(0, 10, clock);
     const count = jest.fn().mockResolvedValue(1);
     await cache.get('k', count);
     await cache.get('k', count);
@@ -44,7 +44,7 @@ describe('ListCountCache', () => {
   });
 
   it('a proven total replaces the kept count and is reported as known', async () => {
-    const cache = new ListCountCache(30_000, 10, clock);
+    const cache = new CountCache(30_000, 10, clock);
     await cache.get('k', () => Promise.resolve(500));
     expect(cache.known('k')).toBe(500);
     cache.remember('k', 501);
@@ -55,7 +55,7 @@ describe('ListCountCache', () => {
   });
 
   it('holds at most maxEntries keys, dropping the oldest', async () => {
-    const cache = new ListCountCache(30_000, 2, clock);
+    const cache = new CountCache(30_000, 2, clock);
     cache.remember('a', 1);
     cache.remember('b', 2);
     cache.remember('c', 3);
@@ -76,9 +76,9 @@ describe('listCountKey', () => {
   });
 });
 
-describe('ListCountCache recountUpTo', () => {
+describe('CountCache recountUpTo', () => {
   it('counts a small kept total again and reuses a large one', async () => {
-    const cache = new ListCountCache(30_000, 10, () => 0);
+    const cache = new CountCache(30_000, 10, () => 0);
     cache.remember('small', 1000);
     cache.remember('large', 1001);
     expect(await cache.get('small', () => Promise.resolve(1200), 1000)).toBe(1200);

@@ -1,14 +1,14 @@
 import type { SubscriberFilter } from '@mailcast/core';
 
 /**
- * Exact counts of subscriber-list filters, kept for a short time (docs/subscribers.md, "List
- * totals"). A broad filter's count visits most of its matching rows, which at a million
- * subscribers is hundreds of milliseconds; counted once per filter and time-to-live instead of
- * once per request, a page of it costs only its page query. Callers that ask for a key whose
+ * Exact counts kept for a short time: subscriber-list totals (docs/subscribers.md, "List
+ * totals") and segments' subscribers_count (docs/segments.md). A broad filter's count visits most
+ * of its matching rows, which at a million subscribers is hundreds of milliseconds; counted once
+ * per filter and time-to-live instead of once per request, a page of it costs only its page query. Callers that ask for a key whose
  * count is being computed share that one computation, so a burst of identical requests sends
  * one count, not one each. A failed count is not kept.
  */
-export class ListCountCache {
+export class CountCache {
   private readonly entries = new Map<string, { value: Promise<number>; expiresAt: number; settled?: number }>();
 
   constructor(
