@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
 import { CountCache } from './count-cache';
-import { LIST_COUNT_ALWAYS_EXACT_UP_TO, LIST_COUNT_TTL_MS, PgSubscriberRepository } from './pg-subscriber.repository';
+import { LIST_COUNT_ALWAYS_EXACT_UP_TO, LIST_COUNT_TTL_MS, PgSubscriberRepository, subscriberPageQuery } from './pg-subscriber.repository';
 
 describe('PgSubscriberRepository.list totals (docs/subscribers.md, List totals)', () => {
   let database: TestDatabase;
@@ -55,4 +55,24 @@ describe('PgSubscriberRepository.list totals (docs/subscribers.md, List totals)'
     const result = await repository.list(channelId, { tags: ['large'] }, far);
     expect([result.items.length, result.total]).toEqual([0, 1521]);
   });
+
+  it('with a small total known, finds the matches first and sorts them: the same rows in the same order', async () => {
+    await database.db.raw(
+      `INSERT INTO subscribers (channel_id, email, tags, created_at)
+       SELECT ?, 'few' || g || '@totals.test', ARRAY['few'], TIMESTAMPTZ '2026-01-01' + (g % 5) * INTERVAL '1 day' FROM generate_series(1, 300) g`,
+      [channelId],
+    );
+    const emails = async (offset: number) => (await repository.list(channelId, { tags: ['few'] }, { limit: 250, offset })).items.map((s) => s.email);
+    now += LIST_COUNT_TTL_MS; // nothing kept for this filter yet
+    const before = [await emails(0), await emails(250)]; // the first page counts, 300 is now known
+    const after = [await emails(0), await emails(250)];
+    expect(after).toEqual(before);
+    expect(before[0]).toHaveLength(250);
+    expect(before[1]).toHaveLength(50);
+    // Newest first, then the highest id: five days of sign-ups, 60 a day.
+    expect(before[0]!.slice(0, 2)).toEqual(['few299@totals.test', 'few294@totals.test']);
+    const sql = (few: boolean) => subscriberPageQuery(database.db, channelId, { tags: ['few'] }, { limit: 250, offset: 0 }, few).toSQL().sql;
+    expect([sql(false).includes('materialized'), sql(true).includes('materialized')]).toEqual([false, true]);
+  });
 });
+

@@ -70,16 +70,22 @@ export function applySubscriberFilter(query: Knex.QueryBuilder, channelId: numbe
   return query;
 }
 
-/** The page query of a list, as the repository runs it (and the benchmark). */
-export function subscriberPageQuery(db: Knex, channelId: number, filter: SubscriberFilter, page: Page) {
-  return applySubscriberFilter(db('subscribers'), channelId, filter)
-    .select('*')
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(page.limit)
-    .offset(page.offset);
+/**
+ * The page query of a list, as the repository runs it (and the benchmark). `fewMatches`: the
+ * filter is known to match few rows (a kept total), so the matches are found on their own
+ * indexes first and then sorted, instead of reading the order index newest first until 250
+ * match, which for a filter that matches almost nothing reads the whole channel.
+ */
+export function subscriberPageQuery(db: Knex, channelId: number, filter: SubscriberFilter, page: Page, fewMatches = false) {
+  const order = [
+    { column: 'created_at', order: 'desc' as const },
+    { column: 'id', order: 'desc' as const },
+  ];
+  if (fewMatches) {
+    const matches = applySubscriberFilter(db('subscribers'), channelId, filter).select('*');
+    return db.withMaterialized('matches', matches).select('*').from('matches').orderBy(order).limit(page.limit).offset(page.offset);
+  }
+  return applySubscriberFilter(db('subscribers'), channelId, filter).select('*').orderBy(order).limit(page.limit).offset(page.offset);
 }
 
 /** The count query of a list, run only when the page does not prove the total. */
@@ -171,8 +177,10 @@ export class PgSubscriberRepository implements SubscriberRepository {
   }
 
   async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {
-    const rows = (await subscriberPageQuery(this.db, channelId, filter, page)) as SubscriberRow[];
     const key = listCountKey(channelId, filter);
+    const known = this.counts.known(key);
+    const fewMatches = known !== undefined && known <= LIST_COUNT_ALWAYS_EXACT_UP_TO;
+    const rows = (await subscriberPageQuery(this.db, channelId, filter, page, fewMatches)) as SubscriberRow[];
     // A short page proves the total exactly; otherwise an exact count, which for a large total is
     // kept for a short time per filter (docs/subscribers.md, "List totals"). A kept count is never
     // less than the rows this (full) page shows to exist.
