@@ -175,7 +175,7 @@ export const subscribersBench: Bench = {
             const proven = totalFromPage(sizes.offset, sizes.limit, rows.length);
             if (proven !== null) return proven;
             const counted = async () => Number((await pool.query(count.sql, count.bindings as unknown[])).rows[0].count);
-            return counts.get(filter === FILTER ? 'combined' : endpoint, counted, LIST_COUNT_ALWAYS_EXACT_UP_TO);
+            return counts.get(endpoint, counted, LIST_COUNT_ALWAYS_EXACT_UP_TO);
           },
           viaHttp: async () => {
             const res = await httpClient.get(endpoint);
