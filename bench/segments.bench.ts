@@ -1,4 +1,16 @@
-import { createBoss, CryptoRandom, PgSegmentRepository, PgTransactor, pgRepositories, segmentPredicate, SystemClock } from '@mailcast/adapters';
+import {
+  createBoss,
+  CryptoRandom,
+  PgSegmentRepository,
+  PgTransactor,
+  pgRepositories,
+  SecretBox,
+  SEGMENT_COUNT_TTL_MS,
+  segmentPredicate,
+  SystemClock,
+} from '@mailcast/adapters';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { defaultSendingOptions, QueueRecipients } from '@mailcast/core';
 import { parseSegmentDefinition } from '@mailcast/domain';
 import type { Bench } from './harness';
@@ -6,6 +18,9 @@ import { percentile, round, timeEach } from './harness';
 
 const SUBSCRIBERS = Number(process.env.SEGMENTS_BENCH_SUBSCRIBERS ?? 1_000_000);
 const COUNT_RUNS = Number(process.env.SEGMENTS_BENCH_RUNS ?? 200);
+/** Evaluations of the rules by the database, without the kept count: each one is the real work. */
+const EVALUATION_RUNS = Number(process.env.SEGMENTS_BENCH_EVALUATIONS ?? 20);
+const QUEUE_ROUNDS = 3;
 
 /**
  * docs/segments.md: a segment of three rules (a tag, a custom field, "clicked broadcast N") over
@@ -51,57 +66,98 @@ export const segmentsBench: Bench = {
     const segments = new PgSegmentRepository(db);
     const segment = await segments.create({ channelId: channel.id, name: 'three rules', description: null, definition: parsed.definition }, new Date());
 
-    context.log(`counting ${COUNT_RUNS} times`);
+    context.log(`evaluating ${EVALUATION_RUNS} times, then counting ${COUNT_RUNS} times`);
+    const evaluations = await timeEach(EVALUATION_RUNS, () => segments.countNow(channel.id, segment.definition, new Date()), 2);
+    const plan = (
+      await db.raw(
+        `EXPLAIN (ANALYZE, BUFFERS) SELECT count(*) FROM subscribers s WHERE s.channel_id = ? AND s.redacted_at IS NULL AND (${segmentPredicate(segment.definition, channel.id, new Date()).sql})`,
+        [channel.id, ...segmentPredicate(segment.definition, channel.id, new Date()).bindings],
+      )
+    ).rows
+      .map((r: Record<string, string>) => r['QUERY PLAN'])
+      .filter((l: string) => /Scan|Join|Loop|Execution/.test(l))
+      .map((l: string) => l.trim())
+      .join(' | ');
+    // subscribers_count as GET /segments/:id serves it: the repository's kept count, for as long
+    // as the runs last (more than one time-to-live when the machine is slow).
     let members = 0;
     const samples = await timeEach(COUNT_RUNS, async () => {
       members = await segments.countMembers(channel.id, segment.definition, new Date());
     });
     const p99 = percentile(samples, 99);
+    const load = os.loadavg()[0]!;
 
-    context.log('queueing a broadcast to the segment');
-    const [target] = await db('broadcasts')
-      .insert({ channel_id: channel.id, name: 'to-segment', subject: 's', body: 'b', track_opens: false, track_clicks: false, status: 'scheduled', segment_ids: [segment.id] })
-      .returning('id');
     const boss = createBoss(url, 'api');
     await boss.start();
+    const secrets = new SecretBox(randomBytes(32));
     const queue = new QueueRecipients(
-      pgRepositories(db, boss),
-      new PgTransactor(db, boss),
+      pgRepositories(db, boss, secrets),
+      new PgTransactor(db, boss, secrets),
       new SystemClock(),
       new CryptoRandom(),
       { ...defaultSendingOptions('http://bench.test', 1), helperJobs: 0 },
       segments,
     );
-    await db.raw('CHECKPOINT');
-    const qStart = process.hrtime.bigint();
-    const queued = await queue.execute({ broadcastId: target.id });
-    const queueMs = Number(process.hrtime.bigint() - qStart) / 1e6;
-    await boss.stop({ graceful: false, close: true, wait: true });
-
-    // Ceiling: the same members in one bare INSERT … SELECT with the same compiled predicate.
-    const [bare] = await db('broadcasts')
-      .insert({ channel_id: channel.id, name: 'bare', subject: 's', body: 'b', track_opens: false, track_clicks: false })
-      .returning('id');
     const where = segmentPredicate(segment.definition, channel.id, new Date());
-    await db.raw('CHECKPOINT');
-    const bStart = process.hrtime.bigint();
-    await db.raw(
-      `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id)
-       SELECT ?, s.id, '<' || s.id || '@bench.test>' FROM subscribers s
-        WHERE s.channel_id = ? AND s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL
-          AND (${where.sql})`,
-      [bare.id, channel.id, ...where.bindings],
-    );
-    const bareMs = Number(process.hrtime.bigint() - bStart) / 1e6;
-    context.log(`count p99 ${round(p99)} ms (${members} members); queued ${queued?.totalRecipients} in ${round(queueMs)} ms, bare ${round(bareMs)} ms`);
+    const aBroadcast = async (name: string, segmentIds: number[]) =>
+      (
+        await db('broadcasts')
+          .insert({ channel_id: channel.id, name, subject: 's', body: 'b', track_opens: false, track_clicks: false, status: 'scheduled', segment_ids: segmentIds })
+          .returning('id')
+      )[0].id as number;
+    const timed = async (work: () => Promise<unknown>) => {
+      await db.raw('CHECKPOINT');
+      const start = process.hrtime.bigint();
+      await work();
+      return Number(process.hrtime.bigint() - start) / 1e6;
+    };
+    // One queueing is one sample of a few seconds on a shared machine, so each side runs
+    // QUEUE_ROUNDS times, alternating which goes first, and the medians are compared.
+    const queueSamples: number[] = [];
+    const bareSamples: number[] = [];
+    let queued = 0;
+    for (let r = 0; r < QUEUE_ROUNDS; r++) {
+      context.log(`queueing round ${r + 1} of ${QUEUE_ROUNDS}`);
+      const viaQueue = async () => {
+        const id = await aBroadcast(`to-segment-${r}`, [segment.id]);
+        queueSamples.push(await timed(async () => (queued = (await queue.execute({ broadcastId: id }))?.totalRecipients ?? 0)));
+      };
+      // Ceiling: the same members in one bare INSERT … SELECT with the same compiled predicate.
+      const bare = async () => {
+        const id = await aBroadcast(`bare-${r}`, []);
+        bareSamples.push(
+          await timed(() =>
+            db.raw(
+              `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id)
+               SELECT ?, s.id, '<' || s.id || '@bench.test>' FROM subscribers s
+                WHERE s.channel_id = ? AND s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL
+                  AND (${where.sql})`,
+              [id, channel.id, ...where.bindings],
+            ),
+          ),
+        );
+      };
+      if (r % 2 === 0) await viaQueue().then(bare);
+      else await bare().then(viaQueue);
+    }
+    await boss.stop({ graceful: false, close: true, wait: true });
+    const queueMs = percentile(queueSamples, 50);
+    const bareMs = percentile(bareSamples, 50);
+    context.log(`count p99 ${round(p99)} ms (${members} members); queued ${queued} in ${queueSamples.map((x) => round(x)).join(', ')} ms, bare ${bareSamples.map((x) => round(x)).join(', ')} ms`);
 
     return {
       title: 'Segments (issue 22)',
-      setup: `${SUBSCRIBERS} subscribers; a segment of three rules (tag vip, custom_data.plan = pro, clicked broadcast N) holding ${members}; subscribers_count timed ${COUNT_RUNS} times after 5 warm-ups; then a broadcast to it queued through QueueRecipients against one bare INSERT … SELECT of the same members. Sizes: SEGMENTS_BENCH_SUBSCRIBERS, SEGMENTS_BENCH_RUNS.`,
+      setup: `${SUBSCRIBERS} subscribers; a segment of three rules (tag vip, custom_data.plan = pro, clicked broadcast N) holding ${members}; the rules evaluated by the database ${EVALUATION_RUNS} times (countNow, no kept count), then subscribers_count as the API serves it (countMembers: exact, kept ${SEGMENT_COUNT_TTL_MS / 1000} s above 1,000 members) timed ${COUNT_RUNS} times after 5 warm-ups; then a broadcast to it queued through QueueRecipients against one bare INSERT … SELECT of the same members, each ${QUEUE_ROUNDS} times alternating which goes first (medians). Sizes: SEGMENTS_BENCH_SUBSCRIBERS, SEGMENTS_BENCH_RUNS.`,
       figures: [
         { metric: 'subscribers_count p99', value: p99, unit: 'ms', target: '< 200 ms', met: p99 < 200 },
         { metric: 'subscribers_count median', value: percentile(samples, 50), unit: 'ms' },
-        { metric: `queue ${queued?.totalRecipients ?? 0} segment recipients`, value: queueMs, unit: 'ms', ceiling: bareMs, target: '<= 1.5x bare INSERT … SELECT', met: queueMs <= 1.5 * bareMs },
+        { metric: 'rules evaluated by the database (no kept count) p50', value: percentile(evaluations, 50), unit: 'ms' },
+        { metric: 'rules evaluated by the database (no kept count) p99', value: percentile(evaluations, 99), unit: 'ms' },
+        { metric: `queue ${queued} segment recipients (median of ${QUEUE_ROUNDS})`, value: queueMs, unit: 'ms', ceiling: bareMs, target: '<= 1.5x bare INSERT … SELECT', met: queueMs <= 1.5 * bareMs },
+      ],
+      notes: [
+        `Plan of the evaluation: ${plan}`,
+        `One-minute load average after the counts: ${round(load, 1)} on ${os.cpus().length} CPUs (the machine may be shared).`,
       ],
     };
   },

@@ -12,6 +12,7 @@ export * from './pg/pg-email-events';
 export * from './pg/pg-broadcast-statistics-reader';
 export * from './pg/pg-event-outbox';
 export * from './pg/pg-subscriber.repository';
+export * from './pg/count-cache';
 export * from './pg/pg-subscriber-importer';
 export * from './pg/pg-subscriber-confirmation.repository';
 export * from './pg/pg-webhook-endpoint.repository';

@@ -1,6 +1,7 @@
 import type { NewSegment, Page, Segment, SegmentChanges, SegmentRepository, Subscriber } from '@mailcast/core';
 import { parseSegmentDefinition, presentSegmentRule, type BroadcastStatus, type SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import { CountCache } from './count-cache';
 import { segmentPredicate } from './segment-sql';
 import { toSubscriber, type SubscriberRow } from './pg-subscriber.repository';
 
@@ -34,8 +35,15 @@ function toSegment(row: SegmentRow): Segment {
 
 const storedRules = (definition: SegmentDefinition) => JSON.stringify(definition.rules.map(presentSegmentRule));
 
+/** How long a segment's count is kept, and up to which count it is always counted again (docs/segments.md). */
+export const SEGMENT_COUNT_TTL_MS = 30_000;
+export const SEGMENT_COUNT_ALWAYS_EXACT_UP_TO = 1000;
+
 export class PgSegmentRepository implements SegmentRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly counts = new CountCache(SEGMENT_COUNT_TTL_MS),
+  ) {}
 
   async create(segment: NewSegment, now: Date): Promise<Segment> {
     const [row] = await this.db('segments')
@@ -101,7 +109,17 @@ export class PgSegmentRepository implements SegmentRepository {
     return row.deleted ? 'deleted' : row.targeted ? 'targeted' : 'not_found';
   }
 
-  async countMembers(channelId: number, definition: SegmentDefinition, now: Date): Promise<number> {
+  /**
+   * Exact, and for a count above SEGMENT_COUNT_ALWAYS_EXACT_UP_TO kept per channel and rule set
+   * for SEGMENT_COUNT_TTL_MS (docs/segments.md, "subscribers_count"): the same rules share it
+   * whichever segment holds them.
+   */
+  countMembers(channelId: number, definition: SegmentDefinition, now: Date): Promise<number> {
+    return this.counts.get(JSON.stringify([channelId, definition]), () => this.countNow(channelId, definition, now), SEGMENT_COUNT_ALWAYS_EXACT_UP_TO);
+  }
+
+  /** The members counted by the database now, never kept. */
+  async countNow(channelId: number, definition: SegmentDefinition, now: Date): Promise<number> {
     const where = segmentPredicate(definition, channelId, now);
     const { rows } = await this.db.raw<{ rows: Array<{ count: string }> }>(
       `SELECT count(*) AS count FROM subscribers s WHERE s.channel_id = ? AND s.redacted_at IS NULL AND (${where.sql})`,

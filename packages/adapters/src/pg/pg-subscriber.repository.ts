@@ -1,6 +1,7 @@
 import { ValidationError, type NewSubscriber, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
 import { totalFromPage } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import { CountCache, listCountKey } from './count-cache';
 
 export interface SubscriberRow {
   id: number;
@@ -62,32 +63,29 @@ export function applySubscriberFilter(query: Knex.QueryBuilder, channelId: numbe
   if (filter.confirmationStatus === 'unconfirmed') query.whereNull('confirmed_at');
   if (filter.createdAfter !== undefined) query.where('created_at', '>=', filter.createdAfter);
   if (filter.createdBefore !== undefined) query.where('created_at', '<=', filter.createdBefore);
-  // With an address fragment the trigram index can use, that index drives the scan and tags /
-  // custom data are checked on its (few) rows. Left to itself the planner often ANDs in the tags
-  // and custom-data GIN bitmaps as well: on a large list their common keys (a tag a fifth of
-  // the subscribers have) cost more to read than all the rows they would save (EXPLAIN at a
-  // million rows: ~50 ms instead of ~10). `|| '{}'` leaves the values as they are but is not an
-  // indexed expression, which takes those bitmaps out of the plan.
-  const fragmentDrives = filter.emailContains !== undefined && filter.emailContains.length >= 3;
-  const tagsColumn = fragmentDrives ? `(tags || '{}'::text[])` : 'tags';
-  const customDataColumn = fragmentDrives ? `(custom_data || '{}'::jsonb)` : 'custom_data';
-  if (filter.tags !== undefined && filter.tags.length > 0) query.whereRaw(`${tagsColumn} @> ?::text[]`, [filter.tags]);
+  if (filter.tags !== undefined && filter.tags.length > 0) query.whereRaw(`tags @> ?::text[]`, [filter.tags]);
   if (filter.customData !== undefined && Object.keys(filter.customData).length > 0) {
-    query.whereRaw(`${customDataColumn} @> ?::jsonb`, [JSON.stringify(filter.customData)]);
+    query.whereRaw(`custom_data @> ?::jsonb`, [JSON.stringify(filter.customData)]);
   }
   return query;
 }
 
-/** The page query of a list, as the repository runs it (and the benchmark). */
-export function subscriberPageQuery(db: Knex, channelId: number, filter: SubscriberFilter, page: Page) {
-  return applySubscriberFilter(db('subscribers'), channelId, filter)
-    .select('*')
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(page.limit)
-    .offset(page.offset);
+/**
+ * The page query of a list, as the repository runs it (and the benchmark). `fewMatches`: the
+ * filter is known to match few rows (a kept total), so the matches are found on their own
+ * indexes first and then sorted, instead of reading the order index newest first until 250
+ * match, which for a filter that matches almost nothing reads the whole channel.
+ */
+export function subscriberPageQuery(db: Knex, channelId: number, filter: SubscriberFilter, page: Page, fewMatches = false) {
+  const order = [
+    { column: 'created_at', order: 'desc' as const },
+    { column: 'id', order: 'desc' as const },
+  ];
+  if (fewMatches) {
+    const matches = applySubscriberFilter(db('subscribers'), channelId, filter).select('*');
+    return db.withMaterialized('matches', matches).select('*').from('matches').orderBy(order).limit(page.limit).offset(page.offset);
+  }
+  return applySubscriberFilter(db('subscribers'), channelId, filter).select('*').orderBy(order).limit(page.limit).offset(page.offset);
 }
 
 /** The count query of a list, run only when the page does not prove the total. */
@@ -100,8 +98,15 @@ export function subscriberListQueries(db: Knex, channelId: number, filter: Subsc
   return { pageQuery: subscriberPageQuery(db, channelId, filter, page), countQuery: subscriberCountQuery(db, channelId, filter) };
 }
 
+/** How long an exact list count is kept, and up to which total it is always counted again (docs/subscribers.md, "List totals"). */
+export const LIST_COUNT_TTL_MS = 30_000;
+export const LIST_COUNT_ALWAYS_EXACT_UP_TO = 1000;
+
 export class PgSubscriberRepository implements SubscriberRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly counts = new CountCache(LIST_COUNT_TTL_MS),
+  ) {}
 
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
     const rows = await this.db<SubscriberRow>('subscribers')
@@ -172,11 +177,25 @@ export class PgSubscriberRepository implements SubscriberRepository {
   }
 
   async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {
-    const rows = (await subscriberPageQuery(this.db, channelId, filter, page)) as SubscriberRow[];
-    // A short page proves the total; otherwise count exactly (never an estimate). The count
-    // query is not even built when the page proves it.
+    const key = listCountKey(channelId, filter);
+    const known = this.counts.known(key);
+    const fewMatches = known !== undefined && known <= LIST_COUNT_ALWAYS_EXACT_UP_TO;
+    const rows = (await subscriberPageQuery(this.db, channelId, filter, page, fewMatches)) as SubscriberRow[];
+    // A short page proves the total exactly; otherwise an exact count, which for a large total is
+    // kept for a short time per filter (docs/subscribers.md, "List totals"). A kept count is never
+    // less than the rows this (full) page shows to exist.
+    const proven = totalFromPage(page.offset, page.limit, rows.length);
+    if (proven !== null) this.counts.remember(key, proven);
     const total =
-      totalFromPage(page.offset, page.limit, rows.length) ?? Number((await subscriberCountQuery(this.db, channelId, filter))[0]?.count ?? 0);
+      proven ??
+      Math.max(
+        rows.length > 0 ? page.offset + rows.length : 0,
+        await this.counts.get(
+          key,
+          async () => Number((await subscriberCountQuery(this.db, channelId, filter))[0]?.count ?? 0),
+          LIST_COUNT_ALWAYS_EXACT_UP_TO,
+        ),
+      );
     return { items: rows.map(toSubscriber), total };
   }
 }
