@@ -41,3 +41,4 @@ export * from './secrets/reseal-secrets';
 export * from './pg/pg-suppression.repository';
 export * from './pg/pg-template.repository';
 export * from './pg/pg-transactional.repository';
+export * from './templates/threaded-broadcast-rendering';

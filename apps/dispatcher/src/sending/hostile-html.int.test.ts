@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { CreateWebhookEndpoint, DeliverBroadcast, Mailer, TestWebhookEndpoint } from '@mailcast/core';
+import { BroadcastRendering, CreateWebhookEndpoint, DeliverBroadcast, Mailer, TestWebhookEndpoint } from '@mailcast/core';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { eventually } from '@mailcast/testkit';
@@ -48,6 +48,7 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
   });
   afterAll(async () => {
     await h.container.resolve<Mailer>(Mailer).close();
+    await h.container.resolve<BroadcastRendering>(BroadcastRendering).close();
     await h.close();
     await smtp.close();
     await receiver.close();

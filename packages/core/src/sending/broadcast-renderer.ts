@@ -10,20 +10,20 @@ import {
   trackingToken,
   type HtmlEdit,
 } from '@mailcast/domain';
-import type { Broadcast, BroadcastLink, HtmlReader, RandomSource, RecipientStore, SubscriberSnapshot, Templates } from '../ports';
+import type {
+  Broadcast,
+  BroadcastLink,
+  BroadcastRendering,
+  HtmlReader,
+  JobRenderer,
+  RandomSource,
+  RecipientLinks,
+  RecipientStore,
+  RenderedEmail,
+  RenderingJob,
+  Templates,
+} from '../ports';
 import { renderTurns } from './render-turns';
-
-export interface RenderedEmail {
-  subject: string;
-  text: string;
-  html: string;
-  headers: Record<string, string>;
-}
-
-export interface RecipientLinks {
-  recipientId: number;
-  subscriber: SubscriberSnapshot;
-}
 
 /** Over a cap, this recipient fails with the reason (deliver: "Rendering failed: ..."). */
 function capped(part: 'subject' | 'text' | 'html', value: string): string {
@@ -60,20 +60,26 @@ export class BroadcastRenderer {
   }
 
   /**
-   * The renderer a sending job uses: the broadcast's trackable links saved (once, whichever job
-   * comes first) and its tracking secret, kept from the first job on.
+   * What a sending job renders with: the broadcast's trackable links saved (once, whichever job
+   * comes first) and its tracking secret, kept from the first job on. The database part runs
+   * here; the rendering wherever `rendering` renders.
    */
   static async prepare(
     broadcast: Broadcast,
     store: Pick<RecipientStore, 'saveLinks' | 'trackingSecret'>,
-    templates: Templates,
-    reader: HtmlReader,
+    rendering: BroadcastRendering,
     random: RandomSource,
     publicUrl: string,
-  ): Promise<BroadcastRenderer> {
-    const links = broadcast.trackClicks ? await store.saveLinks(broadcast.id, BroadcastRenderer.trackableLinks(broadcast, reader)) : [];
-    const secret = await store.trackingSecret(broadcast.id, random.bytes(32));
-    return new BroadcastRenderer(broadcast, templates, reader, links, publicUrl, (id) => trackingToken(secret, id));
+  ): Promise<JobRenderer> {
+    const links = broadcast.trackClicks ? await store.saveLinks(broadcast.id, await rendering.trackableLinks(broadcast)) : [];
+    const trackingSecret = await store.trackingSecret(broadcast.id, random.bytes(32));
+    return rendering.forJob({ broadcast, links, trackingSecret, publicUrl });
+  }
+
+  /** The renderer of a prepared job, in whichever thread renders it. */
+  static forJob(job: RenderingJob, templates: Templates, reader: HtmlReader): BroadcastRenderer {
+    const { trackingSecret } = job;
+    return new BroadcastRenderer(job.broadcast, templates, reader, job.links, job.publicUrl, (id) => trackingToken(trackingSecret, id));
   }
 
   /** The distinct static http(s) links of the HTML source (a text body as it will be converted). */

@@ -1,16 +1,16 @@
 import { finalStatus, senderAddress, usableEmailServers } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
+  BroadcastRendering,
   Clock,
-  HtmlReader,
   Mailer,
   RandomSource,
   Repositories,
-  Templates,
   Transactor,
   type Broadcast,
   type Channel,
   type EmailServer,
+  type JobRenderer,
   type MailAddress,
 } from '../ports';
 import { BroadcastRenderer } from './broadcast-renderer';
@@ -33,7 +33,7 @@ interface Job {
   worker: string;
   servers: EmailServer[];
   channel: Channel | null;
-  renderer: BroadcastRenderer;
+  renderer: JobRenderer;
 }
 
 // One working loop per broadcast per process (keyed by the process's mailer): a second job of
@@ -55,8 +55,7 @@ export class DeliverBroadcast {
     @inject(Repositories) private readonly repositories: Repositories,
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Mailer) private readonly mailer: Mailer,
-    @inject(Templates) private readonly templates: Templates,
-    @inject(HtmlReader) private readonly htmlReader: HtmlReader,
+    @inject(BroadcastRendering) private readonly rendering: BroadcastRendering,
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
@@ -122,6 +121,7 @@ export class DeliverBroadcast {
       }
     } finally {
       heartbeat.stop();
+      job.renderer.close();
     }
   }
 
@@ -130,7 +130,7 @@ export class DeliverBroadcast {
     return {
       servers: await this.servers(broadcast),
       channel: await this.repositories.channels.findById(broadcast.channelId),
-      renderer: await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.htmlReader, this.random, this.options.publicUrl),
+      renderer: await BroadcastRenderer.prepare(broadcast, recipients, this.rendering, this.random, this.options.publicUrl),
     };
   }
 
@@ -216,7 +216,7 @@ export class DeliverBroadcast {
     r: ClaimedRecipient,
     servers: EmailServer[],
     channel: Channel | null,
-    renderer: BroadcastRenderer,
+    renderer: JobRenderer,
   ): Promise<SendOutcome> {
     const server = servers[r.id % Math.max(1, servers.length)];
     if (server === undefined) return { kind: 'unsendable', message: 'No email server configured' };

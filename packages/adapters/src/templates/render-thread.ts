@@ -1,0 +1,40 @@
+/**
+ * One thread of a ThreadedBroadcastRendering: the broadcast renderer with the Liquid engine and
+ * the HTML reader of its own. It says when it is ready; a job's context arrives once, then requests one at a time, each
+ * answered with its result or the reason it failed. Never started directly.
+ */
+import { parentPort } from 'node:worker_threads';
+import { BroadcastRenderer } from '@mailcast/core';
+import { Htmlparser2Reader } from './htmlparser2-reader';
+import { LiquidTemplates } from './liquid-templates';
+import type { RenderRequest, RenderThreadReply, RenderThreadRequest } from './threaded-broadcast-rendering';
+
+const port = parentPort!;
+const templates = new LiquidTemplates();
+const reader = new Htmlparser2Reader();
+const jobs = new Map<number, BroadcastRenderer>();
+
+async function answer(request: RenderRequest): Promise<unknown> {
+  if (request.kind === 'links') return BroadcastRenderer.trackableLinks(request.broadcast, reader);
+  const renderer = jobs.get(request.jobId);
+  if (renderer === undefined) throw new Error('the rendering thread does not know this job');
+  return renderer.render(request.recipient);
+}
+
+port.on('message', (request: RenderThreadRequest) => {
+  if (request.kind === 'job') {
+    jobs.set(request.jobId, BroadcastRenderer.forJob(request.job, templates, reader));
+    return;
+  }
+  if (request.kind === 'drop') {
+    jobs.delete(request.jobId);
+    return;
+  }
+  const { id } = request;
+  answer(request).then(
+    (value) => port.postMessage({ id, ok: true, value } satisfies RenderThreadReply),
+    (error: unknown) => port.postMessage({ id, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies RenderThreadReply),
+  );
+});
+
+port.postMessage({ ready: true } satisfies RenderThreadReply);
