@@ -1,5 +1,5 @@
 import { loadConfig, SecretBox, secretBoxFor } from '@mailcast/adapters';
-import type { EmailServer } from '@mailcast/core';
+import { EMAIL_SERVER_DEFAULTS, type EmailServer } from '@mailcast/core';
 import { randomBytes } from 'node:crypto';
 import { memoryLogger } from './logger';
 
@@ -21,7 +21,6 @@ export function anEmailServer(overrides: Partial<EmailServer> = {}): EmailServer
   return {
     id: 1,
     channelId: 1,
-    name: null,
     host: '127.0.0.1',
     port: 25,
     tls: 'none',
@@ -29,14 +28,7 @@ export function anEmailServer(overrides: Partial<EmailServer> = {}): EmailServer
     password: null,
     fromEmail: null,
     fromName: null,
-    active: true,
-    maxPerSecond: null,
-    maxPerMinute: null,
-    maxPerHour: null,
-    maxPerDay: null,
-    dkimDomain: null,
-    dkimSelector: null,
-    dkimPrivateKey: null,
+    ...EMAIL_SERVER_DEFAULTS,
     createdAt: new Date(0),
     updatedAt: new Date(0),
     ...overrides,

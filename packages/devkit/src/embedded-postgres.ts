@@ -63,6 +63,8 @@ export async function startEmbeddedPostgres(options: {
   port?: number;
   database?: string;
   persistent?: boolean;
+  /** More server settings, as `-c name=value` pairs (the tests turn fsync off). */
+  settings?: Record<string, string>;
   onLog?: (line: string) => void;
 }): Promise<EmbeddedDatabase> {
   const database = options.database ?? DEFAULT_DATABASE;
@@ -85,7 +87,10 @@ export async function startEmbeddedPostgres(options: {
     persistent: options.persistent ?? true,
     createPostgresUser: process.getuid?.() === 0,
     // Only loopback, and enough connections for api + several dispatchers + tests.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+    postgresFlags: [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
     onLog: options.onLog ?? (() => undefined),
     onError: (error: unknown) => options.onLog?.(String(error)),
   });

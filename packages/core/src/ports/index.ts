@@ -5,6 +5,7 @@
  */
 export type { Page } from './entities/page';
 export type { ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
+export { EMAIL_SERVER_DEFAULTS } from './entities/channel';
 export type {
   Broadcast,
   BroadcastChanges,

@@ -35,6 +35,7 @@ import type {
   Transactor,
 } from '../ports';
 import type { Permission } from '@mailcast/domain';
+import { EMAIL_SERVER_DEFAULTS } from '../ports';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
 import { FakeSuppressions } from './suppression-fakes';
@@ -86,15 +87,7 @@ export class FakeEmailServers implements EmailServerRepository {
   readonly rows: EmailServer[] = [];
   async create(server: NewEmailServer): Promise<EmailServer> {
     const row: EmailServer = {
-      name: null,
-      active: true,
-      maxPerSecond: null,
-      maxPerMinute: null,
-      maxPerHour: null,
-      maxPerDay: null,
-      dkimDomain: null,
-      dkimSelector: null,
-      dkimPrivateKey: null,
+      ...EMAIL_SERVER_DEFAULTS,
       createdAt: new Date(0),
       updatedAt: new Date(0),
       ...server,

@@ -49,16 +49,20 @@ export interface EmailServer {
   updatedAt: Date;
 }
 
-type EmailServerOptional =
-  | 'name'
-  | 'active'
-  | 'maxPerSecond'
-  | 'maxPerMinute'
-  | 'maxPerHour'
-  | 'maxPerDay'
-  | 'dkimDomain'
-  | 'dkimSelector'
-  | 'dkimPrivateKey';
+/** What a server has where its creator said nothing: no name, active, no limits, not signed. */
+export const EMAIL_SERVER_DEFAULTS = {
+  name: null,
+  active: true,
+  maxPerSecond: null,
+  maxPerMinute: null,
+  maxPerHour: null,
+  maxPerDay: null,
+  dkimDomain: null,
+  dkimSelector: null,
+  dkimPrivateKey: null,
+} as const satisfies Partial<EmailServer>;
+
+type EmailServerOptional = keyof typeof EMAIL_SERVER_DEFAULTS;
 
 export type NewEmailServer = Omit<EmailServer, 'id' | 'createdAt' | 'updatedAt' | EmailServerOptional> &
   Partial<Pick<EmailServer, EmailServerOptional>>;
