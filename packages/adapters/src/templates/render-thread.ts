@@ -1,7 +1,8 @@
 /**
  * One thread of a ThreadedBroadcastRendering: the broadcast renderer with the Liquid engine and
- * the HTML reader of its own. It says when it is ready; a job's context arrives once, then requests one at a time, each
- * answered with its result or the reason it failed. Never started directly.
+ * the HTML reader of its own. It says when it is ready; a job's context arrives once, then
+ * requests, answered one at a time and in order, each with its result or the reason it failed.
+ * Never started directly.
  */
 import { parentPort } from 'node:worker_threads';
 import { BroadcastRenderer } from '@mailcast/core';
@@ -21,7 +22,7 @@ async function answer(request: RenderRequest): Promise<unknown> {
   return renderer.render(request.recipient);
 }
 
-port.on('message', (request: RenderThreadRequest) => {
+async function handle(request: RenderThreadRequest): Promise<void> {
   if (request.kind === 'job') {
     jobs.set(request.jobId, BroadcastRenderer.forJob(request.job, templates, reader));
     return;
@@ -31,10 +32,17 @@ port.on('message', (request: RenderThreadRequest) => {
     return;
   }
   const { id } = request;
-  answer(request).then(
-    (value) => port.postMessage({ id, ok: true, value } satisfies RenderThreadReply),
-    (error: unknown) => port.postMessage({ id, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies RenderThreadReply),
-  );
+  try {
+    port.postMessage({ id, ok: true, value: await answer(request) } satisfies RenderThreadReply);
+  } catch (error) {
+    port.postMessage({ id, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies RenderThreadReply);
+  }
+}
+
+// In the order they came: the main side times each request from the answer before it.
+let queue = Promise.resolve();
+port.on('message', (request: RenderThreadRequest) => {
+  queue = queue.then(() => handle(request));
 });
 
 port.postMessage({ ready: true } satisfies RenderThreadReply);

@@ -27,6 +27,12 @@ export const DEFAULT_RENDER_THREADS = 1;
 export const DEFAULT_RENDER_HEAP_MB = 256;
 export const DEFAULT_RENDER_TIME_LIMIT_MS = 2_000;
 
+/**
+ * Requests a thread holds at once: it is never left idle waiting for the next one (waking an idle
+ * thread made each hand-over cost the main thread about 0.2 ms, four held about 0.05 ms).
+ */
+const IN_FLIGHT_PER_THREAD = 4;
+
 /** As for the SMTP threads: the build's copy when this file runs as TypeScript (the tests). */
 const DEFAULT_SCRIPT = __filename.endsWith('.ts')
   ? path.resolve(__dirname, '../../dist/templates/render-thread.js')
@@ -45,17 +51,18 @@ interface Slot {
   ready: boolean;
   /** The jobs whose context this slot's thread holds. */
   jobs: Set<number>;
-  task: Task | null;
+  /** Sent, not yet answered, oldest first. */
+  inFlight: Task[];
   timer: NodeJS.Timeout | null;
 }
 
 /**
  * Broadcast rendering on worker threads (docs/security.md "HTML"), so that user HTML and Liquid
  * never hold the dispatcher's event loop: its webhooks, leases and SMTP hand-offs go on while a
- * thread renders. Each thread has one request at a time, so every request is timed alone: one
- * that runs past the time limit fails ("took longer than …") and its thread is stopped and
- * replaced; a thread that dies (its heap limit reached, say) fails the request it held the same
- * way. Requests waiting for a thread are never lost with one. A job's broadcast, links, secret
+ * thread renders. A thread answers its requests one at a time, in order, and each is timed from
+ * the answer before it: one that runs past the time limit fails ("took longer than …") and its
+ * thread is stopped and replaced; a thread that dies (its heap limit reached, say) fails the
+ * request it was on the same way. The requests behind it go to the fresh thread. A job's broadcast, links, secret
  * and public URL cross to a thread once; each render then sends only the recipient.
  */
 export class ThreadedBroadcastRendering implements BroadcastRendering {
@@ -71,7 +78,7 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
     this.script = options.script ?? DEFAULT_SCRIPT;
     const count = Math.max(1, Math.floor(options.threads));
     // Threads start with the first request (most processes built in tests never render).
-    this.slots = Array.from({ length: count }, () => ({ worker: null, ready: false, jobs: new Set<number>(), task: null, timer: null }));
+    this.slots = Array.from({ length: count }, () => ({ worker: null, ready: false, jobs: new Set<number>(), inFlight: [], timer: null }));
   }
 
   trackableLinks(broadcast: Broadcast): Promise<Array<{ identifier: string; url: string }>> {
@@ -106,10 +113,10 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
     });
   }
 
-  /** Hands waiting requests to free threads, starting a thread where there is none. */
+  /** Hands waiting requests to threads with room, starting a thread where there is none. */
   private pump(): void {
     for (const slot of this.slots) {
-      while (slot.task === null) {
+      while (slot.inFlight.length < IN_FLIGHT_PER_THREAD) {
         const task = this.waiting.shift();
         if (task === undefined) return;
         this.hand(slot, task);
@@ -126,14 +133,20 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
       worker.postMessage({ kind: 'job', jobId: body.jobId, job } satisfies RenderThreadRequest);
       slot.jobs.add(body.jobId);
     }
-    slot.task = task;
-    if (slot.ready) this.time(slot);
-    // A thread at work keeps the process alive until its answer is in.
-    worker.ref();
+    slot.inFlight.push(task);
+    if (slot.inFlight.length === 1) {
+      this.time(slot);
+      // A thread at work keeps the process alive until its answers are in.
+      worker.ref();
+    }
     worker.postMessage({ ...body, id: task.id } satisfies RenderThreadRequest);
   }
 
+  /** Times the oldest request in flight: the one the thread is on (it answers in order). */
   private time(slot: Slot): void {
+    if (slot.timer !== null) clearTimeout(slot.timer);
+    slot.timer = null;
+    if (!slot.ready || slot.inFlight.length === 0) return;
     slot.timer = setTimeout(() => {
       slot.timer = null;
       void this.stop(slot, `took longer than ${this.options.timeLimitMs} ms`);
@@ -147,15 +160,15 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
       if (slot.worker !== worker) return;
       if ('ready' in reply) {
         slot.ready = true;
-        if (slot.task !== null && slot.timer === null) this.time(slot);
-        return;
+        return this.time(slot);
       }
-      const task = slot.task;
-      if (task === null || task.id !== reply.id) return;
-      this.settle(slot);
+      const task = slot.inFlight[0];
+      if (task === undefined || task.id !== reply.id) return;
+      slot.inFlight.shift();
+      this.time(slot);
       if (reply.ok) task.resolve(reply.value);
       else task.reject(new Error(reply.message));
-      if (this.waiting.length === 0) worker.unref();
+      if (slot.inFlight.length === 0) worker.unref();
       this.pump();
     });
     let reason = 'the rendering thread stopped';
@@ -166,21 +179,22 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
     return worker;
   }
 
-  /** The slot's thread stopped (or stopping): its request fails; a fresh thread takes the rest. */
+  /**
+   * The slot's thread stopped (or is to be stopped): the request it was on fails with the
+   * reason; those queued behind it go back to the front of the line, for a fresh thread.
+   */
   private async stop(slot: Slot, reason: string): Promise<void> {
-    const { worker, task } = slot;
-    this.settle(slot);
-    slot.worker = null;
-    slot.ready = false;
-    slot.jobs.clear();
-    task?.reject(new Error(reason));
-    if (!this.closed) this.pump();
-    if (worker !== null) await worker.terminate();
-  }
-
-  private settle(slot: Slot): void {
+    const { worker } = slot;
+    const [current, ...behind] = slot.inFlight;
     if (slot.timer !== null) clearTimeout(slot.timer);
-    slot.timer = null;
-    slot.task = null;
+    Object.assign(slot, { worker: null, ready: false, inFlight: [], timer: null });
+    slot.jobs.clear();
+    current?.reject(new Error(reason));
+    if (this.closed) for (const task of behind) task.reject(new Error(reason));
+    else {
+      this.waiting.unshift(...behind);
+      this.pump();
+    }
+    if (worker !== null) await worker.terminate();
   }
 }
