@@ -59,6 +59,7 @@ export * from './sending/sending-options';
 export * from './sending/event-data';
 export * from './sending/broadcast-renderer';
 export * from './sending/in-process-rendering';
+export * from './sending/render-turns';
 export * from './sending/queue-recipients';
 export * from './sending/deliver-broadcast';
 export * from './sending/recover-stalled-broadcasts';

@@ -1,4 +1,4 @@
-import type { Broadcast, BroadcastRendering, JobRenderer, RecipientLinks, RenderedEmail, RenderingJob } from '@mailcast/core';
+import { renderTurns, type Broadcast, type BroadcastRendering, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from '@mailcast/core';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
@@ -166,8 +166,9 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
       if (task === undefined || task.id !== reply.id) return;
       slot.inFlight.shift();
       this.time(slot);
-      if (reply.ok) task.resolve(reply.value);
-      else task.reject(new Error(reply.message));
+      // Answers reach the sending workers one per turn of the event loop, as renders on it did:
+      // a burst of them would otherwise run many recipients' bookkeeping in one turn.
+      void renderTurns.take().then(() => (reply.ok ? task.resolve(reply.value) : task.reject(new Error(reply.message))));
       if (slot.inFlight.length === 0) worker.unref();
       this.pump();
     });
