@@ -13,7 +13,7 @@ import {
   pgRepositories,
   SystemClock,
 } from '@mailcast/adapters';
-import { BroadcastRenderer, defaultSendingOptions, QueueRecipients } from '@mailcast/core';
+import { BroadcastRenderer, defaultSendingOptions, InProcessBroadcastRendering, QueueRecipients } from '@mailcast/core';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -135,7 +135,8 @@ export const sendingBench: Bench = {
     const secrets = secretBoxFor(loadConfig(process.env), createLogger({ level: 'warn', production: false, service: 'bench' }));
     const repositories = pgRepositories(db, boss, secrets);
     const stored = await repositories.recipients.findBroadcast(broadcast.id);
-    const renderer = await BroadcastRenderer.prepare(stored!, repositories.recipients, new LiquidTemplates(), new Htmlparser2Reader(), new CryptoRandom(), PUBLIC_URL);
+    const rendering = new InProcessBroadcastRendering(new LiquidTemplates(), new Htmlparser2Reader());
+    const { renderer } = await BroadcastRenderer.prepare(stored!, repositories.recipients, rendering, new CryptoRandom(), PUBLIC_URL);
     const suffix = `${randomBytes(6).toString('hex')}@${new URL(PUBLIC_URL).hostname}`;
     const out = createWriteStream(messagesFile);
     const subscribers = await db('subscribers').where({ channel_id: channel.id }).orderBy('id').select('id', 'email', 'first_name', 'last_name', 'tags', 'custom_data');

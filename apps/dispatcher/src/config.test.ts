@@ -1,5 +1,5 @@
 import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
-import { loadDispatcherConfig, sendingConfig, smtpConnections, smtpThreads, webhookRelayConfig } from './config';
+import { loadDispatcherConfig, renderConfig, sendingConfig, smtpConnections, smtpThreads, webhookRelayConfig } from './config';
 
 describe('the dispatcher configuration', () => {
   it('reads every setting at once, with the defaults when nothing is set', () => {
@@ -7,6 +7,13 @@ describe('the dispatcher configuration', () => {
     expect(config.sending).toEqual(sendingConfig('https://mail.example.com', {}));
     expect(config.smtp).toEqual({ threads: 2, connectionsPerServer: DEFAULT_CONNECTIONS_PER_SERVER });
     expect(config.webhookRelay).toEqual({});
+    expect(config.render).toEqual({ threads: 1, heapMb: 256, timeLimitMs: 2_000 });
+  });
+
+  it('bounds the rendering threads as told', () => {
+    const env = { MAILCAST_RENDER_THREADS: '2', MAILCAST_RENDER_HEAP_MB: '128', MAILCAST_RENDER_TIME_LIMIT_MS: '500' };
+    expect(renderConfig(env)).toEqual({ threads: 2, heapMb: 128, timeLimitMs: 500 });
+    expect(() => renderConfig({ MAILCAST_RENDER_THREADS: '0' })).toThrow('"MAILCAST_RENDER_THREADS" must be a positive integer');
   });
 
   it('refuses the whole configuration when one setting is bad', () => {

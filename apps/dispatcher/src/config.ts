@@ -1,4 +1,10 @@
-import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
+import {
+  DEFAULT_CONNECTIONS_PER_SERVER,
+  DEFAULT_RENDER_HEAP_MB,
+  DEFAULT_RENDER_THREADS,
+  DEFAULT_RENDER_TIME_LIMIT_MS,
+  type ThreadedRenderingOptions,
+} from '@mailcast/adapters';
 import { defaultSendingOptions, type SendingOptions } from '@mailcast/core';
 import { parseRetrySchedule } from '@mailcast/domain';
 import os from 'node:os';
@@ -14,6 +20,8 @@ export interface DispatcherConfig {
   /** How a broadcast is worked; the process adds its own name and stop signal at start. */
   sending: SendingOptions;
   smtp: { threads: number; connectionsPerServer: number };
+  /** The broadcast rendering threads and their bounds. */
+  render: Omit<ThreadedRenderingOptions, 'script'>;
   /** Overrides of the stalled-delivery sweep; the relay's defaults for what is absent. */
   webhookRelay: Partial<Pick<OutboxRelayOptions, 'sweepEveryMs' | 'stalledAfterMs'>>;
   /** Pruning of old rows (docs/retention.md). */
@@ -28,6 +36,7 @@ export function loadDispatcherConfig(
   return {
     sending: sendingConfig(publicUrl, env),
     smtp: { threads: smtpThreads(env, cores), connectionsPerServer: smtpConnections(env) },
+    render: renderConfig(env),
     webhookRelay: webhookRelayConfig(env),
     retention: retentionConfig(env),
   };
@@ -90,6 +99,19 @@ export function smtpThreads(env: NodeJS.ProcessEnv = process.env, cores: number 
     throw new Error('Invalid configuration: "MAILCAST_SMTP_THREADS" must be an integer from 0 to 64');
   }
   return value;
+}
+
+/**
+ * Broadcast rendering threads (docs/security.md "HTML"): MAILCAST_RENDER_THREADS (default 1),
+ * each with a heap of MAILCAST_RENDER_HEAP_MB (default 256) and MAILCAST_RENDER_TIME_LIMIT_MS
+ * (default 2000) per recipient; past either, that recipient fails and the thread is replaced.
+ */
+export function renderConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig['render'] {
+  return {
+    threads: positiveKnob(env, 'MAILCAST_RENDER_THREADS') ?? DEFAULT_RENDER_THREADS,
+    heapMb: positiveKnob(env, 'MAILCAST_RENDER_HEAP_MB') ?? DEFAULT_RENDER_HEAP_MB,
+    timeLimitMs: positiveKnob(env, 'MAILCAST_RENDER_TIME_LIMIT_MS') ?? DEFAULT_RENDER_TIME_LIMIT_MS,
+  };
 }
 
 /**

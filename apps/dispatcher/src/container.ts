@@ -1,5 +1,12 @@
-import { composeContainer, NodemailerMailer, ThreadedMailer, type Infrastructure, type Override } from '@mailcast/adapters';
-import { Mailer, PriorityMailer, RetentionPolicy, SendingOptions } from '@mailcast/core';
+import {
+  composeContainer,
+  NodemailerMailer,
+  ThreadedBroadcastRendering,
+  ThreadedMailer,
+  type Infrastructure,
+  type Override,
+} from '@mailcast/adapters';
+import { BroadcastRendering, Mailer, PriorityMailer, RetentionPolicy, SendingOptions } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 import { loadDispatcherConfig, type DispatcherConfig } from './config';
 
@@ -15,8 +22,8 @@ export interface DispatcherProcess {
 }
 
 /**
- * The dispatcher's composition root: binds the ports only it uses (the mailer and the sending
- * options), each once, on top of the shared adapters. A test passes overrides that replace
+ * The dispatcher's composition root: binds the ports only it uses (the mailer, the sending
+ * options and broadcast rendering on threads), each once, on top of the shared adapters. A test passes overrides that replace
  * single tokens (the clock, say).
  */
 export function buildContainer(
@@ -42,6 +49,8 @@ export function buildContainer(
   // Transactional email keeps connections of its own, ahead of broadcast traffic
   // (docs/transactionals.md); two per server, on the main thread.
   container.registerInstance(PriorityMailer, new NodemailerMailer(TRANSACTIONAL_CONNECTIONS));
+  // Off the event loop that webhooks, leases and SMTP share (docs/security.md "HTML").
+  container.registerInstance(BroadcastRendering, new ThreadedBroadcastRendering(config.render));
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
-import { Mailer, PriorityMailer } from '@mailcast/core';
+import { BroadcastRendering, Mailer, PriorityMailer } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
 import os from 'node:os';
@@ -81,7 +81,11 @@ async function main(): Promise<void> {
       await Promise.all([webhooks.stop(), workers.stop()]);
       await infra.close();
       // The pooled SMTP connections would otherwise keep the process (and the server) busy.
-      await Promise.all([container.resolve<Mailer>(Mailer).close(), container.resolve<Mailer>(PriorityMailer).close()]);
+      await Promise.all([
+        container.resolve<Mailer>(Mailer).close(),
+        container.resolve<Mailer>(PriorityMailer).close(),
+        container.resolve<BroadcastRendering>(BroadcastRendering).close(),
+      ]);
       await database.stop();
       health?.close();
       log.info('dispatcher stopped');

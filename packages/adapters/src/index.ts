@@ -55,3 +55,4 @@ export * from './inbound/postmark';
 export * from './inbound/sns';
 export * from './inbound/dsn';
 export * from './inbound/dsn-server';
+export * from './templates/threaded-broadcast-rendering';

@@ -1,4 +1,5 @@
 import {
+  BroadcastRendering,
   BroadcastStatisticsReader,
   Clock,
   DkimKeyGenerator,
@@ -15,6 +16,7 @@ import {
   SegmentRepository,
   Templates,
   HtmlReader,
+  InProcessBroadcastRendering,
   Transactor,
   WebhookDestinations,
   WebhookRetrySchedule,
@@ -83,8 +85,12 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
-  container.registerInstance(Templates, new LiquidTemplates());
-  container.registerInstance(HtmlReader, new Htmlparser2Reader());
+  const templates = new LiquidTemplates();
+  const reader = new Htmlparser2Reader();
+  container.registerInstance(Templates, templates);
+  container.registerInstance(HtmlReader, reader);
+  // In the process's own event loop; the dispatcher binds a threaded one (docs/security.md "HTML").
+  container.registerInstance(BroadcastRendering, new InProcessBroadcastRendering(templates, reader));
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));

@@ -58,6 +58,8 @@ export * from './statistics/get-broadcast-link-statistics';
 export * from './sending/sending-options';
 export * from './sending/event-data';
 export * from './sending/broadcast-renderer';
+export * from './sending/in-process-rendering';
+export * from './sending/render-turns';
 export * from './sending/queue-recipients';
 export * from './sending/deliver-broadcast';
 export * from './sending/server-lane';

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { CreateWebhookEndpoint, DeliverBroadcast, Mailer, TestWebhookEndpoint } from '@mailcast/core';
+import { BroadcastRendering, CreateWebhookEndpoint, DeliverBroadcast, Mailer, TestWebhookEndpoint } from '@mailcast/core';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { eventually } from '@mailcast/testkit';
@@ -33,7 +33,7 @@ async function smtpOnThread(): Promise<{ port: number; received: () => number; c
 /**
  * Issue 16, finding 1: a channel's hostile HTML body made every recipient's render cost seconds to
  * minutes on the dispatcher's main thread, so every channel's webhooks waited. Rendering is now
- * linear and yields between recipients (docs/security.md "HTML").
+ * linear and runs on the dispatcher's rendering thread (docs/security.md "HTML").
  */
 describe("a hostile HTML body does not hold up another channel's webhooks", () => {
   let h: DispatcherHarness;
@@ -48,6 +48,7 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
   });
   afterAll(async () => {
     await h.container.resolve<Mailer>(Mailer).close();
+    await h.container.resolve<BroadcastRendering>(BroadcastRendering).close();
     await h.close();
     await smtp.close();
     await receiver.close();
@@ -79,6 +80,10 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
     const path = `/other-${name.length}`;
     const endpoint = await h.container.resolve(CreateWebhookEndpoint).execute(other, { url: receiver.url(path), eventTypes: ['email.sent'] });
 
+    // A first delivery opens the connection to the receiver: what is measured is the wait on the send.
+    await h.container.resolve(TestWebhookEndpoint).execute(other, { id: endpoint.id });
+    await eventually(async () => receiver.on(path)[0], 10_000, 5);
+
     const before = smtp.received();
     const sending = h.container.resolve(DeliverBroadcast).execute({ broadcastId: broadcast.id });
     await eventually(async () => (smtp.received() > before ? true : undefined), 30_000, 5);
@@ -89,7 +94,7 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
     for (let i = 1; i <= 3; i += 1) {
       const sentAt = Date.now();
       await h.container.resolve(TestWebhookEndpoint).execute(other, { id: endpoint.id });
-      const arrived = await eventually(async () => receiver.on(path)[i - 1], 10_000, 5);
+      const arrived = await eventually(async () => receiver.on(path)[i], 10_000, 5);
       latencies.push(arrived.at - sentAt);
     }
     const sendingStill = smtp.received() - before < emails.length;
@@ -98,11 +103,11 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
     expect(smtp.received() - before).toBe(emails.length);
     // The test deliveries overlapped the send, and none waited on it.
     expect(sendingStill).toBe(true);
-    // The event loop was never held for long: what a webhook waits on rendering is bounded
-    // (through the regexes, one recipient held it for 17 s to over a minute). Alone, this test
-    // measures 200-250 ms at most on a loaded 2-core machine; beside other test files the CPU
-    // is shared, hence the margin. Arrival times also carry the database's load.
+    // The event loop was never held for long: the dispatcher renders on a thread of its own
+    // (through the regexes, one recipient held it for 17 s to over a minute; rendered on the
+    // loop, 100-200 ms per recipient on a loaded machine). Alone on a quiet 2-core machine this
+    // test measures 10-45 ms; beside other test files the CPU is shared, hence the margin.
     expect(loop.max / 1e6).toBeLessThan(1_000);
-    expect(Math.max(...latencies)).toBeLessThan(5_000);
+    expect(Math.max(...latencies)).toBeLessThan(500);
   });
 });

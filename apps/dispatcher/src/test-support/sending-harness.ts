@@ -1,5 +1,5 @@
 import { createBoss, listenForJobs, loadConfig } from '@mailcast/adapters';
-import { Mailer, PriorityMailer } from '@mailcast/core';
+import { BroadcastRendering, Mailer, PriorityMailer } from '@mailcast/core';
 import { startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { eventually, freePort, memoryLogger } from '@mailcast/testkit';
 import http from 'node:http';
@@ -99,7 +99,11 @@ export async function startSendingHarness(
       await listener.close();
       await workers.stop();
       await boss.stop({ graceful: false, close: true, wait: true });
-      await Promise.all([dispatcher.resolve<Mailer>(Mailer).close(), dispatcher.resolve<Mailer>(PriorityMailer).close()]);
+      await Promise.all([
+        dispatcher.resolve<Mailer>(Mailer).close(),
+        dispatcher.resolve<Mailer>(PriorityMailer).close(),
+        dispatcher.resolve<BroadcastRendering>(BroadcastRendering).close(),
+      ]);
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await smtp.close();

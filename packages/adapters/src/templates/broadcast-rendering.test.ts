@@ -1,58 +1,11 @@
-import { BroadcastRenderer, type Broadcast, type SubscriberSnapshot } from '@mailcast/core';
+import { BroadcastRenderer, type Broadcast } from '@mailcast/core';
 import { cpuMsAsync } from '@mailcast/testkit';
 import { Htmlparser2Reader } from './htmlparser2-reader';
 import { LiquidTemplates } from './liquid-templates';
+import { aBroadcast, subscriber } from './test-support/broadcasts';
 
 /** The broadcast renderer with the real Liquid engine and HTML reader (docs/security.md "HTML"). */
 const reader = new Htmlparser2Reader();
-
-function aBroadcast(overrides: Partial<Broadcast>): Broadcast {
-  const at = new Date('2026-06-01T00:00:00Z');
-  return {
-    id: 1,
-    channelId: 1,
-    name: 'News',
-    subject: 'Hi {{ subscriber.first_name }}',
-    preheader: null,
-    body: null,
-    htmlBody: null,
-    includeUnsubscribeLink: true,
-    replyTo: null,
-    status: 'sending',
-    trackOpens: true,
-    trackClicks: true,
-    useAnyEmailServer: true,
-    emailHeaders: [],
-    tags: [],
-    segmentIds: [],
-    templateId: null,
-    emailServerIds: [],
-    totalRecipients: 0,
-    broadcastRecipientsCount: 0,
-    scheduledSendAt: null,
-    scheduledTimezone: null,
-    beginSendAt: null,
-    sentAt: null,
-    pausedFrom: null,
-    version: 1,
-    createdAt: at,
-    updatedAt: at,
-    ...overrides,
-  };
-}
-
-const subscriber = (id: number, firstName: string | null = 'Ann'): SubscriberSnapshot => ({
-  id,
-  email: `s${id}@example.test`,
-  firstName,
-  lastName: null,
-  tags: [],
-  customData: {},
-  isActive: true,
-  source: 'api',
-  subscribedAt: new Date('2026-01-01T00:00:00Z'),
-  unsubscribedAt: null,
-});
 
 function rendererFor(broadcast: Broadcast): BroadcastRenderer {
   const links = BroadcastRenderer.trackableLinks(broadcast, reader).map((l, i) => ({ id: i + 1, ...l }));

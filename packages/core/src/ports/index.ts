@@ -72,6 +72,13 @@ export {
 } from './webhooks';
 export { Mailer, MessageWithdrawn, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
+export {
+  BroadcastRendering,
+  type JobRenderer,
+  type RecipientLinks,
+  type RenderedEmail,
+  type RenderingJob,
+} from './broadcast-rendering';
 export { RateLimitCounter } from './rate-limits';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';

@@ -12,19 +12,25 @@ import {
   verpAddress,
   type HtmlEdit,
 } from '@mailcast/domain';
-import type { Broadcast, BroadcastLink, HtmlReader, RandomSource, RecipientStore, SubscriberSnapshot, Templates } from '../ports';
+import type {
+  Broadcast,
+  BroadcastLink,
+  BroadcastRendering,
+  HtmlReader,
+  JobRenderer,
+  RandomSource,
+  RecipientLinks,
+  RecipientStore,
+  RenderedEmail,
+  RenderingJob,
+  Templates,
+} from '../ports';
 import { renderTurns } from './render-turns';
 
-export interface RenderedEmail {
-  subject: string;
-  text: string;
-  html: string;
-  headers: Record<string, string>;
-}
-
-export interface RecipientLinks {
-  recipientId: number;
-  subscriber: SubscriberSnapshot;
+/** A sending job's renders, and its recipients' VERP return paths (same secret as their tokens). */
+export interface PreparedRendering {
+  renderer: JobRenderer;
+  returnPath: (recipientId: number, bounceDomain: string) => string;
 }
 
 /** Over a cap, this recipient fails with the reason (deliver: "Rendering failed: ..."). */
@@ -54,8 +60,6 @@ export class BroadcastRenderer {
     publicUrl: string,
     /** The token a recipient's links carry (domain: trackingToken under the broadcast's secret). */
     private readonly tokenFor: (recipientId: number) => string,
-    /** The VERP envelope sender of a recipient at a bounce domain (domain: verpAddress, same secret). */
-    readonly returnPath: (recipientId: number, bounceDomain: string) => string | null = () => null,
   ) {
     this.linkByUrl = new Map(links.map((l) => [l.url, l]));
     this.customHeaders = allowedCustomHeaders(broadcast.emailHeaders);
@@ -64,28 +68,29 @@ export class BroadcastRenderer {
   }
 
   /**
-   * The renderer a sending job uses: the broadcast's trackable links saved (once, whichever job
-   * comes first) and its tracking secret, kept from the first job on.
+   * What a sending job renders with: the broadcast's trackable links saved (once, whichever job
+   * comes first) and its tracking secret, kept from the first job on. The database part runs
+   * here; the rendering wherever `rendering` renders.
    */
   static async prepare(
     broadcast: Broadcast,
     store: Pick<RecipientStore, 'saveLinks' | 'trackingSecret'>,
-    templates: Templates,
-    reader: HtmlReader,
+    rendering: BroadcastRendering,
     random: RandomSource,
     publicUrl: string,
-  ): Promise<BroadcastRenderer> {
-    const links = broadcast.trackClicks ? await store.saveLinks(broadcast.id, BroadcastRenderer.trackableLinks(broadcast, reader)) : [];
-    const secret = await store.trackingSecret(broadcast.id, random.bytes(32));
-    return new BroadcastRenderer(
-      broadcast,
-      templates,
-      reader,
-      links,
-      publicUrl,
-      (id) => trackingToken(secret, id),
-      (id, domain) => verpAddress(secret, id, domain),
-    );
+  ): Promise<PreparedRendering> {
+    const links = broadcast.trackClicks ? await store.saveLinks(broadcast.id, await rendering.trackableLinks(broadcast)) : [];
+    const trackingSecret = await store.trackingSecret(broadcast.id, random.bytes(32));
+    return {
+      renderer: rendering.forJob({ broadcast, links, trackingSecret, publicUrl }),
+      returnPath: (recipientId, bounceDomain) => verpAddress(trackingSecret, recipientId, bounceDomain),
+    };
+  }
+
+  /** The renderer of a prepared job, in whichever thread renders it. */
+  static forJob(job: RenderingJob, templates: Templates, reader: HtmlReader): BroadcastRenderer {
+    const { trackingSecret } = job;
+    return new BroadcastRenderer(job.broadcast, templates, reader, job.links, job.publicUrl, (id) => trackingToken(trackingSecret, id));
   }
 
   /** The distinct static http(s) links of the HTML source (a text body as it will be converted). */

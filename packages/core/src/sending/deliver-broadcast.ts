@@ -1,18 +1,18 @@
 import { finalStatus, providerHeaders, senderAddress, usableEmailServers } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
+  BroadcastRendering,
   Clock,
-  HtmlReader,
   Mailer,
   MessageWithdrawn,
   RandomSource,
   Repositories,
   SendRateStore,
-  Templates,
   Transactor,
   type Broadcast,
   type Channel,
   type EmailServer,
+  type JobRenderer,
   type MailAddress,
 } from '../ports';
 import { BroadcastRenderer } from './broadcast-renderer';
@@ -37,7 +37,9 @@ interface Job {
   worker: string;
   servers: EmailServer[];
   channel: Channel | null;
-  renderer: BroadcastRenderer;
+  renderer: JobRenderer;
+  /** A recipient's VERP envelope sender at a server's bounce domain (docs/bounces.md). */
+  returnPath: (recipientId: number, bounceDomain: string) => string;
 }
 
 // One working loop per broadcast per process (keyed by the process's mailer): a second job of
@@ -59,8 +61,7 @@ export class DeliverBroadcast {
     @inject(Repositories) private readonly repositories: Repositories,
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Mailer) private readonly mailer: Mailer,
-    @inject(Templates) private readonly templates: Templates,
-    @inject(HtmlReader) private readonly htmlReader: HtmlReader,
+    @inject(BroadcastRendering) private readonly rendering: BroadcastRendering,
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
@@ -127,6 +128,7 @@ export class DeliverBroadcast {
       }
     } finally {
       heartbeat.stop();
+      job.renderer.close();
     }
   }
 
@@ -135,7 +137,7 @@ export class DeliverBroadcast {
     return {
       servers: await this.servers(broadcast),
       channel: await this.repositories.channels.findById(broadcast.channelId),
-      renderer: await BroadcastRenderer.prepare(broadcast, recipients, this.templates, this.htmlReader, this.random, this.options.publicUrl),
+      ...(await BroadcastRenderer.prepare(broadcast, recipients, this.rendering, this.random, this.options.publicUrl)),
     };
   }
 
@@ -232,7 +234,7 @@ export class DeliverBroadcast {
 
   /** Rejects with MessageWithdrawn when `signal` aborts before the message started. */
   private async deliver(broadcast: Broadcast, r: ClaimedRecipient, job: Job, signal: AbortSignal): Promise<SendOutcome> {
-    const { servers, channel, renderer } = job;
+    const { servers, channel, renderer, returnPath } = job;
     if (servers.length === 0) return { kind: 'unsendable', message: 'No email server configured' };
     let email;
     try {
@@ -254,7 +256,7 @@ export class DeliverBroadcast {
         html: email.html,
         headers: { ...email.headers, ...providerHeaders(server.host, r.messageId) },
         // docs/bounces.md: a server with a bounce domain gets a VERP return path per recipient.
-        envelopeFrom: server.bounceDomain ? renderer.returnPath(r.id, server.bounceDomain) : null,
+        envelopeFrom: server.bounceDomain ? returnPath(r.id, server.bounceDomain) : null,
       }, signal),
     );
   }
