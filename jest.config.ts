@@ -43,10 +43,11 @@ const common = {
 } satisfies Config;
 
 /**
- * Two projects. `unit`: every `*.test.ts` that is not `*.int.test.ts`, pure code against fakes,
+ * Three projects. `unit`: every `*.test.ts` that is not `*.int.test.ts`, pure code against fakes,
  * no database and no sockets (`npm run test:unit`). `integration`: `*.int.test.ts`, real
- * PostgreSQL, SMTP and HTTP on loopback; only this project starts the database. `npm test`
- * runs both.
+ * PostgreSQL, SMTP and HTTP on loopback. `timing`: `*.timing.int.test.ts`, integration tests
+ * that bound a rate or a latency; `npm test` (scripts/test.mjs) runs them after the others, one
+ * file at a time, so what they time does not share the cores with other test files.
  */
 const config: Config = {
   projects: [
@@ -60,6 +61,14 @@ const config: Config = {
       ...common,
       displayName: 'integration',
       testMatch: ['**/*.int.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.timing\\.int\\.test\\.ts$'],
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'timing',
+      testMatch: ['**/*.timing.int.test.ts'],
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
     },

@@ -1,4 +1,4 @@
-import { pgRepositories, createBoss } from '@mailcast/adapters';
+import { createBoss, createLogger, loadConfig, pgRepositories, secretBoxFor } from '@mailcast/adapters';
 import { issueApiToken } from '@mailcast/core';
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -61,7 +61,8 @@ export const apiLoadBench: Bench = {
     const { url, db } = await context.database();
     const boss = createBoss(url, 'api');
     await boss.start();
-    const repositories = pgRepositories(db, boss);
+    const secrets = secretBoxFor(loadConfig(process.env), createLogger({ level: 'warn', production: false, service: 'bench' }));
+    const repositories = pgRepositories(db, boss, secrets);
     const channel = await repositories.channels.create({ name: 'Load' });
     const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, channel.id, [
       'broadcasts_read',

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createBoss, loadConfig, pgRepositories, type Infrastructure } from '@mailcast/adapters';
+import { createBoss, loadConfig, pgRepositories, secretBoxFor, type Infrastructure } from '@mailcast/adapters';
 import { CreateWebhookEndpoint, Transactor, webhookBody, type Principal } from '@mailcast/core';
 import { PERMISSIONS, signedHeaders } from '@mailcast/domain';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -118,7 +118,7 @@ export const webhooksBench: Bench = {
     const logger = winston.createLogger({ level: 'error', transports: [new winston.transports.Console()] });
     const infra: Infrastructure = { config: loadConfig({ DATABASE_URL: url, WEBHOOK_ALLOW_PRIVATE: 'true' }), logger, db, boss };
     const container = buildContainer(infra);
-    const channel = await pgRepositories(db, boss).channels.create({ name: 'bench' });
+    const channel = await pgRepositories(db, boss, secretBoxFor(infra.config, logger)).channels.create({ name: 'bench' });
     const caller: Principal = { tokenId: 0, channelId: channel.id, permissions: PERMISSIONS };
     const endpoints = [];
     for (let i = 0; i < ENDPOINTS; i++) {
