@@ -107,19 +107,22 @@ describe('admin CLI', () => {
       const broadcast = await api.fixtures.aBroadcast(channel.id);
       const rows = api.database.db('broadcasts').where({ id: broadcast.id });
       await rows.clone().update({ status: 'sending', total_recipients: 4, broadcast_recipients_count: 1 });
-      const watching = admin('broadcast', 'progress', '--id', String(broadcast.id));
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      let stdout = '';
+      let stderr = '';
+      const io = { out: (t: string) => (stdout += t), err: (t: string) => (stderr += t) };
+      const watching = runCli(['broadcast', 'progress', '--id', String(broadcast.id)], io, { DATABASE_URL: api.database.url });
+      // Each change is made once the bar has shown the state before it (off a terminal it
+      // prints a line every two seconds), so the CLI is seen following the broadcast.
+      const shown = (state: RegExp) => eventually(async () => (state.test(stderr) ? true : undefined), 10_000, 20);
+      await shown(/25% \| 1\/4 \| sending/);
       await rows.clone().update({ broadcast_recipients_count: 3 });
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      await shown(/75% \| 3\/4 \| sending/);
       await rows.clone().update({ status: 'sent', broadcast_recipients_count: 4 });
-      const result = await watching;
-      expect(result.code).toBe(0);
-      expect(result.stdout).toBe(`broadcast ${broadcast.id}: sent, 4/4 recipients processed (100%)\n`);
-      // Off a terminal the bar prints lines: the first state and the last are both there.
-      expect(result.stderr).toContain(`broadcast ${broadcast.id} [`);
-      expect(result.stderr).toMatch(/25% \| 1\/4 \| sending/);
-      expect(result.stderr).toMatch(/100% \| 4\/4 \| sent/);
-    }, 15_000);
+      expect(await watching).toBe(0);
+      expect(stdout).toBe(`broadcast ${broadcast.id}: sent, 4/4 recipients processed (100%)\n`);
+      expect(stderr).toContain(`broadcast ${broadcast.id} [`);
+      expect(stderr).toMatch(/100% \| 4\/4 \| sent/);
+    }, 20_000);
 
     it('answers an unknown broadcast with an error and exit 1', async () => {
       const result = await admin('broadcast', 'progress', '--id', '999999', '--json');

@@ -10,9 +10,11 @@ describe('transactional jobs are fetched on NOTIFY, not at the next poll', () =>
   let h: SendingHarness;
   beforeAll(async () => {
     const slowPoll = HANDLERS.map((handler): JobHandler => (handler.queue === 'transactionals.send' ? { ...handler, idleMs: 60_000 } : handler));
-    h = await startSendingHarness({ handlers: slowPoll });
-    // Let the loop's first (empty) fetch pass, so it is asleep in its minute-long pause.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    let emptyFetches = 0;
+    const onFetch = (queue: string, jobs: number) => (emptyFetches += queue === 'transactionals.send' && jobs === 0 ? 1 : 0);
+    h = await startSendingHarness({ handlers: slowPoll, onFetch });
+    // Once the loop's first fetch came back empty, it is asleep in its minute-long pause.
+    await eventually(async () => (emptyFetches > 0 ? true : undefined), 10_000, 10);
   }, 60_000);
   afterAll(() => h.close(), 60_000);
 

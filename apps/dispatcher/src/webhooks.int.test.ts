@@ -110,6 +110,8 @@ describe('webhook delivery (outbox → fan-out → signed POST), private destina
     h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url(pathName), eventTypes: ['subscriber.created'], ...input });
   const delivery = (id: number) => h.database.db('webhook_deliveries').where({ id }).first();
   const deliveriesOf = (endpointId: number) => h.database.db('webhook_deliveries').where({ webhook_endpoint_id: endpointId }).orderBy('id');
+  const deliverJobsFor = async (deliveryId: number) =>
+    Number((await h.database.db('pgboss.job').where({ name: 'webhooks.deliver' }).whereRaw(`data->>'deliveryId' = ?`, [String(deliveryId)]).count({ n: '*' }))[0]!.n);
 
   it('POSTs the envelope, signed, to every active subscribing endpoint of the channel and no other', async () => {
     const caller = await h.aPrincipal();
@@ -123,7 +125,10 @@ describe('webhook delivery (outbox → fan-out → signed POST), private destina
     const event = await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: SUBSCRIBER_DATA, createdAt });
 
     await eventually(async () => (receiver.on('/fan/a').length && receiver.on('/fan/b').length ? true : undefined));
-    await new Promise((r) => setTimeout(r, 300)); // time for anything that should not arrive
+    // Fan-out makes all of an event's deliveries in one statement, and a POST is made only for a
+    // delivery: these two are every POST the event will ever cause.
+    const fannedTo = (await h.database.db('webhook_deliveries').where({ event_id: event.id })).map((d: { webhook_endpoint_id: string }) => Number(d.webhook_endpoint_id));
+    expect(fannedTo.sort((x: number, y: number) => x - y)).toEqual([a.id, b.id].sort((x, y) => x - y));
     expect(receiver.received.filter((r) => r.path.startsWith('/fan/')).map((r) => r.path).sort()).toEqual(['/fan/a', '/fan/b']);
 
     for (const [r, secret] of [[receiver.on('/fan/a')[0]!, a.secret], [receiver.on('/fan/b')[0]!, b.secret]] as const) {
@@ -235,7 +240,8 @@ describe('webhook delivery (outbox → fan-out → signed POST), private destina
       return d?.status === 'failed' ? d : undefined;
     });
     expect(listenerDelivery.attempt_number).toBe(1);
-    await new Promise((r) => setTimeout(r, 800));
+    // A retry is a job queued in the transaction that records the failure: none was.
+    expect(await deliverJobsFor(listenerDelivery.id)).toBe(0);
     expect(receiver.on('/exhausted-listener')).toHaveLength(1);
     expect(await h.database.db('events').where({ channel_id: caller.channelId, type: 'message.attempt.exhausted' })).toHaveLength(1);
   });
@@ -283,7 +289,10 @@ describe('webhook delivery (outbox → fan-out → signed POST), private destina
     expectSigned(r!, e.secret);
     expect(JSON.parse(r!.raw.toString())).toMatchObject({ type: 'test.webhook', data: { webhook_endpoint_id: e.id } });
     await eventually(async () => ((await delivery(deliveryId))?.status === 'succeeded' ? true : undefined));
-    await new Promise((res) => setTimeout(res, 300));
+    // The test event is made dispatched, so the relay never fans it out: its one delivery is all.
+    const testEvent = await h.database.db('events').where({ channel_id: caller.channelId, type: 'test.webhook' }).first();
+    expect(testEvent.dispatched_at).not.toBeNull();
+    expect((await h.database.db('webhook_deliveries').where({ event_id: testEvent.id }).pluck('id')).map(Number)).toEqual([deliveryId]);
     expect(receiver.on('/test/two')).toHaveLength(0);
   });
 
@@ -299,9 +308,10 @@ describe('webhook delivery (outbox → fan-out → signed POST), private destina
     // A committed event recorded afterwards arrives, so the relay has run past the rolled-back one.
     const committed = await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: { after: true }, createdAt: new Date() });
     const posts = await eventually(async () => (receiver.on('/rollback').length ? receiver.on('/rollback') : undefined));
-    await new Promise((res) => setTimeout(res, 300));
     expect(posts.map((p) => JSON.parse(p.raw.toString()).id)).toEqual([committed.id]);
+    // A POST is made only for a delivery of a stored event: the committed one is the only one.
     expect(await h.database.db('events').where({ channel_id: caller.channelId })).toHaveLength(1);
+    expect((await h.database.db('webhook_deliveries').where({ channel_id: caller.channelId }).pluck('event_id')).map(String)).toEqual([String(committed.id)]);
   });
 
   it('a hanging endpoint does not hold up a healthy one', async () => {

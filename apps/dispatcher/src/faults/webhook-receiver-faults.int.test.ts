@@ -6,8 +6,9 @@ import { startDispatcherHarness, type DispatcherHarness } from '../test-support/
 interface Hit { path: string; id: string; type: string; at: number; phase: 'slow' | 'healthy' }
 
 /**
- * A webhook receiver that is down (nothing listens on its port), then slow (answers after
- * WEBHOOK_TIMEOUT_MS), then healthy. Deliveries follow WEBHOOK_RETRY_SCHEDULE through all of it:
+ * A webhook receiver that is down (nothing listens on its port) until every delivery was refused
+ * once, then slow (answers after WEBHOOK_TIMEOUT_MS) until each event was seen slow and the hasty
+ * endpoint exhausted, then healthy. Deliveries follow WEBHOOK_RETRY_SCHEDULE through all of it:
  * an endpoint with retries to spare gets every event, one with few retries exhausts with one
  * message.attempt.exhausted per delivery.
  */
@@ -15,8 +16,6 @@ describe('webhook delivery to a receiver that is down, then slow, then back', ()
   const SCHEDULE_MS = [200, 300, 400, 500, 600, 1000];
   const TIMEOUT_MS = 200;
   const SLOW_MS = 300;
-  const DOWN_FOR_MS = 1000;
-  const SLOW_FOR_MS = 800;
   let h: DispatcherHarness;
   let server: http.Server | undefined;
 
@@ -45,34 +44,43 @@ describe('webhook delivery to a receiver that is down, then slow, then back', ()
     const hasty = await create.execute(caller, { url: url('/hasty'), eventTypes: ['subscriber.created'], retriesToAttempt: 1 });
 
     // Down: the port refuses connections while the events are recorded.
-    const startedAt = Date.now();
     const events = [];
     for (let i = 0; i < 5; i++) {
       events.push(await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: { n: i }, createdAt: new Date() }));
     }
     const ids = events.map((e) => String(e.id));
 
+    const deliveriesOf = (endpointId: number) => h.database.db('webhook_deliveries').where({ webhook_endpoint_id: endpointId }).orderBy('event_id');
+    const original = (rows: any[]) => rows.filter((r: { event_type: string }) => r.event_type === 'subscriber.created');
+    await eventually(async () => {
+      const rows = [...original(await deliveriesOf(patient.id)), ...original(await deliveriesOf(hasty.id))];
+      return rows.length === 10 && rows.every((r: { error_message: string | null }) => r.error_message !== null) ? true : undefined;
+    }, 15_000, 20);
+
     // Then slow, then healthy.
     const hits: Hit[] = [];
-    const slowUntil = startedAt + DOWN_FOR_MS + SLOW_FOR_MS;
-    await new Promise((resolve) => setTimeout(resolve, startedAt + DOWN_FOR_MS - Date.now()));
+    let healthy = false;
     server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string };
-        const phase = Date.now() < slowUntil ? 'slow' : 'healthy';
+        const phase = healthy ? 'healthy' : 'slow';
         hits.push({ path: req.url ?? '', id: String(req.headers['broadcast-webhook-id']), type: body.type, at: Date.now(), phase });
         setTimeout(() => res.writeHead(200).end('ok'), phase === 'slow' ? SLOW_MS : 0);
       });
     });
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    await eventually(async () => {
+      const seenSlow = new Set(hits.filter((x) => x.path === '/patient' && x.phase === 'slow').map((x) => x.id));
+      const hastyRows = await deliveriesOf(hasty.id);
+      return ids.every((id) => seenSlow.has(id)) && hastyRows.length === 5 && hastyRows.every((r: { status: string }) => r.status === 'failed') ? true : undefined;
+    }, 30_000, 20);
+    healthy = true;
 
-    const deliveriesOf = (endpointId: number) => h.database.db('webhook_deliveries').where({ webhook_endpoint_id: endpointId }).orderBy('event_id');
     const settled = await eventually(async () => {
-      const rows = await deliveriesOf(patient.id);
-      const original = rows.filter((r: { event_type: string }) => r.event_type === 'subscriber.created');
-      return original.length === 5 && original.every((r: { status: string }) => r.status === 'succeeded') ? original : undefined;
+      const rows = original(await deliveriesOf(patient.id));
+      return rows.length === 5 && rows.every((r: { status: string }) => r.status === 'succeeded') ? rows : undefined;
     }, 30_000, 100);
 
     // Every event reached the patient endpoint with a healthy answer, each recorded once.
@@ -111,7 +119,9 @@ describe('webhook delivery to a receiver that is down, then slow, then back', ()
     }, 10_000, 100);
     expect(notices.map((r: { event_id: string }) => String(r.event_id)).sort()).toEqual(exhausted.map((e: { id: string }) => String(e.id)).sort());
     for (const row of notices) expect(row.attempt_number).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, SCHEDULE_MS[0]! * 2));
+    // A retry is a job queued in the transaction that records the failure: none was for a notice.
+    const retries = await h.database.db('pgboss.job').where({ name: 'webhooks.deliver' }).whereRaw(`(data->>'deliveryId')::bigint = ANY(?)`, [notices.map((r: { id: string }) => Number(r.id))]);
+    expect(retries).toEqual([]);
     for (const e of exhausted) expect(hits.filter((x) => x.path === '/patient' && x.id === String(e.id)).length).toBeLessThanOrEqual(1);
     expect(await h.database.db('events').where({ channel_id: caller.channelId, type: 'message.attempt.exhausted' })).toHaveLength(5);
     expect(h.errors).toEqual([]);

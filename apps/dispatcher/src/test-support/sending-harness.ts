@@ -31,7 +31,13 @@ export interface SendingHarness {
  * with one channel that has an email server: what a test of email leaving the product needs.
  */
 export async function startSendingHarness(
-  options: { verdictFor?: (to: string) => RecipientVerdict; handlers?: readonly JobHandler[]; env?: Record<string, string> } = {},
+  options: {
+    verdictFor?: (to: string) => RecipientVerdict;
+    handlers?: readonly JobHandler[];
+    env?: Record<string, string>;
+    /** Told of every fetch the workers make: the queue and how many jobs it answered. */
+    onFetch?: (queue: string, jobs: number) => void;
+  } = {},
 ): Promise<SendingHarness> {
   const port = await freePort();
   const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '0', ...options.env };
@@ -48,7 +54,7 @@ export async function startSendingHarness(
     db: api.database.db,
     boss,
   }, [], { config: loadDispatcherConfig(env.PUBLIC_URL, { ...process.env, ...env }) });
-  const workers: JobWorkers = startWorkers(boss, dispatcher, options.handlers ?? HANDLERS);
+  const workers: JobWorkers = startWorkers(observedFetches(boss, options.onFetch), dispatcher, options.handlers ?? HANDLERS);
   const listener = listenForJobs(api.database.url, (queue) => workers.wake(queue));
   const tenant = await api.fixtures.aTenant();
   const emailServer = await api.fixtures.repositories.emailServers.create({
@@ -110,4 +116,22 @@ export async function startSendingHarness(
       await api.close();
     },
   };
+}
+
+/** The same pg-boss, whose fetches are also reported to `onFetch` (when given). */
+function observedFetches(boss: PgBoss, onFetch?: (queue: string, jobs: number) => void): PgBoss {
+  if (onFetch === undefined) return boss;
+  return new Proxy(boss, {
+    get(target, property) {
+      if (property !== 'fetch') {
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (queue: string, options: PgBoss.FetchOptions) => {
+        const jobs = await target.fetch(queue, options);
+        onFetch(queue, jobs.length);
+        return jobs;
+      };
+    },
+  });
 }

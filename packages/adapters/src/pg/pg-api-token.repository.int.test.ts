@@ -1,4 +1,5 @@
 import { hashApiToken } from '@mailcast/domain';
+import pg from 'pg';
 import { createTestDatabase, eventually, Fixtures, throwawaySecretBox, type TestDatabase } from '@mailcast/testkit';
 import { createBoss } from '../queue/boss';
 import { CachedApiTokenRepository, PgApiTokenRepository } from './pg-api-token.repository';
@@ -79,8 +80,15 @@ describe('CachedApiTokenRepository', () => {
   });
 
   it('announces a revocation only when it commits', async () => {
-    const cache = new CachedApiTokenRepository(new PgApiTokenRepository(database.db), database.db, { ttlMs: 60_000, maxEntries: 100 });
+    // The cache's own connection also hears a marker announced after the rollback. A session
+    // gets notifications in commit order: once the marker is heard, an announcement of the
+    // rolled-back revocation would have been heard before it.
+    let listener: pg.Client | undefined;
+    const connect = () => (listener = new pg.Client({ connectionString: database.url }));
+    const cache = new CachedApiTokenRepository(new PgApiTokenRepository(database.db), database.db, { ttlMs: 60_000, maxEntries: 100, connect });
     await cache.start();
+    await listener!.query('LISTEN mailcast_test_marker');
+    const markerHeard = new Promise<void>((resolve) => listener!.on('notification', (m) => m.channel === 'mailcast_test_marker' && resolve()));
     const kept = await aToken();
     const other = await aToken();
     expect((await cache.findByHash(kept.hash))?.revokedAt).toBeNull();
@@ -92,7 +100,8 @@ describe('CachedApiTokenRepository', () => {
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await database.db.raw('NOTIFY mailcast_test_marker');
+    await markerHeard;
     expect((await cache.findByHash(kept.hash))?.revokedAt).toBeNull();
     // A committed one empties the memory.
     await new PgTransactor(database.db, boss(), throwawaySecretBox()).run((r) => r.apiTokens.revoke(other.id, new Date()));
