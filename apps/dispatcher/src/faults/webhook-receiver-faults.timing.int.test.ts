@@ -10,6 +10,10 @@ interface Hit { path: string; id: string; type: string; at: number; phase: 'slow
  * WEBHOOK_TIMEOUT_MS), then healthy. Deliveries follow WEBHOOK_RETRY_SCHEDULE through all of it:
  * an endpoint with retries to spare gets every event, one with few retries exhausts with one
  * message.attempt.exhausted per delivery.
+ *
+ * A timing test: the receiver's phases and WEBHOOK_TIMEOUT_MS are a few hundred milliseconds, so
+ * beside other test files a healthy answer can reach the dispatcher after the timeout and be
+ * (rightly) tried again, which breaks "one healthy hit per event".
  */
 describe('webhook delivery to a receiver that is down, then slow, then back', () => {
   const SCHEDULE_MS = [200, 300, 400, 500, 600, 1000];
