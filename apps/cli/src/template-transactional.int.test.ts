@@ -66,6 +66,11 @@ describe('admin CLI: templates and transactionals', () => {
     const blocked = await admin('transactional', 'send', '--channel', id, '--to', 'blocked@example.com', '--subject', 'S', '--body', 'B');
     expect(blocked.json.status).toBe('suppressed');
 
+    const unsubscribable = await admin('transactional', 'send', '--channel', id, '--to', 'news@example.com', '--subject', 'S', '--body', 'B', '--include-unsubscribe-link');
+    expect(unsubscribable.code).toBe(0);
+    const flags = await api.database.db('transactionals').whereIn('id', [sent.json.id, unsubscribable.json.id]).orderBy('id').pluck('include_unsubscribe_link');
+    expect(flags).toEqual([false, true]);
+
     const badData = await admin('transactional', 'send', '--channel', id, '--to', 'x@example.com', '--subject', 'S', '--body', 'B', '--data', '[1]');
     expect([badData.code, JSON.stringify(badData.json)]).toEqual([1, expect.stringContaining('must be an object')]);
     const noBody = await admin('transactional', 'send', '--channel', id, '--to', 'x@example.com', '--subject', 'S');

@@ -111,5 +111,6 @@ export * from './discovery/get-channel-status';
 export * from './transactionals/create-transactional';
 export * from './transactionals/get-transactional';
 export * from './transactionals/send-transactional';
+export * from './transactionals/unsubscribe-link';
 export * from './bounces/record-bounce';
 export * from './bounces/record-notification';

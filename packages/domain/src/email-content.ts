@@ -88,6 +88,21 @@ export function preheaderHtml(preheader: string): string {
   return '<div style="display:none;max-height:0;overflow:hidden;opacity:0;mso-hide:all">' + escapeHtml(preheader) + '</div>';
 }
 
+/** The visible unsubscribe link of an email's HTML part, put at the end of its body. */
+export function unsubscribeFooterHtml(url: string): string {
+  return `<p style="font-size:12px;color:#666"><a href="${escapeHtml(url)}">Unsubscribe</a></p>`;
+}
+
+/** The visible unsubscribe link of an email's text part, appended to it. */
+export function unsubscribeFooterText(url: string): string {
+  return `\n\nUnsubscribe: ${url}`;
+}
+
+/** RFC 8058: a URI the receiver may POST to without a confirmation, and the one-click marker. */
+export function listUnsubscribeHeaders(url: string): Record<string, string> {
+  return { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
+}
+
 /**
  * Headers a broadcast's email_headers may not set (docs/security.md "Custom headers"): the ones
  * that make the message what it is (addressing, identity, MIME structure, trace and signature

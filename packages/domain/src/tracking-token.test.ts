@@ -1,4 +1,11 @@
-import { trackingToken, trackingTokenRecipient, verifyTrackingToken } from './tracking-token';
+import {
+  trackingToken,
+  trackingTokenRecipient,
+  transactionalTokenId,
+  transactionalUnsubscribeToken,
+  verifyTrackingToken,
+  verifyTransactionalUnsubscribeToken,
+} from './tracking-token';
 
 const secret = Buffer.alloc(32, 7);
 
@@ -19,6 +26,35 @@ describe('tracking tokens', () => {
     for (const bad of ['', '42', '042-' + mac, '42-' + mac + 'x', 'x-' + mac]) {
       expect(trackingTokenRecipient(bad)).toBeNull();
       expect(verifyTrackingToken(secret, bad)).toBe(false);
+    }
+  });
+});
+
+describe('transactional unsubscribe tokens', () => {
+  it('names the transactional and verifies under its own secret only', () => {
+    const token = transactionalUnsubscribeToken(secret, 42);
+    expect(token).toMatch(/^t42-[A-Za-z0-9_-]{22}$/);
+    expect(transactionalTokenId(token)).toBe(42);
+    expect(verifyTransactionalUnsubscribeToken(secret, token)).toBe(true);
+    expect(verifyTransactionalUnsubscribeToken(Buffer.alloc(32, 8), token)).toBe(false);
+  });
+
+  it('is never a broadcast token, and a broadcast token is never one', () => {
+    const token = transactionalUnsubscribeToken(secret, 42);
+    expect(trackingTokenRecipient(token)).toBeNull();
+    expect(verifyTrackingToken(secret, token.slice(1))).toBe(false);
+    expect(transactionalTokenId(trackingToken(secret, 42))).toBeNull();
+    expect(verifyTransactionalUnsubscribeToken(secret, `t${trackingToken(secret, 42)}`)).toBe(false);
+  });
+
+  it('refuses a token moved to another transactional, altered, or malformed', () => {
+    const token = transactionalUnsubscribeToken(secret, 42);
+    const mac = token.split('-')[1]!;
+    expect(verifyTransactionalUnsubscribeToken(secret, `t43-${mac}`)).toBe(false);
+    expect(verifyTransactionalUnsubscribeToken(secret, `t42-${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`)).toBe(false);
+    for (const bad of ['', 't42', 't042-' + mac, 't42-' + mac + 'x', 'tx-' + mac, 'T42-' + mac]) {
+      expect(transactionalTokenId(bad)).toBeNull();
+      expect(verifyTransactionalUnsubscribeToken(secret, bad)).toBe(false);
     }
   });
 });

@@ -4,30 +4,54 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * Tracking and unsubscribe links carry `<recipient id>-<MAC>`: the MAC is an HMAC-SHA256 of the
  * recipient id under a random secret of the broadcast (132 bits kept), so a token cannot be
  * forged or enumerated, and no per-recipient random value has to be generated or indexed.
+ *
+ * A transactional's unsubscribe link carries `t<transactional id>-<MAC>`, the MAC under a random
+ * secret of that transactional, over a message no broadcast token signs: it names the one
+ * subscriber the transactional went to, in its channel.
  */
 
 const MAC_LENGTH = 22;
-const TOKEN = /^([1-9]\d{0,15})-([A-Za-z0-9_-]{22})$/;
 
-function mac(secret: Uint8Array, recipientId: number): string {
-  return createHmac('sha256', secret).update(`recipient:${recipientId}`).digest('base64url').slice(0, MAC_LENGTH);
+interface TokenKind {
+  pattern: RegExp;
+  prefix: string;
+  message: string;
 }
 
-export function trackingToken(secret: Uint8Array, recipientId: number): string {
-  return `${recipientId}-${mac(secret, recipientId)}`;
+const RECIPIENT: TokenKind = { pattern: /^([1-9]\d{0,15})-([A-Za-z0-9_-]{22})$/, prefix: '', message: 'recipient' };
+const TRANSACTIONAL: TokenKind = { pattern: /^t([1-9]\d{0,15})-([A-Za-z0-9_-]{22})$/, prefix: 't', message: 'transactional-unsubscribe' };
+
+function mac(kind: TokenKind, secret: Uint8Array, id: number): string {
+  return createHmac('sha256', secret).update(`${kind.message}:${id}`).digest('base64url').slice(0, MAC_LENGTH);
 }
 
-/** The recipient id a well-formed token names (not yet verified), or null. */
-export function trackingTokenRecipient(token: string): number | null {
-  const m = TOKEN.exec(token);
+const make = (kind: TokenKind, secret: Uint8Array, id: number) => `${kind.prefix}${id}-${mac(kind, secret, id)}`;
+
+function idOf(kind: TokenKind, token: string): number | null {
+  const m = kind.pattern.exec(token);
   return m ? Number(m[1]) : null;
 }
 
-/** Constant-time check of a token against the broadcast's secret. */
-export function verifyTrackingToken(secret: Uint8Array, token: string): boolean {
-  const m = TOKEN.exec(token);
+function verify(kind: TokenKind, secret: Uint8Array, token: string): boolean {
+  const m = kind.pattern.exec(token);
   if (!m) return false;
-  const expected = Buffer.from(mac(secret, Number(m[1])));
+  const expected = Buffer.from(mac(kind, secret, Number(m[1])));
   const given = Buffer.from(m[2]!);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+export const trackingToken = (secret: Uint8Array, recipientId: number): string => make(RECIPIENT, secret, recipientId);
+
+/** The recipient id a well-formed token names (not yet verified), or null. */
+export const trackingTokenRecipient = (token: string): number | null => idOf(RECIPIENT, token);
+
+/** Constant-time check of a token against the broadcast's secret. */
+export const verifyTrackingToken = (secret: Uint8Array, token: string): boolean => verify(RECIPIENT, secret, token);
+
+export const transactionalUnsubscribeToken = (secret: Uint8Array, transactionalId: number): string => make(TRANSACTIONAL, secret, transactionalId);
+
+/** The transactional id a well-formed transactional token names (not yet verified), or null. */
+export const transactionalTokenId = (token: string): number | null => idOf(TRANSACTIONAL, token);
+
+/** Constant-time check of a transactional token against that transactional's secret. */
+export const verifyTransactionalUnsubscribeToken = (secret: Uint8Array, token: string): boolean => verify(TRANSACTIONAL, secret, token);

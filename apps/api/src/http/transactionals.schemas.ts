@@ -18,7 +18,7 @@ const schema = Joi.object({
     last_name: Joi.string().max(1000).allow('', null),
     custom_data: Joi.object().unknown(true),
   }).unknown(true),
-  include_unsubscribe_link: Joi.boolean().valid(false).messages({ 'any.only': 'is not supported yet' }),
+  include_unsubscribe_link: Joi.boolean(),
   double_opt_in: Joi.boolean(),
   email_server_id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER),
   template_id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER),
@@ -55,7 +55,7 @@ export function parseTransactionalBody(raw: unknown): TransactionalInput {
       lastName: (s.last_name as string | null | undefined) ?? null,
       customData: (s.custom_data as Record<string, unknown> | undefined) ?? {},
     },
-    includeUnsubscribeLink: false,
+    includeUnsubscribeLink: v.include_unsubscribe_link === true,
     doubleOptIn: v.double_opt_in === true,
   };
   if (v.subject !== undefined) input.subject = v.subject as string;

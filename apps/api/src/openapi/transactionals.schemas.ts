@@ -6,7 +6,7 @@ export const TRANSACTIONAL_SCHEMAS: Record<string, Schema> = {
   TransactionalStatus: { type: 'string', enum: [...TRANSACTIONAL_STATUSES] },
   TransactionalInput: {
     type: 'object',
-    description: 'Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber` and `data`.',
+    description: 'Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber`, `data` and `unsubscribe_url` (empty unless `include_unsubscribe_link`).',
     properties: {
       to: string('The recipient; the subscriber is created on first send.'),
       subject: string(),
@@ -16,7 +16,12 @@ export const TRANSACTIONAL_SCHEMAS: Record<string, Schema> = {
       reply_to: nullableString(),
       data: freeObject('In Liquid scope as `data`.'),
       subscriber: { type: 'object', properties: { first_name: nullableString(), last_name: nullableString(), custom_data: freeObject('Stored on a new subscriber.') } },
-      include_unsubscribe_link: { type: 'boolean', const: false, description: 'Only false for now.' },
+      include_unsubscribe_link: {
+        type: 'boolean',
+        default: false,
+        description:
+          'Adds a visible unsubscribe link to the text and HTML parts (unless the content already places `{{ unsubscribe_url }}`) and the `List-Unsubscribe` and `List-Unsubscribe-Post` (RFC 8058 one-click) headers. The link is the public unsubscribe page `/u/{token}`, for this recipient in this channel. Default false: none of these, as for a password reset.',
+      },
       double_opt_in: boolean('Holds the email (status awaiting_confirmation) and sends the recipient a confirmation email, unless they confirmed before; the email goes out when they confirm.'),
       email_server_id: integer('One of the channel\'s email servers; default its first.'),
       template_id: integer('A broadcast template whose fields fill those not given.'),

@@ -31,11 +31,11 @@ function parseData(raw: string | null): Record<string, unknown> {
 
 /**
  * `transactional send --channel ID --to EMAIL (--subject S --body-file F | --template ID)
- * [--data JSON] [--email-server ID] [--double-opt-in]`: accepted as `POST
+ * [--data JSON] [--email-server ID] [--double-opt-in] [--include-unsubscribe-link]`: accepted as `POST
  * /api/v1/transactionals.json` accepts it (docs/transactionals.md); a dispatcher sends it.
  */
 export const transactionalSend: Command = {
-  usage: 'transactional send --channel ID --to EMAIL [--subject S] [--body TEXT | --body-file F] [--template ID] [--data JSON] [--email-server ID] [--double-opt-in]',
+  usage: 'transactional send --channel ID --to EMAIL [--subject S] [--body TEXT | --body-file F] [--template ID] [--data JSON] [--email-server ID] [--double-opt-in] [--include-unsubscribe-link]',
   flags: {
     channel: { type: 'string' },
     to: { type: 'string' },
@@ -46,6 +46,7 @@ export const transactionalSend: Command = {
     data: { type: 'string' },
     'email-server': { type: 'string' },
     'double-opt-in': { type: 'boolean' },
+    'include-unsubscribe-link': { type: 'boolean' },
   },
   async run(container, flags) {
     const caller = await actingFor(container, positiveInteger(flags, 'channel'), TRANSACTIONALS);
@@ -55,7 +56,7 @@ export const transactionalSend: Command = {
       to: required(flags, 'to'),
       data: parseData(optional(flags, 'data')),
       subscriber: {},
-      includeUnsubscribeLink: false,
+      includeUnsubscribeLink: flags['include-unsubscribe-link'] === true,
       doubleOptIn: flags['double-opt-in'] === true,
     };
     const subject = optional(flags, 'subject');

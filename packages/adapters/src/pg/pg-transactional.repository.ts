@@ -1,6 +1,11 @@
-import type { IdempotencyClaim, IdempotencyStore, NewTransactional, Transactional, TransactionalRepository } from '@mailcast/core';
+import type { IdempotencyClaim, IdempotencyStore, NewTransactional, SubscriberSnapshot, Transactional, TransactionalRepository } from '@mailcast/core';
 import type { TransactionalStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import type { SecretBox } from '../secrets/secret-box';
+import { SUBSCRIBER_COLUMNS, toSubscriber, type SubscriberRow } from './recipient-sql';
+
+/** The unsubscribe link's secret is sealed at rest like a broadcast's (docs/secrets.md). */
+const SECRET = 'transactionals.unsubscribe_secret';
 
 interface TransactionalRow {
   id: number;
@@ -14,6 +19,7 @@ interface TransactionalRow {
   reply_to: string | null;
   data: Record<string, unknown>;
   include_unsubscribe_link: boolean;
+  unsubscribe_secret: string | null;
   email_server_id: number | null;
   template_id: number | null;
   status: TransactionalStatus;
@@ -23,7 +29,7 @@ interface TransactionalRow {
   created_at: Date;
 }
 
-const toTransactional = (row: TransactionalRow): Transactional => ({
+const toTransactional = (row: TransactionalRow, secrets: SecretBox): Transactional => ({
   id: Number(row.id),
   channelId: Number(row.channel_id),
   subscriberId: Number(row.subscriber_id),
@@ -35,6 +41,7 @@ const toTransactional = (row: TransactionalRow): Transactional => ({
   replyTo: row.reply_to,
   data: row.data,
   includeUnsubscribeLink: row.include_unsubscribe_link,
+  unsubscribeSecret: row.unsubscribe_secret === null ? null : secrets.open(SECRET, row.unsubscribe_secret),
   emailServerId: row.email_server_id === null ? null : Number(row.email_server_id),
   templateId: row.template_id === null ? null : Number(row.template_id),
   status: row.status,
@@ -45,7 +52,10 @@ const toTransactional = (row: TransactionalRow): Transactional => ({
 });
 
 export class PgTransactionalRepository implements TransactionalRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly secrets: SecretBox,
+  ) {}
 
   async create(t: NewTransactional, now: Date): Promise<Transactional> {
     const [row] = await this.db('transactionals')
@@ -60,6 +70,7 @@ export class PgTransactionalRepository implements TransactionalRepository {
         reply_to: t.replyTo,
         data: JSON.stringify(t.data),
         include_unsubscribe_link: t.includeUnsubscribeLink,
+        unsubscribe_secret: t.unsubscribeSecret === null ? null : this.secrets.seal(SECRET, t.unsubscribeSecret),
         email_server_id: t.emailServerId,
         template_id: t.templateId,
         status: t.status,
@@ -67,12 +78,12 @@ export class PgTransactionalRepository implements TransactionalRepository {
         updated_at: now,
       })
       .returning('*');
-    return toTransactional(row as TransactionalRow);
+    return toTransactional(row as TransactionalRow, this.secrets);
   }
 
   async findById(channelId: number, id: number): Promise<Transactional | null> {
     const row = (await this.db('transactionals').where({ channel_id: channelId, id }).first()) as TransactionalRow | undefined;
-    return row ? toTransactional(row) : null;
+    return row ? toTransactional(row, this.secrets) : null;
   }
 
   async claimForSending(id: number, attempt: number, messageId: string, now: Date): Promise<Transactional | null> {
@@ -80,7 +91,7 @@ export class PgTransactionalRepository implements TransactionalRepository {
       .where({ id, status: 'queued', attempts: attempt - 1 })
       .update({ attempts: attempt, message_id: this.db.raw('coalesce(message_id, ?)', [messageId]), updated_at: now })
       .returning('*');
-    return row ? toTransactional(row as TransactionalRow) : null;
+    return row ? toTransactional(row as TransactionalRow, this.secrets) : null;
   }
 
   async releaseAwaiting(subscriberId: number, now: Date): Promise<number[]> {
@@ -89,6 +100,23 @@ export class PgTransactionalRepository implements TransactionalRepository {
       .update({ status: 'queued', updated_at: now })
       .returning('id')) as Array<{ id: number | string }>;
     return rows.map((r) => Number(r.id));
+  }
+
+  async findUnsubscribeTarget(id: number): Promise<{ channelId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null> {
+    const { rows } = await this.db.raw<{ rows: Array<SubscriberRow & { channel_id: number; unsubscribe_secret: string | null }> }>(
+      `SELECT t.channel_id, t.unsubscribe_secret, ${SUBSCRIBER_COLUMNS}
+         FROM transactionals t
+         JOIN subscribers s ON s.id = t.subscriber_id AND s.channel_id = t.channel_id
+        WHERE t.id = ?`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      channelId: Number(row.channel_id),
+      subscriber: toSubscriber(row),
+      secret: row.unsubscribe_secret === null ? null : this.secrets.open(SECRET, row.unsubscribe_secret),
+    };
   }
 
   async settle(id: number, change: { status: TransactionalStatus; messageId?: string; error?: string | null; sentAt?: Date }, now: Date): Promise<void> {

@@ -39,7 +39,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox): Repo
     webhookDeliveries: new PgWebhookDeliveryRepository(db, secrets),
     suppressions: new PgSuppressionRepository(db),
     templates: new PgTemplateRepository(db),
-    transactionals: new PgTransactionalRepository(db),
+    transactionals: new PgTransactionalRepository(db, secrets),
     idempotency: new PgIdempotencyStore(db),
     bounces: new PgBounceRepository(db),
   };

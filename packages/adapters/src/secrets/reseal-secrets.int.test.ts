@@ -9,7 +9,8 @@ import { SecretBox, secretKeyId } from './secret-box';
 describe('resealSecrets', () => {
   let database: TestDatabase;
   const tracking = randomBytes(32);
-  let ids: { server: number; endpoint: number; broadcast: number };
+  let ids: { server: number; endpoint: number; broadcast: number; transactional?: number };
+  const unsubscribe = randomBytes(32);
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -32,6 +33,9 @@ describe('resealSecrets', () => {
     password: (await database.db('email_servers').where({ id: ids.server }).first('password')).password as string,
     secret: (await database.db('webhook_endpoints').where({ id: ids.endpoint }).first('secret')).secret as string,
     tracking: (await database.db('broadcasts').where({ id: ids.broadcast }).first('tracking_secret')).tracking_secret as string,
+    ...(ids.transactional === undefined
+      ? {}
+      : { unsubscribe: (await database.db('transactionals').where({ id: ids.transactional }).first('unsubscribe_secret')).unsubscribe_secret as string }),
   });
 
   const plaintexts = async (box: SecretBox) => {
@@ -42,9 +46,14 @@ describe('resealSecrets', () => {
       password: server[0]!.password,
       secret: (await repositories.webhookEndpoints.findById(endpoint.channel_id, ids.endpoint))!.secret,
       tracking: Buffer.from((await repositories.recipients.trackingSecret(ids.broadcast, randomBytes(32)))).toString('hex'),
+      ...(ids.transactional === undefined
+        ? {}
+        : { unsubscribe: Buffer.from((await repositories.transactionals.findUnsubscribeTarget(ids.transactional))!.secret!).toString('hex') }),
     };
   };
   const original = { password: 'legacy-password', secret: 'whsec_legacy', tracking: tracking.toString('hex') };
+  /** The plaintexts, with the transactional's once it is written. */
+  const originals = () => (ids.transactional === undefined ? original : { ...original, unsubscribe: unsubscribe.toString('hex') });
 
   const oldKey = randomBytes(32);
   const newKey = randomBytes(32);
@@ -60,12 +69,26 @@ describe('resealSecrets', () => {
     expect(await resealSecrets(database.db, box, 'plaintext')).toEqual({ sealed: 0, reencrypted: 0 });
   });
 
+  it('seals a transactional\'s unsubscribe secret from its first write', async () => {
+    const box = new SecretBox(oldKey);
+    const repositories = pgRepositories(database.db, createBoss(database.url, 'api'), box);
+    const channelId = (await database.db('channels').first('id')).id as number;
+    const subscriber = await new Fixtures(database.db, createBoss(database.url, 'api')).aSubscriber(channelId, 'r@example.com');
+    const fields = { channelId, subscriberId: subscriber.id, to: 'r@example.com', subject: 'S', preheader: null, body: 'B', htmlBody: null, replyTo: null, data: {} };
+    const more = { includeUnsubscribeLink: true, unsubscribeSecret: unsubscribe, emailServerId: null, templateId: null, status: 'queued' as const };
+    ids.transactional = (await repositories.transactionals.create({ ...fields, ...more }, new Date())).id;
+    expect((await stored()).unsubscribe).toMatch(new RegExp(`^mcs1\\.${secretKeyId(oldKey)}\\.`));
+    expect(await plaintexts(box)).toEqual(originals());
+  });
+
   it('re-encrypts values of a previous key under the current one, after which the old key can go', async () => {
     const rotating = new SecretBox(newKey, [oldKey]);
     expect(await resealSecrets(database.db, rotating, 'plaintext')).toEqual({ sealed: 0, reencrypted: 0 });
-    expect(await resealSecrets(database.db, rotating, 'all')).toEqual({ sealed: 0, reencrypted: 3 });
-    for (const value of Object.values(await stored())) expect(value).toMatch(new RegExp(`^mcs1\\.${secretKeyId(newKey)}\\.`));
-    expect(await plaintexts(new SecretBox(newKey))).toEqual(original);
+    expect(await resealSecrets(database.db, rotating, 'all')).toEqual({ sealed: 0, reencrypted: 4 });
+    const now = await stored();
+    expect(Object.keys(now)).toHaveLength(4);
+    for (const value of Object.values(now)) expect(value).toMatch(new RegExp(`^mcs1\\.${secretKeyId(newKey)}\\.`));
+    expect(await plaintexts(new SecretBox(newKey))).toEqual(originals());
     await expect(plaintexts(new SecretBox(oldKey))).rejects.toThrow(/neither MAILCAST_SECRET_KEY nor in MAILCAST_SECRET_KEYS_PREVIOUS/);
   });
 });

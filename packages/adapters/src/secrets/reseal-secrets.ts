@@ -1,12 +1,16 @@
 import type { Knex } from 'knex';
 import { isSealed, type SecretBox, type SecretPurpose } from './secret-box';
 
-/** Every column that holds a secret; `bytes`: legacy plaintext is the base64 of raw bytes. */
-const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string; purpose: SecretPurpose; bytes?: true }> = [
+/**
+ * Every column that holds a secret; `bytes`: legacy plaintext is the base64 of raw bytes;
+ * `sealedFromStart`: never held plaintext, so the start-up pass need not scan it (a large table).
+ */
+const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string; purpose: SecretPurpose; bytes?: true; sealedFromStart?: true }> = [
   { table: 'email_servers', column: 'password', purpose: 'email_servers.password' },
   { table: 'email_servers', column: 'dkim_private_key', purpose: 'email_servers.dkim_private_key' },
   { table: 'webhook_endpoints', column: 'secret', purpose: 'webhook_endpoints.secret' },
   { table: 'broadcasts', column: 'tracking_secret', purpose: 'broadcasts.tracking_secret', bytes: true },
+  { table: 'transactionals', column: 'unsubscribe_secret', purpose: 'transactionals.unsubscribe_secret', bytes: true, sealedFromStart: true },
 ];
 
 const BATCH = 500;
@@ -26,7 +30,8 @@ export interface ResealResult {
  */
 export async function resealSecrets(db: Knex, box: SecretBox, scope: 'plaintext' | 'all'): Promise<ResealResult> {
   const result: ResealResult = { sealed: 0, reencrypted: 0 };
-  for (const { table, column, purpose, bytes } of SEALED_COLUMNS) {
+  for (const { table, column, purpose, bytes, sealedFromStart } of SEALED_COLUMNS) {
+    if (scope === 'plaintext' && sealedFromStart) continue;
     let after = 0;
     for (;;) {
       const pending = db(table).whereNotNull(column).where('id', '>', after);

@@ -8,7 +8,8 @@ export type SecretPurpose =
   | 'email_servers.password'
   | 'email_servers.dkim_private_key'
   | 'webhook_endpoints.secret'
-  | 'broadcasts.tracking_secret';
+  | 'broadcasts.tracking_secret'
+  | 'transactionals.unsubscribe_secret';
 
 /** The envelope's version tag; a value without it is legacy plaintext. */
 const PREFIX = 'mcs1';

@@ -1458,13 +1458,13 @@ export interface paths {
         };
         /**
          * Unsubscribe page
-         * @description The visible unsubscribe link (include_unsubscribe_link) and the List-Unsubscribe URL.
+         * @description The visible unsubscribe link (include_unsubscribe_link of a broadcast or a transactional) and the List-Unsubscribe URL.
          */
         get: operations["unsubscribePage"];
         put?: never;
         /**
          * One-click unsubscribe (RFC 8058)
-         * @description What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes and emits subscriber.unsubscribed.
+         * @description What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed.
          */
         post: operations["unsubscribeOneClick"];
         delete?: never;
@@ -2446,7 +2446,7 @@ export interface components {
             subject: string;
             to: string;
         };
-        /** @description Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber` and `data`. */
+        /** @description Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber`, `data` and `unsubscribe_url` (empty unless `include_unsubscribe_link`). */
         TransactionalInput: {
             /** @description Plain text; Liquid. */
             body?: string;
@@ -2461,10 +2461,10 @@ export interface components {
             /** @description Liquid; values are HTML-escaped. */
             html_body?: string | null;
             /**
-             * @description Only false for now.
-             * @constant
+             * @description Adds a visible unsubscribe link to the text and HTML parts (unless the content already places `{{ unsubscribe_url }}`) and the `List-Unsubscribe` and `List-Unsubscribe-Post` (RFC 8058 one-click) headers. The link is the public unsubscribe page `/u/{token}`, for this recipient in this channel. Default false: none of these, as for a password reset.
+             * @default false
              */
-            include_unsubscribe_link?: false;
+            include_unsubscribe_link?: boolean;
             preheader?: string | null;
             reply_to?: string | null;
             subject?: string;

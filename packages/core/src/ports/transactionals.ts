@@ -1,5 +1,6 @@
 import type { TransactionalStatus } from '@mailcast/domain';
 import type { NewTransactional, Transactional } from './entities/transactional';
+import type { SubscriberSnapshot } from './recipients';
 
 export interface TransactionalRepository {
   create(transactional: NewTransactional, now: Date): Promise<Transactional>;
@@ -12,6 +13,8 @@ export interface TransactionalRepository {
   claimForSending(id: number, attempt: number, messageId: string, now: Date): Promise<Transactional | null>;
   /** The subscriber confirmed: their held transactionals become `queued`; answers their ids. */
   releaseAwaiting(subscriberId: number, now: Date): Promise<number[]>;
+  /** Unscoped (the public unsubscribe link carries only the id): whom the transactional went to, and its secret. */
+  findUnsubscribeTarget(id: number): Promise<{ channelId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null>;
   settle(id: number, change: { status: TransactionalStatus; messageId?: string; error?: string | null; sentAt?: Date }, now: Date): Promise<void>;
 }
 

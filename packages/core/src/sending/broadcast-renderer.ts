@@ -4,11 +4,14 @@ import {
   escapeHtml,
   isTrackableUrl,
   linkIdentifier,
+  listUnsubscribeHeaders,
   preheaderHtml,
   renderedPartTooLong,
   subjectLine,
   textToHtml,
   trackingToken,
+  unsubscribeFooterHtml,
+  unsubscribeFooterText,
   verpAddress,
   type HtmlEdit,
 } from '@mailcast/domain';
@@ -156,9 +159,8 @@ export class BroadcastRenderer {
     if (b.preheader) edits.push({ start: bodyStart, end: bodyStart, text: preheaderHtml(b.preheader) });
     const bodyEnd = doc.bodyEnd ?? html.length;
     if (b.includeUnsubscribeLink) {
-      const link = `<p style="font-size:12px;color:#666"><a href="${escapeHtml(unsubscribe)}">Unsubscribe</a></p>`;
-      edits.push({ start: bodyEnd, end: bodyEnd, text: link });
-      text = `${text}\n\nUnsubscribe: ${unsubscribe}`;
+      edits.push({ start: bodyEnd, end: bodyEnd, text: unsubscribeFooterHtml(unsubscribe) });
+      text += unsubscribeFooterText(unsubscribe);
     }
     if (b.trackOpens) {
       const pixel = `<img src="${escapeHtml(`${this.base}/t/o/${token}`)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`;
@@ -172,8 +174,7 @@ export class BroadcastRenderer {
       headers: {
         ...this.customHeaders,
         // RFC 8058: an HTTPS (here PUBLIC_URL) URI the receiver POSTs to without a confirmation.
-        'List-Unsubscribe': `<${unsubscribe}>`,
-        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        ...listUnsubscribeHeaders(unsubscribe),
       },
     };
   }

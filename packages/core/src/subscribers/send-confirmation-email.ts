@@ -1,4 +1,4 @@
-import { formatConfirmationToken, hashConfirmationToken, senderAddress, subjectLine } from '@mailcast/domain';
+import { formatConfirmationToken, hashConfirmationToken, listUnsubscribeHeaders, senderAddress, subjectLine } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -201,8 +201,7 @@ export class SendConfirmationEmail {
     const headers: Record<string, string> = {};
     if (unsubscribeUrl !== null) {
       // RFC 8058 one-click: a POST to this URL unsubscribes without a page.
-      headers['List-Unsubscribe'] = `<${unsubscribeUrl}>`;
-      headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+      Object.assign(headers, listUnsubscribeHeaders(unsubscribeUrl));
     }
     return {
       messageId: `<confirmation.${p.link.id}.${hex(this.random.bytes(8))}@${host}>`,

@@ -23,6 +23,10 @@ export class FakeTransactionals implements TransactionalRepository {
     for (const t of held) t.status = 'queued';
     return held.map((t) => t.id);
   }
+  /** The fake keeps no subscribers: its links name no one (the pg repository is tested for real). */
+  async findUnsubscribeTarget(): Promise<null> {
+    return null;
+  }
   async settle(id: number, change: Partial<Pick<Transactional, 'status' | 'messageId' | 'error' | 'sentAt'>>): Promise<void> {
     const row = this.rows.find((t) => t.id === id);
     if (row) Object.assign(row, change);

@@ -134,6 +134,8 @@ export class CreateTransactional {
         replyTo: input.replyTo?.trim() || null,
         data: input.data,
         includeUnsubscribeLink: input.includeUnsubscribeLink,
+        // Signs the unsubscribe link; made here so every attempt renders the same URL.
+        unsubscribeSecret: input.includeUnsubscribeLink ? this.random.bytes(32) : null,
         emailServerId: input.emailServerId ?? null,
         templateId: input.templateId ?? null,
         status: suppressed ? 'suppressed' : held ? 'awaiting_confirmation' : 'queued',

@@ -1,7 +1,8 @@
 import { subjectLine, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, PriorityMailer, RandomSource, Repositories, Templates, Transactor, type Mailer, type Transactional } from '../ports';
+import { Clock, HtmlReader, PriorityMailer, RandomSource, Repositories, Templates, Transactor, type Mailer, type Transactional } from '../ports';
 import { SendingOptions } from '../sending/sending-options';
+import { transactionalUnsubscribeUrl, withUnsubscribeLink } from './unsubscribe-link';
 
 export type TransactionalOutcome = 'sent' | 'bounced' | 'failed' | 'retry_scheduled' | 'suppressed' | 'stale' | 'no_email_server';
 
@@ -31,7 +32,7 @@ function eventData(t: Transactional, messageId: string, extra: { delivered?: boo
 
 /**
  * The `transactionals.send` job (docs/transactionals.md): claims the row, checks the suppression
- * lists again, renders with `subscriber` and `data`, sends once through the named or the
+ * lists again, renders with `subscriber`, `data` and `unsubscribe_url`, sends once through the named or the
  * channel's first email server, and records the outcome with its events in one transaction.
  */
 @injectable()
@@ -44,6 +45,7 @@ export class SendTransactional {
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
+    @inject(HtmlReader) private readonly reader: HtmlReader,
   ) {}
 
   async execute(input: { transactionalId: number; attempt?: number }): Promise<TransactionalOutcome> {
@@ -71,8 +73,10 @@ export class SendTransactional {
       await r.transactionals.settle(t.id, { status: 'failed', error: 'No email server configured' }, this.clock.now());
       return 'no_email_server';
     }
+    const unsubscribeUrl = transactionalUnsubscribeUrl(this.options.publicUrl, t);
     const scope = {
       data: t.data,
+      unsubscribe_url: unsubscribeUrl ?? '',
       subscriber: {
         email: t.to,
         first_name: subscriber?.firstName ?? null,
@@ -81,14 +85,15 @@ export class SendTransactional {
         custom_data: subscriber?.customData ?? {},
       },
     };
-    let rendered: { subject: string; text: string; html: string | null };
+    let rendered: { subject: string; text: string; html: string | null; headers: Record<string, string> };
     try {
       const [subject, text, html] = await Promise.all([
         this.templates.render(t.subject, scope, 'text'),
         this.templates.render(t.body, scope, 'text'),
         t.htmlBody === null ? Promise.resolve(null) : this.templates.render(t.htmlBody, scope, 'html'),
       ]);
-      rendered = { subject: subjectLine(subject), text, html };
+      const parts = unsubscribeUrl === null ? { text, html, headers: {} } : withUnsubscribeLink(this.reader, unsubscribeUrl, { text, html });
+      rendered = { subject: subjectLine(subject), ...parts };
     } catch (error) {
       await this.record(t, messageId, { status: 'failed', error: `Rendering failed: ${(error as Error).message}` }, []);
       return 'failed';
@@ -101,6 +106,7 @@ export class SendTransactional {
       subject: rendered.subject,
       text: rendered.text,
       html: rendered.html,
+      headers: rendered.headers,
     });
     if (outcome.kind === 'accepted') {
       await this.record(t, messageId, { status: 'sent', error: null, sentAt: this.clock.now() }, [

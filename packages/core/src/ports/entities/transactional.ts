@@ -12,6 +12,8 @@ export interface Transactional {
   replyTo: string | null;
   data: Record<string, unknown>;
   includeUnsubscribeLink: boolean;
+  /** With includeUnsubscribeLink: the random secret its unsubscribe token is signed under, else null. */
+  unsubscribeSecret: Uint8Array | null;
   emailServerId: number | null;
   templateId: number | null;
   status: TransactionalStatus;
