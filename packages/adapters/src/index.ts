@@ -1,58 +1,71 @@
-export * from './config';
-export * from './logger';
-export * from './register';
-export * from './pg/database';
-export * from './pg/migrator';
-export * from './pg/pg-transactor';
-export * from './pg/pg-api-token.repository';
-export * from './pg/pg-broadcast.repository';
-export * from './pg/pg-channel.repository';
-export * from './pg/pg-email-server.repository';
-export * from './pg/pg-email-events';
-export * from './pg/pg-broadcast-statistics-reader';
-export * from './pg/pg-event-outbox';
-export * from './pg/pg-subscriber.repository';
-export * from './pg/count-cache';
-export * from './pg/pg-subscriber-importer';
-export * from './pg/pg-subscriber-confirmation.repository';
-export * from './pg/pg-webhook-endpoint.repository';
-export * from './pg/pg-webhook-delivery.repository';
-export * from './pg/pg-rate-limit-counter';
-export * from './pg/pg-send-rate-store';
-export * from './pg/pg-segment.repository';
-export { segmentPredicate, audiencePredicate, type SqlFragment } from './pg/segment-sql';
-export * from './queue/boss';
-export * from './queue/job-notifications';
-export * from './queue/pg-boss-job-queue';
-export * from './system/crypto-random';
-export * from './system/system-clock';
-export * from './infrastructure';
-export * from './process';
-export * from './http/address-policy';
-export * from './http/got-webhook-sender';
-export * from './mail/nodemailer-mailer';
-export * from './mail/threaded-mailer';
-export * from './http/public-links';
-export * from './templates/liquid-templates';
-export * from './templates/htmlparser2-reader';
-export * from './metrics/registry';
-export * from './metrics/business-metrics';
-export * from './metrics/age-metrics';
-export * from './pg/pg-recipient-store';
-export * from './secrets/secret-box';
-export * from './secrets/secret-keys';
-export * from './secrets/reseal-secrets';
-export * from './pg/pg-suppression.repository';
-export * from './pg/pg-template.repository';
-export * from './pg/pg-transactional.repository';
-export * from './pg/pg-bounce.repository';
-export * from './inbound/inbound-config';
-export * from './inbound/inbound-error';
-export * from './inbound/verified-notification';
-export * from './inbound/mailgun';
-export * from './inbound/sendgrid';
-export * from './inbound/postmark';
-export * from './inbound/sns';
-export * from './inbound/dsn';
-export * from './inbound/dsn-server';
-export * from './templates/threaded-broadcast-rendering';
+// The adapters' public names, by area: what the apps, tests and benchmarks import.
+
+// Configuration, logging, wiring and process lifecycle.
+export { loadConfig, type Config } from './config';
+export { createLogger, type Logger } from './logger';
+export {
+  composeContainer,
+  ConfigToken,
+  DatabaseToken,
+  LoggerToken,
+  SecretBoxToken,
+  type Infrastructure,
+  type Override,
+} from './register';
+export { openInfrastructure } from './infrastructure';
+export { exitOnStartupError, onShutdown } from './process';
+
+// PostgreSQL: the database, migrations, transactions and repositories.
+export { createDatabase, type Database } from './pg/database';
+export { migrate, readiness } from './pg/migrator';
+export { pgRepositories, PgTransactor } from './pg/pg-transactor';
+export { CachedApiTokenRepository, PgApiTokenRepository } from './pg/pg-api-token.repository';
+export { PgEmailServerRepository } from './pg/pg-email-server.repository';
+export { PgEmailEvents, rebuildEmailEventAggregates } from './pg/pg-email-events';
+export { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
+export { LIST_COUNT_ALWAYS_EXACT_UP_TO, LIST_COUNT_TTL_MS, subscriberListQueries } from './pg/pg-subscriber.repository';
+export { CountCache } from './pg/count-cache';
+export { PgSegmentRepository, SEGMENT_COUNT_TTL_MS } from './pg/pg-segment.repository';
+export { segmentPredicate } from './pg/segment-sql';
+
+// The job queue (pg-boss) and its notifications.
+export { createBoss } from './queue/boss';
+export { listenForJobs } from './queue/job-notifications';
+
+// Clock and randomness.
+export { CryptoRandom } from './system/crypto-random';
+export { SystemClock } from './system/system-clock';
+
+// Mail: SMTP through nodemailer, on worker threads.
+export { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer, nodemailerMessage } from './mail/nodemailer-mailer';
+export { ThreadedMailer } from './mail/threaded-mailer';
+
+// Templates: Liquid rendering, HTML reading, threaded broadcast rendering.
+export { LiquidTemplates } from './templates/liquid-templates';
+export { Htmlparser2Reader } from './templates/htmlparser2-reader';
+export {
+  DEFAULT_RENDER_HEAP_MB,
+  DEFAULT_RENDER_THREADS,
+  DEFAULT_RENDER_TIME_LIMIT_MS,
+  ThreadedBroadcastRendering,
+  type ThreadedRenderingOptions,
+} from './templates/threaded-broadcast-rendering';
+
+// Metrics (Prometheus).
+export { createMetricsRegistry, type Registry } from './metrics/registry';
+export { registerBusinessMetrics } from './metrics/business-metrics';
+export { registerAgeMetrics } from './metrics/age-metrics';
+
+// Secrets sealed at rest: keys, the secret box, resealing.
+export { SecretBox } from './secrets/secret-box';
+export { secretBoxFor } from './secrets/secret-keys';
+export { resealSecrets } from './secrets/reseal-secrets';
+
+// Inbound bounce and complaint notifications: providers and DSNs.
+export { InboundRefused } from './inbound/inbound-error';
+export type { VerifiedNotification } from './inbound/verified-notification';
+export { verifyMailgun } from './inbound/mailgun';
+export { verifySendgrid } from './inbound/sendgrid';
+export { verifyPostmark } from './inbound/postmark';
+export { SnsReceiver, snsStringToSign } from './inbound/sns';
+export { startDsnServer, type DsnServer } from './inbound/dsn-server';

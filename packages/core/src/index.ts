@@ -1,116 +1,274 @@
 // tsyringe's decorators need the Reflect metadata polyfill before any use case is declared.
 import 'reflect-metadata';
 
-export * from './errors';
-export * from './ports';
-export * from './jobs';
-export * from './auth/authenticate';
-export * from './auth/create-api-token';
-export * from './auth/revoke-api-token';
-export * from './channels/create-channel';
-export * from './email-servers/email-server-rules';
-export * from './email-servers/add-email-server';
-export * from './email-servers/list-email-servers';
-export * from './email-servers/get-email-server';
-export * from './email-servers/update-email-server';
-export * from './email-servers/delete-email-server';
-export * from './email-servers/test-email-server-connection';
-export * from './email-servers/generate-dkim-key';
-export * from './broadcasts/get-broadcast';
-export * from './broadcasts/list-broadcasts';
-export * from './broadcasts/get-broadcast-progress';
-export * from './limits/check-rate-limit';
-export * from './subscribers/subscriber-events';
-export * from './subscribers/create-subscriber';
-export * from './subscribers/update-subscriber';
-export * from './subscribers/find-subscriber';
-export * from './subscribers/list-subscribers';
-export * from './subscribers/change-subscriber';
-export * from './subscribers/activate-subscriber';
-export * from './subscribers/deactivate-subscriber';
-export * from './subscribers/unsubscribe-subscriber';
-export * from './subscribers/resubscribe-subscriber';
-export * from './subscribers/add-subscriber-tags';
-export * from './subscribers/remove-subscriber-tags';
-export * from './subscribers/redact-subscriber';
-export * from './subscribers/confirm-subscription';
-export * from './subscribers/unsubscribe-by-confirmation-link';
-export * from './subscribers/send-confirmation-email';
-export * from './subscribers/import-subscribers';
-export * from './broadcasts/broadcast-events';
-export * from './broadcasts/broadcast-input';
-export * from './broadcasts/create-broadcast';
-export * from './broadcasts/update-broadcast';
-export * from './broadcasts/delete-broadcast';
-export * from './broadcasts/send-broadcast';
-export * from './broadcasts/schedule-broadcast';
-export * from './broadcasts/cancel-schedule';
-export * from './broadcasts/pause-broadcast';
-export * from './broadcasts/resume-broadcast';
-export * from './broadcasts/abort-broadcast';
-export * from './broadcasts/preview-broadcast';
-export * from './broadcasts/start-due-broadcast';
-export * from './broadcasts/sweep-due-broadcasts';
-export * from './statistics/broadcast-statistics-reader';
-export * from './statistics/get-broadcast-statistics';
-export * from './statistics/get-broadcast-timeline';
-export * from './statistics/get-broadcast-link-statistics';
-export * from './sending/sending-options';
-export * from './sending/event-data';
-export * from './sending/broadcast-renderer';
-export * from './sending/in-process-rendering';
-export * from './sending/render-turns';
-export * from './sending/queue-recipients';
-export * from './sending/deliver-broadcast';
-export * from './sending/server-lane';
-export * from './sending/server-gate';
-export * from './sending/recover-stalled-broadcasts';
-export * from './retention/prune-old-rows';
-export * from './sending/record-open';
-export * from './sending/record-click';
-export * from './sending/get-unsubscribe-target';
-export * from './sending/unsubscribe-by-token';
-export * from './webhooks/webhook-endpoint-rules';
-export * from './webhooks/list-webhook-endpoints';
-export * from './webhooks/get-webhook-endpoint';
-export * from './webhooks/create-webhook-endpoint';
-export * from './webhooks/update-webhook-endpoint';
-export * from './webhooks/delete-webhook-endpoint';
-export * from './webhooks/test-webhook-endpoint';
-export * from './webhooks/list-webhook-deliveries';
-export * from './webhooks/fan-out-events';
-export * from './webhooks/claim-webhook-attempts';
-export * from './webhooks/send-webhook-attempt';
-export * from './webhooks/record-webhook-successes';
-export * from './webhooks/record-webhook-failure';
-export * from './webhooks/requeue-stalled-deliveries';
-export * from './webhooks/attempt-leases';
-export * from './discovery/describe-caller';
-export * from './discovery/get-channel-status';
-export * from './segments/segment-rules';
-export * from './segments/create-segment';
-export * from './segments/update-segment';
-export * from './segments/delete-segment';
-export * from './segments/list-segments';
-export * from './segments/get-segment';
-export * from './suppressions/suppression-input';
-export * from './suppressions/list-suppressions';
-export * from './suppressions/add-suppression';
-export * from './suppressions/remove-suppression';
-export * from './suppressions/add-suppressions-in-bulk';
-export * from './suppressions/remove-suppressions-in-bulk';
-export * from './suppressions/check-suppression';
-export * from './templates/template-input';
-export * from './templates/create-template';
-export * from './templates/update-template';
-export * from './templates/get-template';
-export * from './templates/list-templates';
-export * from './templates/delete-template';
-export * from './discovery/describe-caller';
-export * from './discovery/get-channel-status';
-export * from './transactionals/create-transactional';
-export * from './transactionals/get-transactional';
-export * from './transactionals/send-transactional';
-export * from './transactionals/unsubscribe-link';
-export * from './bounces/record-bounce';
-export * from './bounces/record-notification';
+// Core's public names, by area: the ports and the use cases the apps, tests and benchmarks use.
+
+// Errors, ports (interfaces, tokens, entity types) and job names.
+export {
+  AppError,
+  ConflictError,
+  NotFoundError,
+  RateLimitedError,
+  UnauthorizedError,
+  ValidationError,
+  type FieldErrors,
+} from './errors';
+export {
+  BroadcastRendering,
+  Clock,
+  DkimKeyGenerator,
+  EMAIL_SERVER_DEFAULTS,
+  HtmlReader,
+  JobQueue,
+  Mailer,
+  MessageWithdrawn,
+  PriorityMailer,
+  PublicLinks,
+  RandomSource,
+  RateLimitCounter,
+  Repositories,
+  RetentionPolicy,
+  RetentionStore,
+  SegmentRepository,
+  SendRateStore,
+  SmtpProbe,
+  Templates,
+  Transactor,
+  WebhookDestinations,
+  WebhookRetrySchedule,
+  WebhookSender,
+  type ApiTokenRecord,
+  type ApiTokenRepository,
+  type AttemptFailure,
+  type AttemptSuccess,
+  type BounceNotification,
+  type BounceRepository,
+  type Broadcast,
+  type BroadcastChanges,
+  type BroadcastExpectation,
+  type BroadcastLink,
+  type BroadcastRepository,
+  type Channel,
+  type ChannelRepository,
+  type ClaimedAttempt,
+  type ClaimedRecipient,
+  type ConfirmationTemplate,
+  type ConfirmationTemplateRepository,
+  type DeliveryJobRef,
+  type DkimAlgorithm,
+  type DkimKeyPair,
+  type EmailEventKind,
+  type EmailEventRecord,
+  type EmailEvents,
+  type EmailHeader,
+  type EmailServer,
+  type EmailServerChanges,
+  type EmailServerRepository,
+  type EventOutbox,
+  type HtmlDocument,
+  type IdempotencyClaim,
+  type IdempotencyStore,
+  type JobOptions,
+  type JobRenderer,
+  type MailOutcome,
+  type NewBroadcast,
+  type NewChannel,
+  type NewEmailServer,
+  type NewSegment,
+  type NewSubscriber,
+  type NewSubscriberConfirmation,
+  type NewTransactional,
+  type NewWebhookEndpoint,
+  type OutboxEvent,
+  type OutcomeGroup,
+  type OutgoingEmail,
+  type Page,
+  type RecipientLinks,
+  type RecipientSettlement,
+  type RecipientStore,
+  type RecordedEvent,
+  type RenderedEmail,
+  type RenderingJob,
+  type RetainedTable,
+  type Segment,
+  type SegmentChanges,
+  type SendOutcomeCounts,
+  type SendProgress,
+  type SendRateChange,
+  type SmtpCheck,
+  type Subscriber,
+  type SubscriberConfirmation,
+  type SubscriberConfirmationRepository,
+  type SubscriberFilter,
+  type SubscriberRepository,
+  type SubscriberSnapshot,
+  type Suppression,
+  type SuppressionList,
+  type SuppressionRepository,
+  type Template,
+  type TemplateFields,
+  type TemplatePurpose,
+  type TemplateRepository,
+  type TemplateScope,
+  type TrackedRecipient,
+  type Transactional,
+  type TransactionalRepository,
+  type WebhookDelivery,
+  type WebhookDeliveryRepository,
+  type WebhookDeliveryStatus,
+  type WebhookEndpoint,
+  type WebhookEndpointChanges,
+  type WebhookEndpointRepository,
+  type WebhookPost,
+  type WebhookResult,
+} from './ports';
+export { QUEUES, RETIRED_QUEUES, type JobName, type JobPayloads } from './jobs';
+
+// Auth: API tokens and channels.
+export { Authenticate, requirePermission, type Principal } from './auth/authenticate';
+export { CreateApiToken, issueApiToken } from './auth/create-api-token';
+export { RevokeApiToken } from './auth/revoke-api-token';
+export { CreateChannel } from './channels/create-channel';
+
+// Email servers.
+export { EMAIL_SERVER_NOT_FOUND, SmtpAllowPlaintext } from './email-servers/email-server-rules';
+export { AddEmailServer } from './email-servers/add-email-server';
+export { ListEmailServers } from './email-servers/list-email-servers';
+export { GetEmailServer } from './email-servers/get-email-server';
+export { UpdateEmailServer } from './email-servers/update-email-server';
+export { DeleteEmailServer } from './email-servers/delete-email-server';
+export { TestEmailServerConnection } from './email-servers/test-email-server-connection';
+export { GenerateDkimKey } from './email-servers/generate-dkim-key';
+
+// Request rate limits.
+export { CheckRateLimit } from './limits/check-rate-limit';
+
+// Subscribers and confirmations.
+export {
+  CreateSubscriber,
+  type CreateSubscriberInput,
+  type DoubleOptInOptions,
+  type SubscriberFields,
+} from './subscribers/create-subscriber';
+export { UpdateSubscriber, type UpdateSubscriberInput } from './subscribers/update-subscriber';
+export { FindSubscriber } from './subscribers/find-subscriber';
+export { ListSubscribers } from './subscribers/list-subscribers';
+export { ActivateSubscriber } from './subscribers/activate-subscriber';
+export { DeactivateSubscriber } from './subscribers/deactivate-subscriber';
+export { UnsubscribeSubscriber } from './subscribers/unsubscribe-subscriber';
+export { ResubscribeSubscriber } from './subscribers/resubscribe-subscriber';
+export { AddSubscriberTags } from './subscribers/add-subscriber-tags';
+export { RemoveSubscriberTags } from './subscribers/remove-subscriber-tags';
+export { RedactSubscriber } from './subscribers/redact-subscriber';
+export { ConfirmSubscription, type ConfirmationOutcome } from './subscribers/confirm-subscription';
+export { UnsubscribeByConfirmationLink } from './subscribers/unsubscribe-by-confirmation-link';
+export { SendConfirmationEmail } from './subscribers/send-confirmation-email';
+export {
+  checkImportHeader,
+  ImportSubscribers,
+  SubscriberImporter,
+  type ImportedSubscriber,
+  type ImportRecord,
+  type ImportSummary,
+} from './subscribers/import-subscribers';
+
+// Broadcasts.
+export { BROADCAST_NOT_FOUND, GetBroadcast } from './broadcasts/get-broadcast';
+export { ListBroadcasts } from './broadcasts/list-broadcasts';
+export { GetBroadcastProgress, type BroadcastProgress } from './broadcasts/get-broadcast-progress';
+export type { BroadcastInput } from './broadcasts/broadcast-input';
+export { CreateBroadcast } from './broadcasts/create-broadcast';
+export { UpdateBroadcast } from './broadcasts/update-broadcast';
+export { DeleteBroadcast } from './broadcasts/delete-broadcast';
+export { SendBroadcast } from './broadcasts/send-broadcast';
+export { ScheduleBroadcast } from './broadcasts/schedule-broadcast';
+export { CancelSchedule } from './broadcasts/cancel-schedule';
+export { PauseBroadcast } from './broadcasts/pause-broadcast';
+export { ResumeBroadcast } from './broadcasts/resume-broadcast';
+export { AbortBroadcast } from './broadcasts/abort-broadcast';
+export { PreviewBroadcast } from './broadcasts/preview-broadcast';
+export { StartDueBroadcast } from './broadcasts/start-due-broadcast';
+export { SweepDueBroadcasts } from './broadcasts/sweep-due-broadcasts';
+
+// Statistics.
+export {
+  BroadcastStatisticsReader,
+  STATISTICS_COUNTERS,
+  type RecipientCounts,
+  type StatisticsCounter,
+  type TimelineQuery,
+} from './statistics/broadcast-statistics-reader';
+export { GetBroadcastStatistics } from './statistics/get-broadcast-statistics';
+export { GetBroadcastTimeline, type BroadcastTimeline } from './statistics/get-broadcast-timeline';
+export { GetBroadcastLinkStatistics, type BroadcastLinkStatistics } from './statistics/get-broadcast-link-statistics';
+
+// Sending, tracking and unsubscribes.
+export { defaultSendingOptions, SendingOptions } from './sending/sending-options';
+export { BroadcastRenderer } from './sending/broadcast-renderer';
+export { InProcessBroadcastRendering } from './sending/in-process-rendering';
+export { renderTurns } from './sending/render-turns';
+export { QueueRecipients } from './sending/queue-recipients';
+export { DeliverBroadcast } from './sending/deliver-broadcast';
+export { RecoverStalledBroadcasts } from './sending/recover-stalled-broadcasts';
+export { RecordOpen } from './sending/record-open';
+export { RecordClick } from './sending/record-click';
+export { GetUnsubscribeTarget } from './sending/get-unsubscribe-target';
+export { UnsubscribeByToken } from './sending/unsubscribe-by-token';
+
+// Retention.
+export { PruneOldRows } from './retention/prune-old-rows';
+
+// Webhooks: endpoints, fan-out, attempts and retries.
+export { WEBHOOK_ENDPOINT_NOT_FOUND } from './webhooks/webhook-endpoint-rules';
+export { ListWebhookEndpoints } from './webhooks/list-webhook-endpoints';
+export { GetWebhookEndpoint } from './webhooks/get-webhook-endpoint';
+export { CreateWebhookEndpoint, type CreateWebhookEndpointInput } from './webhooks/create-webhook-endpoint';
+export { UpdateWebhookEndpoint, type UpdateWebhookEndpointInput } from './webhooks/update-webhook-endpoint';
+export { DeleteWebhookEndpoint } from './webhooks/delete-webhook-endpoint';
+export { TestWebhookEndpoint } from './webhooks/test-webhook-endpoint';
+export { ListWebhookDeliveries } from './webhooks/list-webhook-deliveries';
+export { FanOutEvents } from './webhooks/fan-out-events';
+export { ClaimWebhookAttempts } from './webhooks/claim-webhook-attempts';
+export { isSuccess, SendWebhookAttempt, webhookBody, type AttemptOutcome } from './webhooks/send-webhook-attempt';
+export { RecordWebhookSuccesses } from './webhooks/record-webhook-successes';
+export { RecordWebhookFailure } from './webhooks/record-webhook-failure';
+export { RequeueStalledDeliveries } from './webhooks/requeue-stalled-deliveries';
+export { ExtendWebhookAttemptLeases, RequeueLapsedAttempts } from './webhooks/attempt-leases';
+
+// Discovery.
+export { DescribeCaller } from './discovery/describe-caller';
+export { GetChannelStatus } from './discovery/get-channel-status';
+
+// Segments.
+export { SEGMENT_NOT_FOUND, type SegmentFields } from './segments/segment-rules';
+export { CreateSegment } from './segments/create-segment';
+export { UpdateSegment } from './segments/update-segment';
+export { DeleteSegment } from './segments/delete-segment';
+export { ListSegments } from './segments/list-segments';
+export { GetSegment, SEGMENT_PAGE_SIZE } from './segments/get-segment';
+
+// Suppressions.
+export { ListSuppressions } from './suppressions/list-suppressions';
+export { AddSuppression } from './suppressions/add-suppression';
+export { RemoveSuppression } from './suppressions/remove-suppression';
+export { AddSuppressionsInBulk } from './suppressions/add-suppressions-in-bulk';
+export { RemoveSuppressionsInBulk } from './suppressions/remove-suppressions-in-bulk';
+export { CheckSuppression } from './suppressions/check-suppression';
+
+// Templates.
+export type { TemplateInput } from './templates/template-input';
+export { CreateTemplate } from './templates/create-template';
+export { TEMPLATE_NOT_FOUND, UpdateTemplate } from './templates/update-template';
+export { GetTemplate } from './templates/get-template';
+export { ListTemplates } from './templates/list-templates';
+export { DeleteTemplate } from './templates/delete-template';
+
+// Transactionals.
+export { CreateTransactional, type TransactionalInput } from './transactionals/create-transactional';
+export { GetTransactional, TRANSACTIONAL_NOT_FOUND } from './transactionals/get-transactional';
+export { SendTransactional } from './transactionals/send-transactional';
+export { transactionalUnsubscribeUrl, withUnsubscribeLink } from './transactionals/unsubscribe-link';
+
+// Bounces and complaints.
+export { RecordBounce, type BounceReport, type BounceResult } from './bounces/record-bounce';
+export { RecordNotification } from './bounces/record-notification';

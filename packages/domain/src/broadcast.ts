@@ -17,10 +17,6 @@ export const BROADCAST_STATUSES = [
 
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
 
-export function isBroadcastStatus(s: string): s is BroadcastStatus {
-  return (BROADCAST_STATUSES as readonly string[]).includes(s);
-}
-
 /**
  * What moves a broadcast: an API call (send, schedule, cancel_schedule, pause, resume, abort)
  * or the dispatcher (due, queue, start_sending, finish).
@@ -77,12 +73,6 @@ export const BROADCAST_TRANSITIONS: readonly BroadcastTransition[] = [
 
 export function canTransition(from: BroadcastStatus, to: BroadcastStatus): boolean {
   return BROADCAST_TRANSITIONS.some((t) => t.from === from && t.to === to);
-}
-
-export function assertTransition(from: BroadcastStatus, to: BroadcastStatus): void {
-  if (!canTransition(from, to)) {
-    throw new DomainError('invalid_transition', `Broadcast cannot move from ${from} to ${to}`);
-  }
 }
 
 function allowedByTrigger(trigger: BroadcastTrigger, from: BroadcastStatus): boolean {

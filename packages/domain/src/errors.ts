@@ -15,7 +15,6 @@ export type DomainErrorCode =
   | 'broadcast_not_pausable'
   | 'broadcast_not_resumable'
   | 'broadcast_not_abortable'
-  | 'invalid_transition'
   | 'invalid_timezone'
   | 'invalid_scheduled_time'
   | 'invalid_timeframe'

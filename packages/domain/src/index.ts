@@ -1,24 +1,183 @@
-export * from './errors';
-export * from './broadcast';
-export * from './subscriber';
-export * from './statistics';
-export * from './timeline';
-export * from './links';
-export * from './signature';
-export * from './retry-schedule';
-export * from './secret';
-export * from './events';
-export * from './api-token';
-export * from './smtp';
-export * from './rate-limit';
-export * from './email-content';
-export * from './send-retry';
-export * from './tracking-token';
-export * from './send-permits';
-export * from './send-rate';
-export * from './segment';
-export * from './email-server';
-export * from './suppression';
-export * from './transactional';
-export * from './sender';
-export * from './bounce';
+// The domain's public names, by area: what the other packages and apps import.
+
+// Errors a rule raises.
+export { DomainError } from './errors';
+
+// Auth: API tokens, permissions and rate limits.
+export {
+  apiTokenPrefix,
+  formatApiToken,
+  hashApiToken,
+  isPermission,
+  PERMISSIONS,
+  timingSafeEqualBytes,
+  type Permission,
+} from './api-token';
+export { decideRateLimit, rateLimitWindowStart, type RateLimitDecision } from './rate-limit';
+
+// Broadcasts: statuses, transitions and send plans.
+export {
+  assertCanDelete,
+  assertCanSchedule,
+  assertCanUpdate,
+  BROADCAST_STATUSES,
+  finalStatus,
+  isValidTimezone,
+  percentageComplete,
+  planAbort,
+  planCancelSchedule,
+  planPause,
+  planResume,
+  planSchedule,
+  planSend,
+  resolveScheduledSendAt,
+  type BroadcastStatus,
+} from './broadcast';
+
+// Subscribers, segments and suppressions.
+export {
+  activate,
+  confirm,
+  confirmationStatus,
+  deactivate,
+  decideCreate,
+  formatConfirmationToken,
+  hashConfirmationToken,
+  isConfirmationTokenShape,
+  isValidEmail,
+  normalizeEmail,
+  parseCustomDataFilterValue,
+  redactionPatch,
+  resubscribe,
+  subscriberPagination,
+  SUBSCRIBERS_PAGE_SIZE,
+  totalFromPage,
+  unsubscribe,
+} from './subscriber';
+export {
+  parseSegmentDefinition,
+  presentSegmentRule,
+  referencedBroadcastIds,
+  SEGMENT_FIELDS,
+  SEGMENT_OPERATORS,
+  type SegmentDefinition,
+  type SegmentRule,
+} from './segment';
+export {
+  SUPPRESSION_BULK_LIMIT,
+  SUPPRESSION_REASONS,
+  SUPPRESSIONS_PAGE_SIZE,
+  type SuppressionReason,
+  type SuppressionScope,
+} from './suppression';
+
+// Sending: content, senders, email servers, rates, retries, tracking, bounces, transactionals.
+export { smtpFailureKind } from './smtp';
+export {
+  allowedCustomHeaders,
+  editHtml,
+  escapeHtml,
+  isReservedHeader,
+  isTrackableUrl,
+  linkIdentifier,
+  listUnsubscribeHeaders,
+  MAX_RENDERED_BODY_LENGTH,
+  preheaderHtml,
+  renderedPartTooLong,
+  subjectLine,
+  textToHtml,
+  unsubscribeFooterHtml,
+  unsubscribeFooterText,
+  type HtmlEdit,
+} from './email-content';
+export { DEFAULT_SEND_RETRY_SCHEDULE_MS, sendRetryDelayMs } from './send-retry';
+export {
+  trackingToken,
+  trackingTokenRecipient,
+  transactionalTokenId,
+  transactionalUnsubscribeToken,
+  verifyTrackingToken,
+  verifyTransactionalUnsubscribeToken,
+} from './tracking-token';
+export { HOLD_LEASE_MS, PERMIT_HOLD_MS, withHolds, type Holder, type HoldsByOwner } from './send-permits';
+export {
+  FRESH_SEND_RATE_STATE,
+  isRateBound,
+  isThrottlingReply,
+  LATE_SLOT_MS,
+  pickServer,
+  recordThrottle,
+  reserveSlots,
+  shortLaneRate,
+  type SendLimits,
+  type SendRateState,
+} from './send-rate';
+export {
+  defaultSmtpTls,
+  isRedactedPassword,
+  isSmtpTls,
+  plaintextAllowed,
+  redactPassword,
+  SMTP_TLS_MODES,
+  type SmtpTls,
+} from './email-server';
+export {
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_TTL_MS,
+  requestFingerprint,
+  TRANSACTIONAL_STATUSES,
+  type TransactionalStatus,
+} from './transactional';
+export { senderAddress, usableEmailServers } from './sender';
+export {
+  dsnBounceKind,
+  messageIdRecipient,
+  normalizeMessageId,
+  parseVerpAddress,
+  providerHeaders,
+  SOFT_BOUNCE_THRESHOLD,
+  SOFT_BOUNCE_WINDOW_MS,
+  verifyVerpToken,
+  verpAddress,
+  type BounceKind,
+} from './bounce';
+
+// Statistics: summaries, timelines and link reports.
+export { summarizeStatistics, type CountAndRate, type StatisticsSummary } from './statistics';
+export {
+  buildSeries,
+  parseMetrics,
+  parseTimeframe,
+  TIMEFRAMES,
+  TIMELINE_METRIC_EVENTS,
+  TIMELINE_METRICS,
+  timelineWindow,
+  type Timeframe,
+  type TimelineEventKind,
+  type TimelineSeries,
+} from './timeline';
+export { parseLinkQuery, sortLinks, toLinkItem, type LinkClickStats, type LinkItem } from './links';
+
+// Events and webhooks: event types, signatures, retry schedules, secrets.
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  signedHeaders,
+  verifyWebhook,
+  WEBHOOK_HEADERS,
+  type VerifyWebhookOptions,
+  type VerifyWebhookResult,
+} from './signature';
+export { DEFAULT_RETRIES_TO_ATTEMPT, MAX_RETRIES_TO_ATTEMPT, nextAttempt, parseRetrySchedule } from './retry-schedule';
+export { generateWebhookSecret, redactSecret } from './secret';
+export {
+  broadcastEventType,
+  EVENT_TYPE_GROUPS,
+  EVENT_TYPES,
+  isEventType,
+  type AttemptExhaustedEventData,
+  type BroadcastEventData,
+  type EmailEventData,
+  type EventType,
+  type SubscriberEventData,
+  type WebhookEnvelope,
+} from './events';
