@@ -3,6 +3,7 @@ import { createTestDatabase, eventually, freePort, spawnBuilt, withAdmin, type T
 import type PgBoss from 'pg-boss';
 import { container } from 'tsyringe';
 import type { JobHandler } from './handlers';
+import { observedBoss } from './test-support/observed-boss';
 import { startWorkers, type JobWorkers } from './workers/job-workers';
 
 const jobStates = async (database: TestDatabase, ids: readonly string[]) =>
@@ -81,10 +82,12 @@ describe('dispatcher', () => {
         const allow = (yes: boolean) => admin.query(`ALTER DATABASE ${database.name} ALLOW_CONNECTIONS ${yes}`);
         let cut: Promise<void> | undefined;
         let backAt: Promise<Date> | undefined;
+        let refusedEnds = 0;
         const outage = async () => {
           await allow(false);
           await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database.name]);
-          backAt = new Promise((resolve) => setTimeout(resolve, 1000))
+          // Away until both ends were refused once: the handlers' ends met the outage.
+          backAt = eventually(async () => (refusedEnds >= 2 ? true : undefined), 15_000, 10)
             .then(() => allow(true))
             .then(async () => (await admin.query<{ now: Date }>('SELECT now()')).rows[0]!.now);
         };
@@ -101,7 +104,8 @@ describe('dispatcher', () => {
             },
           };
           const errors: unknown[] = [];
-          workers = startWorkers(boss, container, [handler as unknown as JobHandler], { onError: (error) => errors.push(error) });
+          const observed = observedBoss(boss, { onEndRefused: () => refusedEnds++ });
+          workers = startWorkers(observed, container, [handler as unknown as JobHandler], { onError: (error) => errors.push(error) });
           const states = await eventually(async () => {
             const rows = await jobStates(database, ids).catch(() => []);
             return rows.length === 2 && rows.every((r) => r.state === 'completed' || r.state === 'failed') ? rows : undefined;

@@ -1,4 +1,4 @@
-import { CreateWebhookEndpoint } from '@mailcast/core';
+import { CreateWebhookEndpoint, RequeueLapsedAttempts } from '@mailcast/core';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eventually, spawnBuilt } from '@mailcast/testkit';
@@ -99,7 +99,13 @@ describe('the relay when the delivery worker is full', () => {
       retriesToAttempt: 0,
     });
     for (let i = 0; i < 30; i++) await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: { i }, createdAt: new Date() });
-    h.startWorkers({ delivery: { maxHeld: 4 } });
+    // Each turn of the relay's loop runs the lapsed-attempt sweep (here every 20 ms), then asks
+    // the worker for room: counting the sweeps counts the turns in which it found none.
+    const lapsed = h.container.resolve(RequeueLapsedAttempts);
+    let turns = 0;
+    const counted = { execute: (input: { leaseMs: number; limit: number }) => (turns++, lapsed.execute(input)) };
+    h.container.register(RequeueLapsedAttempts, { useValue: counted as unknown as RequeueLapsedAttempts });
+    h.startWorkers({ delivery: { maxHeld: 4 }, relay: { lapsedEveryMs: 20 } });
     await eventually(async () => (receiver.on('/full').length === 4 ? true : undefined));
     const counts = async () => ({
       deliveries: Number((await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id }).count({ n: '*' }))[0]!.n),
@@ -107,7 +113,8 @@ describe('the relay when the delivery worker is full', () => {
     });
     for (let i = 0; i < 5; i++) {
       expect(await counts()).toEqual({ deliveries: 4, undispatched: 26 });
-      await new Promise((r) => setTimeout(r, 150));
+      const seen = turns;
+      await eventually(async () => (turns >= seen + 3 ? true : undefined), 10_000, 5);
     }
     expect(await deliverJobs(h)).toEqual([]);
     // The four held POSTs time out (no retries): the rest flows, four at a time.

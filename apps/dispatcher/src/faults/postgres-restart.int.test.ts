@@ -106,10 +106,13 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
 
     // Mid-send, with webhooks already flowing: PostgreSQL goes down for a second and comes back.
     await step('mid-send', eventually(async () => (smtp.messages.length >= 50 && receiver.received.length > 0 ? true : undefined), 30_000, 10));
+    const logBefore = dispatcher.output().length;
     await cluster.stop();
     const sentWhileDown = smtp.messages.length;
     expect(sentWhileDown).toBeLessThan(ACTIVE);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Down until the dispatcher has been refused by it: its job listener logs each failed reconnect.
+    const refused = () => dispatcher!.output().slice(logBefore).includes('job listener reconnecting');
+    await step('outage seen', eventually(async () => (refused() ? true : undefined), 15_000, 20));
     cluster = await start();
 
     const done = await step('broadcast finished', eventually(async () => {

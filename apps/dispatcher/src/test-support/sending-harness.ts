@@ -10,6 +10,7 @@ import { loadDispatcherConfig } from '../config';
 import { buildContainer } from '../container';
 import { HANDLERS, type JobHandler } from '../handlers';
 import { startWorkers, type JobWorkers } from '../workers/job-workers';
+import { observedBoss } from './observed-boss';
 
 export interface SendingHarness {
   api: ApiHarness;
@@ -54,7 +55,7 @@ export async function startSendingHarness(
     db: api.database.db,
     boss,
   }, [], { config: loadDispatcherConfig(env.PUBLIC_URL, { ...process.env, ...env }) });
-  const workers: JobWorkers = startWorkers(observedFetches(boss, options.onFetch), dispatcher, options.handlers ?? HANDLERS);
+  const workers: JobWorkers = startWorkers(observedBoss(boss, { onFetch: options.onFetch }), dispatcher, options.handlers ?? HANDLERS);
   const listener = listenForJobs(api.database.url, (queue) => workers.wake(queue));
   const tenant = await api.fixtures.aTenant();
   const emailServer = await api.fixtures.repositories.emailServers.create({
@@ -118,20 +119,3 @@ export async function startSendingHarness(
   };
 }
 
-/** The same pg-boss, whose fetches are also reported to `onFetch` (when given). */
-function observedFetches(boss: PgBoss, onFetch?: (queue: string, jobs: number) => void): PgBoss {
-  if (onFetch === undefined) return boss;
-  return new Proxy(boss, {
-    get(target, property) {
-      if (property !== 'fetch') {
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return async (queue: string, options: PgBoss.FetchOptions) => {
-        const jobs = await target.fetch(queue, options);
-        onFetch(queue, jobs.length);
-        return jobs;
-      };
-    },
-  });
-}
