@@ -42,6 +42,9 @@ const common = {
   moduleNameMapper: {
     '^@mailcast/(domain|core|adapters|devkit|client)$': '<rootDir>/packages/$1/src',
     '^@mailcast/testkit$': '<rootDir>/test/support',
+    // One testkit module alone, for a unit test that must not load the whole kit (it loads the
+    // adapters, and with them pg, pg-boss and nodemailer: seconds per file).
+    '^@mailcast/testkit/(.+)$': '<rootDir>/test/support/$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
   setupFiles: ['reflect-metadata'],

@@ -1,5 +1,5 @@
 import { BroadcastRenderer, type Broadcast } from '@mailcast/core';
-import { cpuMsAsync } from '@mailcast/testkit';
+import { cpuMsAsync } from '@mailcast/testkit/timing';
 import { Htmlparser2Reader } from './htmlparser2-reader';
 import { LiquidTemplates } from './liquid-templates';
 import { aBroadcast, subscriber } from './test-support/broadcasts';

@@ -1,4 +1,4 @@
-import { cpuMs } from '@mailcast/testkit';
+import { cpuMs } from '@mailcast/testkit/timing';
 import { Htmlparser2Reader } from './htmlparser2-reader';
 
 const reader = new Htmlparser2Reader();
