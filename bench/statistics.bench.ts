@@ -130,9 +130,19 @@ export async function seed(db: Database, log: (m: string) => void): Promise<{ ch
   return { channelId, broadcastId };
 }
 
+/** The built api as in production; nothing it reads here is encrypted, so any key will do. */
 export function startApi(databaseUrl: string, port: number): Promise<ChildProcess> {
+  const secretKey = process.env.MAILCAST_SECRET_KEY ?? randomBytes(32).toString('base64');
   const child = spawn(process.execPath, [path.join(__dirname, '..', 'apps', 'api', 'dist', 'main.js')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      MAILCAST_SECRET_KEY: secretKey,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return new Promise((resolve, reject) => {

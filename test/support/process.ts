@@ -22,3 +22,13 @@ export function spawnBuilt(script: string, env: NodeJS.ProcessEnv): Spawned {
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { child, output: () => output, exited };
 }
+
+/** Stops every process in `running` that is still alive (SIGTERM, then waits), emptying the list. */
+export async function stopAll(running: Spawned[]): Promise<void> {
+  for (const d of running.splice(0)) {
+    if (d.child.exitCode === null && d.child.signalCode === null) {
+      d.child.kill('SIGTERM');
+      await d.exited;
+    }
+  }
+}

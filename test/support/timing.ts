@@ -16,3 +16,13 @@ export async function cpuMsAsync(work: () => Promise<unknown>): Promise<number> 
   const used = process.cpuUsage(started);
   return (used.user + used.system) / 1000;
 }
+
+/** Most instants in any window [t, t + width) of the sorted instants: a rate limit's measure. */
+export function busiestWindow(times: readonly number[], width: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= width) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}

@@ -10,7 +10,7 @@ describe('transactional email with double opt-in (HTTP, dispatcher workers, real
   }, 60_000);
   afterAll(() => h.close(), 60_000);
 
-  const send = (body: Record<string, unknown>) => h.request('POST', '/api/v1/transactionals.json', body);
+  const send = (body: Record<string, unknown>) => h.sendTransactional(body);
   const status = async (id: number) => (await h.request('GET', `/api/v1/transactionals/${id}.json`)).body.status as string;
   const to = (address: string) => h.smtp.messages.filter((m) => m.to.includes(address));
   const mail = async (address: string, nth: number) => parseEmail((await eventually(async () => to(address)[nth - 1], 10_000))!.raw);

@@ -1,4 +1,4 @@
-import { eventually, freePort } from '@mailcast/testkit';
+import { freePort } from '@mailcast/testkit';
 import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
 
 /** A temporary failure (4xx, or no connection) is retried on a bounded schedule (docs/transactionals.md). */
@@ -19,12 +19,8 @@ describe('transactional retries (HTTP, dispatcher workers, real SMTP)', () => {
   }, 60_000);
   afterAll(() => h.close(), 60_000);
 
-  const send = (body: Record<string, unknown>) => h.request('POST', '/api/v1/transactionals.json', body);
-  const settled = (id: number) =>
-    eventually(async () => {
-      const res = await h.request('GET', `/api/v1/transactionals/${id}.json`);
-      return res.body.status === 'queued' ? undefined : res.body;
-    }, 15_000);
+  const send = (body: Record<string, unknown>) => h.sendTransactional(body);
+  const settled = (id: number) => h.transactionalOutcome(id, 15_000);
   const eventTypes = async (id: number) =>
     (await h.api.database.db('events').where({ channel_id: h.channelId }).orderBy('id'))
       .filter((e: { data: { transactional_id?: number } }) => e.data.transactional_id === id)

@@ -1,5 +1,4 @@
 import { parseEmail, type ParsedEmail } from '@mailcast/devkit';
-import { eventually } from '@mailcast/testkit';
 import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
 
 /** include_unsubscribe_link on transactionals (docs/transactionals.md "Unsubscribe link"). */
@@ -10,16 +9,12 @@ describe('transactional unsubscribe link (HTTP, dispatcher workers, real SMTP)',
   }, 60_000);
   afterAll(() => h.close(), 60_000);
 
-  const send = (body: Record<string, unknown>, key?: string) =>
-    h.request('POST', '/api/v1/transactionals.json', body, key === undefined ? {} : { 'Idempotency-Key': key });
+  const send = (body: Record<string, unknown>, key?: string) => h.sendTransactional(body, key);
   /** Sends one and answers the email the SMTP server received. */
   const delivered = async (body: Record<string, unknown>): Promise<ParsedEmail> => {
     const res = await send(body);
     expect(res.status).toBe(201);
-    const done = await eventually(async () => {
-      const got = await h.request('GET', `/api/v1/transactionals/${res.body.id}.json`);
-      return got.body.status === 'queued' ? undefined : got.body;
-    });
+    const done = await h.transactionalOutcome(res.body.id);
     expect(done.status).toBe('sent');
     const raw = h.smtp.messages.find((m) => m.to.includes(String(body.to)));
     return parseEmail(raw!.raw);

@@ -1,5 +1,4 @@
 import { parseEmail } from '@mailcast/devkit';
-import { eventually } from '@mailcast/testkit';
 import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
 
 describe('transactional email (HTTP, dispatcher workers, real SMTP)', () => {
@@ -9,14 +8,9 @@ describe('transactional email (HTTP, dispatcher workers, real SMTP)', () => {
   }, 60_000);
   afterAll(() => h.close(), 60_000);
 
-  const send = (body: Record<string, unknown>, key?: string) =>
-    h.request('POST', '/api/v1/transactionals.json', body, key === undefined ? {} : { 'Idempotency-Key': key });
+  const send = (body: Record<string, unknown>, key?: string) => h.sendTransactional(body, key);
   const to = (address: string) => h.smtp.messages.filter((m) => m.to.includes(address));
-  const finalStatus = (id: number) =>
-    eventually(async () => {
-      const res = await h.request('GET', `/api/v1/transactionals/${id}.json`);
-      return res.body.status === 'queued' ? undefined : res.body;
-    });
+  const finalStatus = (id: number) => h.transactionalOutcome(id);
 
   it('sends once, rendered with subscriber and data, creating the subscriber on first send', async () => {
     const res = await send({

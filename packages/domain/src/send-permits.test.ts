@@ -1,18 +1,10 @@
 import fc from 'fast-check';
 import { HOLD_LEASE_MS, PERMIT_HOLD_MS, nextPermitFree, permitsHeld, withHolds, type HoldsByOwner } from './send-permits';
 import { FRESH_SEND_RATE_STATE, reserveSlots, type SendLimits, type SendRateState } from './send-rate';
+import { busiestWindow } from '@mailcast/testkit/timing';
 
 const perSecond = (n: number): SendLimits => ({ perSecond: n, perMinute: null, perHour: null, perDay: null });
 
-/** Most instants in any window [t, t + width) of the sorted instants. */
-function busiestWindow(times: readonly number[], width: number): number {
-  let most = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i]! - times[j]! >= width) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 describe('permits of the per-second limit', () => {
   it('counts open permits until the lease and answered ones until their release', () => {

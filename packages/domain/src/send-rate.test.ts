@@ -12,19 +12,11 @@ import {
   type SendLimits,
   type SendRateState,
 } from './send-rate';
+import { busiestWindow } from '@mailcast/testkit/timing';
 
 const NONE: SendLimits = { perSecond: null, perMinute: null, perHour: null, perDay: null };
 const limits = (l: Partial<SendLimits>): SendLimits => ({ ...NONE, ...l });
 
-/** Most messages found in any window [t, t + width) of the sorted instants. */
-function busiestWindow(times: readonly number[], width: number): number {
-  let most = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i]! - times[j]! >= width) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
 
 /** Takes slots in rounds of `batch` as a dispatcher would, each round at the first slot's time. */
 function drain(l: SendLimits, count: number, batch: number, horizonMs: number, start = 0): number[] {

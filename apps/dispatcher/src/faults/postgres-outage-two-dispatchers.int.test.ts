@@ -1,5 +1,5 @@
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, Fixtures, spawnBuilt, type Spawned } from '@mailcast/testkit';
+import { eventually, Fixtures, spawnBuilt, stopAll, type Spawned } from '@mailcast/testkit';
 import { RestartableDatabase } from '../test-support/private-cluster';
 
 /**
@@ -21,12 +21,7 @@ describe('PostgreSQL outages mid-send and the send lease, two dispatchers', () =
     smtp = await startSmtpCapture({ onMessage: () => new Promise((resolve) => setTimeout(resolve, 20)) });
   }, 60_000);
   afterEach(async () => {
-    for (const d of running.splice(0)) {
-      if (d.child.exitCode === null && d.child.signalCode === null) {
-        d.child.kill('SIGTERM');
-        await d.exited;
-      }
-    }
+    await stopAll(running);
   }, 60_000);
   afterAll(async () => {
     await smtp?.close();

@@ -1,5 +1,5 @@
 import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, freePort, spawnBuilt, type Spawned } from '@mailcast/testkit';
+import { eventually, freePort, spawnBuilt, stopAll, type Spawned } from '@mailcast/testkit';
 import http from 'node:http';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 
@@ -28,12 +28,7 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
     smtp = await startSmtpCapture({ onMessage: () => new Promise((resolve) => setTimeout(resolve, 400)) });
   }, 60_000);
   afterEach(async () => {
-    for (const d of running.splice(0)) {
-      if (d.child.exitCode === null && d.child.signalCode === null) {
-        d.child.kill('SIGTERM');
-        await d.exited;
-      }
-    }
+    await stopAll(running);
   }, 60_000);
   afterAll(async () => {
     await smtp?.close();

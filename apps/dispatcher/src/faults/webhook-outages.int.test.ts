@@ -1,5 +1,5 @@
 import { createBoss } from '@mailcast/adapters';
-import { createTestDatabase, eventually, Fixtures, spawnBuilt, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, Fixtures, spawnBuilt, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,15 +52,6 @@ const dispatcherEnv = (url: string): NodeJS.ProcessEnv => ({
   WEBHOOK_ALLOW_PRIVATE: 'true',
   WEBHOOK_TIMEOUT_MS: '20000',
 });
-
-async function stopAll(running: Spawned[]): Promise<void> {
-  for (const d of running.splice(0)) {
-    if (d.child.exitCode === null && d.child.signalCode === null) {
-      d.child.kill('SIGTERM');
-      await d.exited;
-    }
-  }
-}
 
 async function anEndpoint(db: Knex, fixtures: Fixtures, url: string): Promise<number> {
   const channel = await fixtures.aChannel();

@@ -1,6 +1,6 @@
 import { createBoss } from '@mailcast/adapters';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { createTestDatabase, eventually, Fixtures, spawnBuilt, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, Fixtures, spawnBuilt, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 
 /**
@@ -26,12 +26,7 @@ describe('dispatcher processes sending one broadcast', () => {
     smtp = await startSmtpCapture({ onMessage: () => new Promise((resolve) => setTimeout(resolve, 15)) });
   });
   afterEach(async () => {
-    for (const d of running.splice(0)) {
-      if (d.child.exitCode === null && d.child.signalCode === null) {
-        d.child.kill('SIGTERM');
-        await d.exited;
-      }
-    }
+    await stopAll(running);
   });
   afterAll(async () => {
     await smtp.close();

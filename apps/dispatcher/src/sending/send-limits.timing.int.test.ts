@@ -1,6 +1,6 @@
 import { createBoss } from '@mailcast/adapters';
 import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { createTestDatabase, eventually, Fixtures, freePort, spawnBuilt, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { busiestWindow, createTestDatabase, eventually, Fixtures, freePort, spawnBuilt, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
 import { performance } from 'node:perf_hooks';
 import type PgBoss from 'pg-boss';
 
@@ -22,12 +22,7 @@ describe('sending limits shared by every dispatcher', () => {
     fixtures = new Fixtures(database.db, boss);
   });
   afterEach(async () => {
-    for (const d of running.splice(0)) {
-      if (d.child.exitCode === null && d.child.signalCode === null) {
-        d.child.kill('SIGTERM');
-        await d.exited;
-      }
-    }
+    await stopAll(running);
     for (const sink of sinks.splice(0)) await sink.close();
   });
   afterAll(async () => {
@@ -93,15 +88,6 @@ describe('sending limits shared by every dispatcher', () => {
       return ['sent', 'partial_failure', 'failed'].includes(b.status) ? b : undefined;
     }, 90_000, 100);
 
-  /** Most instants in any window [t, t + width) of the sorted instants. */
-  function busiestWindow(times: readonly number[], width: number): number {
-    let most = 0;
-    for (let i = 0, j = 0; i < times.length; i++) {
-      while (times[i]! - times[j]! >= width) j++;
-      most = Math.max(most, i - j + 1);
-    }
-    return most;
-  }
 
   const recipientStatuses = async (id: number) => {
     const { rows } = await database.db.raw<{ rows: Array<{ status: string; n: number }> }>(

@@ -24,6 +24,10 @@ export interface SendingHarness {
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   /** Creates a broadcast over HTTP, sends it, and waits for its final status. */
   broadcast(fields: Record<string, unknown>, timeoutMs?: number): Promise<{ id: number; status: string }>;
+  /** `POST /api/v1/transactionals.json`, with an Idempotency-Key when one is given. */
+  sendTransactional(body: Record<string, unknown>, idempotencyKey?: string): Promise<{ status: number; body: any }>;
+  /** Waits until the transactional has left `queued`, and answers it as the api shows it. */
+  transactionalOutcome(id: number, timeoutMs?: number): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -102,6 +106,13 @@ export async function startSendingHarness(
         100,
       );
     },
+    sendTransactional: (body, idempotencyKey) =>
+      request('POST', '/api/v1/transactionals.json', body, idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }),
+    transactionalOutcome: (id, timeoutMs = 10_000) =>
+      eventually(async () => {
+        const res = await request('GET', `/api/v1/transactionals/${id}.json`);
+        return res.body.status === 'queued' ? undefined : res.body;
+      }, timeoutMs),
     async close() {
       await listener.close();
       await workers.stop();
