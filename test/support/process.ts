@@ -32,3 +32,17 @@ export async function stopAll(running: Spawned[]): Promise<void> {
     }
   }
 }
+
+/**
+ * A built dispatcher on `databaseUrl`, as the multi-process tests run it: links on a test host,
+ * warnings only; `env` adds to or overrides that.
+ */
+export function spawnDispatcher(databaseUrl: string, env: NodeJS.ProcessEnv = {}): Spawned {
+  return spawnBuilt('apps/dispatcher/dist/main.js', {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PUBLIC_URL: 'http://links.example.test',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+}

@@ -262,6 +262,7 @@ export { TEMPLATE_NOT_FOUND, UpdateTemplate } from './templates/update-template'
 export { GetTemplate } from './templates/get-template';
 export { ListTemplates } from './templates/list-templates';
 export { DeleteTemplate } from './templates/delete-template';
+export { templateJson } from './templates/template-json';
 
 // Transactionals.
 export { CreateTransactional, type TransactionalInput } from './transactionals/create-transactional';

@@ -1,4 +1,4 @@
-import { ValidationError, type Template, type TemplateInput } from '@mailcast/core';
+import { ValidationError, type TemplateInput } from '@mailcast/core';
 import Joi from 'joi';
 
 /** The HTTP edge of the template routes (docs/templates.md). */
@@ -54,16 +54,3 @@ function parse(raw: unknown, create: boolean): TemplateInput {
 
 export const createTemplateBody = (raw: unknown) => parse(raw, true);
 export const updateTemplateBody = (raw: unknown) => parse(raw, false);
-
-export const presentTemplate = (t: Template) => ({
-  id: t.id,
-  label: t.label,
-  subject: t.subject,
-  preheader: t.preheader,
-  body: t.body,
-  html_body: t.htmlBody,
-  template_purpose: t.purpose,
-  default_confirmation: t.defaultConfirmation,
-  created_at: t.createdAt.toISOString(),
-  updated_at: t.updatedAt.toISOString(),
-});

@@ -1,23 +1,8 @@
-import { CreateTemplate, DeleteTemplate, ListTemplates, type Template } from '@mailcast/core';
+import { CreateTemplate, DeleteTemplate, ListTemplates, templateJson } from '@mailcast/core';
 import { actingFor, optional, positiveInteger, readTextFile, required, UsageError, type Command, type Flags } from './command';
 
 const TEMPLATES = ['templates_read', 'templates_write'] as const;
 
-/** A template as the API answers it. */
-function present(t: Template) {
-  return {
-    id: t.id,
-    label: t.label,
-    subject: t.subject,
-    preheader: t.preheader,
-    body: t.body,
-    html_body: t.htmlBody,
-    template_purpose: t.purpose,
-    default_confirmation: t.defaultConfirmation,
-    created_at: t.createdAt.toISOString(),
-    updated_at: t.updatedAt.toISOString(),
-  };
-}
 
 async function fileFlag(flags: Flags, name: string): Promise<string | undefined> {
   const file = optional(flags, name);
@@ -56,7 +41,7 @@ export const templateCreate: Command = {
       purpose,
       defaultConfirmation: flags['default-confirmation'] === true,
     });
-    return { json: present(template), human: `template ${template.id} created: ${template.label} (${template.purpose})` };
+    return { json: templateJson(template), human: `template ${template.id} created: ${template.label} (${template.purpose})` };
   },
 };
 
@@ -68,7 +53,7 @@ export const templateList: Command = {
     const caller = await actingFor(container, positiveInteger(flags, 'channel'), TEMPLATES);
     const { items, total } = await container.resolve(ListTemplates).execute(caller, { limit: 250, offset: 0 });
     const lines = items.map((t) => `${t.id}\t${t.purpose}${t.defaultConfirmation ? ' (default)' : ''}\t${t.label}`);
-    return { json: { data: items.map(present), total }, human: [`${total} template(s)`, ...lines].join('\n') };
+    return { json: { data: items.map(templateJson), total }, human: [`${total} template(s)`, ...lines].join('\n') };
   },
 };
 

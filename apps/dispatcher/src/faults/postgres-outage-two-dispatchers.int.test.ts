@@ -1,5 +1,5 @@
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, Fixtures, spawnBuilt, stopAll, type Spawned } from '@mailcast/testkit';
+import { eventually, Fixtures, spawnDispatcher, stopAll, type Spawned } from '@mailcast/testkit';
 import { RestartableDatabase } from '../test-support/private-cluster';
 
 /**
@@ -29,12 +29,8 @@ describe('PostgreSQL outages mid-send and the send lease, two dispatchers', () =
   }, 60_000);
 
   const dispatcher = (env: Record<string, string> = {}): Spawned => {
-    const d = spawnBuilt('apps/dispatcher/dist/main.js', {
-      ...process.env,
+    const d = spawnDispatcher(pg.url, {
       ...env,
-      DATABASE_URL: pg.url,
-      PUBLIC_URL: 'http://links.example.test',
-      LOG_LEVEL: 'warn',
       MAILCAST_SMTP_CONNECTIONS: '4',
       MAILCAST_SEND_SWEEP_MS: '500',
     });

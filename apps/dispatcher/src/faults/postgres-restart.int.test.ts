@@ -1,6 +1,6 @@
 import { createBoss, createDatabase, migrate, type Database } from '@mailcast/adapters';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, Fixtures, freePort, spawnBuilt, type Spawned } from '@mailcast/testkit';
+import { eventually, Fixtures, freePort, spawnDispatcher, type Spawned } from '@mailcast/testkit';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -85,11 +85,7 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     const b = await fixtures.aBroadcast(channel.id, { subject: 'For {{ subscriber.first_name }}' });
     await db('broadcasts').where({ id: b.id }).update({ status: 'scheduled', version: 1 });
 
-    dispatcher = spawnBuilt('apps/dispatcher/dist/main.js', {
-      ...process.env,
-      DATABASE_URL: cluster.url,
-      PUBLIC_URL: 'http://links.example.test',
-      LOG_LEVEL: 'warn',
+    dispatcher = spawnDispatcher(cluster.url, {
       MAILCAST_SEND_LEASE_MS: '1500',
       MAILCAST_SEND_SWEEP_MS: '300',
       MAILCAST_SEND_CONCURRENCY: String(CONCURRENCY),

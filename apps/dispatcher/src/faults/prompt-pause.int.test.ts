@@ -1,5 +1,5 @@
 import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, freePort, spawnBuilt, stopAll, type Spawned } from '@mailcast/testkit';
+import { eventually, freePort, spawnDispatcher, stopAll, type Spawned } from '@mailcast/testkit';
 import http from 'node:http';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 
@@ -38,11 +38,8 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
   }, 60_000);
 
   const dispatcher = (): Spawned => {
-    const d = spawnBuilt('apps/dispatcher/dist/main.js', {
-      ...process.env,
-      DATABASE_URL: api.database.url,
+    const d = spawnDispatcher(api.database.url, {
       PUBLIC_URL: base,
-      LOG_LEVEL: 'warn',
       MAILCAST_SMTP_CONNECTIONS: String(CONNECTIONS),
       // Two threads of two connections each: a withdrawal crosses to the thread holding the message.
       MAILCAST_SMTP_THREADS: '2',

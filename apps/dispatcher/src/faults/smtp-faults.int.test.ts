@@ -1,6 +1,6 @@
 import { createBoss } from '@mailcast/adapters';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { createTestDatabase, eventually, Fixtures, spawnBuilt, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, Fixtures, spawnDispatcher, type Spawned, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 
 /**
@@ -49,11 +49,7 @@ describe('sending through a failing SMTP server', () => {
   });
 
   it('sends every active recipient exactly once, ends sent, and records each delay', async () => {
-    dispatcher = spawnBuilt('apps/dispatcher/dist/main.js', {
-      ...process.env,
-      DATABASE_URL: database.url,
-      PUBLIC_URL: 'http://links.example.test',
-      LOG_LEVEL: 'warn',
+    dispatcher = spawnDispatcher(database.url, {
       MAILCAST_SEND_LEASE_MS: '1500',
       MAILCAST_SEND_SWEEP_MS: '300',
       MAILCAST_SEND_CONCURRENCY: '10',

@@ -1,6 +1,6 @@
 import { createBoss } from '@mailcast/adapters';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { createTestDatabase, eventually, Fixtures, spawnBuilt, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, Fixtures, spawnDispatcher, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 
 /**
@@ -35,11 +35,7 @@ describe('dispatcher processes sending one broadcast', () => {
   });
 
   function dispatcher(): Spawned {
-    const d = spawnBuilt('apps/dispatcher/dist/main.js', {
-      ...process.env,
-      DATABASE_URL: database.url,
-      PUBLIC_URL: 'http://links.example.test',
-      LOG_LEVEL: 'warn',
+    const d = spawnDispatcher(database.url, {
       MAILCAST_SEND_LEASE_MS: '1500',
       MAILCAST_SEND_SWEEP_MS: '500',
       MAILCAST_SEND_CONCURRENCY: String(CONCURRENCY),

@@ -1,6 +1,6 @@
 import { createBoss } from '@mailcast/adapters';
 import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { busiestWindow, createTestDatabase, eventually, Fixtures, freePort, spawnBuilt, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { busiestWindow, createTestDatabase, eventually, Fixtures, freePort, spawnDispatcher, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
 import { performance } from 'node:perf_hooks';
 import type PgBoss from 'pg-boss';
 
@@ -31,11 +31,7 @@ describe('sending limits shared by every dispatcher', () => {
   });
 
   function dispatcher(): Spawned {
-    const d = spawnBuilt('apps/dispatcher/dist/main.js', {
-      ...process.env,
-      DATABASE_URL: database.url,
-      PUBLIC_URL: 'http://links.example.test',
-      LOG_LEVEL: 'warn',
+    const d = spawnDispatcher(database.url, {
       MAILCAST_SEND_SWEEP_MS: '500',
       // A few hundred messages a second need neither SMTP threads nor a hundred in flight: on a
       // shared machine each of them only takes CPU from the timing under test.
