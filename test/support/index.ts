@@ -1,8 +1,10 @@
-export * from './database';
-export * from './fixtures';
-export * from './logger';
-export * from './net';
-export * from './process';
-export * from './secrets';
-export * from './plaintext-scan';
-export * from './timing';
+// The testkit (`@mailcast/testkit`): what tests import from it, named. A unit test that must not
+// load the adapters imports one module instead (`@mailcast/testkit/timing`, docs/contributing.md).
+export { createTestDatabase, withAdmin, type TestDatabase } from './database';
+export { Fixtures } from './fixtures';
+export { memoryLogger } from './logger';
+export { eventually, freePort } from './net';
+export { findPlaintext } from './plaintext-scan';
+export { REPO_ROOT, spawnBuilt, spawnDispatcher, stopAll, type Spawned } from './process';
+export { anEmailServer, throwawaySecretBox } from './secrets';
+export { busiestWindow } from './timing';
