@@ -233,7 +233,8 @@ export { isSuccess, SendWebhookAttempt, webhookBody, type AttemptOutcome } from 
 export { RecordWebhookSuccesses } from './webhooks/record-webhook-successes';
 export { RecordWebhookFailure } from './webhooks/record-webhook-failure';
 export { RequeueStalledDeliveries } from './webhooks/requeue-stalled-deliveries';
-export { ExtendWebhookAttemptLeases, RequeueLapsedAttempts } from './webhooks/attempt-leases';
+export { ExtendWebhookAttemptLeases } from './webhooks/extend-webhook-attempt-leases';
+export { RequeueLapsedAttempts } from './webhooks/requeue-lapsed-attempts';
 
 // Discovery.
 export { DescribeCaller } from './discovery/describe-caller';
