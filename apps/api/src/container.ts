@@ -1,5 +1,5 @@
 import { CachedApiTokenRepository, composeContainer, DatabaseToken, LoggerToken, type Database, type Infrastructure, type Logger, type Override } from '@mailcast/adapters';
-import { Clock, Repositories } from '@mailcast/core';
+import { Clock } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 
 export type { Override };
@@ -12,24 +12,30 @@ export const TOKEN_CACHE_TTL_MS = 30_000;
 const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
 /**
- * The api's composition root: the only place that binds ports to adapters. A test passes
- * overrides that replace single tokens (the clock, say) in a child container.
+ * The api's composition root: the shared adapters, with the repositories' tokens behind the
+ * api's cache, each port bound once. A test passes overrides that replace single tokens (the
+ * clock, say) in a child container.
  */
 export function buildContainer(infra: Infrastructure, overrides: readonly Override[] = []): DependencyContainer {
-  const container = composeContainer(infra, overrides);
   // Every request resolves its token: the api keeps verified ones in memory while it hears
   // revocations (CachedApiTokenRepository). Only the api: the other processes do not authenticate.
-  const repositories = container.resolve<Repositories>(Repositories);
-  const logger = container.resolve<Logger>(LoggerToken);
-  const clock = container.resolve<Clock>(Clock);
-  const tokens = new CachedApiTokenRepository(repositories.apiTokens, container.resolve<Database>(DatabaseToken), {
-    ttlMs: TOKEN_CACHE_TTL_MS,
-    maxEntries: TOKEN_CACHE_MAX_ENTRIES,
-    now: () => clock.now().getTime(),
-    onError: (error) => logger.warn('token revocation listener unavailable; looking tokens up on every request', { error: error.message }),
+  // The clock and logger are looked up when used, so a test's overrides apply to them.
+  let tokens: CachedApiTokenRepository | undefined;
+  const container = composeContainer(infra, overrides, {
+    repositories: (base, bound) => {
+      tokens = new CachedApiTokenRepository(base.apiTokens, bound.resolve<Database>(DatabaseToken), {
+        ttlMs: TOKEN_CACHE_TTL_MS,
+        maxEntries: TOKEN_CACHE_MAX_ENTRIES,
+        now: () => bound.resolve<Clock>(Clock).now().getTime(),
+        onError: (error) =>
+          bound.resolve<Logger>(LoggerToken).warn('token revocation listener unavailable; looking tokens up on every request', {
+            error: error.message,
+          }),
+      });
+      return { ...base, apiTokens: tokens };
+    },
   });
-  container.registerInstance(Repositories, { ...repositories, apiTokens: tokens });
-  container.registerInstance(CachedApiTokenRepository, tokens);
+  container.registerInstance(CachedApiTokenRepository, tokens!);
   return container;
 }
 

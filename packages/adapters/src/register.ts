@@ -1,5 +1,4 @@
 import {
-  BroadcastRendering,
   BroadcastStatisticsReader,
   Clock,
   DkimKeyGenerator,
@@ -16,7 +15,6 @@ import {
   SegmentRepository,
   Templates,
   HtmlReader,
-  InProcessBroadcastRendering,
   Transactor,
   WebhookDestinations,
   WebhookRetrySchedule,
@@ -62,11 +60,22 @@ export interface Infrastructure {
   secrets?: SecretBox;
 }
 
+/** What an app's composition root changes in the shared bindings, so each port is bound once. */
+export interface Composition {
+  /** Wraps the PostgreSQL repositories before they are bound (the api's token cache). */
+  repositories?: (base: Repositories, container: DependencyContainer) => Repositories;
+}
+
 /**
  * Binds every port the processes share to its PostgreSQL / pg-boss / system adapter. The mailer
- * is the dispatcher's alone: its composition root binds it, with its threads and connections.
+ * and broadcast rendering are the dispatcher's alone: its composition root binds them, with
+ * their threads and connections.
  */
-export function registerAdapters(container: DependencyContainer, infra: Infrastructure): DependencyContainer {
+export function registerAdapters(
+  container: DependencyContainer,
+  infra: Infrastructure,
+  composition: Composition = {},
+): DependencyContainer {
   container.registerInstance(ConfigToken, infra.config);
   container.registerInstance(LoggerToken, infra.logger);
   container.registerInstance(DatabaseToken, infra.db);
@@ -75,7 +84,8 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SecretBoxToken, secrets);
   container.registerInstance(Clock, new SystemClock());
   container.registerInstance(RandomSource, new CryptoRandom());
-  container.registerInstance(Repositories, pgRepositories(infra.db, infra.boss, secrets));
+  const repositories = pgRepositories(infra.db, infra.boss, secrets);
+  container.registerInstance(Repositories, composition.repositories?.(repositories, container) ?? repositories);
   container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss, secrets));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
@@ -85,12 +95,8 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
-  const templates = new LiquidTemplates();
-  const reader = new Htmlparser2Reader();
-  container.registerInstance(Templates, templates);
-  container.registerInstance(HtmlReader, reader);
-  // In the process's own event loop; the dispatcher binds a threaded one (docs/security.md "HTML").
-  container.registerInstance(BroadcastRendering, new InProcessBroadcastRendering(templates, reader));
+  container.registerInstance(Templates, new LiquidTemplates());
+  container.registerInstance(HtmlReader, new Htmlparser2Reader());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
@@ -110,8 +116,12 @@ export interface Override<T = unknown> {
  * A child container with every adapter bound, then the overrides (a test's fixed clock, say)
  * on top. Each app's composition root starts from here and adds what is its own.
  */
-export function composeContainer(infra: Infrastructure, overrides: readonly Override[] = []): DependencyContainer {
-  const container = registerAdapters(rootContainer.createChildContainer(), infra);
+export function composeContainer(
+  infra: Infrastructure,
+  overrides: readonly Override[] = [],
+  composition: Composition = {},
+): DependencyContainer {
+  const container = registerAdapters(rootContainer.createChildContainer(), infra, composition);
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;
 }

@@ -1,8 +1,8 @@
-import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from '@mailcast/adapters';
-import { DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions } from '@mailcast/core';
+import { NodemailerMailer } from '@mailcast/adapters';
+import { DeliverBroadcast } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type CapturedMessage, type SmtpCapture } from '@mailcast/devkit';
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { sendingInProcess, startApi, type ApiHarness } from '../test-support/harness';
 
 const PUBLIC_URL = 'http://links.example.test';
 
@@ -21,8 +21,7 @@ describe('broadcasts to segments', () => {
     smtp = await startSmtpCapture();
     api = await startApi({
       overrides: [
-        { token: SendingOptions, value: { ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER), helperJobs: 0 } },
-        { token: Mailer, value: mailer },
+        ...sendingInProcess(PUBLIC_URL, mailer),
       ],
     });
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });

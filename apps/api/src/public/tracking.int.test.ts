@@ -1,8 +1,8 @@
-import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from '@mailcast/adapters';
-import { Clock, DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions } from '@mailcast/core';
+import { NodemailerMailer } from '@mailcast/adapters';
+import { Clock, DeliverBroadcast } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type ParsedEmail, type SmtpCapture } from '@mailcast/devkit';
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { sendingInProcess, startApi, type ApiHarness } from '../test-support/harness';
 
 const PUBLIC_URL = 'http://links.example.test';
 
@@ -27,8 +27,7 @@ describe('public tracking and unsubscribe routes', () => {
     smtp = await startSmtpCapture();
     api = await startApi({
       overrides: [
-        { token: SendingOptions, value: { ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER), helperJobs: 0 } },
-        { token: Mailer, value: mailer },
+        ...sendingInProcess(PUBLIC_URL, mailer),
         { token: Clock, value: clock },
       ],
     });

@@ -1,4 +1,12 @@
-import { createBoss, loadConfig, type Infrastructure } from '@mailcast/adapters';
+import {
+  createBoss,
+  DEFAULT_CONNECTIONS_PER_SERVER,
+  Htmlparser2Reader,
+  LiquidTemplates,
+  loadConfig,
+  type Infrastructure,
+} from '@mailcast/adapters';
+import { BroadcastRendering, defaultSendingOptions, InProcessBroadcastRendering, Mailer, SendingOptions } from '@mailcast/core';
 import { createTestDatabase, Fixtures, memoryLogger, type TestDatabase } from '@mailcast/testkit';
 import type { Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -12,6 +20,19 @@ export interface ApiHarness {
   fixtures: Fixtures;
   logs: Array<Record<string, unknown>>;
   close(): Promise<void>;
+}
+
+/**
+ * The overrides that let a test run DeliverBroadcast in the api's container, as the dispatcher
+ * would: sending options for `publicUrl` (no helper jobs), the test's mailer, and rendering in
+ * this process (the api binds no rendering; only the dispatcher renders).
+ */
+export function sendingInProcess(publicUrl: string, mailer: Mailer): Override[] {
+  return [
+    { token: SendingOptions, value: { ...defaultSendingOptions(publicUrl, DEFAULT_CONNECTIONS_PER_SERVER), helperJobs: 0 } },
+    { token: Mailer, value: mailer },
+    { token: BroadcastRendering, value: new InProcessBroadcastRendering(new LiquidTemplates(), new Htmlparser2Reader()) },
+  ];
 }
 
 /** The real api app on a private database; overrides swap single ports (the clock, say). */
