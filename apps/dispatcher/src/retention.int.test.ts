@@ -2,7 +2,7 @@ import { Clock, PruneOldRows, RetentionPolicy } from '@mailcast/core';
 import request from 'supertest';
 import { recordControlledSend, type SendScript } from '../../api/src/test-support/controlled-send';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
-import { retentionConfig } from './retention-config';
+import { retentionConfig } from './config';
 
 const D = '2026-03-01T';
 const DAY = 24 * 60 * 60 * 1000;
