@@ -37,6 +37,8 @@ describe('transactional email (HTTP, dispatcher workers, real SMTP)', () => {
     expect(to('reset@example.com')).toHaveLength(1);
     const email = await parseEmail(to('reset@example.com')[0]!.raw);
     expect(email.subject).toBe('Reset for Rita');
+    // The one sender rule (senderAddress): the email server's address and name.
+    expect(email.from).toEqual({ address: 'news@example.com', name: 'Example News' });
     expect(email.text).toContain('Code <123>');
     expect(email.html).toContain('&lt;123&gt;');
     expect(email.messageId).toBe(done.message_id);

@@ -128,7 +128,7 @@ export {
   TRANSACTIONAL_STATUSES,
   type TransactionalStatus,
 } from './transactional';
-export { senderAddress, usableEmailServers } from './sender';
+export { emailServerFor, senderAddress, usableEmailServers } from './sender';
 export {
   dsnBounceKind,
   messageIdRecipient,

@@ -1,4 +1,4 @@
-import { fallbackSenderEmail, senderAddress, usableEmailServers } from './sender';
+import { emailServerFor, fallbackSenderEmail, senderAddress, usableEmailServers } from './sender';
 
 describe('senderAddress: who an email is from', () => {
   const none = { fromEmail: null, fromName: null };
@@ -52,5 +52,23 @@ describe('usableEmailServers: which servers a broadcast goes through', () => {
 
   it('has none when every named server is gone', () => {
     expect(usableEmailServers({ emailServerIds: [9], useAnyEmailServer: false }, servers)).toEqual([]);
+  });
+});
+
+describe('emailServerFor: the server one email (a confirmation, a transactional) goes through', () => {
+  const servers = [{ id: 1, active: false }, { id: 2, active: true }, { id: 3, active: true }];
+
+  it("takes the channel's first server that is switched on when none is named", () => {
+    expect(emailServerFor(servers)).toEqual({ id: 2, active: true });
+  });
+
+  it('takes the named server while it is switched on', () => {
+    expect(emailServerFor(servers, 3)).toEqual({ id: 3, active: true });
+  });
+
+  it('has none when the named server is switched off or gone, or none is switched on', () => {
+    expect(emailServerFor(servers, 1)).toBeUndefined();
+    expect(emailServerFor(servers, 9)).toBeUndefined();
+    expect(emailServerFor([{ id: 1, active: false }])).toBeUndefined();
   });
 });

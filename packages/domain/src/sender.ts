@@ -1,6 +1,7 @@
 /**
- * Who an email is from, and through which email servers a broadcast goes: one rule for
- * broadcasts and confirmation emails alike (docs/broadcasts-and-sending.md, "Sender and servers").
+ * Who an email is from, and through which email servers it goes: one rule for broadcasts,
+ * confirmation emails and transactionals alike (docs/broadcasts-and-sending.md, "Sender and
+ * servers").
  */
 
 /** The from-address fields an email server or a channel may carry. */
@@ -54,4 +55,16 @@ export function usableEmailServers<Server extends { id: number; active?: boolean
   const active = channelServers.filter((s) => s.active !== false);
   if (choice.useAnyEmailServer || choice.emailServerIds.length === 0) return active;
   return active.filter((s) => choice.emailServerIds.includes(s.id));
+}
+
+/**
+ * The email server one email goes through (a confirmation, a transactional), by the broadcast's
+ * rule: the named one while it exists and is switched on, else (none named) the channel's first.
+ */
+export function emailServerFor<Server extends { id: number; active?: boolean }>(
+  channelServers: readonly Server[],
+  emailServerId: number | null = null,
+): Server | undefined {
+  const choice = { emailServerIds: emailServerId === null ? [] : [emailServerId], useAnyEmailServer: false };
+  return usableEmailServers(choice, channelServers)[0];
 }

@@ -1,3 +1,4 @@
+import { emailServerFor } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { UnauthorizedError } from '../errors';
@@ -18,8 +19,8 @@ export class GetChannelStatus {
     const channel = await this.repositories.channels.findById(caller.channelId);
     if (channel === null) throw new UnauthorizedError();
     const servers = await this.repositories.emailServers.listForChannel(caller.channelId);
-    // A server switched off (`active: false`) cannot send.
-    const sending = servers.filter((s) => s.active);
-    return { channel: { id: channel.id, name: channel.name }, emailServers: servers.length, ready: sending.length > 0 };
+    // Ready: some email could go out, by the one rule for usable servers (a switched-off one cannot).
+    const ready = emailServerFor(servers) !== undefined;
+    return { channel: { id: channel.id, name: channel.name }, emailServers: servers.length, ready };
   }
 }

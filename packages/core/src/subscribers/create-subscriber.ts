@@ -1,4 +1,4 @@
-import { decideCreate, formatConfirmationToken, hashConfirmationToken, isValidEmail, normalizeEmail } from '@mailcast/domain';
+import { decideCreate, emailServerFor, formatConfirmationToken, hashConfirmationToken, isValidEmail, normalizeEmail } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
@@ -113,7 +113,7 @@ export class CreateSubscriber {
     return this.transactor.run(async (repositories) => {
       // Double opt-in without a way to send the email would leave the subscriber pending for
       // ever; the spec's message for a channel without an email server says why.
-      if (doi !== null && !(await repositories.emailServers.listForChannel(principal.channelId)).some((s) => s.active)) {
+      if (doi !== null && emailServerFor(await repositories.emailServers.listForChannel(principal.channelId)) === undefined) {
         throw new ValidationError(SMTP_NOT_CONFIGURED);
       }
       if (doi?.templateId != null) {

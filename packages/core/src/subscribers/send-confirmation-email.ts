@@ -1,4 +1,4 @@
-import { formatConfirmationToken, hashConfirmationToken, listUnsubscribeHeaders, senderAddress, subjectLine } from '@mailcast/domain';
+import { emailServerFor, formatConfirmationToken, hashConfirmationToken, listUnsubscribeHeaders, senderAddress, subjectLine } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import {
   Clock,
@@ -163,7 +163,7 @@ export class SendConfirmationEmail {
       }
       // A suppressed address gets no email from the channel, a confirmation included.
       if ((await repositories.suppressions.find(request.channelId, subscriber.email)) !== null) return 'suppressed';
-      const server = (await repositories.emailServers.listForChannel(request.channelId)).find((s) => s.active);
+      const server = emailServerFor(await repositories.emailServers.listForChannel(request.channelId));
       const channel = await repositories.channels.findById(request.channelId);
       if (server === undefined || channel === null) return 'no_email_server';
       const template =

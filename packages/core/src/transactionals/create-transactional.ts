@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_TTL_MS, isValidEmail, normalizeEmail, requestFingerprint } from '@mailcast/domain';
+import { emailServerFor, IDEMPOTENCY_TTL_MS, isValidEmail, normalizeEmail, requestFingerprint } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ConflictError, ValidationError } from '../errors';
@@ -104,7 +104,7 @@ export class CreateTransactional {
     }
     if (Object.keys(errors).length > 0) throw ValidationError.forFields(errors);
     // Held for a confirmation that could never be emailed: refused, as double opt-in is for subscribers.
-    if (input.doubleOptIn && !(await r.emailServers.listForChannel(channelId)).some((s) => s.active)) {
+    if (input.doubleOptIn && emailServerFor(await r.emailServers.listForChannel(channelId)) === undefined) {
       throw new ValidationError(SMTP_NOT_CONFIGURED);
     }
 

@@ -1,4 +1,4 @@
-import { subjectLine, type EventType } from '@mailcast/domain';
+import { emailServerFor, senderAddress, subjectLine, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { Clock, HtmlReader, PriorityMailer, RandomSource, Repositories, Templates, Transactor, type Mailer, type Transactional } from '../ports';
 import { SendingOptions } from '../sending/sending-options';
@@ -68,7 +68,7 @@ export class SendTransactional {
       await r.transactionals.settle(t.id, { status: 'suppressed' }, this.clock.now());
       return 'suppressed';
     }
-    const server = servers.find((s) => s.id === t.emailServerId) ?? servers[0];
+    const server = emailServerFor(servers, t.emailServerId);
     if (server === undefined || channel === null) {
       await r.transactionals.settle(t.id, { status: 'failed', error: 'No email server configured' }, this.clock.now());
       return 'no_email_server';
@@ -100,7 +100,7 @@ export class SendTransactional {
     }
     const outcome = await this.mailer.send(server, {
       messageId,
-      from: { email: server.fromEmail ?? channel.fromEmail ?? `mailcast@${host}`, name: server.fromEmail ? server.fromName : (channel.fromName ?? server.fromName) },
+      from: senderAddress(server, channel, host),
       to: t.to,
       replyTo: t.replyTo,
       subject: rendered.subject,
