@@ -1,13 +1,9 @@
 import { parseEmail } from '@mailcast/devkit';
 import { eventually } from '@mailcast/testkit';
-import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
+import { useSendingHarness } from './test-support/sending-harness';
 
 describe('templates (HTTP, dispatcher workers, real SMTP)', () => {
-  let h: SendingHarness;
-  beforeAll(async () => {
-    h = await startSendingHarness();
-  }, 60_000);
-  afterAll(() => h.close());
+  const h = useSendingHarness();
 
   const create = (template: Record<string, unknown>) => h.request('POST', '/api/v1/templates', { template });
 

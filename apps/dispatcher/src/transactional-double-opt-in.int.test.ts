@@ -1,18 +1,14 @@
 import { parseEmail } from '@mailcast/devkit';
 import { eventually } from '@mailcast/testkit';
-import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
+import { useSendingHarness } from './test-support/sending-harness';
 
 /** `double_opt_in` holds a transactional until the recipient confirms (docs/transactionals.md). */
 describe('transactional email with double opt-in (HTTP, dispatcher workers, real SMTP)', () => {
-  let h: SendingHarness;
-  beforeAll(async () => {
-    h = await startSendingHarness();
-  }, 60_000);
-  afterAll(() => h.close(), 60_000);
+  const h = useSendingHarness();
 
   const send = (body: Record<string, unknown>) => h.sendTransactional(body);
   const status = async (id: number) => (await h.request('GET', `/api/v1/transactionals/${id}.json`)).body.status as string;
-  const to = (address: string) => h.smtp.messages.filter((m) => m.to.includes(address));
+  const to = (address: string) => h.received(address);
   const mail = async (address: string, nth: number) => parseEmail((await eventually(async () => to(address)[nth - 1], 10_000))!.raw);
 
   it('holds the email, sends a confirmation, and sends the email once the link is opened', async () => {

@@ -1,5 +1,5 @@
 import { eventually } from '@mailcast/testkit';
-import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
+import { useSendingHarness } from './test-support/sending-harness';
 
 const RECIPIENTS = 20_000;
 const PROBES = 5;
@@ -9,15 +9,13 @@ const PROBES = 5;
  * fetched at once on a NOTIFY, and its own SMTP connections.
  */
 describe('a transactional during a 20,000-recipient broadcast', () => {
-  let h: SendingHarness;
+  const h = useSendingHarness();
   beforeAll(async () => {
-    h = await startSendingHarness();
     await h.api.database.db.raw(
       `INSERT INTO subscribers (channel_id, email, first_name) SELECT ?, 'r' || g || '@bulk.example', 'R' || g FROM generate_series(1, ?) g`,
       [h.channelId, RECIPIENTS],
     );
   }, 60_000);
-  afterAll(() => h.close(), 60_000);
 
   const bulk = () => h.smtp.messages.filter((m) => m.to[0]!.endsWith('@bulk.example')).length;
 
@@ -32,7 +30,7 @@ describe('a transactional during a 20,000-recipient broadcast', () => {
       const res = await h.request('POST', '/api/v1/transactionals.json', { to, subject: 'Your code', body: 'Code 1234' });
       const answeredAt = Date.now();
       expect(res.status).toBe(201);
-      const received = await eventually(async () => h.smtp.messages.find((m) => m.to.includes(to)), 10_000, 5);
+      const received = await eventually(async () => h.received(to)[0], 10_000, 5);
       latencies.push(received.receivedAt.getTime() - answeredAt);
     }
     const status = await eventually(async () => {

@@ -1,23 +1,19 @@
 import { freePort } from '@mailcast/testkit';
-import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
+import { useSendingHarness } from './test-support/sending-harness';
 
 /** A temporary failure (4xx, or no connection) is retried on a bounded schedule (docs/transactionals.md). */
 describe('transactional retries (HTTP, dispatcher workers, real SMTP)', () => {
-  let h: SendingHarness;
   const deferrals = new Map<string, number>();
-  beforeAll(async () => {
-    h = await startSendingHarness({
-      // Two retries, 100 ms and 200 ms after the first and second attempts.
-      env: { MAILCAST_SEND_RETRY_SCHEDULE: '100ms,200ms' },
-      verdictFor: (to) => {
-        const left = deferrals.get(to) ?? 0;
-        if (left === 0) return undefined;
-        deferrals.set(to, left - 1);
-        return { code: 451, message: '4.7.1 Try again later' };
-      },
-    });
-  }, 60_000);
-  afterAll(() => h.close(), 60_000);
+  const h = useSendingHarness({
+    // Two retries, 100 ms and 200 ms after the first and second attempts.
+    env: { MAILCAST_SEND_RETRY_SCHEDULE: '100ms,200ms' },
+    verdictFor: (to) => {
+      const left = deferrals.get(to) ?? 0;
+      if (left === 0) return undefined;
+      deferrals.set(to, left - 1);
+      return { code: 451, message: '4.7.1 Try again later' };
+    },
+  });
 
   const send = (body: Record<string, unknown>) => h.sendTransactional(body);
   const settled = (id: number) => h.transactionalOutcome(id, 15_000);
@@ -32,7 +28,7 @@ describe('transactional retries (HTTP, dispatcher workers, real SMTP)', () => {
     expect(res.status).toBe(201);
     const done = await settled(res.body.id);
     expect(done).toMatchObject({ status: 'sent', error: null });
-    const received = h.smtp.messages.filter((m) => m.to.includes('later@example.com'));
+    const received = h.received('later@example.com');
     expect(received).toHaveLength(1);
     expect(received[0]!.raw.toString()).toContain(done.message_id);
     expect(await eventTypes(res.body.id)).toEqual([

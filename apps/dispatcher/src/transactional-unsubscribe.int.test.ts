@@ -1,13 +1,9 @@
 import { parseEmail, type ParsedEmail } from '@mailcast/devkit';
-import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
+import { useSendingHarness } from './test-support/sending-harness';
 
 /** include_unsubscribe_link on transactionals (docs/transactionals.md "Unsubscribe link"). */
 describe('transactional unsubscribe link (HTTP, dispatcher workers, real SMTP)', () => {
-  let h: SendingHarness;
-  beforeAll(async () => {
-    h = await startSendingHarness();
-  }, 60_000);
-  afterAll(() => h.close(), 60_000);
+  const h = useSendingHarness();
 
   const send = (body: Record<string, unknown>, key?: string) => h.sendTransactional(body, key);
   /** Sends one and answers the email the SMTP server received. */
@@ -16,8 +12,7 @@ describe('transactional unsubscribe link (HTTP, dispatcher workers, real SMTP)',
     expect(res.status).toBe(201);
     const done = await h.transactionalOutcome(res.body.id);
     expect(done.status).toBe('sent');
-    const raw = h.smtp.messages.find((m) => m.to.includes(String(body.to)));
-    return parseEmail(raw!.raw);
+    return parseEmail(h.received(String(body.to))[0]!.raw);
   };
   /** Without authentication, as a mail client or a reader's browser would ask. */
   const publicRequest = async (method: 'GET' | 'POST', url: string) => {

@@ -1,15 +1,11 @@
 import { parseEmail } from '@mailcast/devkit';
-import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
+import { useSendingHarness } from './test-support/sending-harness';
 
 describe('transactional email (HTTP, dispatcher workers, real SMTP)', () => {
-  let h: SendingHarness;
-  beforeAll(async () => {
-    h = await startSendingHarness();
-  }, 60_000);
-  afterAll(() => h.close(), 60_000);
+  const h = useSendingHarness();
 
   const send = (body: Record<string, unknown>, key?: string) => h.sendTransactional(body, key);
-  const to = (address: string) => h.smtp.messages.filter((m) => m.to.includes(address));
+  const to = (address: string) => h.received(address);
   const finalStatus = (id: number) => h.transactionalOutcome(id);
 
   it('sends once, rendered with subscriber and data, creating the subscriber on first send', async () => {
@@ -56,7 +52,7 @@ describe('transactional email (HTTP, dispatcher workers, real SMTP)', () => {
     expect((await finalStatus(res.body.id)).status).toBe('sent');
     const email = await parseEmail(to('lines@example.com')[0]!.raw);
     expect(email.subject).toBe('Order 42 Bcc: evil@example.com');
-    expect(h.smtp.messages.filter((m) => m.to.includes('evil@example.com'))).toEqual([]);
+    expect(h.received('evil@example.com')).toEqual([]);
   });
 
   it('twenty parallel retries with one Idempotency-Key send one email; all answer the same or 409', async () => {

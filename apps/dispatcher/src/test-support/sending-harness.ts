@@ -1,6 +1,6 @@
 import { createBoss, listenForJobs, loadConfig } from '@mailcast/adapters';
 import { BroadcastRendering, Mailer, PriorityMailer } from '@mailcast/core';
-import { startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
+import { startSmtpCapture, type CapturedMessage, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { eventually, freePort, memoryLogger } from '@mailcast/testkit';
 import http from 'node:http';
 import type PgBoss from 'pg-boss';
@@ -28,22 +28,42 @@ export interface SendingHarness {
   sendTransactional(body: Record<string, unknown>, idempotencyKey?: string): Promise<{ status: number; body: any }>;
   /** Waits until the transactional has left `queued`, and answers it as the api shows it. */
   transactionalOutcome(id: number, timeoutMs?: number): Promise<any>;
+  /** What the SMTP server has received for `address` so far. */
+  received(address: string): CapturedMessage[];
   close(): Promise<void>;
+}
+
+export interface SendingHarnessOptions {
+  verdictFor?: (to: string) => RecipientVerdict;
+  handlers?: readonly JobHandler[];
+  env?: Record<string, string>;
+  /** Told of every fetch the workers make: the queue and how many jobs it answered. */
+  onFetch?: (queue: string, jobs: number) => void;
+}
+
+/**
+ * A sending harness for the enclosing describe: started in its beforeAll, closed in its afterAll.
+ * The answer stands for the harness once started (reading it before then throws).
+ */
+export function useSendingHarness(options: SendingHarnessOptions = {}): SendingHarness {
+  let started: SendingHarness | undefined;
+  beforeAll(async () => {
+    started = await startSendingHarness(options);
+  }, 60_000);
+  afterAll(() => started?.close(), 60_000);
+  return new Proxy({} as SendingHarness, {
+    get(_, key) {
+      if (started === undefined) throw new Error('the sending harness starts in beforeAll');
+      return started[key as keyof SendingHarness];
+    },
+  });
 }
 
 /**
  * The api over HTTP, the dispatcher's workers and a real SMTP server, on one private database,
  * with one channel that has an email server: what a test of email leaving the product needs.
  */
-export async function startSendingHarness(
-  options: {
-    verdictFor?: (to: string) => RecipientVerdict;
-    handlers?: readonly JobHandler[];
-    env?: Record<string, string>;
-    /** Told of every fetch the workers make: the queue and how many jobs it answered. */
-    onFetch?: (queue: string, jobs: number) => void;
-  } = {},
-): Promise<SendingHarness> {
+export async function startSendingHarness(options: SendingHarnessOptions = {}): Promise<SendingHarness> {
   const port = await freePort();
   const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '0', ...options.env };
   const api = await startApi({ env });
@@ -113,6 +133,7 @@ export async function startSendingHarness(
         const res = await request('GET', `/api/v1/transactionals/${id}.json`);
         return res.body.status === 'queued' ? undefined : res.body;
       }, timeoutMs),
+    received: (address) => smtp.messages.filter((m) => m.to.includes(address)),
     async close() {
       await listener.close();
       await workers.stop();
