@@ -1,7 +1,7 @@
 import type { BounceReport } from '@mailcast/core';
 import { createHmac } from 'node:crypto';
 import { checkFresh, isObject, malformed, parseJson, sameSecret, str, unauthentic } from './inbound-error';
-import type { VerifiedNotification } from './verified-notification';
+import { providerReport, type VerifiedNotification } from './verified-notification';
 
 /**
  * Mailgun's webhook (docs/bounces.md): the body carries `signature: {timestamp, token, signature}`,
@@ -25,18 +25,15 @@ export function verifyMailgun(raw: Buffer, signingKey: string, nowMs: number): V
 
 function mailgunReports(event: unknown): BounceReport[] {
   if (!isObject(event)) throw malformed('Body has no event-data');
-  const kind =
-    event.event === 'complained'
-      ? 'complaint'
-      : event.event === 'failed'
-        ? event.severity === 'temporary'
-          ? 'soft_bounce'
-          : 'hard_bounce'
-        : null;
-  if (kind === null) return [];
   const message = isObject(event.message) ? event.message : {};
   const headers = isObject(message.headers) ? message.headers : {};
   const status = isObject(event['delivery-status']) ? event['delivery-status'] : {};
-  const reason = str(status.description) || str(status.message) || str(event.reason) || '';
-  return [{ source: 'mailgun', kind, messageId: str(headers['message-id']), email: str(event.recipient), reason }];
+  return providerReport('mailgun', {
+    complaint: event.event === 'complained',
+    bounce: event.event === 'failed',
+    temporary: event.severity === 'temporary',
+    messageId: str(headers['message-id']),
+    email: str(event.recipient),
+    reason: str(status.description) || str(status.message) || str(event.reason) || '',
+  });
 }

@@ -1,6 +1,6 @@
 import type { BounceReport } from '@mailcast/core';
 import { isObject, malformed, parseJson, sameSecret, str, unauthentic } from './inbound-error';
-import type { VerifiedNotification } from './verified-notification';
+import { providerReport, type VerifiedNotification } from './verified-notification';
 
 export const POSTMARK_METADATA_KEY = 'mailcast-message-id';
 
@@ -25,14 +25,16 @@ export function verifyPostmark(raw: Buffer, authorization: string | undefined, u
 
 function postmarkReports(body: Record<string, unknown>): BounceReport[] {
   const type = str(body.Type) ?? '';
-  let kind: BounceReport['kind'] | null = null;
-  if (body.RecordType === 'SpamComplaint' || type === 'SpamComplaint') kind = 'complaint';
-  else if (body.RecordType === 'Bounce' && !IGNORED.has(type)) kind = HARD.has(type) ? 'hard_bounce' : 'soft_bounce';
-  if (kind === null) return [];
-  const reason = str(body.Details) || str(body.Description) || type;
   // Postmark gives the email an id of its own (MessageID); ours comes back as metadata, from the
   // X-PM-Metadata-mailcast-message-id header the sending path adds for Postmark's servers.
   const metadata = isObject(body.Metadata) ? body.Metadata : {};
   const messageId = str(metadata[POSTMARK_METADATA_KEY]) ?? str(body.MessageID);
-  return [{ source: 'postmark', kind, messageId, email: str(body.Email), reason }];
+  return providerReport('postmark', {
+    complaint: body.RecordType === 'SpamComplaint' || type === 'SpamComplaint',
+    bounce: body.RecordType === 'Bounce' && !IGNORED.has(type),
+    temporary: !HARD.has(type),
+    messageId,
+    email: str(body.Email),
+    reason: str(body.Details) || str(body.Description) || type,
+  });
 }

@@ -1,7 +1,7 @@
 import type { BounceReport } from '@mailcast/core';
 import { createHash, createVerify, type KeyObject } from 'node:crypto';
 import { checkFresh, isObject, malformed, parseJson, str, unauthentic } from './inbound-error';
-import type { VerifiedNotification } from './verified-notification';
+import { providerReport, type VerifiedNotification } from './verified-notification';
 
 /**
  * SendGrid's signed event webhook (docs/bounces.md): `X-Twilio-Email-Event-Webhook-Signature` is
@@ -36,15 +36,13 @@ export function verifySendgrid(
 
 function sendgridReport(event: unknown): BounceReport[] {
   if (!isObject(event)) return [];
-  const kind =
-    event.event === 'spamreport'
-      ? 'complaint'
-      : event.event === 'bounce'
-        ? event.type === 'blocked'
-          ? 'soft_bounce'
-          : 'hard_bounce'
-        : null;
-  if (kind === null) return [];
-  // smtp-id is the Message-ID header of the email as it was handed to SendGrid.
-  return [{ source: 'sendgrid', kind, messageId: str(event['smtp-id']), email: str(event.email), reason: str(event.reason) ?? '' }];
+  return providerReport('sendgrid', {
+    complaint: event.event === 'spamreport',
+    bounce: event.event === 'bounce',
+    temporary: event.type === 'blocked',
+    // smtp-id is the Message-ID header of the email as it was handed to SendGrid.
+    messageId: str(event['smtp-id']),
+    email: str(event.email),
+    reason: str(event.reason) ?? '',
+  });
 }
