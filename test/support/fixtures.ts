@@ -3,6 +3,8 @@ import {
   issueApiToken,
   type Broadcast,
   type Channel,
+  type EmailServer,
+  type NewEmailServer,
   type NewBroadcast,
   type NewSubscriber,
   type Subscriber,
@@ -36,6 +38,17 @@ export class Fixtures {
   async aTenant(): Promise<{ channel: Channel; token: string }> {
     const channel = await this.aChannel();
     return { channel, token: await this.aToken(channel.id) };
+  }
+
+  /**
+   * An email server for `channelId` at a test SMTP server on loopback `port`: no TLS, no login,
+   * no from address (so the channel's, docs/broadcasts-and-sending.md), unless `overrides` say.
+   */
+  aCaptureServer(channelId: number, port: number, overrides: Partial<NewEmailServer> = {}): Promise<EmailServer> {
+    return this.repositories.emailServers.create({
+      channelId, host: '127.0.0.1', port, tls: 'none',
+      username: null, password: null, fromEmail: null, fromName: null, ...overrides,
+    });
   }
 
   aBroadcast(channelId: number, overrides: Partial<NewBroadcast> = {}, now = new Date()): Promise<Broadcast> {

@@ -3,8 +3,9 @@
 export { createTestDatabase, withAdmin, type TestDatabase } from './database';
 export { Fixtures } from './fixtures';
 export { memoryLogger } from './logger';
-export { eventually, freePort } from './net';
+export { answeringAfter, eventually, freePort } from './net';
 export { findPlaintext } from './plaintext-scan';
-export { REPO_ROOT, spawnBuilt, spawnDispatcher, stopAll, type Spawned } from './process';
+export { dispatcherProcesses, REPO_ROOT, spawnBuilt, spawnDispatcher, stopAll, type DispatcherProcesses, type Spawned } from './process';
 export { anEmailServer, throwawaySecretBox } from './secrets';
+export { suiteResource } from './suite';
 export { busiestWindow } from './timing';

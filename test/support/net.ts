@@ -29,3 +29,8 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/** A slow server: a message hook (startSmtpCapture's onMessage) that answers after `ms`. */
+export function answeringAfter(ms: number): () => Promise<void> {
+  return () => new Promise((resolve) => setTimeout(resolve, ms));
+}

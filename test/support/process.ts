@@ -46,3 +46,32 @@ export function spawnDispatcher(databaseUrl: string, env: NodeJS.ProcessEnv = {}
     ...env,
   });
 }
+
+/** The dispatcher processes one describe starts, stopped for it (see dispatcherProcesses). */
+export interface DispatcherProcesses {
+  /** Spawns a dispatcher on `databaseUrl` (spawnDispatcher) and keeps it to stop. */
+  start(databaseUrl: string, env?: NodeJS.ProcessEnv): Spawned;
+  /** Those started and not yet stopped, in order. */
+  readonly running: readonly Spawned[];
+  /** The last `chars` of each one's output, labelled: for a failure message. */
+  output(chars?: number): string;
+}
+
+/**
+ * Dispatchers for the enclosing describe, each stopped (SIGTERM, then waited for) after every
+ * test, or after all of them with `stopAfter: 'all'`. Call it before the describe's own
+ * afterAll, so they stop before what they use (the database, the SMTP server) goes away.
+ */
+export function dispatcherProcesses(stopAfter: 'each' | 'all' = 'each'): DispatcherProcesses {
+  const running: Spawned[] = [];
+  (stopAfter === 'each' ? afterEach : afterAll)(() => stopAll(running), 60_000);
+  return {
+    start(databaseUrl, env = {}) {
+      const d = spawnDispatcher(databaseUrl, env);
+      running.push(d);
+      return d;
+    },
+    running,
+    output: (chars = 3_000) => running.map((d, i) => `--- dispatcher ${i} ---\n${d.output().slice(-chars)}`).join('\n'),
+  };
+}

@@ -1,29 +1,18 @@
 import { loadConfig, PgEmailServerRepository, secretBoxFor } from '@mailcast/adapters';
 import { findPlaintext, memoryLogger } from '@mailcast/testkit';
-import { Readable } from 'node:stream';
-import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
-import { runCli } from './main';
+import { useApi } from '../../api/src/test-support/harness';
+import { runAdmin } from './test-support/run-admin';
 
 /** `email-server add` (docs/email-servers.md): TLS modes, and a password never taken from argv. */
 describe('admin email-server add', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let channelId: number;
   beforeAll(async () => {
-    api = await startApi();
     channelId = (await api.fixtures.aChannel()).id;
   });
-  afterAll(() => api.close());
 
-  async function admin(argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(
-      [...argv, '--json'],
-      { out: (t) => (stdout += t), err: (t) => (stderr += t), stdin: Readable.from([options.stdin ?? '']) },
-      { DATABASE_URL: api.database.url, ...options.env },
-    );
-    return { code, stdout, stderr, json: JSON.parse(stdout) };
-  }
+  const admin = (argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) =>
+    runAdmin(api.database.url, [...argv, '--json'], { ...options, stdin: options.stdin ?? '' });
   const add = (...flags: string[]) => ['email-server', 'add', '--channel', String(channelId), ...flags];
   const stored = async (id: number) =>
     (await new PgEmailServerRepository(api.database.db, secretBoxFor(loadConfig({}), memoryLogger().logger)).findById(channelId, id))!;

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
-import { runCli } from './main';
+import { runAdmin } from './test-support/run-admin';
 
 /** `subscribers import --channel ID FILE.csv` against a real database. */
 describe('admin CLI: subscribers import', () => {
@@ -17,18 +17,7 @@ describe('admin CLI: subscribers import', () => {
     await api.close();
   });
 
-  async function admin(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, { out: (t) => (stdout += t), err: (t) => (stderr += t) }, { DATABASE_URL: api.database.url });
-    let json: unknown;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code, stdout, stderr, json };
-  }
+  const admin = (...argv: string[]) => runAdmin(api.database.url, argv);
 
   let files = 0;
   async function csv(content: string | Buffer): Promise<string> {

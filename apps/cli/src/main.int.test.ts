@@ -1,28 +1,14 @@
 import { eventually } from '@mailcast/testkit';
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
+import { useApi } from '../../api/src/test-support/harness';
 import { runCli } from './main';
+import { runAdmin } from './test-support/run-admin';
 
 /** docs/operations.md Admin CLI: with --json, exactly one JSON document on stdout. */
 describe('admin CLI', () => {
-  let api: ApiHarness;
-  beforeAll(async () => {
-    api = await startApi();
-  });
-  afterAll(() => api.close());
+  const api = useApi();
 
-  async function admin(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, { out: (t) => (stdout += t), err: (t) => (stderr += t) }, { DATABASE_URL: api.database.url });
-    let json: unknown;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code, stdout, stderr, json };
-  }
+  const admin = (...argv: string[]) => runAdmin(api.database.url, argv);
 
   const broadcastsWith = (token: string) => request(api.app).get('/api/v1/broadcasts').set('Authorization', `Bearer ${token}`);
 

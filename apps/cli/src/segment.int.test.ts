@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
-import { runCli } from './main';
+import { runAdmin } from './test-support/run-admin';
 
 /** `segment create --rules FILE` and `segment count` against a real database (docs/segments.md). */
 describe('admin CLI: segments', () => {
@@ -17,17 +17,7 @@ describe('admin CLI: segments', () => {
     await api.close();
   });
 
-  async function admin(...argv: string[]): Promise<{ code: number; stdout: string; json: any }> {
-    let stdout = '';
-    const code = await runCli(argv, { out: (t) => (stdout += t), err: () => undefined }, { DATABASE_URL: api.database.url });
-    let json: unknown;
-    try {
-      json = JSON.parse(stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code, stdout, json };
-  }
+  const admin = (...argv: string[]) => runAdmin(api.database.url, argv);
 
   const file = async (name: string, content: string) => {
     const path = join(dir, name);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
-import { runCli } from './main';
+import { runAdmin } from './test-support/run-admin';
 
 /** `template create|list|delete` and `transactional send|show` against a real database. */
 describe('admin CLI: templates and transactionals', () => {
@@ -17,11 +17,7 @@ describe('admin CLI: templates and transactionals', () => {
     await api.close();
   });
 
-  async function admin(...argv: string[]): Promise<{ code: number; stdout: string; json: any }> {
-    let stdout = '';
-    const code = await runCli([...argv, '--json'], { out: (t) => (stdout += t), err: () => undefined }, { DATABASE_URL: api.database.url });
-    return { code, stdout, json: JSON.parse(stdout) };
-  }
+  const admin = (...argv: string[]) => runAdmin(api.database.url, [...argv, '--json']);
   const file = async (name: string, content: string) => {
     const path = join(dir, name);
     await writeFile(path, content);

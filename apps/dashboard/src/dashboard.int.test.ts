@@ -2,7 +2,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { parseEmail } from '@mailcast/devkit';
 import { eventually } from '@mailcast/testkit';
 import { clickText, launchBrowser, openPage, screenshot, waitForText } from './test-support/browser';
-import { startStack, type Stack } from './test-support/stack';
+import { startStack, type Stack } from '../../dispatcher/src/test-support/stack';
 
 /**
  * The dashboard in a real Chromium against the real stack (api, dispatcher workers, SMTP and
@@ -222,7 +222,7 @@ describe('the dashboard in a browser', () => {
     await clickText(page, 'Send a test event');
     await waitForText(page, 'tr[data-status=successful]', 'test.webhook', 30_000);
     expect(await page.$$eval('table.deliveries tr[data-status=successful]', (rows) => rows.length)).toBe(3);
-    expect(stack.hooks.some((body) => body.includes('"test.webhook"'))).toBe(true);
+    expect(stack.hooks.some((hook) => hook.body.includes('"test.webhook"'))).toBe(true);
     await screenshot(page, 'webhook');
   });
 

@@ -48,16 +48,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
     const tenant = await api.fixtures.aTenant();
     channelId = tenant.channel.id;
     token = tenant.token;
-    await api.fixtures.repositories.emailServers.create({
-      channelId,
-      host: '127.0.0.1',
-      port: smtp.port,
-      tls: 'none',
-      username: null,
-      password: null,
-      fromEmail: 'news@example.com',
-      fromName: 'Example News',
-    });
+    await api.fixtures.aCaptureServer(channelId, smtp.port, { fromEmail: 'news@example.com', fromName: 'Example News' });
   });
   afterAll(async () => {
     await workers.stop();

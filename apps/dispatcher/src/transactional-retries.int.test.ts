@@ -44,16 +44,7 @@ describe('transactional retries (HTTP, dispatcher workers, real SMTP)', () => {
   });
 
   it('gives up after the schedule: an unreachable server is tried three times, then failed', async () => {
-    const closed = await h.api.fixtures.repositories.emailServers.create({
-      channelId: h.channelId,
-      host: '127.0.0.1',
-      port: await freePort(),
-      tls: 'none',
-      username: null,
-      password: null,
-      fromEmail: 'news@example.com',
-      fromName: 'Example News',
-    });
+    const closed = await h.api.fixtures.aCaptureServer(h.channelId, await freePort(), { fromEmail: 'news@example.com', fromName: 'Example News' });
     const res = await send({ to: 'nowhere@example.com', subject: 'S', body: 'B', email_server_id: closed.id });
     const done = await settled(res.body.id);
     expect(done.status).toBe('failed');

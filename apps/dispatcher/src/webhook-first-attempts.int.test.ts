@@ -1,13 +1,11 @@
 import { CreateWebhookEndpoint, RequeueLapsedAttempts } from '@mailcast/core';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eventually, spawnBuilt } from '@mailcast/testkit';
-import { startDispatcherHarness, startReceiver, type DispatcherHarness } from './test-support/webhook-harness';
+import { eventually, spawnDispatcher } from '@mailcast/testkit';
+import { startDispatcherHarness, useDispatcherHarness, useReceiver, type DispatcherHarness } from './test-support/webhook-harness';
 
 // First attempts go from the outbox relay to the delivery worker in memory; pg-boss carries
 // only retries, deferrals and the stalled sweep's re-queues.
-
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 const deliverJobs = async (h: DispatcherHarness) =>
   (
@@ -19,18 +17,10 @@ const deliverJobs = async (h: DispatcherHarness) =>
   ).rows as Array<{ data: { deliveryId: number; endpointId: number; attempt: number }; state: string; start_after: Date; created_on: Date }>;
 
 describe('first attempts handed over in memory', () => {
-  let h: DispatcherHarness;
-  let receiver: Receiver;
   let failing = true;
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1s' });
-    receiver = await startReceiver((p, nth) => (p === '/retry' && nth === 1 && failing ? { status: 500, body: 'no' } : { status: 200 }));
-    h.startWorkers();
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1s' });
+  const receiver = useReceiver((p, nth) => (p === '/retry' && nth === 1 && failing ? { status: 500, body: 'no' } : { status: 200 }));
+  beforeAll(() => h.startWorkers());
 
   it('are delivered and recorded without any webhooks.deliver job', async () => {
     const caller = await h.aPrincipal();
@@ -79,17 +69,9 @@ describe('first attempts handed over in memory', () => {
 });
 
 describe('the relay when the delivery worker is full', () => {
-  let h: DispatcherHarness;
-  let receiver: Receiver;
   let hanging = true;
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '3000' });
-    receiver = await startReceiver(() => (hanging ? 'hang' : { status: 200 }));
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '3000' });
+  const receiver = useReceiver(() => (hanging ? 'hang' : { status: 200 }));
 
   it('claims no more events: the backlog waits in the outbox until there is room', async () => {
     const caller = await h.aPrincipal();
@@ -131,27 +113,14 @@ describe('the relay when the delivery worker is full', () => {
 });
 
 describe('a dispatcher killed while holding first attempts in memory', () => {
-  let h: DispatcherHarness;
-  let receiver: Receiver;
   let hanging = true;
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    receiver = await startReceiver(() => (hanging ? 'hang' : { status: 200 }));
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const receiver = useReceiver(() => (hanging ? 'hang' : { status: 200 }));
 
   it('leaves them pending, and the stalled sweep of another dispatcher delivers each', async () => {
     const caller = await h.aPrincipal();
     const e = await h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url('/killed'), eventTypes: ['subscriber.created'] });
-    const dispatcher = spawnBuilt('apps/dispatcher/dist/main.js', {
-      ...process.env,
-      DATABASE_URL: h.database.url,
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      LOG_LEVEL: 'error',
-    });
+    const dispatcher = spawnDispatcher(h.database.url, { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'error' });
     try {
       const events: number[] = [];
       for (let i = 0; i < 20; i++) events.push((await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: { i }, createdAt: new Date() })).id);

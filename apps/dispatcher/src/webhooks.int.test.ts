@@ -14,7 +14,7 @@ import { eventually } from '@mailcast/testkit';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startDispatcherHarness, startReceiver, type DispatcherHarness, type Received } from './test-support/webhook-harness';
+import { useDispatcherHarness, useReceiver, type Received } from './test-support/webhook-harness';
 
 const VECTORS = JSON.parse(
   readFileSync(path.resolve(__dirname, '../../../packages/domain/test-vectors/webhook-signature.json'), 'utf8'),
@@ -92,19 +92,10 @@ describe('the signature test vectors', () => {
 });
 
 describe('webhook delivery (outbox → fan-out → signed POST), private destinations allowed', () => {
-  let h: DispatcherHarness;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const replies = new Map<string, (nth: number) => { status: number; body?: string } | 'hang'>();
-
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '200ms,400ms', WEBHOOK_TIMEOUT_MS: '700' });
-    receiver = await startReceiver((p, nth) => replies.get(p)?.(nth) ?? { status: 200 });
-    h.startWorkers();
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '200ms,400ms', WEBHOOK_TIMEOUT_MS: '700' });
+  const receiver = useReceiver((p, nth) => replies.get(p)?.(nth) ?? { status: 200 });
+  beforeAll(() => h.startWorkers());
 
   const endpoint = async (caller: Principal, pathName: string, input: Partial<CreateWebhookEndpointInput> = {}) =>
     h.container.resolve(CreateWebhookEndpoint).execute(caller, { url: receiver.url(pathName), eventTypes: ['subscriber.created'], ...input });
@@ -338,16 +329,8 @@ describe('webhook delivery (outbox → fan-out → signed POST), private destina
 });
 
 describe('delete cancels pending deliveries', () => {
-  let h: DispatcherHarness;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const receiver = useReceiver();
 
   it('marks them cancelled; their queued jobs then do nothing', async () => {
     const caller = await h.aPrincipal();
@@ -384,16 +367,8 @@ describe('delete cancels pending deliveries', () => {
 });
 
 describe('a dead endpoint with a deep backlog', () => {
-  let h: DispatcherHarness;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '3000' });
-    receiver = await startReceiver((p) => (p === '/dead' ? 'hang' : { status: 200 }));
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '3000' });
+  const receiver = useReceiver((p) => (p === '/dead' ? 'hang' : { status: 200 }));
 
   it('holds a bounded number of its jobs, puts the rest back for later, and the healthy endpoint keeps flowing', async () => {
     const caller = await h.aPrincipal();
@@ -430,16 +405,8 @@ describe('a dead endpoint with a deep backlog', () => {
 });
 
 describe('a delivery lost with a dead dispatcher', () => {
-  let h: DispatcherHarness;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const receiver = useReceiver();
 
   it('is queued again by the stalled-delivery sweep, and delivered once', async () => {
     const caller = await h.aPrincipal();
@@ -473,17 +440,9 @@ describe('a delivery lost with a dead dispatcher', () => {
 });
 
 describe('SSRF at connect time (WEBHOOK_ALLOW_PRIVATE=false)', () => {
-  let h: DispatcherHarness;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'false' });
-    receiver = await startReceiver();
-    h.startWorkers();
-  });
-  afterAll(async () => {
-    await h.close();
-    await receiver.close();
-  });
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'false' });
+  const receiver = useReceiver();
+  beforeAll(() => h.startWorkers());
 
   // Rows written past the registration check stand for a name that resolved to a public address
   // when saved and was rebound since: the sender must refuse at connect time.
@@ -509,11 +468,7 @@ describe('SSRF at connect time (WEBHOOK_ALLOW_PRIVATE=false)', () => {
 });
 
 describe('a failure recorded while its endpoint is being deleted', () => {
-  let h: DispatcherHarness;
-  beforeAll(async () => {
-    h = await startDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-  });
-  afterAll(() => h.close());
+  const h = useDispatcherHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' });
 
   it('does not wait for the endpoint row, so it cannot deadlock with the delete', async () => {
     const caller = await h.aPrincipal();

@@ -1,20 +1,18 @@
 import { RevokeApiToken } from '@mailcast/core';
 import { eventually } from '@mailcast/testkit';
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 
 describe('authentication (spec: Authentication; docs/auth.md tokens)', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let channelId: number;
   let token: string;
 
   beforeAll(async () => {
-    api = await startApi();
     const tenant = await api.fixtures.aTenant();
     channelId = tenant.channel.id;
     token = tenant.token;
   });
-  afterAll(() => api.close());
 
   const get = (authorization?: string) => {
     const req = request(api.app).get('/api/v1/broadcasts');

@@ -1,16 +1,15 @@
 import request from 'supertest';
 import { expectResponseMatchesDocument } from '../openapi/test-support/match-document';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 
 /** POST /api/v1/broadcasts/:id/preview: the email one subscriber would receive, untracked. */
 describe('broadcast preview', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let token: string;
   let channelId: number;
   let broadcastId: number;
 
   beforeAll(async () => {
-    api = await startApi();
     const tenant = await api.fixtures.aTenant();
     token = tenant.token;
     channelId = tenant.channel.id;
@@ -26,7 +25,6 @@ describe('broadcast preview', () => {
     });
     broadcastId = broadcast.id;
   });
-  afterAll(() => api.close());
 
   const preview = (body: unknown, as = token, id = broadcastId) =>
     request(api.app).post(`/api/v1/broadcasts/${id}/preview`).set('Authorization', `Bearer ${as}`).send(body as object);

@@ -1,15 +1,14 @@
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 
 describe('broadcast reads and channel isolation (spec: Broadcasts List / Get)', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let mine: { channelId: number; token: string };
   let theirs: { channelId: number; token: string };
   const ids: number[] = [];
   let theirBroadcastId: number;
 
   beforeAll(async () => {
-    api = await startApi();
     const a = await api.fixtures.aTenant();
     const b = await api.fixtures.aTenant();
     mine = { channelId: a.channel.id, token: a.token };
@@ -21,7 +20,6 @@ describe('broadcast reads and channel isolation (spec: Broadcasts List / Get)', 
     }
     theirBroadcastId = (await api.fixtures.aBroadcast(theirs.channelId, { name: 'theirs' })).id;
   });
-  afterAll(() => api.close());
 
   const as = (token: string) => ({
     get: (path: string) => request(api.app).get(path).set('Authorization', `Bearer ${token}`),

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 import { loadConfig } from '@mailcast/adapters';
 import { PUBLIC_REQUESTS_PER_MINUTE } from './client-limits';
 
@@ -9,17 +9,15 @@ const AUTH_FAILURES_PER_MINUTE = loadConfig({}).authFailuresPerMinute;
 /** Issue 16, findings 3 and 4: floods from one address cost no database work (docs/security.md). */
 // Many sequential requests: on a loaded machine they outlast the default test timeout.
 describe('per-address limits', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let tokenLookups = 0;
 
   beforeAll(async () => {
-    api = await startApi();
     // Counts every statement the api sends that reads the token table.
     api.database.db.on('query', (q: { sql: string }) => {
       if (/\bapi_tokens\b/.test(q.sql)) tokenLookups += 1;
     });
   });
-  afterAll(() => api.close());
 
   it('1,000 requests with bogus tokens cost a bounded number of token look-ups, then 429', async () => {
     const statuses = new Map<number, number>();

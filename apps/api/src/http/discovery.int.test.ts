@@ -3,16 +3,12 @@ import request from 'supertest';
 import { parse } from 'yaml';
 import { OPENAPI_DOCUMENT } from '../openapi/document';
 import { expectResponseMatchesDocument } from '../openapi/test-support/match-document';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 
 /** Discovery (docs/discovery.md): whoami, status and the YAML document. */
 describe('discovery API', () => {
-  let api: ApiHarness;
+  const api = useApi();
 
-  beforeAll(async () => {
-    api = await startApi();
-  });
-  afterAll(() => api.close());
 
   const get = (path: string, token: string) => request(api.app).get(path).set('Authorization', `Bearer ${token}`);
 

@@ -26,10 +26,7 @@ describe('broadcasts to segments', () => {
     });
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });
     token = await api.fixtures.aToken(channel.id);
-    await api.fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null,
-    });
+    await api.fixtures.aCaptureServer(channel.id, smtp.port);
     const add = (email: string, tags: string[], overrides = {}) => api.fixtures.aSubscriber(channel.id, email, { tags, ...overrides });
     await add('vip@example.test', ['vip']);
     await add('both@example.test', ['vip', 'beta']);

@@ -1,18 +1,17 @@
 import request from 'supertest';
 import { expectResponseMatchesDocument } from '../openapi/test-support/match-document';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 
 type Rule = Record<string, unknown>;
 
 /** docs/segments.md: the segments API, each operator on each field kind, evaluated by PostgreSQL. */
 describe('segments API', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let token: string;
   let channelId: number;
   const ids: Record<string, number> = {};
 
   beforeAll(async () => {
-    api = await startApi();
     const tenant = await api.fixtures.aTenant();
     token = tenant.token;
     channelId = tenant.channel.id;
@@ -29,7 +28,6 @@ describe('segments API', () => {
     const other = await f.aChannel();
     await f.aSubscriber(other.id, 'ann@acme.com', { tags: ['vip', 'beta'], customData: { plan: 'pro' } });
   });
-  afterAll(() => api.close());
 
   const as = (t = token) => ({
     get: (path: string) => request(api.app).get(path).set('Authorization', `Bearer ${t}`),

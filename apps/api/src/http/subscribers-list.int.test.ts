@@ -1,15 +1,14 @@
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 
 describe('subscriber list (spec: List query parameters, pagination)', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let channelId: number;
   let token: string;
 
   const day = (d: number) => new Date(Date.UTC(2026, 0, d));
 
   beforeAll(async () => {
-    api = await startApi();
     const tenant = await api.fixtures.aTenant();
     channelId = tenant.channel.id;
     token = tenant.token;
@@ -24,7 +23,6 @@ describe('subscriber list (spec: List query parameters, pagination)', () => {
     const other = await f.aChannel();
     await f.aSubscriber(other.id, 'alice@alpha.com', { tags: ['a', 'b'], customData: { plan: 'pro' } }, day(1));
   });
-  afterAll(() => api.close());
 
   const list = (query: string, t = token) => request(api.app).get(`/api/v1/subscribers.json${query}`).set('Authorization', `Bearer ${t}`);
   const emails = async (query: string) => {

@@ -1,18 +1,16 @@
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 
 describe('subscribers (spec: Subscribers, Subscriber state, Errors; docs/subscribers.md)', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let channelId: number;
   let token: string;
 
   beforeAll(async () => {
-    api = await startApi();
     const tenant = await api.fixtures.aTenant();
     channelId = tenant.channel.id;
     token = tenant.token;
   });
-  afterAll(() => api.close());
 
   const auth = (t = token) => ({ Authorization: `Bearer ${t}` });
   const post = (path: string, body: unknown, t = token) => request(api.app).post(`/api/v1${path}`).set(auth(t)).send(body as object);

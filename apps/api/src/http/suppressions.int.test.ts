@@ -1,17 +1,15 @@
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { useApi } from '../test-support/harness';
 
 describe('suppression lists (channel and installation-wide)', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let token: string;
   let otherToken: string;
 
   beforeAll(async () => {
-    api = await startApi();
     token = (await api.fixtures.aTenant()).token;
     otherToken = (await api.fixtures.aTenant()).token;
   });
-  afterAll(() => api.close());
 
   const call = (method: 'get' | 'post' | 'delete', path: string, body?: object, t = token) => {
     const r = request(api.app)[method](`/api/v1${path}`).set('Authorization', `Bearer ${t}`);

@@ -33,10 +33,7 @@ describe('public tracking and unsubscribe routes', () => {
     });
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });
     channelId = channel.id;
-    await api.fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null,
-    });
+    await api.fixtures.aCaptureServer(channel.id, smtp.port);
     const [row] = await api.database.db('subscribers')
       .insert({ channel_id: channel.id, email: 'ann@example.test', first_name: 'Ann' })
       .returning('id');

@@ -24,17 +24,7 @@ export function client(api: ApiHarness, token: string) {
 }
 
 export function anEmailServer(api: ApiHarness, channelId: number, overrides: Partial<NewEmailServer> = {}) {
-  return api.fixtures.repositories.emailServers.create({
-    channelId,
-    host: '127.0.0.1',
-    port: 2525,
-    tls: 'none',
-    username: null,
-    password: null,
-    fromEmail: 'news@example.test',
-    fromName: 'News',
-    ...overrides,
-  });
+  return api.fixtures.aCaptureServer(channelId, 2525, { fromEmail: 'news@example.test', fromName: 'News', ...overrides });
 }
 
 export async function aSegment(api: ApiHarness, channelId: number, name = 'Segment'): Promise<number> {

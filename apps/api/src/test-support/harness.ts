@@ -7,7 +7,7 @@ import {
   type Infrastructure,
 } from '@mailcast/adapters';
 import { BroadcastRendering, defaultSendingOptions, InProcessBroadcastRendering, Mailer, SendingOptions } from '@mailcast/core';
-import { createTestDatabase, Fixtures, memoryLogger, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, Fixtures, memoryLogger, suiteResource, type TestDatabase } from '@mailcast/testkit';
 import type { Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { buildContainer, closeContainer, type Override } from '../container';
@@ -62,4 +62,9 @@ export async function startApi(options: { overrides?: readonly Override[]; env?:
       await database.drop();
     },
   };
+}
+
+/** The api harness for the enclosing describe: started in its beforeAll, closed in its afterAll. */
+export function useApi(options: Parameters<typeof startApi>[0] = {}): ApiHarness {
+  return suiteResource(() => startApi(options), (api) => api.close());
 }

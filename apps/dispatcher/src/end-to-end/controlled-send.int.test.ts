@@ -1,18 +1,9 @@
-import { createBoss, loadConfig } from '@mailcast/adapters';
 import { MailcastClient } from '@mailcast/client';
-import { Mailer } from '@mailcast/core';
 import { verifyWebhook } from '@mailcast/domain';
-import { parseEmail, startSmtpCapture, type ParsedEmail, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, freePort, memoryLogger } from '@mailcast/testkit';
-import http from 'node:http';
-import type PgBoss from 'pg-boss';
-import type { DependencyContainer } from 'tsyringe';
+import { parseEmail, type ParsedEmail } from '@mailcast/devkit';
+import { eventually } from '@mailcast/testkit';
 import { documentCheckingFetch } from '../../../api/src/openapi/test-support/client';
-import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
-import { buildContainer } from '../container';
-import { HANDLERS } from '../handlers';
-import { startWorkers, type JobWorkers } from '../workers/job-workers';
-import { startWebhookWorkers } from '../workers/webhook-workers';
+import { startStack, type Stack } from '../test-support/stack';
 
 /**
  * The whole product once, end to end, driven through @mailcast/client (every request and answer
@@ -22,64 +13,17 @@ import { startWebhookWorkers } from '../workers/webhook-workers';
  * read from /metrics, and the signed webhooks received.
  */
 describe('a controlled send, end to end', () => {
-  let api: ApiHarness;
-  let server: http.Server;
-  let receiver: http.Server;
-  let smtp: SmtpCapture;
-  let boss: PgBoss;
-  let dispatcher: DependencyContainer;
-  let workers: JobWorkers;
-  let webhookWorkers: { stop(): Promise<void> };
+  let stack: Stack;
   let client: MailcastClient;
-  let publicUrl: string;
-  const hooks: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
 
   beforeAll(async () => {
-    const port = await freePort();
-    publicUrl = `http://127.0.0.1:${port}`;
-    const env = { PUBLIC_URL: publicUrl, WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '0' };
-    api = await startApi({ env });
-    server = http.createServer(api.app);
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     // The bounce@ address is refused permanently, as a real server refuses an unknown mailbox.
-    smtp = await startSmtpCapture({
+    stack = await startStack({
       verdictFor: (to) => (to.startsWith('bounce@') ? { code: 550, message: '5.1.1 No such user' } : undefined),
     });
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        hooks.push({ headers: req.headers, body });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-
-    boss = createBoss(api.database.url, 'dispatcher');
-    boss.on('error', () => undefined);
-    await boss.start();
-    dispatcher = buildContainer({ config: loadConfig({ DATABASE_URL: api.database.url, ...env }), logger: memoryLogger().logger, db: api.database.db, boss });
-    workers = startWorkers(boss, dispatcher, HANDLERS);
-    webhookWorkers = startWebhookWorkers(boss, dispatcher);
-
-    const tenant = await api.fixtures.aTenant();
-    client = new MailcastClient({ baseUrl: publicUrl, token: tenant.token, fetch: documentCheckingFetch() });
-    await api.fixtures.repositories.emailServers.create({
-      channelId: tenant.channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: 'news@example.com', fromName: 'Example News',
-    });
+    client = new MailcastClient({ baseUrl: stack.url, token: stack.token, fetch: documentCheckingFetch() });
   }, 30_000);
-  afterAll(async () => {
-    await Promise.all([webhookWorkers.stop(), workers.stop()]);
-    await boss.stop({ graceful: false, close: true, wait: true });
-    await dispatcher.resolve<Mailer>(Mailer).close();
-    for (const s of [server, receiver]) {
-      s.closeAllConnections();
-      await new Promise((resolve) => s.close(resolve));
-    }
-    await smtp.close();
-    await api.close();
-  });
+  afterAll(() => stack.close());
 
   const PEOPLE = ['ann', 'bob', 'cid', 'dee', 'bounce'];
   const emailOf = (name: string) => `${name}@example.com`;
@@ -89,7 +33,7 @@ describe('a controlled send, end to end', () => {
 
   it('creates the audience and a webhook endpoint through the client', async () => {
     const endpoint = await client.webhookEndpoints.create({
-      url: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`,
+      url: stack.receiverUrl,
       event_types: ['email.bounced', 'email.opened', 'email.clicked', 'broadcast.partial_failure', 'subscriber.unsubscribed'],
     });
     secret = endpoint.secret;
@@ -122,7 +66,7 @@ describe('a controlled send, end to end', () => {
     // One hard bounce among five: partial failure (docs/broadcasts-and-sending.md: final status).
     expect(done).toMatchObject({ status: 'partial_failure', total_recipients: 5, broadcast_recipients_count: 5, percentage_complete: 100 });
 
-    const delivered = smtp.messages.filter((m) => m.to[0]!.endsWith('@example.com'));
+    const delivered = stack.smtp.messages.filter((m) => m.to[0]!.endsWith('@example.com'));
     expect(delivered.map((m) => m.to[0]).sort()).toEqual(['ann', 'bob', 'cid', 'dee'].map(emailOf));
     for (const m of delivered) mail.set(m.to[0]!, await parseEmail(m.raw));
     expect(mail.get(emailOf('ann'))!.subject).toBe('Hello ANN');
@@ -190,7 +134,7 @@ describe('a controlled send, end to end', () => {
   });
 
   it('moves the business metrics on /metrics', async () => {
-    const text = await (await fetch(`${publicUrl}/metrics`)).text();
+    const text = await (await fetch(`${stack.url}/metrics`)).text();
     const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1]);
     expect(value('mailcast_emails{outcome="sent",service="api"}')).toBe(4);
     expect(value('mailcast_emails{outcome="bounced",service="api"}')).toBe(1);
@@ -199,17 +143,17 @@ describe('a controlled send, end to end', () => {
 
   it('delivers the signed webhooks of what happened', async () => {
     const types = await eventually(async () => {
-      const seen = hooks.map((h) => JSON.parse(h.body).type as string);
+      const seen = stack.hooks.map((h) => JSON.parse(h.body).type as string);
       const wanted = ['email.bounced', 'email.opened', 'email.clicked', 'broadcast.partial_failure', 'subscriber.unsubscribed'];
       return wanted.every((t) => seen.includes(t)) ? seen : undefined;
     }, 20_000, 100);
     expect(types.filter((t) => t === 'email.opened')).toHaveLength(2);
     expect(types.filter((t) => t === 'email.clicked')).toHaveLength(4);
-    for (const hook of hooks) {
+    for (const hook of stack.hooks) {
       const headers = Object.fromEntries(Object.entries(hook.headers).map(([k, v]) => [k, String(v)]));
       expect(verifyWebhook(secret, headers, hook.body, { toleranceSeconds: 300 })).toEqual({ ok: true, id: String(JSON.parse(hook.body).id), timestamp: expect.any(Number) });
     }
-    const bounced = JSON.parse(hooks.find((h) => JSON.parse(h.body).type === 'email.bounced')!.body);
+    const bounced = JSON.parse(stack.hooks.find((h) => JSON.parse(h.body).type === 'email.bounced')!.body);
     expect(bounced.data).toMatchObject({ email: emailOf('bounce'), receipted_type: 'Broadcast', receipted_id: broadcastId, bounced: true });
   });
 });

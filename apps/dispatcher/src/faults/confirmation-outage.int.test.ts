@@ -1,5 +1,5 @@
 import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, Fixtures, spawnBuilt, type Spawned } from '@mailcast/testkit';
+import { dispatcherProcesses, eventually, Fixtures } from '@mailcast/testkit';
 import { randomBytes } from 'node:crypto';
 import { RestartableDatabase } from '../test-support/private-cluster';
 
@@ -10,8 +10,8 @@ import { RestartableDatabase } from '../test-support/private-cluster';
  */
 describe('a confirmation email job during a database outage', () => {
   const pg = new RestartableDatabase();
+  const dispatchers = dispatcherProcesses('all');
   let smtp: SmtpCapture;
-  let dispatcher: Spawned | undefined;
   let outage: Promise<unknown> | undefined;
 
   beforeAll(async () => {
@@ -25,10 +25,6 @@ describe('a confirmation email job during a database outage', () => {
     });
   }, 60_000);
   afterAll(async () => {
-    if (dispatcher && dispatcher.child.exitCode === null) {
-      dispatcher.child.kill('SIGTERM');
-      await dispatcher.exited;
-    }
     await smtp?.close();
     await pg.close();
   }, 60_000);
@@ -36,19 +32,14 @@ describe('a confirmation email job during a database outage', () => {
   it('sends the email once and records it', async () => {
     const fixtures = new Fixtures(pg.db, pg.boss);
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
-    await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null,
-    });
+    await fixtures.aCaptureServer(channel.id, smtp.port);
     const [subscriber] = await pg.db('subscribers')
       .insert({ channel_id: channel.id, email: 'optin@example.test', is_active: true, requires_confirmation: true })
       .returning('id');
     const [confirmation] = await pg.db('subscriber_confirmations')
       .insert({ channel_id: channel.id, subscriber_id: subscriber.id, token_hash: randomBytes(32) })
       .returning('id');
-    dispatcher = spawnBuilt('apps/dispatcher/dist/main.js', {
-      ...process.env, DATABASE_URL: pg.url, PUBLIC_URL: 'http://links.example.test', LOG_LEVEL: 'warn',
-    });
+    const dispatcher = dispatchers.start(pg.url);
     await pg.boss.send('subscribers.confirmation', { confirmationId: confirmation.id }, { retryLimit: 0 });
 
     await eventually(async () => (outage ? true : undefined), 30_000, 50);

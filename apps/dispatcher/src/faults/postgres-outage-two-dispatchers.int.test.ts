@@ -1,5 +1,5 @@
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, Fixtures, spawnDispatcher, stopAll, type Spawned } from '@mailcast/testkit';
+import { answeringAfter, dispatcherProcesses, eventually, Fixtures, type Spawned } from '@mailcast/testkit';
 import { RestartableDatabase } from '../test-support/private-cluster';
 
 /**
@@ -13,32 +13,21 @@ describe('PostgreSQL outages mid-send and the send lease, two dispatchers', () =
   const RECIPIENTS = 1_000;
   const pg = new RestartableDatabase();
   let smtp: SmtpCapture;
-  const running: Spawned[] = [];
+  const dispatchers = dispatcherProcesses();
 
   beforeAll(async () => {
     await pg.start();
     // A slow server, so that the broadcast is mid-send when the database goes away.
-    smtp = await startSmtpCapture({ onMessage: () => new Promise((resolve) => setTimeout(resolve, 20)) });
-  }, 60_000);
-  afterEach(async () => {
-    await stopAll(running);
+    smtp = await startSmtpCapture({ onMessage: answeringAfter(20) });
   }, 60_000);
   afterAll(async () => {
     await smtp?.close();
     await pg.close();
   }, 60_000);
 
-  const dispatcher = (env: Record<string, string> = {}): Spawned => {
-    const d = spawnDispatcher(pg.url, {
-      ...env,
-      MAILCAST_SMTP_CONNECTIONS: '4',
-      MAILCAST_SEND_SWEEP_MS: '500',
-    });
-    running.push(d);
-    return d;
-  };
-
-  const output = () => running.map((d, i) => `--- dispatcher ${i} ---\n${d.output().slice(-3000)}`).join('\n');
+  const dispatcher = (env: Record<string, string> = {}): Spawned =>
+    dispatchers.start(pg.url, { ...env, MAILCAST_SMTP_CONNECTIONS: '4', MAILCAST_SEND_SWEEP_MS: '500' });
+  const output = () => dispatchers.output();
   const step = <T>(name: string, work: Promise<T>): Promise<T> =>
     work.catch(async (error: Error) => {
       const state = pg.db ? await pg.db.raw(`SELECT status, claimed_by, lease_expires_at > now() AS live, count(*)::int AS n FROM broadcast_recipients GROUP BY 1, 2, 3`).then((r) => JSON.stringify(r.rows), () => 'unknown') : '';
@@ -50,10 +39,7 @@ describe('PostgreSQL outages mid-send and the send lease, two dispatchers', () =
   const sendThroughOutage = async (outageMs: number, env: Record<string, string> = {}) => {
     const fixtures = new Fixtures(pg.db, pg.boss);
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
-    await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null,
-    });
+    await fixtures.aCaptureServer(channel.id, smtp.port);
     const email = (i: number) => `p${i}@c${channel.id}.example.test`;
     await pg.db('subscribers').insert(Array.from({ length: RECIPIENTS }, (_, i) => ({ channel_id: channel.id, email: email(i), is_active: true })));
     const expected = Array.from({ length: RECIPIENTS }, (_, i) => email(i)).sort();
@@ -74,7 +60,7 @@ describe('PostgreSQL outages mid-send and the send lease, two dispatchers', () =
       return row && ['sent', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
     }, 40_000, 100));
     const recoverySeconds = (Date.now() - restartedAt) / 1000;
-    for (const d of running) expect(d.child.exitCode).toBeNull();
+    for (const d of dispatchers.running) expect(d.child.exitCode).toBeNull();
     expect(done).toMatchObject({ status: 'sent', total_recipients: RECIPIENTS });
 
     const parsed = await Promise.all(mine().map(async (m) => ({ to: m.to[0]!, id: (await parseEmail(m.raw)).messageId })));

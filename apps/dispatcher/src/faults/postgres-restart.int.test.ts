@@ -1,6 +1,6 @@
 import { createBoss, createDatabase, migrate, type Database } from '@mailcast/adapters';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, Fixtures, freePort, spawnDispatcher, type Spawned } from '@mailcast/testkit';
+import { answeringAfter, dispatcherProcesses, eventually, Fixtures, freePort, type Spawned } from '@mailcast/testkit';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -24,6 +24,7 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
   let boss: PgBoss;
   let smtp: SmtpCapture;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const dispatchers = dispatcherProcesses('all');
   let dispatcher: Spawned | undefined;
 
   const start = () => startCluster(dataDir, port);
@@ -38,14 +39,10 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     // The test's own clients see the restart too; they reconnect, and their errors are expected.
     boss.on('error', () => undefined);
     await boss.start();
-    smtp = await startSmtpCapture({ onMessage: () => new Promise((resolve) => setTimeout(resolve, 15)) });
+    smtp = await startSmtpCapture({ onMessage: answeringAfter(15) });
     receiver = await startReceiver();
   }, 60_000);
   afterAll(async () => {
-    if (dispatcher && dispatcher.child.exitCode === null && dispatcher.child.signalCode === null) {
-      dispatcher.child.kill('SIGTERM');
-      await dispatcher.exited;
-    }
     await smtp?.close();
     await receiver?.close();
     await boss?.stop({ graceful: false, close: true, wait: true }).catch(() => undefined);
@@ -69,10 +66,7 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
   it('finishes the broadcast with each recipient once and delivers every committed event', async () => {
     const fixtures = new Fixtures(db, boss);
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
-    await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null,
-    });
+    await fixtures.aCaptureServer(channel.id, smtp.port);
     await db('webhook_endpoints').insert({
       channel_id: channel.id, url: receiver.url('/events'), event_types: ['email.delivered', 'broadcast.sent'],
       retries_to_attempt: 20, secret: `whsec_${randomBytes(32).toString('base64')}`,
@@ -85,7 +79,7 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     const b = await fixtures.aBroadcast(channel.id, { subject: 'For {{ subscriber.first_name }}' });
     await db('broadcasts').where({ id: b.id }).update({ status: 'scheduled', version: 1 });
 
-    dispatcher = spawnDispatcher(cluster.url, {
+    dispatcher = dispatchers.start(cluster.url, {
       MAILCAST_SEND_LEASE_MS: '1500',
       MAILCAST_SEND_SWEEP_MS: '300',
       MAILCAST_SEND_CONCURRENCY: String(CONCURRENCY),

@@ -1,5 +1,5 @@
 import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, freePort, spawnDispatcher, stopAll, type Spawned } from '@mailcast/testkit';
+import { answeringAfter, dispatcherProcesses, eventually, freePort, type Spawned } from '@mailcast/testkit';
 import http from 'node:http';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 
@@ -17,7 +17,7 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
   let server: http.Server;
   let base: string;
   let smtp: SmtpCapture;
-  const running: Spawned[] = [];
+  const dispatchers = dispatcherProcesses();
 
   beforeAll(async () => {
     const port = await freePort();
@@ -25,10 +25,7 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
     api = await startApi({ env: { PUBLIC_URL: base, RATE_LIMIT_PER_MINUTE: '0' } });
     server = http.createServer(api.app);
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    smtp = await startSmtpCapture({ onMessage: () => new Promise((resolve) => setTimeout(resolve, 400)) });
-  }, 60_000);
-  afterEach(async () => {
-    await stopAll(running);
+    smtp = await startSmtpCapture({ onMessage: answeringAfter(400) });
   }, 60_000);
   afterAll(async () => {
     await smtp?.close();
@@ -37,26 +34,20 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
     await api?.close();
   }, 60_000);
 
-  const dispatcher = (): Spawned => {
-    const d = spawnDispatcher(api.database.url, {
+  const dispatcher = (): Spawned =>
+    dispatchers.start(api.database.url, {
       PUBLIC_URL: base,
       MAILCAST_SMTP_CONNECTIONS: String(CONNECTIONS),
       // Two threads of two connections each: a withdrawal crosses to the thread holding the message.
       MAILCAST_SMTP_THREADS: '2',
     });
-    running.push(d);
-    return d;
-  };
-  const output = () => running.map((d, i) => `--- dispatcher ${i} ---\n${d.output().slice(-3000)}`).join('\n');
+  const output = () => dispatchers.output();
 
   /** A channel with an email server, RECIPIENTS subscribers and a broadcast sending to them. */
   const sending = async () => {
     const tenant = await api.fixtures.aTenant();
     const channelId = tenant.channel.id;
-    await api.fixtures.repositories.emailServers.create({
-      channelId, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: 'news@example.test', fromName: null,
-    });
+    await api.fixtures.aCaptureServer(channelId, smtp.port, { fromEmail: 'news@example.test' });
     const domain = `c${channelId}.example.test`;
     await api.database.db('subscribers').insert(
       Array.from({ length: RECIPIENTS }, (_, i) => ({ channel_id: channelId, email: `p${i}@${domain}`, is_active: true })),
@@ -113,7 +104,7 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
     }, 90_000, 100);
     const addresses = mine().map((m) => m.to[0]!);
     expect({ received: addresses.length, distinct: new Set(addresses).size }).toEqual({ received: RECIPIENTS, distinct: RECIPIENTS });
-    for (const d of running) expect(d.child.exitCode).toBeNull();
+    for (const d of dispatchers.running) expect(d.child.exitCode).toBeNull();
   }, 180_000);
 
   it('after abort answers at most connections × dispatchers more are received, and nothing after', async () => {

@@ -1,6 +1,6 @@
 import { createBoss } from '@mailcast/adapters';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { createTestDatabase, eventually, Fixtures, spawnDispatcher, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { answeringAfter, createTestDatabase, dispatcherProcesses, eventually, Fixtures, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 
 /**
@@ -13,7 +13,7 @@ describe('sending through a failing SMTP server', () => {
   let boss: PgBoss;
   let fixtures: Fixtures;
   let smtp: SmtpCapture;
-  let dispatcher: Spawned | undefined;
+  const dispatchers = dispatcherProcesses('all');
 
   const ACTIVE = 200;
   const DEFERRED_ATTEMPTS = 2;
@@ -28,7 +28,7 @@ describe('sending through a failing SMTP server', () => {
     await boss.start();
     fixtures = new Fixtures(database.db, boss);
     smtp = await startSmtpCapture({
-      onMessage: () => new Promise((resolve) => setTimeout(resolve, 5)),
+      onMessage: answeringAfter(5),
       // The first three connections die at once; later, every connection opened in the window.
       dropConnection: (n) => n <= 3 || Date.now() < dropUntil,
       verdictFor: (address) => {
@@ -39,17 +39,13 @@ describe('sending through a failing SMTP server', () => {
     });
   });
   afterAll(async () => {
-    if (dispatcher && dispatcher.child.exitCode === null && dispatcher.child.signalCode === null) {
-      dispatcher.child.kill('SIGTERM');
-      await dispatcher.exited;
-    }
     await smtp.close();
     await boss.stop({ graceful: false, close: true, wait: true });
     await database.drop();
   });
 
   it('sends every active recipient exactly once, ends sent, and records each delay', async () => {
-    dispatcher = spawnDispatcher(database.url, {
+    dispatchers.start(database.url, {
       MAILCAST_SEND_LEASE_MS: '1500',
       MAILCAST_SEND_SWEEP_MS: '300',
       MAILCAST_SEND_CONCURRENCY: '10',
@@ -57,10 +53,7 @@ describe('sending through a failing SMTP server', () => {
       MAILCAST_SEND_RETRY_SCHEDULE: '100ms,200ms,300ms,400ms,500ms,600ms,700ms,800ms',
     });
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
-    await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null,
-    });
+    await fixtures.aCaptureServer(channel.id, smtp.port);
     const email = (i: number) => `p${i}@c${channel.id}.example.test`;
     await database.db('subscribers').insert(
       Array.from({ length: ACTIVE + 10 }, (_, i) => ({ channel_id: channel.id, email: email(i), first_name: `P${i}`, is_active: i < ACTIVE })),

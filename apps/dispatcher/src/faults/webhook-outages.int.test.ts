@@ -1,5 +1,5 @@
 import { createBoss } from '@mailcast/adapters';
-import { createTestDatabase, eventually, Fixtures, spawnBuilt, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, dispatcherProcesses, eventually, Fixtures, type TestDatabase } from '@mailcast/testkit';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,14 +44,8 @@ async function slowReceiver(delayMs: number) {
   };
 }
 
-const dispatcherEnv = (url: string): NodeJS.ProcessEnv => ({
-  ...process.env,
-  DATABASE_URL: url,
-  PUBLIC_URL: 'http://links.example.test',
-  LOG_LEVEL: 'warn',
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  WEBHOOK_TIMEOUT_MS: '20000',
-});
+/** What the dispatchers here add to spawnDispatcher's environment. */
+const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '20000' };
 
 async function anEndpoint(db: Knex, fixtures: Fixtures, url: string): Promise<number> {
   const channel = await fixtures.aChannel();
@@ -69,7 +63,7 @@ describe('a dispatcher killed while holding first attempts', () => {
   let database: TestDatabase;
   let boss: PgBoss;
   let receiver: Awaited<ReturnType<typeof slowReceiver>>;
-  const running: Spawned[] = [];
+  const dispatchers = dispatcherProcesses('all');
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -78,7 +72,6 @@ describe('a dispatcher killed while holding first attempts', () => {
     receiver = await slowReceiver(0);
   });
   afterAll(async () => {
-    await stopAll(running);
     await receiver.close();
     await boss.stop({ graceful: false, close: true, wait: true });
     await database.drop();
@@ -87,8 +80,7 @@ describe('a dispatcher killed while holding first attempts', () => {
   it('has them delivered by another dispatcher within 30 s', async () => {
     const channelId = await anEndpoint(database.db, new Fixtures(database.db, boss), receiver.url);
     receiver.state.hang = true;
-    const holder = spawnBuilt('apps/dispatcher/dist/main.js', dispatcherEnv(database.url));
-    running.push(holder);
+    const holder = dispatchers.start(database.url, WEBHOOK_ENV);
     await events(database.db, channelId, 20);
     // Every first attempt is held by the holder: eight in flight (its endpoint not answering),
     // the rest waiting for their turn.
@@ -96,8 +88,7 @@ describe('a dispatcher killed while holding first attempts', () => {
       const rows = await database.db('webhook_deliveries').where({ channel_id: channelId }).count({ n: '*' });
       return receiver.ids.length >= 8 && Number(rows[0]!.n) === 20 ? true : undefined;
     }, 30_000, 50);
-    const other = spawnBuilt('apps/dispatcher/dist/main.js', { ...dispatcherEnv(database.url), LOG_LEVEL: 'info' });
-    running.push(other);
+    const other = dispatchers.start(database.url, { ...WEBHOOK_ENV, LOG_LEVEL: 'info' });
     await eventually(async () => (other.output().includes('dispatcher working') ? true : undefined), 30_000, 50);
     holder.child.kill('SIGKILL');
     await holder.exited;
@@ -118,22 +109,21 @@ describe('PostgreSQL stopped during a webhook burst, two dispatchers', () => {
   const EVENTS = 400;
   const pg = new RestartableDatabase();
   let receiver: Awaited<ReturnType<typeof slowReceiver>>;
-  const running: Spawned[] = [];
+  const dispatchers = dispatcherProcesses('all');
 
   beforeAll(async () => {
     await pg.start();
     receiver = await slowReceiver(200);
   }, 60_000);
   afterAll(async () => {
-    await stopAll(running);
     await receiver?.close();
     await pg.close();
   }, 60_000);
 
   it('delivers every event once', async () => {
     const channelId = await anEndpoint(pg.db, new Fixtures(pg.db, pg.boss), receiver.url);
-    running.push(spawnBuilt('apps/dispatcher/dist/main.js', dispatcherEnv(pg.url)));
-    running.push(spawnBuilt('apps/dispatcher/dist/main.js', dispatcherEnv(pg.url)));
+    dispatchers.start(pg.url, WEBHOOK_ENV);
+    dispatchers.start(pg.url, WEBHOOK_ENV);
     await events(pg.db, channelId, EVENTS);
     await eventually(async () => (receiver.ids.length >= 60 ? true : undefined), 30_000, 10);
     expect(receiver.ids.length).toBeLessThan(EVENTS);
@@ -149,6 +139,6 @@ describe('PostgreSQL stopped during a webhook burst, two dispatchers', () => {
     const lost = eventIds.filter((id) => !receiver.ids.includes(id)).length;
     process.stdout.write(`webhook burst, PostgreSQL away 3 s: ${receiver.ids.length} POSTs, ${duplicates} duplicates, ${lost} lost, all recorded ${seconds.toFixed(1)} s after the restart\n`);
     expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
-    for (const d of running) expect(d.child.exitCode).toBeNull();
+    for (const d of dispatchers.running) expect(d.child.exitCode).toBeNull();
   }, 120_000);
 });

@@ -55,16 +55,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
 
   async function aChannelWithServer(port = smtp.port): Promise<Channel> {
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test', fromName: 'News' });
-    await fixtures.repositories.emailServers.create({
-      channelId: channel.id,
-      host: '127.0.0.1',
-      port,
-      tls: 'none',
-      username: null,
-      password: null,
-      fromEmail: null,
-      fromName: null,
-    });
+    await fixtures.aCaptureServer(channel.id, port);
     return channel;
   }
 

@@ -1,6 +1,6 @@
 import { createBoss } from '@mailcast/adapters';
 import { parseEmail, startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { createTestDatabase, eventually, Fixtures, spawnDispatcher, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import { answeringAfter, createTestDatabase, dispatcherProcesses, eventually, Fixtures, type Spawned, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 
 /**
@@ -12,7 +12,7 @@ describe('dispatcher processes sending one broadcast', () => {
   let boss: PgBoss;
   let fixtures: Fixtures;
   let smtp: SmtpCapture;
-  const running: Spawned[] = [];
+  const dispatchers = dispatcherProcesses();
 
   // docs/broadcasts-and-sending.md: at most the dispatcher's SMTP concurrency may be resent after a crash.
   const CONCURRENCY = 10;
@@ -23,10 +23,7 @@ describe('dispatcher processes sending one broadcast', () => {
     await boss.start();
     fixtures = new Fixtures(database.db, boss);
     // A slow server, so that the broadcast lasts long enough to share and to kill mid-send.
-    smtp = await startSmtpCapture({ onMessage: () => new Promise((resolve) => setTimeout(resolve, 15)) });
-  });
-  afterEach(async () => {
-    await stopAll(running);
+    smtp = await startSmtpCapture({ onMessage: answeringAfter(15) });
   });
   afterAll(async () => {
     await smtp.close();
@@ -35,21 +32,16 @@ describe('dispatcher processes sending one broadcast', () => {
   });
 
   function dispatcher(): Spawned {
-    const d = spawnDispatcher(database.url, {
+    return dispatchers.start(database.url, {
       MAILCAST_SEND_LEASE_MS: '1500',
       MAILCAST_SEND_SWEEP_MS: '500',
       MAILCAST_SEND_CONCURRENCY: String(CONCURRENCY),
     });
-    running.push(d);
-    return d;
   }
 
   async function aBroadcastTo(active: number, inactive: number): Promise<{ id: number; expected: string[] }> {
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
-    await fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null,
-    });
+    await fixtures.aCaptureServer(channel.id, smtp.port);
     const email = (i: number) => `p${i}@c${channel.id}.example.test`;
     await database.db('subscribers').insert(
       Array.from({ length: active + inactive }, (_, i) => ({

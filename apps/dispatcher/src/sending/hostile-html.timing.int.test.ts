@@ -60,16 +60,7 @@ describe("a hostile HTML body does not hold up another channel's webhooks", () =
   ])('a send of %s never holds the event loop for long; test deliveries arrive meanwhile', async (name, html, recipients) => {
     // The hostile channel: its subscribers and a broadcast with the body.
     const hostile = await h.fixtures.aChannel({ fromEmail: 'news@example.test' });
-    await h.fixtures.repositories.emailServers.create({
-      channelId: hostile.id,
-      host: '127.0.0.1',
-      port: smtp.port,
-      tls: 'none',
-      username: null,
-      password: null,
-      fromEmail: null,
-      fromName: null,
-    });
+    await h.fixtures.aCaptureServer(hostile.id, smtp.port);
     const emails = Array.from({ length: recipients }, (_, i) => ({ channel_id: hostile.id, email: `u${i}@hostile.example.test`, first_name: `U${i}` }));
     await h.database.db('subscribers').insert(emails);
     const broadcast = await h.fixtures.aBroadcast(hostile.id, { htmlBody: html, body: null });

@@ -1,7 +1,7 @@
 import { createBoss, listenForJobs, loadConfig } from '@mailcast/adapters';
 import { BroadcastRendering, Mailer, PriorityMailer } from '@mailcast/core';
 import { startSmtpCapture, type CapturedMessage, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
-import { eventually, freePort, memoryLogger } from '@mailcast/testkit';
+import { eventually, freePort, memoryLogger, suiteResource } from '@mailcast/testkit';
 import http from 'node:http';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
@@ -41,22 +41,9 @@ export interface SendingHarnessOptions {
   onFetch?: (queue: string, jobs: number) => void;
 }
 
-/**
- * A sending harness for the enclosing describe: started in its beforeAll, closed in its afterAll.
- * The answer stands for the harness once started (reading it before then throws).
- */
+/** A sending harness for the enclosing describe: started in its beforeAll, closed in its afterAll. */
 export function useSendingHarness(options: SendingHarnessOptions = {}): SendingHarness {
-  let started: SendingHarness | undefined;
-  beforeAll(async () => {
-    started = await startSendingHarness(options);
-  }, 60_000);
-  afterAll(() => started?.close(), 60_000);
-  return new Proxy({} as SendingHarness, {
-    get(_, key) {
-      if (started === undefined) throw new Error('the sending harness starts in beforeAll');
-      return started[key as keyof SendingHarness];
-    },
-  });
+  return suiteResource(() => startSendingHarness(options), (h) => h.close());
 }
 
 /**
@@ -82,16 +69,7 @@ export async function startSendingHarness(options: SendingHarnessOptions = {}): 
   const workers: JobWorkers = startWorkers(observedBoss(boss, { onFetch: options.onFetch }), dispatcher, options.handlers ?? HANDLERS);
   const listener = listenForJobs(api.database.url, (queue) => workers.wake(queue));
   const tenant = await api.fixtures.aTenant();
-  const emailServer = await api.fixtures.repositories.emailServers.create({
-    channelId: tenant.channel.id,
-    host: '127.0.0.1',
-    port: smtp.port,
-    tls: 'none',
-    username: null,
-    password: null,
-    fromEmail: 'news@example.com',
-    fromName: 'Example News',
-  });
+  const emailServer = await api.fixtures.aCaptureServer(tenant.channel.id, smtp.port, { fromEmail: 'news@example.com', fromName: 'Example News' });
 
   const request: SendingHarness['request'] = async (method, path, body, headers = {}) => {
     const res = await fetch(`${env.PUBLIC_URL}${path}`, {

@@ -1,23 +1,26 @@
 import { createBoss, loadConfig } from '@mailcast/adapters';
 import { Mailer } from '@mailcast/core';
-import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
+import { startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { freePort, memoryLogger } from '@mailcast/testkit';
 import http from 'node:http';
 import type PgBoss from 'pg-boss';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
-import { buildContainer } from '../../../dispatcher/src/container';
-import { HANDLERS } from '../../../dispatcher/src/handlers';
-import { startWorkers } from '../../../dispatcher/src/workers/job-workers';
-import { startWebhookWorkers } from '../../../dispatcher/src/workers/webhook-workers';
+import { buildContainer } from '../container';
+import { HANDLERS } from '../handlers';
+import { startWorkers } from '../workers/job-workers';
+import { startWebhookWorkers } from '../workers/webhook-workers';
 
-/** What a browser test runs against: the api on a real port, the dispatcher's workers, a mailbox, a webhook receiver. */
+/**
+ * What an end-to-end test runs against (the dashboard's browser tests, the controlled send): the
+ * api on a real port, the dispatcher's workers, a mailbox, a webhook receiver.
+ */
 export interface Stack {
   api: ApiHarness;
   /** The api's origin, e.g. http://127.0.0.1:4321 (also its PUBLIC_URL, so tracking links point here). */
   url: string;
   smtp: SmtpCapture;
-  /** POST bodies received by the webhook receiver. */
-  hooks: string[];
+  /** The POSTs the webhook receiver got, in order. */
+  hooks: Array<{ headers: http.IncomingHttpHeaders; body: string }>;
   receiverUrl: string;
   channelId: number;
   token: string;
@@ -29,20 +32,20 @@ export interface Stack {
  * the dispatcher's job and webhook workers on the same database, a capturing SMTP server as the
  * channel's email server and an HTTP receiver for webhooks.
  */
-export async function startStack(): Promise<Stack> {
+export async function startStack(options: { verdictFor?: (to: string) => RecipientVerdict } = {}): Promise<Stack> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env = { PUBLIC_URL: url, WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '0' };
   const api = await startApi({ env });
   const server = http.createServer(api.app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const smtp = await startSmtpCapture();
-  const hooks: string[] = [];
+  const smtp = await startSmtpCapture(options.verdictFor ? { verdictFor: options.verdictFor } : {});
+  const hooks: Stack['hooks'] = [];
   const receiver = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      hooks.push(body);
+      hooks.push({ headers: req.headers, body });
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('thanks');
     });
   });
@@ -56,10 +59,7 @@ export async function startStack(): Promise<Stack> {
   const webhookWorkers = startWebhookWorkers(boss, dispatcher);
 
   const tenant = await api.fixtures.aTenant();
-  await api.fixtures.repositories.emailServers.create({
-    channelId: tenant.channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-    username: null, password: null, fromEmail: 'news@example.com', fromName: 'Example News',
-  });
+  await api.fixtures.aCaptureServer(tenant.channel.id, smtp.port, { fromEmail: 'news@example.com', fromName: 'Example News' });
 
   return {
     api,

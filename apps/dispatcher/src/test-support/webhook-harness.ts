@@ -1,7 +1,7 @@
 import { createBoss, loadConfig, type Infrastructure } from '@mailcast/adapters';
 import { Transactor, type OutboxEvent, type Principal, type RecordedEvent } from '@mailcast/core';
 import { PERMISSIONS } from '@mailcast/domain';
-import { createTestDatabase, Fixtures, memoryLogger, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, Fixtures, memoryLogger, suiteResource, type TestDatabase } from '@mailcast/testkit';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type PgBoss from 'pg-boss';
@@ -19,6 +19,8 @@ export interface Received {
 }
 
 export type Reply = { status: number; body?: string } | 'hang';
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 /** A real HTTP receiver on loopback; each path answers as `reply` says (default 200). */
 export async function startReceiver(reply: (path: string, nth: number) => Reply = () => ({ status: 200 })) {
@@ -120,4 +122,14 @@ export async function startDispatcherHarness(env: NodeJS.ProcessEnv): Promise<Di
     },
   };
   return harness;
+}
+
+/** A dispatcher harness for the enclosing describe (started in beforeAll, closed in afterAll). */
+export function useDispatcherHarness(env: NodeJS.ProcessEnv): DispatcherHarness {
+  return suiteResource(() => startDispatcherHarness(env), (h) => h.close());
+}
+
+/** A webhook receiver for the enclosing describe (started in beforeAll, closed in afterAll). */
+export function useReceiver(reply?: (path: string, nth: number) => Reply): Receiver {
+  return suiteResource(() => startReceiver(reply), (r) => r.close());
 }
