@@ -51,6 +51,11 @@ const BUCKETS = 10;
 const ownerId = () => `${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 12)}`;
 const NOT_HELD = { done: () => undefined };
 type Change<T> = (state: SendRateState, now: number) => { state: SendRateState | null; result: T };
+/** A granted slot: when to use it on this process's clock, and its instant on the store's (its permit's). */
+interface Slot {
+  at: number;
+  booked: number;
+}
 
 /**
  * One email server as this process sees it: the slots it reserved from the shared state, the
@@ -66,14 +71,14 @@ export class ServerLane {
   private state: SendRateState = FRESH_SEND_RATE_STATE;
   private offsetMs = 0;
   private uncertaintyMs = 0;
-  /** Granted slots, on this process's clock (Date.now), in order. */
-  private slots: number[] = [];
+  /** Granted slots in order: when to use each on this process's clock, and its instant on the store's. */
+  private slots: Slot[] = [];
   private nextAt: number | null = null;
   private permitBound = false;
   private waiters = 0;
   private reserving: Promise<void> | null = null;
   /** This process's permits (docs/sending-limits.md): open messages, and releases on the store's clock. */
-  private readonly holder = { id: ownerId(), open: 0, releases: [] as number[] };
+  private readonly holder = { id: ownerId(), opens: [] as number[], releases: [] as number[] };
   /** Changes to this process's permits, and how many of them the store has. */
   private holdsSeq = 0;
   private writtenSeq = 0;
@@ -107,7 +112,7 @@ export class ServerLane {
   waitEstimate(now: number): number {
     if (!this.bound(now)) return 0;
     const rate = shortLaneRate(this.limits, this.state, now + this.offsetMs);
-    const next = this.slots[0] ?? this.nextAt ?? this.state.tat - this.offsetMs;
+    const next = this.slots[0]?.at ?? this.nextAt ?? this.state.tat - this.offsetMs;
     return Math.max(0, next - now) + (rate === null ? 0 : (this.waiters * 1000) / rate);
   }
 
@@ -151,13 +156,13 @@ export class ServerLane {
         const slot = this.slots.shift();
         if (slot !== undefined) {
           this.reserveAhead();
-          const wait = slot - Date.now();
+          const wait = slot.at - Date.now();
           if (wait > 0) await sleep(wait);
-          if (Date.now() - slot > LATE_SLOT_MS) {
-            this.giveUp(1);
+          if (Date.now() - slot.at > LATE_SLOT_MS) {
+            this.giveUp([slot]);
             continue;
           }
-          return { done: () => this.answered() };
+          return { done: () => this.answered(slot) };
         }
         const now = Date.now();
         if (this.permitBound && (this.nextAt === null || this.nextAt > now + this.options.horizonMs)) {
@@ -184,7 +189,7 @@ export class ServerLane {
     if (this.reserving !== null || this.waiters <= this.slots.length) return;
     const now = Date.now();
     const half = this.options.horizonMs / 2;
-    if ((this.slots.at(-1) ?? now) - now > half || (this.nextAt !== null && this.nextAt - now > half)) return;
+    if ((this.slots.at(-1)?.at ?? now) - now > half || (this.nextAt !== null && this.nextAt - now > half)) return;
     this.reserving = this.reserve()
       .catch(() => undefined)
       .finally(() => (this.reserving = null));
@@ -196,9 +201,9 @@ export class ServerLane {
   }
 
   /** The message of a slot was answered: its permit frees one second later (docs/sending-limits.md). */
-  private answered(): void {
+  private answered(slot: Slot): void {
     if (!this.permits) return;
-    this.holder.open = Math.max(0, this.holder.open - 1);
+    this.release([slot]);
     // On the store's clock, late rather than early by however far the offset may be off.
     this.holder.releases.push(Date.now() + this.offsetMs + this.uncertaintyMs + PERMIT_HOLD_MS);
     this.holdsChanged();
@@ -215,19 +220,27 @@ export class ServerLane {
     this.sweeping = setTimeout(() => {
       this.sweeping = null;
       const now = Date.now();
-      const kept = this.slots.filter((slot) => now - slot <= LATE_SLOT_MS);
-      this.giveUp(this.slots.length - kept.length);
-      this.slots = kept;
+      const late = this.slots.filter((slot) => now - slot.at > LATE_SLOT_MS);
+      this.slots = this.slots.filter((slot) => now - slot.at <= LATE_SLOT_MS);
+      this.giveUp(late);
       this.sweepLater();
-    }, Math.max(0, last + LATE_SLOT_MS + 1 - Date.now()));
+    }, Math.max(0, last.at + LATE_SLOT_MS + 1 - Date.now()));
     this.sweeping.unref?.();
   }
 
   /** Slots given up or dropped: nothing was sent on them, so their permits free at once. */
-  private giveUp(count: number): void {
-    if (!this.permits || count === 0) return;
-    this.holder.open = Math.max(0, this.holder.open - count);
+  private giveUp(slots: readonly Slot[]): void {
+    if (!this.permits || slots.length === 0) return;
+    this.release(slots);
     this.holdsChanged();
+  }
+
+  /** The permits of these slots are no longer open. */
+  private release(slots: readonly Slot[]): void {
+    for (const slot of slots) {
+      const i = this.holder.opens.indexOf(slot.booked);
+      if (i >= 0) this.holder.opens.splice(i, 1);
+    }
   }
 
   /** The others learn of freed permits by the next reservation, or by a write this soon. */
@@ -239,10 +252,10 @@ export class ServerLane {
 
   /** Open permits lapse unless written again within their lease: renewed while any are open. */
   private keepLeased(): void {
-    if (this.holder.open === 0 && this.renewing !== null) {
+    if (this.holder.opens.length === 0 && this.renewing !== null) {
       clearInterval(this.renewing);
       this.renewing = null;
-    } else if (this.holder.open > 0 && this.renewing === null) {
+    } else if (this.holder.opens.length > 0 && this.renewing === null) {
       this.renewing = setInterval(() => {
         if (this.renewDue()) this.holdsChanged();
       }, HOLD_LEASE_MS / 6);
@@ -268,7 +281,7 @@ export class ServerLane {
   private ownHolds(now: number): Holder {
     this.seenSeq = this.holdsSeq;
     this.holder.releases = this.holder.releases.filter((r) => r > now);
-    return { id: this.holder.id, open: this.holder.open, releases: [...this.holder.releases] };
+    return { id: this.holder.id, opens: [...this.holder.opens], releases: [...this.holder.releases] };
   }
 
   /**
@@ -307,7 +320,7 @@ export class ServerLane {
 
   /** Open permits lapse unless written again within their lease: renewed while any are open. */
   private renewDue(): boolean {
-    return this.holder.open > 0 && Date.now() - this.lastWrite > HOLD_LEASE_MS / 3;
+    return this.holder.opens.length > 0 && Date.now() - this.lastWrite > HOLD_LEASE_MS / 3;
   }
 
   private async reserve(): Promise<void> {
@@ -321,13 +334,13 @@ export class ServerLane {
         return { state: r.slots.length > 0 || (this.permits && (holdsDue || r.permitBound)) ? r.state : null, result: r };
       },
       (r) => {
-        if (this.permits) this.holder.open += r.slots.length;
+        if (this.permits) this.holder.opens.push(...r.slots);
       },
     );
     this.keepLeased();
     this.state = result.state;
     // A slot is used no earlier than its instant on the store's clock, however far the offset is off.
-    this.slots.push(...result.slots.map((at) => at - this.offsetMs + this.uncertaintyMs));
+    this.slots.push(...result.slots.map((booked) => ({ at: booked - this.offsetMs + this.uncertaintyMs, booked })));
     this.sweepLater();
     this.nextAt = result.nextAt === null ? null : result.nextAt - this.offsetMs;
     this.permitBound = result.permitBound;
@@ -336,7 +349,7 @@ export class ServerLane {
   /** The server asked to slow down: the shared rate is halved, and slots granted at the old rate go. */
   async throttled(): Promise<void> {
     const observed = this.observedRate(Date.now());
-    this.giveUp(this.slots.length);
+    this.giveUp(this.slots);
     this.slots = [];
     this.nextAt = null;
     this.state = await this.change((state, now) => {
