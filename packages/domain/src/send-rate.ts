@@ -125,11 +125,20 @@ export interface Reservation {
 }
 
 /**
- * Reserves up to `wanted` slots no later than `now + horizonMs`, each used at most LATE_SLOT_MS
+ * Reserves up to `wanted` slots, from `earliest` on and no later than `now + horizonMs`, each used at most LATE_SLOT_MS
  * late. With a per-second limit, `holder` is the dispatcher asking: each slot also takes one of
  * its permits, and its holds are written with the answer.
  */
-export function reserveSlots(limits: SendLimits, state: SendRateState, now: number, wanted: number, horizonMs: number, holder?: Holder): Reservation {
+export function reserveSlots(
+  limits: SendLimits,
+  state: SendRateState,
+  now: number,
+  wanted: number,
+  horizonMs: number,
+  holder?: Holder,
+  /** No slot before this (the answer takes a while to reach the holder): a permit is held from its slot. */
+  earliest = now,
+): Reservation {
   const rate = shortLaneRate(limits, state, now);
   const shortInterval = rate === null ? 0 : 1000 / rate;
   const long = longLane(limits, LATE_SLOT_MS);
@@ -146,7 +155,7 @@ export function reserveSlots(limits: SendLimits, state: SendRateState, now: numb
     permitBound,
   });
   for (let i = 0; i < wanted; i++) {
-    let at = now;
+    let at = Math.max(now, earliest);
     if (shortInterval > 0) at = Math.max(at, tat);
     if (long !== null) at = Math.max(at, longTat - long.tolerance);
     if (profile !== null) {
