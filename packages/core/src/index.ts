@@ -70,6 +70,7 @@ export {
   type IdempotencyStore,
   type JobOptions,
   type JobRenderer,
+  type Clearance,
   type MailOutcome,
   type NewBroadcast,
   type NewChannel,

@@ -99,8 +99,9 @@ export {
   verifyTrackingToken,
   verifyTransactionalUnsubscribeToken,
 } from './tracking-token';
-export { HOLD_LEASE_MS, PERMIT_HOLD_MS, withHolds, type Holder, type HoldsByOwner } from './send-permits';
+export { HOLD_LEASE_MS, PERMIT_HOLD_MS, withHolds, type Holder, type HoldsByOwner, type SendHolds } from './send-permits';
 export {
+  adaptiveRate,
   FRESH_SEND_RATE_STATE,
   isRateBound,
   isThrottlingReply,

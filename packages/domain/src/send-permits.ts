@@ -5,17 +5,17 @@
  * instant the sender got the answer. So a message may count in any one-second window that meets
  * [start, answer]; equivalently, it occupies [start, answer + 1 s]. If at every instant at most L
  * messages occupy it, no one-second window at the server holds more than L, however late the
- * sender or the server runs. Each dispatcher holds a permit per message from its slot (no later
- * than its start) until one second after its answer; permits are counted for every dispatcher
- * together in the shared state.
+ * sender or the server runs. A message starts no earlier than its slot, so each dispatcher holds a
+ * permit per message from its slot's instant until one second after its answer; permits are
+ * counted for every dispatcher together in the shared state.
  *
  * Times are milliseconds on the database's clock; nothing here reads a clock.
  */
 
 /** One dispatcher's permits, as it last wrote them. */
 export interface SendHolds {
-  /** Messages given a slot and not yet answered or given up: held until the answer is written. */
-  open: number;
+  /** The slot instants of messages not yet answered or given up: each held from its instant on. */
+  opens: number[];
   /** The owner's lease: its open permits count until then (a dead dispatcher's lapse). */
   until: number;
   /** Instants at which answered messages free their permit: one second after their answer. */
@@ -32,25 +32,69 @@ export const PERMIT_HOLD_MS = 1001;
 /** Open permits of a dispatcher count this long after its last write, then lapse. */
 export const HOLD_LEASE_MS = 30_000;
 
-const countAt = (h: SendHolds, at: number, openUntil: number) => (openUntil > at ? h.open : 0) + h.releases.filter((r) => r > at).length;
-
-/** Permits held at `at` by the owners of `holds`. */
-export function permitsHeld(holds: HoldsByOwner, at: number): number {
-  return Object.values(holds).reduce((n, h) => n + countAt(h, at, h.until), 0);
-}
-
 /**
- * The first instant after `at` when an answered message's permit frees; null: none is known
- * (open permits free when their answer is written, or when their owner's lease lapses).
+ * How many permits are held at each instant from a given one on, as a step function: for any
+ * instant x, the most permits held at any instant at or after x. A new slot at x holds its permit
+ * from x until an answer nobody knows yet, so it fits only where that most is below the limit.
  */
-export function nextPermitFree(holds: HoldsByOwner, at: number): number | null {
-  let next: number | null = null;
-  for (const h of Object.values(holds)) {
-    for (const t of h.releases) {
-      if (t > at && (next === null || t < next)) next = t;
+export class PermitProfile {
+  /** Instants where the count changes, ascending; segment i runs from starts[i] to starts[i + 1]. */
+  private readonly starts: number[];
+  /** The most permits held at any instant of segment i or later: never rises with i. */
+  private readonly most: number[];
+
+  constructor(holds: HoldsByOwner) {
+    // Each permit occupies [from, to): open ones from their slot until the owner's lease, answered
+    // ones (whose slot is gone) until their release.
+    const changes = new Map<number, number>();
+    let before = 0;
+    const add = (at: number, delta: number) => changes.set(at, (changes.get(at) ?? 0) + delta);
+    for (const h of Object.values(holds)) {
+      for (const from of h.opens) {
+        if (from >= h.until) continue;
+        add(from, 1);
+        if (Number.isFinite(h.until)) add(h.until, -1);
+      }
+      for (const to of h.releases) {
+        before++;
+        add(to, -1);
+      }
     }
+    this.starts = [...changes.keys()].sort((a, b) => a - b);
+    const counts = [before];
+    for (const at of this.starts) counts.push(counts.at(-1)! + changes.get(at)!);
+    // counts[0] is before the first change; counts[i + 1] from starts[i] on.
+    this.most = counts.slice();
+    for (let i = this.most.length - 2; i >= 0; i--) this.most[i] = Math.max(this.most[i]!, this.most[i + 1]!);
   }
-  return next;
+
+  /** The most permits held at any instant at or after `at`. */
+  heldFrom(at: number): number {
+    return this.most[this.segment(at)]!;
+  }
+
+  /**
+   * The first instant at or after `at` from which `taken` more permits (held from there on) keep
+   * the count within `limit` everywhere; null: none comes until an open permit is answered.
+   */
+  firstFree(at: number, taken: number, limit: number): number | null {
+    for (let i = this.segment(at); i < this.most.length; i++) {
+      if (this.most[i]! + taken < limit) return i === 0 ? at : Math.max(at, this.starts[i - 1]!);
+    }
+    return null;
+  }
+
+  /** The segment holding `at`: 0 before the first change, i + 1 from starts[i] on. */
+  private segment(at: number): number {
+    let lo = 0;
+    let hi = this.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid]! <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 }
 
 /** The holds of every other owner still in force at `now`. */
@@ -59,16 +103,16 @@ export function othersHolds(holds: HoldsByOwner, owner: string, now: number): Re
   for (const [id, h] of Object.entries(holds)) {
     if (id === owner) continue;
     const releases = h.releases.filter((r) => r > now);
-    const open = h.until > now ? h.open : 0;
-    if (open > 0 || releases.length > 0) kept[id] = { open, until: h.until, releases };
+    const opens = h.until > now ? h.opens : [];
+    if (opens.length > 0 || releases.length > 0) kept[id] = { opens, until: h.until, releases };
   }
   return kept;
 }
 
-/** A dispatcher's own permits as it knows them: its open messages and its future releases. */
+/** A dispatcher's own permits as it knows them: the slots of its open messages and its future releases. */
 export interface Holder {
   id: string;
-  open: number;
+  opens: readonly number[];
   releases: readonly number[];
 }
 
@@ -76,6 +120,6 @@ export interface Holder {
 export function withHolds(holds: HoldsByOwner, holder: Holder, now: number): Record<string, SendHolds> {
   const kept = othersHolds(holds, holder.id, now);
   const releases = holder.releases.filter((r) => r > now);
-  if (holder.open > 0 || releases.length > 0) kept[holder.id] = { open: holder.open, until: now + HOLD_LEASE_MS, releases };
+  if (holder.opens.length > 0 || releases.length > 0) kept[holder.id] = { opens: [...holder.opens], until: now + HOLD_LEASE_MS, releases };
   return kept;
 }

@@ -1,4 +1,4 @@
-import { nextPermitFree, permitsHeld, withHolds, type Holder, type HoldsByOwner, type SendHolds } from './send-permits';
+import { PermitProfile, withHolds, type Holder, type HoldsByOwner, type SendHolds } from './send-permits';
 
 /**
  * Sending limits of one email server, shared by every dispatcher (docs/sending-limits.md).
@@ -7,9 +7,9 @@ import { nextPermitFree, permitsHeld, withHolds, type Holder, type HoldsByOwner,
  * message pushes forward by the lane's interval), and permits:
  * - the short lane spaces slots one interval apart, with no burst, at a little less than the
  *   per-second limit, so the sending is even;
- * - the permits (send-permits.ts) are the per-second guarantee: a slot is granted only while
- *   fewer than L messages occupy its instant, each from its slot to one second after its answer,
- *   so no one-second window at the server holds more than L however late anything runs;
+ * - the permits (send-permits.ts) are the per-second guarantee: a slot is granted only where
+ *   fewer than L messages occupy every instant from it on, each from its slot to one second after
+ *   its answer, so no one-second window at the server holds more than L however late anything runs;
  * - the long lane holds the per-minute, per-hour and per-day limits: a burst of a third of the
  *   limit, then two thirds of it per window, which keeps every sliding window within the limit.
  * A throttling answer caps the short lane adaptively (AIMD: halve, then climb back linearly).
@@ -125,36 +125,47 @@ export interface Reservation {
 }
 
 /**
- * Reserves up to `wanted` slots no later than `now + horizonMs`, each used at most LATE_SLOT_MS
+ * Reserves up to `wanted` slots, from `earliest` on and no later than `now + horizonMs`, each used at most LATE_SLOT_MS
  * late. With a per-second limit, `holder` is the dispatcher asking: each slot also takes one of
  * its permits, and its holds are written with the answer.
  */
-export function reserveSlots(limits: SendLimits, state: SendRateState, now: number, wanted: number, horizonMs: number, holder?: Holder): Reservation {
+export function reserveSlots(
+  limits: SendLimits,
+  state: SendRateState,
+  now: number,
+  wanted: number,
+  horizonMs: number,
+  holder?: Holder,
+  /** No slot before this (the answer takes a while to reach the holder): a permit is held from its slot. */
+  earliest = now,
+): Reservation {
   const rate = shortLaneRate(limits, state, now);
   const shortInterval = rate === null ? 0 : 1000 / rate;
   const long = longLane(limits, LATE_SLOT_MS);
   const permits = positive(limits.perSecond) && holder !== undefined ? limits.perSecond : null;
   // The holder's own open permits last until it answers them, whatever its lease says.
-  const mine: SendHolds | null = holder ? { open: holder.open, until: Infinity, releases: [...holder.releases] } : null;
-  const all: HoldsByOwner = holder ? { ...state.holds, [holder.id]: mine! } : state.holds;
+  const mine: SendHolds | null = holder ? { opens: [...holder.opens], until: Infinity, releases: [...holder.releases] } : null;
+  const profile = permits === null ? null : new PermitProfile({ ...state.holds, [holder!.id]: mine! });
   let { tat, longTat } = state;
   const slots: number[] = [];
   const answer = (nextAt: number | null, permitBound: boolean): Reservation => ({
     slots,
-    state: { ...state, tat, longTat, holds: holder ? withHolds(state.holds, { ...holder, open: holder.open + slots.length }, now) : state.holds },
+    state: { ...state, tat, longTat, holds: holder ? withHolds(state.holds, { ...holder, opens: [...holder.opens, ...slots] }, now) : state.holds },
     nextAt,
     permitBound,
   });
   for (let i = 0; i < wanted; i++) {
-    let at = now;
+    let at = Math.max(now, earliest);
     if (shortInterval > 0) at = Math.max(at, tat);
     if (long !== null) at = Math.max(at, longTat - long.tolerance);
-    while (permits !== null && at <= now + horizonMs && permitsHeld(all, at) + slots.length >= permits) {
-      const free = nextPermitFree(all, at);
+    if (profile !== null) {
+      // The slots granted so far are held from instants before `at`: they count from it on.
+      const free = profile.firstFree(at, slots.length, permits!);
       if (free === null) return answer(null, true);
+      if (free > now + horizonMs) return answer(free, true);
       at = free;
     }
-    if (at > now + horizonMs) return answer(at, permits !== null && permitsHeld(all, at) + slots.length >= permits);
+    if (at > now + horizonMs) return answer(at, false);
     slots.push(at);
     if (shortInterval > 0) tat = at + shortInterval;
     if (long !== null) longTat = Math.max(longTat, at) + long.interval;

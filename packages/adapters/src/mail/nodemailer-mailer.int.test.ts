@@ -14,10 +14,13 @@ describe.each(MAILERS)('%s against a real SMTP server', (_name, makeMailer) => {
   let smtp: SmtpCapture;
   let mailer: Mailer;
   let server: EmailServer;
+  /** Recipients the server was given (RCPT TO), accepted or not. */
+  const envelopes: string[] = [];
 
   beforeAll(async () => {
     smtp = await startSmtpCapture({
       verdictFor: (recipient) => {
+        envelopes.push(recipient);
         if (recipient.startsWith('gone@')) return { code: 550, message: '5.1.1 No such user' };
         if (recipient.startsWith('busy@')) return { code: 451, message: '4.2.0 Try again later' };
         return undefined;
@@ -146,5 +149,32 @@ describe.each(MAILERS)('%s against a real SMTP server', (_name, makeMailer) => {
       await limited.close();
       await slow.close();
     }
+  });
+
+  it('holds the content until the clearance: the server takes the message only after it resolves', async () => {
+    const count = smtp.messages.length;
+    let clear!: () => void;
+    let asked = false;
+    const cleared = new Promise<void>((resolve) => (clear = resolve));
+    const sending = mailer.send(server, email({ to: 'cleared@example.com' }), undefined, () => {
+      asked = true;
+      return cleared;
+    });
+    // Asked once the message holds a connection; its envelope goes, and until the clearance
+    // resolves the server has no message.
+    await eventually(async () => (asked && envelopes.includes('cleared@example.com') ? true : undefined), 10_000, 10);
+    expect(smtp.messages.length).toBe(count);
+    clear();
+    await expect(sending).resolves.toMatchObject({ kind: 'accepted' });
+    expect(smtp.messages.at(-1)!.to).toEqual(['cleared@example.com']);
+  });
+
+  it('breaks the transaction off when the clearance is refused: nothing is sent, send rejects with its reason, and the pool goes on', async () => {
+    const count = smtp.messages.length;
+    const reason = new MessageWithdrawn();
+    await expect(mailer.send(server, email({ to: 'refused@example.com' }), undefined, () => Promise.reject(reason))).rejects.toBe(reason);
+    await expect(mailer.send(server, email({ to: 'after@example.com' }))).resolves.toMatchObject({ kind: 'accepted' });
+    await smtp.waitFor(count + 1);
+    expect(smtp.messages.slice(count).map((m) => m.to)).toEqual([['after@example.com']]);
   });
 });

@@ -1,9 +1,10 @@
-import type { EmailServer, MailOutcome, Mailer, OutgoingEmail } from '@mailcast/core';
+import type { Clearance, EmailServer, MailOutcome, Mailer, OutgoingEmail } from '@mailcast/core';
 import { smtpFailureKind } from '@mailcast/domain';
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import type DKIM from 'nodemailer/lib/dkim';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { Readable } from 'node:stream';
 import { ConnectionSlots } from './connection-slots';
 
 interface SmtpError {
@@ -113,9 +114,11 @@ export class NodemailerMailer implements Mailer {
    * The message is composed to one buffer first and handed to the pool raw: the pool then writes
    * it to the socket in a few large writes instead of one per MIME part and line. The bytes are
    * the same; on the sending benchmark the SMTP server's CPU per message fell from 0.30 to 0.16 ms.
-   * It then waits for a connection slot, where `signal` can still withdraw it.
+   * It then waits for a connection slot, where `signal` can still withdraw it. With `clearance`,
+   * the content is a stream that gives nothing until the clearance resolves (the envelope goes
+   * meanwhile) and fails, breaking the transaction off, if it rejects.
    */
-  async send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal): Promise<MailOutcome> {
+  async send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal, clearance?: Clearance): Promise<MailOutcome> {
     const { transport, slots } = this.poolFor(server);
     let raw: Buffer;
     try {
@@ -124,10 +127,13 @@ export class NodemailerMailer implements Mailer {
       return failureOutcome(error);
     }
     await slots.take(signal);
+    const refusal: { error?: unknown } = {};
     try {
-      const info = await transport.sendMail({ envelope: { from: email.envelopeFrom ?? email.from.email, to: [email.to] }, raw });
+      const content = clearance ? heldContent(raw, clearance, refusal) : raw;
+      const info = await transport.sendMail({ envelope: { from: email.envelopeFrom ?? email.from.email, to: [email.to] }, raw: content });
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
+      if ('error' in refusal) throw refusal.error;
       return failureOutcome(error);
     } finally {
       slots.give();
@@ -138,4 +144,29 @@ export class NodemailerMailer implements Mailer {
     for (const { transport } of this.pools.values()) transport.close();
     this.pools.clear();
   }
+}
+
+/**
+ * The message's content as a stream that gives nothing until `clearance` resolves, then all of
+ * it; if the clearance rejects, the stream fails (its error kept in `refusal`) and nodemailer
+ * breaks the transaction off without the content's end, so the server takes nothing.
+ */
+function heldContent(raw: Buffer, clearance: Clearance, refusal: { error?: unknown }): Readable {
+  let asked = false;
+  return new Readable({
+    read() {
+      if (asked) return;
+      asked = true;
+      clearance().then(
+        () => {
+          this.push(raw);
+          this.push(null);
+        },
+        (error: unknown) => {
+          refusal.error = error;
+          this.destroy(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    },
+  });
 }

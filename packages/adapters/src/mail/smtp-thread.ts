@@ -15,10 +15,14 @@ let inFlight = 0;
 let closing = false;
 // The messages held, so that a withdrawal can reach the ones not yet started.
 const held = new Map<number, AbortController>();
+// Messages whose content waits for its clearance from the other side, and those to ask for.
+const waiting = new Map<number, { give: () => void; refuse: () => void }>();
+let asking: number[] = [];
 
 function reply(): void {
-  if (outcomes.length > 0) port.postMessage({ outcomes } satisfies SmtpThreadReply);
+  if (outcomes.length > 0 || asking.length > 0) port.postMessage({ outcomes, clearances: asking } satisfies SmtpThreadReply);
   outcomes = [];
+  asking = [];
   if (closing && inFlight === 0) void mailer.close().then(() => port.close());
 }
 
@@ -32,12 +36,25 @@ port.on('message', (request: SmtpThreadRequest) => {
     for (const id of request.ids) held.get(id)?.abort();
     return;
   }
-  for (const { id, server, email } of request.sends) {
+  if (request.kind === 'clearance') {
+    for (const id of request.given) waiting.get(id)?.give();
+    for (const id of request.refused) waiting.get(id)?.refuse();
+    return;
+  }
+  for (const { id, server, email, cleared } of request.sends) {
     inFlight++;
     const withdrawal = new AbortController();
     held.set(id, withdrawal);
+    // A refused clearance: the other side knows why, and rejects the message's send with it.
+    const clearance = cleared
+      ? () =>
+          new Promise<void>((give, refuse) => {
+            waiting.set(id, { give, refuse: () => refuse(new MessageWithdrawn()) });
+            if (asking.push(id) === 1 && outcomes.length === 0) setImmediate(reply);
+          })
+      : undefined;
     void mailer
-      .send(server, email, withdrawal.signal)
+      .send(server, email, withdrawal.signal, clearance)
       .catch((error: unknown) => {
         if (error instanceof MessageWithdrawn) return null;
         throw error;
@@ -45,6 +62,7 @@ port.on('message', (request: SmtpThreadRequest) => {
       .then((outcome) => {
         inFlight--;
         held.delete(id);
+        waiting.delete(id);
         if (outcomes.push({ id, outcome }) === 1) setImmediate(reply);
       });
   }

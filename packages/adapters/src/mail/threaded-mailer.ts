@@ -1,4 +1,4 @@
-import { MessageWithdrawn, type EmailServer, type MailOutcome, type Mailer, type OutgoingEmail } from '@mailcast/core';
+import { MessageWithdrawn, type Clearance, type EmailServer, type MailOutcome, type Mailer, type OutgoingEmail } from '@mailcast/core';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
@@ -6,12 +6,25 @@ export interface SmtpThreadSend {
   id: number;
   server: EmailServer;
   email: OutgoingEmail;
+  /** Its content waits for the clearance, asked of this side (Mailer.send). */
+  cleared: boolean;
 }
-/** To a thread: a batch of messages to send, messages to withdraw if not yet started, or `close`. */
-export type SmtpThreadRequest = { kind: 'send'; sends: SmtpThreadSend[] } | { kind: 'withdraw'; ids: number[] } | { kind: 'close' };
-/** From a thread: the outcomes it has, in batches; null for a message withdrawn before it started. */
+/**
+ * To a thread: a batch of messages to send, messages to withdraw if not yet started, clearances
+ * given or refused, or `close`.
+ */
+export type SmtpThreadRequest =
+  | { kind: 'send'; sends: SmtpThreadSend[] }
+  | { kind: 'withdraw'; ids: number[] }
+  | { kind: 'clearance'; given: number[]; refused: number[] }
+  | { kind: 'close' };
+/**
+ * From a thread, in batches: outcomes (null for a message withdrawn before it started, or whose
+ * clearance was refused), and the messages whose content waits for its clearance.
+ */
 export interface SmtpThreadReply {
   outcomes: Array<{ id: number; outcome: MailOutcome | null }>;
+  clearances?: number[];
 }
 
 export interface ThreadedMailerOptions {
@@ -35,6 +48,12 @@ interface Thread {
   pending: Map<number, (outcome: MailOutcome | null) => void>;
   outbox: SmtpThreadSend[];
   withdrawals: number[];
+  /** The clearances of messages this side holds, and the answers to send to the thread. */
+  clearances: Map<number, Clearance>;
+  given: number[];
+  refused: number[];
+  /** Why a message's clearance was refused: its send rejects with it. */
+  refusals: Map<number, unknown>;
 }
 
 /**
@@ -65,7 +84,7 @@ export class ThreadedMailer implements Mailer {
    * A withdrawal (`signal`) of a message still on this side is immediate; one already with its
    * thread crosses to it and takes effect if the message is still waiting for a connection there.
    */
-  send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal): Promise<MailOutcome> {
+  send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal, clearance?: Clearance): Promise<MailOutcome> {
     if (this.closed) return Promise.resolve(unknownFate('the mailer is closed'));
     if (signal?.aborted === true) return Promise.reject(new MessageWithdrawn());
     const thread = this.threads[this.next]!;
@@ -85,14 +104,19 @@ export class ThreadedMailer implements Mailer {
       const settle = (outcome: MailOutcome | null) => {
         signal?.removeEventListener('abort', withdraw);
         thread.pending.delete(id);
+        thread.clearances.delete(id);
+        const refusal = thread.refusals.get(id);
+        thread.refusals.delete(id);
         if (thread.pending.size === 0) thread.worker.unref();
-        if (outcome === null) reject(new MessageWithdrawn());
+        if (refusal !== undefined) reject(refusal);
+        else if (outcome === null) reject(new MessageWithdrawn());
         else resolve(outcome);
       };
       // A thread holding messages keeps the process alive until their outcomes are in.
       if (thread.pending.size === 0) thread.worker.ref();
       thread.pending.set(id, settle);
-      thread.outbox.push({ id, server, email });
+      if (clearance) thread.clearances.set(id, clearance);
+      thread.outbox.push({ id, server, email, cleared: clearance !== undefined });
       signal?.addEventListener('abort', withdraw, { once: true });
       this.scheduleFlush();
     });
@@ -130,13 +154,32 @@ export class ThreadedMailer implements Mailer {
         thread.worker.postMessage({ kind: 'withdraw', ids: thread.withdrawals } satisfies SmtpThreadRequest);
         thread.withdrawals = [];
       }
+      if (thread.given.length > 0 || thread.refused.length > 0) {
+        thread.worker.postMessage({ kind: 'clearance', given: thread.given, refused: thread.refused } satisfies SmtpThreadRequest);
+        thread.given = [];
+        thread.refused = [];
+      }
     }
+  }
+
+  /** A message's content waits for its clearance: asked here, the answer crosses back. */
+  private clear(thread: Thread, id: number): void {
+    const clearance = thread.clearances.get(id);
+    if (clearance === undefined) return;
+    clearance().then(
+      () => thread.given.push(id),
+      (error: unknown) => {
+        thread.refusals.set(id, error);
+        thread.refused.push(id);
+      },
+    ).finally(() => this.scheduleFlush());
   }
 
   private start(): Thread {
     const worker = new Worker(this.script, { workerData: { connectionsPerServer: this.connectionsPerThread } });
-    const thread: Thread = { worker, pending: new Map(), outbox: [], withdrawals: [] };
+    const thread: Thread = { worker, pending: new Map(), outbox: [], withdrawals: [], clearances: new Map(), given: [], refused: [], refusals: new Map() };
     worker.on('message', (reply: SmtpThreadReply) => {
+      for (const id of reply.clearances ?? []) this.clear(thread, id);
       for (const { id, outcome } of reply.outcomes) thread.pending.get(id)?.(outcome);
     });
     let reason = 'the SMTP thread stopped';

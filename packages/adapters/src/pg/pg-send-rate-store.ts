@@ -1,5 +1,5 @@
 import type { SendRateChange, SendRateStore } from '@mailcast/core';
-import type { HoldsByOwner, SendRateState } from '@mailcast/domain';
+import type { HoldsByOwner, SendHolds, SendRateState } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { prepared } from './database';
 
@@ -10,7 +10,7 @@ interface Row {
   throttle_rate: number | null;
   throttle_ceiling: number | null;
   throttled_at: number | null;
-  holds: HoldsByOwner;
+  holds: Record<string, StoredHolds>;
   /** clock_timestamp() in epoch milliseconds: the database's clock when the row was read or written. */
   db_now: number;
 }
@@ -20,13 +20,28 @@ interface Known {
   state: SendRateState;
 }
 
+/**
+ * Holds as stored: with `open`, the count of open permits, beside their slot instants, for
+ * dispatchers of the release before (they knew only the count) while both run during an upgrade.
+ */
+type StoredHolds = Omit<SendHolds, 'opens'> & { opens?: number[]; open?: number };
+
+/** Permits written by a dispatcher that knew only their count are taken as open since ever. */
+const fromStored = (holds: Record<string, StoredHolds>): HoldsByOwner =>
+  Object.fromEntries(
+    Object.entries(holds).map(([id, h]) => [id, { opens: h.opens ?? new Array<number>(h.open ?? 0).fill(0), until: h.until, releases: h.releases }]),
+  );
+
+const toStored = (holds: HoldsByOwner): Record<string, StoredHolds> =>
+  Object.fromEntries(Object.entries(holds).map(([id, h]) => [id, { ...h, open: h.opens.length }]));
+
 const toState = (row: Row): SendRateState => ({
   tat: row.tat,
   longTat: row.long_tat,
   throttleRate: row.throttle_rate,
   throttleCeiling: row.throttle_ceiling,
   throttledAt: row.throttled_at,
-  holds: row.holds,
+  holds: fromStored(row.holds),
 });
 
 const DB_NOW = `extract(epoch from clock_timestamp()) * 1000 AS db_now`;
@@ -102,7 +117,7 @@ export class PgSendRateStore implements SendRateStore {
           throttleRate: state.throttleRate,
           throttleCeiling: state.throttleCeiling,
           throttledAt: state.throttledAt,
-          holds: JSON.stringify(state.holds),
+          holds: JSON.stringify(toStored(state.holds)),
         },
       ),
     );

@@ -70,7 +70,7 @@ export {
   type WebhookPost,
   type WebhookResult,
 } from './webhooks';
-export { Mailer, MessageWithdrawn, PriorityMailer, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
+export { Mailer, MessageWithdrawn, PriorityMailer, type Clearance, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
 export {
   BroadcastRendering,

@@ -30,11 +30,20 @@ export interface Mailer {
    * A message waits for a free connection of its server before it starts; if `signal` aborts
    * meanwhile it is never started, and the promise rejects with `MessageWithdrawn` (a message
    * already started goes on to its outcome).
+   *
+   * With `clearance`, the message's content waits for it: it is called once the message holds a
+   * connection, and no byte of the content leaves before it resolves, so the server cannot accept
+   * the message earlier (a server takes a message at the end of its content). If it rejects, the
+   * transaction is broken off before the content ends, nothing is sent, and `send` rejects with
+   * its error (docs/sending-limits.md).
    */
-  send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal): Promise<MailOutcome>;
+  send(server: EmailServer, email: OutgoingEmail, signal?: AbortSignal, clearance?: Clearance): Promise<MailOutcome>;
   close(): Promise<void>;
 }
 export const Mailer = Symbol.for('mailcast.Mailer');
+
+/** What a message's content waits for: resolves when it may go, rejects when it must not. */
+export type Clearance = () => Promise<void>;
 
 /**
  * The mailer of transactional email: the same port, bound to connections of its own, so a

@@ -245,8 +245,13 @@ export class DeliverBroadcast {
     if (signal.aborted) throw new MessageWithdrawn();
     // The server, and the moment, are the gate's: limits, throttling and reachability.
     const room = this.options.smtpConnections ?? Infinity;
-    return ServerGate.for(this.rates).send(servers, room, (server) =>
-      this.mailer.send(server, {
+    return ServerGate.for(this.rates).send(
+      servers,
+      room,
+      (server, clearance) =>
+        this.mailer.send(
+          server,
+          {
         messageId: r.messageId,
         from: this.fromAddress(server, channel),
         to: r.subscriber.email,
@@ -257,7 +262,11 @@ export class DeliverBroadcast {
         headers: { ...email.headers, ...providerHeaders(server.host, r.messageId) },
         // docs/bounces.md: a server with a bounce domain gets a VERP return path per recipient.
         envelopeFrom: server.bounceDomain ? returnPath(r.id, server.bounceDomain) : null,
-      }, signal),
+          },
+          signal,
+          clearance,
+        ),
+      signal,
     );
   }
 

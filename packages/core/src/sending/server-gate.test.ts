@@ -1,7 +1,7 @@
 import type { EmailServer, MailOutcome, SendRateStore } from '../ports';
 import { EMAIL_SERVER_DEFAULTS } from '../ports';
 import { ServerGate } from './server-gate';
-import { DEFAULT_GATE_OPTIONS } from './server-lane';
+import { DEFAULT_GATE_OPTIONS } from './gate-options';
 
 const server = (limits: Partial<EmailServer>): EmailServer => ({
   ...EMAIL_SERVER_DEFAULTS,
@@ -29,7 +29,9 @@ describe('ServerGate with the shared limits out of reach', () => {
     const sent: number[] = [];
     const gate = new ServerGate(away, DEFAULT_GATE_OPTIONS);
     const before = Date.now();
-    const outcome = await gate.send([server({ maxPerSecond: 50 })], 20, async (s) => {
+    // As a Mailer does: the message's content (here, all of it) waits for the clearance.
+    const outcome = await gate.send([server({ maxPerSecond: 50 })], 20, async (s, clearance) => {
+      await clearance?.();
       sent.push(s.id);
       return { kind: 'accepted', response: '250 OK' } satisfies MailOutcome;
     });
@@ -40,7 +42,10 @@ describe('ServerGate with the shared limits out of reach', () => {
 
   it('sends to a server without limits, which never needs the store', async () => {
     const gate = new ServerGate(away, DEFAULT_GATE_OPTIONS);
-    const outcome = await gate.send([server({})], 20, async () => ({ kind: 'accepted', response: '250 OK' }));
+    const outcome = await gate.send([server({})], 20, async (_s, clearance) => {
+      expect(clearance).toBeUndefined();
+      return { kind: 'accepted', response: '250 OK' };
+    });
     expect(outcome).toEqual({ kind: 'accepted', response: '250 OK' });
   });
 });

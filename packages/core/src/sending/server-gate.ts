@@ -1,7 +1,9 @@
 import { isThrottlingReply, pickServer, type SendLimits } from '@mailcast/domain';
-import type { EmailServer, MailOutcome } from '../ports';
+import type { Clearance, EmailServer, MailOutcome } from '../ports';
 import type { SendRateStore } from '../ports';
-import { DEFAULT_GATE_OPTIONS, ServerLane, type GateOptions } from './server-lane';
+import { DEFAULT_GATE_OPTIONS, type GateOptions } from './gate-options';
+import { ServerLane } from './server-lane';
+import { NoSlot, SlotClearance } from './slot-clearance';
 
 /** A message the limits sent back to the queue: retried at `until`, never a bounce or a failure. */
 export interface DeferredOutcome {
@@ -52,6 +54,10 @@ export class ServerGate {
     return lane;
   }
 
+  private deferred(error: NoSlot): DeferredOutcome {
+    return error.until === null ? this.later(error.message) : { kind: 'deferred', until: new Date(error.until), message: error.message };
+  }
+
   /** Back to the queue for a while: never a bounce or a failure, and the attempt does not count. */
   private later(message: string): DeferredOutcome {
     return { kind: 'deferred', until: new Date(Date.now() + this.options.throttleDeferMs), message };
@@ -60,8 +66,16 @@ export class ServerGate {
   /**
    * Sends one message through one of `servers` (at least one), by `send`; `room`: the messages a
    * server with a per-second limit may have in flight from this process (the mailer's connections).
+   * Under limits `send` is given a clearance for the message's content (Mailer.send): the content
+   * waits for the message's slot, so the server takes nothing before it (slot-clearance.ts,
+   * docs/sending-limits.md). `signal` withdraws a message still waiting.
    */
-  async send(servers: readonly EmailServer[], room: number, send: (server: EmailServer) => Promise<MailOutcome>): Promise<GatedOutcome> {
+  async send(
+    servers: readonly EmailServer[],
+    room: number,
+    send: (server: EmailServer, clearance?: Clearance) => Promise<MailOutcome>,
+    signal?: AbortSignal,
+  ): Promise<GatedOutcome> {
     const refused = new Set<number>();
     let throttles = 0;
     let last: MailOutcome | null = null;
@@ -70,33 +84,31 @@ export class ServerGate {
       const open = servers.filter((s) => !refused.has(s.id));
       if (open.length === 0) return last ?? { kind: 'rejected', permanent: false, code: null, message: 'No email server' };
       // A server away is skipped while another may take the message; with none, it is tried anyway.
-      const answering = open.filter((s) => this.lane(s).available(now));
+      const answering = open.filter((s) => this.lane(s).reach.available(now));
       const candidates = answering.length > 0 ? answering : open;
       const server = candidates[pickServer(candidates.map((s) => this.lane(s).waitEstimate(now)), this.turn++)]!;
       const lane = this.lane(server, room);
-      let slot: Awaited<ReturnType<ServerLane['acquire']>>;
-      try {
-        slot = await lane.acquire();
-      } catch {
-        // The shared limits cannot be read (database away): nothing is sent without a slot.
-        return this.later('Sending limits of the email server unavailable');
-      }
-      if ('defer' in slot) return { kind: 'deferred', until: new Date(slot.defer), message: 'Sending limit of the email server reached' };
-      const probe = lane.sending(Date.now());
+      const slot = new SlotClearance(lane, signal);
       let outcome: MailOutcome;
+      let probe = false;
       try {
-        outcome = await send(server);
+        if (lane.throttledNow(Date.now())) await slot.takeNow();
+        probe = lane.reach.sending(Date.now());
+        outcome = await send(server, lane.bound(Date.now()) ? slot.clearance : undefined);
+      } catch (error) {
+        if (error instanceof NoSlot) return this.deferred(error);
+        throw error;
       } finally {
-        slot.done();
+        slot.finish();
       }
       if (outcome.kind === 'rejected' && outcome.code === null) {
         // No SMTP answer at all: the server is away. Another one may take the message.
-        lane.unreachable(Date.now(), probe);
+        lane.reach.unreachable(Date.now(), probe);
         refused.add(server.id);
         last = outcome;
         continue;
       }
-      lane.reached();
+      lane.reach.reached();
       if (outcome.kind === 'rejected' && isThrottlingReply(outcome.code, outcome.message)) {
         try {
           await lane.throttled();

@@ -1,4 +1,5 @@
 import {
+  adaptiveRate,
   FRESH_SEND_RATE_STATE,
   HOLD_LEASE_MS,
   isRateBound,
@@ -12,45 +13,41 @@ import {
   type SendLimits,
   type SendRateState,
 } from '@mailcast/domain';
-import type { SendRateStore } from '../ports';
-
-/** How a dispatcher takes its share of a server's limits (docs/sending-limits.md). */
-export interface GateOptions {
-  /** Slots are reserved at most this far ahead, so dispatchers share a server's rate finely. */
-  horizonMs: number;
-  /** Slots reserved per round trip, at most. */
-  maxBatch: number;
-  /** A message whose slot is further away than this goes back to the queue until then. */
-  deferBeyondMs: number;
-  /** Throttling answers one message may get before it goes back to the queue. */
-  throttleRetries: number;
-  /** How long a message that kept getting throttling answers waits in the queue. */
-  throttleDeferMs: number;
-  /** The first and the longest wait before an unreachable server is tried again. */
-  backoffMs: readonly [number, number];
-  /** Answers are written for the other dispatchers this soon, when no reservation carries them. */
-  flushMs: number;
-  /** A dispatcher out of permits asks again this often. */
-  permitPollMs: number;
-}
-
-export const DEFAULT_GATE_OPTIONS: GateOptions = {
-  horizonMs: 1_000,
-  maxBatch: 128,
-  deferBeyondMs: 30_000,
-  throttleRetries: 10,
-  throttleDeferMs: 10_000,
-  backoffMs: [1_000, 60_000],
-  flushMs: 50,
-  permitPollMs: 25,
-};
+import { MessageWithdrawn, type Clearance, type SendRateStore } from '../ports';
+import type { GateOptions } from './gate-options';
+import { ServerReach } from './server-reach';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-const BUCKETS = 10;
+/** `wait`, unless `signal` aborts first: then MessageWithdrawn. */
+function until(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return wait;
+  if (signal.aborted) return Promise.reject(new MessageWithdrawn());
+  return new Promise<void>((resolve, reject) => {
+    const abort = () => reject(new MessageWithdrawn());
+    signal.addEventListener('abort', abort, { once: true });
+    void wait.then(() => {
+      signal.removeEventListener('abort', abort);
+      resolve();
+    });
+  });
+}
 /** Names this process's permits in the shared state: unique enough among live dispatchers. */
 const ownerId = () => `${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 12)}`;
-const NOT_HELD = { done: () => undefined };
+/**
+ * A message's place in a lane: `clearance`, if any, is what its content waits for (Mailer.send);
+ * `done` is called once the server answered, or the message ended without it.
+ */
+export interface SlotTicket {
+  clearance?: Clearance;
+  done: () => void;
+}
+const NOT_HELD: SlotTicket = { done: () => undefined };
 type Change<T> = (state: SendRateState, now: number) => { state: SendRateState | null; result: T };
+/** A granted slot: when to use it on this process's clock, and its instant on the store's (its permit's). */
+interface Slot {
+  at: number;
+  booked: number;
+}
 
 /**
  * One email server as this process sees it: the slots it reserved from the shared state, the
@@ -65,15 +62,17 @@ export class ServerLane {
   /** Last known shared state, on the store's clock. */
   private state: SendRateState = FRESH_SEND_RATE_STATE;
   private offsetMs = 0;
+  /** How long a reservation takes to come back (moving average). */
+  private tripMs = 0;
   private uncertaintyMs = 0;
-  /** Granted slots, on this process's clock (Date.now), in order. */
-  private slots: number[] = [];
+  /** Granted slots in order: when to use each on this process's clock, and its instant on the store's. */
+  private slots: Slot[] = [];
   private nextAt: number | null = null;
   private permitBound = false;
   private waiters = 0;
   private reserving: Promise<void> | null = null;
   /** This process's permits (docs/sending-limits.md): open messages, and releases on the store's clock. */
-  private readonly holder = { id: ownerId(), open: 0, releases: [] as number[] };
+  private readonly holder = { id: ownerId(), opens: [] as number[], releases: [] as number[] };
   /** Changes to this process's permits, and how many of them the store has. */
   private holdsSeq = 0;
   private writtenSeq = 0;
@@ -85,29 +84,33 @@ export class ServerLane {
   private changing: Promise<void> = Promise.resolve();
   /** Workers waiting for one of this process's permits to be freed. */
   private freed: Array<() => void> = [];
-  /** Sends per tenth of a second over the last second, for the rate a throttling answer halves. */
-  private readonly sends = new Array<number>(BUCKETS).fill(0);
-  private bucketAt = 0;
-  private downUntil = 0;
-  private backoff = 0;
-  private probing = false;
+
+  /** Whether the server answers, and how fast this process has been sending to it. */
+  readonly reach: ServerReach;
 
   constructor(
     readonly id: number,
     private readonly store: SendRateStore,
     private readonly options: GateOptions,
-  ) {}
+  ) {
+    this.reach = new ServerReach(options.backoffMs);
+  }
 
   /** Whether sending through this server needs slots (limits, or a throttling cap in force). */
-  private bound(now: number): boolean {
+  bound(now: number): boolean {
     return isRateBound(this.limits, this.state, now + this.offsetMs);
+  }
+
+  /** Whether a throttling answer's cap is in force: then a message's envelope waits for its slot too. */
+  throttledNow(now: number): boolean {
+    return adaptiveRate(this.state, now + this.offsetMs) !== null;
   }
 
   /** About how long a message given to this server now would wait for its slot. */
   waitEstimate(now: number): number {
     if (!this.bound(now)) return 0;
     const rate = shortLaneRate(this.limits, this.state, now + this.offsetMs);
-    const next = this.slots[0] ?? this.nextAt ?? this.state.tat - this.offsetMs;
+    const next = this.slots[0]?.at ?? this.nextAt ?? this.state.tat - this.offsetMs;
     return Math.max(0, next - now) + (rate === null ? 0 : (this.waiters * 1000) / rate);
   }
 
@@ -115,24 +118,35 @@ export class ServerLane {
    * Waits for a slot (and, with a per-second limit, a permit). Answers `done`, the function to
    * call once the server answered, or `defer` with the instant to retry the message at.
    */
-  async acquire(): Promise<{ done: () => void } | { defer: number }> {
+  async acquire(signal?: AbortSignal): Promise<SlotTicket | { defer: number }> {
     if (!this.bound(Date.now())) return NOT_HELD;
-    if (!this.permits) return this.acquireSlot();
+    if (!this.permits) return this.acquireSlot(signal);
     // Beyond the mailer's connections a message would wait in its queue holding a permit: it
     // waits here instead, before it takes a slot.
-    while (this.active >= this.room) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    while (this.active >= this.room) {
+      let wake!: () => void;
+      const woken = new Promise<void>((resolve) => this.roomWaiters.push((wake = resolve)));
+      try {
+        await until(woken, signal);
+      } catch (error) {
+        // Withdrawn while waiting: its turn is not taken from the next one.
+        this.roomWaiters = this.roomWaiters.filter((w) => w !== wake);
+        throw error;
+      }
+    }
     this.active++;
     const leave = () => {
       this.active--;
       this.roomWaiters.shift()?.();
     };
     try {
-      const slot = await this.acquireSlot();
+      const slot = await this.acquireSlot(signal);
       if ('defer' in slot) {
         leave();
         return slot;
       }
       return {
+        clearance: slot.clearance,
         done: () => {
           leave();
           slot.done();
@@ -144,36 +158,71 @@ export class ServerLane {
     }
   }
 
-  private async acquireSlot(): Promise<{ done: () => void } | { defer: number }> {
+  private async acquireSlot(signal?: AbortSignal): Promise<SlotTicket | { defer: number }> {
     this.waiters++;
     try {
       for (;;) {
+        if (signal?.aborted === true) throw new MessageWithdrawn();
         const slot = this.slots.shift();
         if (slot !== undefined) {
           this.reserveAhead();
-          const wait = slot - Date.now();
-          if (wait > 0) await sleep(wait);
-          if (Date.now() - slot > LATE_SLOT_MS) {
-            this.giveUp(1);
+          const wait = slot.at - this.lead() - Date.now();
+          if (wait > 0) {
+            try {
+              await until(sleep(wait), signal);
+            } catch (error) {
+              // Withdrawn before its slot: the slot goes unused and its permit frees.
+              this.giveUp([slot]);
+              throw error;
+            }
+          }
+          if (Date.now() - slot.at > LATE_SLOT_MS) {
+            this.giveUp([slot]);
             continue;
           }
-          return { done: () => this.answered() };
+          return this.ticket(slot, signal);
         }
         const now = Date.now();
         if (this.permitBound && (this.nextAt === null || this.nextAt > now + this.options.horizonMs)) {
           // Permits free as answers come, here (which wakes this at once) or at another
           // dispatcher (which writes them within flushMs): ask again soon.
-          await Promise.race([sleep(this.options.permitPollMs), new Promise<void>((resolve) => this.freed.push(resolve))]);
+          await until(Promise.race([sleep(this.options.permitPollMs), new Promise<void>((resolve) => this.freed.push(resolve))]), signal);
         } else if (this.nextAt !== null && this.nextAt > now + this.options.horizonMs) {
           if (this.nextAt - now > this.options.deferBeyondMs) return { defer: this.nextAt };
           // Ask again once half a horizon of slots is to be had, not a slot at a time.
-          await sleep(this.nextAt - this.options.horizonMs / 2 - now);
+          await until(sleep(this.nextAt - this.options.horizonMs / 2 - now), signal);
         }
         await (this.reserving ??= this.reserve().finally(() => (this.reserving = null)));
       }
     } finally {
       this.waiters--;
     }
+  }
+
+  /**
+   * How long before its slot a message starts: the configured lead, but no more than half of what
+   * this process's room allows at the server's rate, so that starting early never costs rate.
+   */
+  private lead(): number {
+    const perSecond = this.limits.perSecond;
+    if (perSecond === null || perSecond <= 0 || !Number.isFinite(this.room)) return this.options.leadMs;
+    return Math.min(this.options.leadMs, (500 * this.room) / perSecond);
+  }
+
+  /**
+   * The content waits for the slot's instant. The permit frees a second after the answer if the
+   * content went (the server may have taken the message), at once if it never did.
+   */
+  private ticket(slot: Slot, signal: AbortSignal | undefined): SlotTicket {
+    let cleared = false;
+    return {
+      clearance: async () => {
+        const wait = slot.at - Date.now();
+        if (wait > 0) await until(sleep(wait), signal);
+        cleared = true;
+      },
+      done: () => (cleared ? this.answered(slot) : this.giveUp([slot])),
+    };
   }
 
   /**
@@ -184,7 +233,7 @@ export class ServerLane {
     if (this.reserving !== null || this.waiters <= this.slots.length) return;
     const now = Date.now();
     const half = this.options.horizonMs / 2;
-    if ((this.slots.at(-1) ?? now) - now > half || (this.nextAt !== null && this.nextAt - now > half)) return;
+    if ((this.slots.at(-1)?.at ?? now) - now > half || (this.nextAt !== null && this.nextAt - now > half)) return;
     this.reserving = this.reserve()
       .catch(() => undefined)
       .finally(() => (this.reserving = null));
@@ -196,9 +245,9 @@ export class ServerLane {
   }
 
   /** The message of a slot was answered: its permit frees one second later (docs/sending-limits.md). */
-  private answered(): void {
+  private answered(slot: Slot): void {
     if (!this.permits) return;
-    this.holder.open = Math.max(0, this.holder.open - 1);
+    this.release([slot]);
     // On the store's clock, late rather than early by however far the offset may be off.
     this.holder.releases.push(Date.now() + this.offsetMs + this.uncertaintyMs + PERMIT_HOLD_MS);
     this.holdsChanged();
@@ -215,19 +264,27 @@ export class ServerLane {
     this.sweeping = setTimeout(() => {
       this.sweeping = null;
       const now = Date.now();
-      const kept = this.slots.filter((slot) => now - slot <= LATE_SLOT_MS);
-      this.giveUp(this.slots.length - kept.length);
-      this.slots = kept;
+      const late = this.slots.filter((slot) => now - slot.at > LATE_SLOT_MS);
+      this.slots = this.slots.filter((slot) => now - slot.at <= LATE_SLOT_MS);
+      this.giveUp(late);
       this.sweepLater();
-    }, Math.max(0, last + LATE_SLOT_MS + 1 - Date.now()));
+    }, Math.max(0, last.at + LATE_SLOT_MS + 1 - Date.now()));
     this.sweeping.unref?.();
   }
 
   /** Slots given up or dropped: nothing was sent on them, so their permits free at once. */
-  private giveUp(count: number): void {
-    if (!this.permits || count === 0) return;
-    this.holder.open = Math.max(0, this.holder.open - count);
+  private giveUp(slots: readonly Slot[]): void {
+    if (!this.permits || slots.length === 0) return;
+    this.release(slots);
     this.holdsChanged();
+  }
+
+  /** The permits of these slots are no longer open. */
+  private release(slots: readonly Slot[]): void {
+    for (const slot of slots) {
+      const i = this.holder.opens.indexOf(slot.booked);
+      if (i >= 0) this.holder.opens.splice(i, 1);
+    }
   }
 
   /** The others learn of freed permits by the next reservation, or by a write this soon. */
@@ -239,10 +296,10 @@ export class ServerLane {
 
   /** Open permits lapse unless written again within their lease: renewed while any are open. */
   private keepLeased(): void {
-    if (this.holder.open === 0 && this.renewing !== null) {
+    if (this.holder.opens.length === 0 && this.renewing !== null) {
       clearInterval(this.renewing);
       this.renewing = null;
-    } else if (this.holder.open > 0 && this.renewing === null) {
+    } else if (this.holder.opens.length > 0 && this.renewing === null) {
       this.renewing = setInterval(() => {
         if (this.renewDue()) this.holdsChanged();
       }, HOLD_LEASE_MS / 6);
@@ -268,7 +325,7 @@ export class ServerLane {
   private ownHolds(now: number): Holder {
     this.seenSeq = this.holdsSeq;
     this.holder.releases = this.holder.releases.filter((r) => r > now);
-    return { id: this.holder.id, open: this.holder.open, releases: [...this.holder.releases] };
+    return { id: this.holder.id, opens: [...this.holder.opens], releases: [...this.holder.releases] };
   }
 
   /**
@@ -307,27 +364,32 @@ export class ServerLane {
 
   /** Open permits lapse unless written again within their lease: renewed while any are open. */
   private renewDue(): boolean {
-    return this.holder.open > 0 && Date.now() - this.lastWrite > HOLD_LEASE_MS / 3;
+    return this.holder.opens.length > 0 && Date.now() - this.lastWrite > HOLD_LEASE_MS / 3;
   }
 
   private async reserve(): Promise<void> {
     const wanted = Math.max(1, Math.min(this.options.maxBatch, this.waiters - this.slots.length));
     const holdsDue = !this.holdsWritten || this.renewDue();
+    const started = Date.now();
+    const trip = Math.min(this.tripMs, this.options.horizonMs / 4);
     const result = await this.change(
       (state, now) => {
-        const r = reserveSlots(this.limits, state, now, wanted, this.options.horizonMs, this.permits ? this.ownHolds(now) : undefined);
+        const holder = this.permits ? this.ownHolds(now) : undefined;
+        // A slot granted for now would reach this process already past, its permit held meanwhile.
+        const r = reserveSlots(this.limits, state, now, wanted, this.options.horizonMs, holder, now + trip);
         // Out of permits, the state is written anyway: a write is how this process learns of
         // others' answers (a stale version fails, and the row is read again).
         return { state: r.slots.length > 0 || (this.permits && (holdsDue || r.permitBound)) ? r.state : null, result: r };
       },
       (r) => {
-        if (this.permits) this.holder.open += r.slots.length;
+        if (this.permits) this.holder.opens.push(...r.slots);
       },
     );
+    this.tripMs = 0.8 * this.tripMs + 0.2 * (Date.now() - started);
     this.keepLeased();
     this.state = result.state;
     // A slot is used no earlier than its instant on the store's clock, however far the offset is off.
-    this.slots.push(...result.slots.map((at) => at - this.offsetMs + this.uncertaintyMs));
+    this.slots.push(...result.slots.map((booked) => ({ at: booked - this.offsetMs + this.uncertaintyMs, booked })));
     this.sweepLater();
     this.nextAt = result.nextAt === null ? null : result.nextAt - this.offsetMs;
     this.permitBound = result.permitBound;
@@ -335,8 +397,8 @@ export class ServerLane {
 
   /** The server asked to slow down: the shared rate is halved, and slots granted at the old rate go. */
   async throttled(): Promise<void> {
-    const observed = this.observedRate(Date.now());
-    this.giveUp(this.slots.length);
+    const observed = this.reach.observedRate(Date.now());
+    this.giveUp(this.slots);
     this.slots = [];
     this.nextAt = null;
     this.state = await this.change((state, now) => {
@@ -344,49 +406,5 @@ export class ServerLane {
       if (next === state && this.holdsWritten) return { state: null, result: next };
       return { state: this.permits ? { ...next, holds: withHolds(next.holds, this.ownHolds(now), now) } : next, result: next };
     });
-  }
-
-  /** A message goes to the server now; answers whether it is the probe of a server that was away. */
-  sending(now: number): boolean {
-    this.roll(now);
-    this.sends[Math.floor(now / 100) % BUCKETS]!++;
-    if (!this.available(now) || this.downUntil === 0) return false;
-    this.probing = true;
-    return true;
-  }
-
-  /** Whether this server takes messages: it answers, or its probe is due and none is out. */
-  available(now: number): boolean {
-    return this.downUntil === 0 || (now >= this.downUntil && !this.probing);
-  }
-
-  /** The server answered (whatever it said). */
-  reached(): void {
-    this.downUntil = 0;
-    this.backoff = 0;
-    this.probing = false;
-  }
-
-  /**
-   * The server could not be reached. The wait before the next probe doubles when the probe
-   * fails; other messages that were in flight when it went away leave it as it is.
-   */
-  unreachable(now: number, wasProbe: boolean): void {
-    if (this.downUntil !== 0 && !wasProbe) return;
-    const [first, longest] = this.options.backoffMs;
-    this.backoff = this.backoff === 0 ? first : Math.min(longest, this.backoff * 2);
-    this.downUntil = now + this.backoff;
-    this.probing = false;
-  }
-
-  private roll(now: number): void {
-    const bucket = Math.floor(now / 100);
-    for (let b = Math.max(this.bucketAt + 1, bucket - BUCKETS + 1); b <= bucket; b++) this.sends[b % BUCKETS] = 0;
-    this.bucketAt = Math.max(this.bucketAt, bucket);
-  }
-
-  private observedRate(now: number): number {
-    this.roll(now);
-    return this.sends.reduce((a, b) => a + b, 0);
   }
 }
