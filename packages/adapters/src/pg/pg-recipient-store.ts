@@ -16,7 +16,7 @@ import { isSealed, type SecretBox } from '../secrets/secret-box';
 import { prepared } from './database';
 import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
-import { audiencePredicate } from './segment-sql';
+import { materializeAudience, materializeBatch, refreshRecipientStatistics } from './pg-recipient-queueing';
 import { CLAIMABLE, LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
 
 export class PgRecipientStore implements RecipientStore {
@@ -61,43 +61,18 @@ export class PgRecipientStore implements RecipientStore {
     return row && row.min !== null && row.max !== null ? { min: Number(row.min), max: Number(row.max) } : null;
   }
 
-  async materialize(
+  materialize(
     broadcast: Broadcast,
     afterSubscriberId: number,
     upToSubscriberId: number,
     batchSize: number,
     messageIdSuffix: string,
-    segments: { definitions: readonly SegmentDefinition[]; now: Date } = { definitions: [], now: new Date(0) },
-  ): Promise<number | null> {
-    // Segment rules are compiled into this one statement: the database evaluates them while it
-    // inserts, and a subscriber in several segments is one row of subscribers, so queued once.
-    const audience = broadcast.segmentIds.length > 0 ? audiencePredicate(segments.definitions, broadcast.channelId, segments.now) : null;
-    const { rows } = await this.db.raw<{ rows: { last: number | null }[] }>(
-      `WITH batch AS (
-         SELECT s.id, ${SUPPRESSED} AS suppressed FROM subscribers s
-          WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
-          ${audience ? 'AND (:audience)' : ''}
-          ORDER BY s.id
-          LIMIT :limit
-       ), inserted AS (
-         INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status)
-         SELECT :broadcastId, id, '<' || :broadcastId || '.' || id || '.' || :suffix || '>',
-                CASE WHEN suppressed THEN 'skipped' ELSE 'pending' END
-           FROM batch
-         ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING
-       )
-       SELECT max(id) AS last FROM batch`,
-      {
-        channelId: broadcast.channelId,
-        after: afterSubscriberId,
-        upTo: upToSubscriberId,
-        limit: batchSize,
-        broadcastId: broadcast.id,
-        suffix: messageIdSuffix,
-        ...(audience ? { audience: this.db.raw(audience.sql, audience.bindings) } : {}),
-      },
-    );
-    return rows[0]?.last ?? null;
+  ): Promise<{ last: number; count: number } | null> {
+    return materializeBatch(this.db, broadcast, afterSubscriberId, upToSubscriberId, batchSize, messageIdSuffix);
+  }
+
+  materializeAudience(broadcast: Broadcast, messageIdSuffix: string, segments: { definitions: readonly SegmentDefinition[]; now: Date }): Promise<number> {
+    return materializeAudience(this.db, broadcast, messageIdSuffix, segments);
   }
 
   async countRecipients(broadcastId: number): Promise<number> {
@@ -105,8 +80,8 @@ export class PgRecipientStore implements RecipientStore {
     return Number(row?.count ?? 0);
   }
 
-  async refreshStatistics(): Promise<void> {
-    await this.db.raw('ANALYZE broadcast_recipients');
+  refreshStatistics(queued: number): Promise<boolean> {
+    return refreshRecipientStatistics(this.db, queued);
   }
 
   async setTotalRecipients(broadcastId: number, total: number): Promise<void> {
