@@ -10,21 +10,23 @@ import type {
   SubscriberSnapshot,
   TrackedRecipient,
 } from '@mailcast/core';
-import type { BroadcastStatus, SegmentDefinition } from '@mailcast/domain';
+import type { BroadcastStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { isSealed, type SecretBox } from '../secrets/secret-box';
 import { prepared } from './database';
 import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
-import { materializeAudience, materializeBatch, refreshRecipientStatistics } from './pg-recipient-queueing';
+import { PgRecipientQueueing } from './pg-recipient-queueing';
 import { CLAIMABLE, LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
 
-export class PgRecipientStore implements RecipientStore {
+export class PgRecipientStore extends PgRecipientQueueing implements RecipientStore {
   /** The broadcast's tracking secret is sealed at rest (docs/secrets.md). */
   constructor(
-    private readonly db: Knex,
+    db: Knex,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    super(db);
+  }
 
   async findBroadcast(id: number): Promise<Broadcast | null> {
     const row = await prepared('find_broadcast', this.db<BroadcastRow>('broadcasts').where({ id }).first());
@@ -61,27 +63,9 @@ export class PgRecipientStore implements RecipientStore {
     return row && row.min !== null && row.max !== null ? { min: Number(row.min), max: Number(row.max) } : null;
   }
 
-  materialize(
-    broadcast: Broadcast,
-    afterSubscriberId: number,
-    upToSubscriberId: number,
-    batchSize: number,
-    messageIdSuffix: string,
-  ): Promise<{ last: number; count: number } | null> {
-    return materializeBatch(this.db, broadcast, afterSubscriberId, upToSubscriberId, batchSize, messageIdSuffix);
-  }
-
-  materializeAudience(broadcast: Broadcast, messageIdSuffix: string, segments: { definitions: readonly SegmentDefinition[]; now: Date }): Promise<number> {
-    return materializeAudience(this.db, broadcast, messageIdSuffix, segments);
-  }
-
   async countRecipients(broadcastId: number): Promise<number> {
     const row = await this.db('broadcast_recipients').where({ broadcast_id: broadcastId }).count<{ count: number }[]>({ count: '*' }).first();
     return Number(row?.count ?? 0);
-  }
-
-  refreshStatistics(queued: number): Promise<boolean> {
-    return refreshRecipientStatistics(this.db, queued);
   }
 
   async setTotalRecipients(broadcastId: number, total: number): Promise<void> {
