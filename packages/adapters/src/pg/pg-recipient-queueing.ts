@@ -59,8 +59,7 @@ export abstract class PgRecipientQueueing {
   ): Promise<number> {
     // The segments' rules compiled into the statement (docs/segments.md, Queueing): the planner
     // starts from their indexes, and a subscriber in several segments is one row of subscribers,
-    // so queued once. The suppression list is one set looked up by address (hashed once for a
-    // large audience, probed by index for a small one), not a probe that joins on the channel.
+    // so queued once. Suppressions are looked up by address alone (SUPPRESSED_IN_CHANNEL).
     const audience = audiencePredicate(segments.definitions, broadcast.channelId, segments.now);
     const bindings = {
       channelId: broadcast.channelId,
