@@ -18,9 +18,10 @@ export function broadcastEvent(
 }
 
 /**
- * scheduled → queueing → sending. The recipients are inserted set-based, in subscriber-id
- * batches; the unique (broadcast, subscriber) key makes a repeated or concurrent run harmless,
- * so a dispatcher that died while queueing is simply followed by another one.
+ * scheduled → queueing → sending. The recipients are inserted set-based: a whole-channel
+ * broadcast in subscriber-id batches, a segment broadcast in one statement. The unique
+ * (broadcast, subscriber) key makes a repeated or concurrent run harmless, so a dispatcher that
+ * died while queueing is simply followed by another one.
  */
 @injectable()
 export class QueueRecipients {
