@@ -1,5 +1,8 @@
 import {
   createBoss,
+  createDatabase,
+  migrate,
+  type Database,
   CryptoRandom,
   PgSegmentRepository,
   PgTransactor,
@@ -20,7 +23,66 @@ const SUBSCRIBERS = Number(process.env.SEGMENTS_BENCH_SUBSCRIBERS ?? 1_000_000);
 const COUNT_RUNS = Number(process.env.SEGMENTS_BENCH_RUNS ?? 200);
 /** Evaluations of the rules by the database, without the kept count: each one is the real work. */
 const EVALUATION_RUNS = Number(process.env.SEGMENTS_BENCH_EVALUATIONS ?? 20);
-const QUEUE_ROUNDS = 3;
+/** Queueings per side; each is one sample of about a second, so the medians need several. */
+const QUEUE_ROUNDS = Number(process.env.SEGMENTS_BENCH_QUEUE_ROUNDS ?? 5);
+
+/**
+ * The seeded database: a fresh one from the harness, or, with SEGMENTS_BENCH_DATABASE_URL, a
+ * database this seed filled before (channel "bench", broadcast "past"), seeded there on the
+ * first run; a run leaves it as it found it, so repeated runs skip the two-minute seed.
+ */
+async function seededDatabase(context: Parameters<Bench['run']>[0]) {
+  const reuse = process.env.SEGMENTS_BENCH_DATABASE_URL;
+  const { url, db } = reuse !== undefined && reuse !== '' ? { url: reuse, db: createDatabase(reuse, { poolMax: 10 }) } : await context.database();
+  if (reuse) await migrate(db, url);
+  const kept = reuse ? await db('broadcasts').where({ name: 'past' }).orderBy('id').first('id', 'channel_id') : undefined;
+  const seeded = kept === undefined ? await seed(context, db) : { channelId: Number(kept.channel_id), pastId: Number(kept.id) };
+  return {
+    url,
+    db,
+    ...seeded,
+    // In a kept database, what this run added goes, so the next run measures the same tables.
+    close: async (segmentId: number) => {
+      if (!reuse) return;
+      // broadcast_recipients has no foreign key to cascade through (it was dropped for the write path).
+      const added = db('broadcasts').where({ channel_id: seeded.channelId }).whereNot({ id: seeded.pastId }).select('id');
+      await db('broadcast_recipients').whereIn('broadcast_id', added).delete();
+      await db('broadcasts').where({ channel_id: seeded.channelId }).whereNot({ id: seeded.pastId }).delete();
+      await db('segments').where({ id: segmentId }).delete();
+      await db.raw('VACUUM ANALYZE broadcast_recipients');
+      await db.destroy();
+    },
+  };
+}
+
+async function seed(context: Parameters<Bench['run']>[0], db: Database): Promise<{ channelId: number; pastId: number }> {
+  const [channel] = await db('channels').insert({ name: 'bench' }).returning('id');
+  context.log(`seeding ${SUBSCRIBERS} subscribers`);
+  // vip: every 10th; plan pro: every 4th; clicked the past broadcast: every 5th. All three: every 20th.
+  await db.raw(
+    `INSERT INTO subscribers (channel_id, email, tags, custom_data)
+     SELECT ?, 's' || g || '@bench.test',
+            CASE WHEN g % 10 = 0 THEN ARRAY['vip', 'news'] ELSE ARRAY['news'] END,
+            jsonb_build_object('plan', CASE WHEN g % 4 = 0 THEN 'pro' ELSE 'free' END, 'n', g)
+       FROM generate_series(1, ?) g`,
+    [channel.id, SUBSCRIBERS],
+  );
+  const [past] = await db('broadcasts')
+    .insert({ channel_id: channel.id, name: 'past', subject: 's', body: 'b', track_opens: true, track_clicks: true, status: 'sent' })
+    .returning('id');
+  await db.raw(
+    `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status, sent_at, clicked_at, opened_at)
+     SELECT ?, s.id, '<p' || s.id || '@bench.test>', 'sent', now() - interval '3 days',
+            CASE WHEN s.id % 5 = 0 THEN now() - interval '2 days' END,
+            CASE WHEN s.id % 3 = 0 THEN now() - interval '2 days' END
+       FROM subscribers s WHERE s.channel_id = ?`,
+    [past.id, channel.id],
+  );
+  await db.raw('VACUUM ANALYZE subscribers');
+  await db.raw('VACUUM ANALYZE broadcast_recipients');
+  await db.raw('CHECKPOINT');
+  return { channelId: Number(channel.id), pastId: Number(past.id) };
+}
 
 /**
  * docs/segments.md: a segment of three rules (a tag, a custom field, "clicked broadcast N") over
@@ -30,33 +92,9 @@ const QUEUE_ROUNDS = 3;
 export const segmentsBench: Bench = {
   name: 'segments',
   async run(context) {
-    const { url, db } = await context.database();
-    const [channel] = await db('channels').insert({ name: 'bench' }).returning('id');
-    context.log(`seeding ${SUBSCRIBERS} subscribers`);
-    // vip: every 10th; plan pro: every 4th; clicked the past broadcast: every 5th. All three: every 20th.
-    await db.raw(
-      `INSERT INTO subscribers (channel_id, email, tags, custom_data)
-       SELECT ?, 's' || g || '@bench.test',
-              CASE WHEN g % 10 = 0 THEN ARRAY['vip', 'news'] ELSE ARRAY['news'] END,
-              jsonb_build_object('plan', CASE WHEN g % 4 = 0 THEN 'pro' ELSE 'free' END, 'n', g)
-         FROM generate_series(1, ?) g`,
-      [channel.id, SUBSCRIBERS],
-    );
-    const [past] = await db('broadcasts')
-      .insert({ channel_id: channel.id, name: 'past', subject: 's', body: 'b', track_opens: true, track_clicks: true, status: 'sent' })
-      .returning('id');
-    await db.raw(
-      `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status, sent_at, clicked_at, opened_at)
-       SELECT ?, s.id, '<p' || s.id || '@bench.test>', 'sent', now() - interval '3 days',
-              CASE WHEN s.id % 5 = 0 THEN now() - interval '2 days' END,
-              CASE WHEN s.id % 3 = 0 THEN now() - interval '2 days' END
-         FROM subscribers s WHERE s.channel_id = ?`,
-      [past.id, channel.id],
-    );
-    await db.raw('VACUUM ANALYZE subscribers');
-    await db.raw('VACUUM ANALYZE broadcast_recipients');
-    await db.raw('CHECKPOINT');
-
+    const { url, db, channelId, pastId, close } = await seededDatabase(context);
+    const channel = { id: channelId };
+    const past = { id: pastId };
     const parsed = parseSegmentDefinition('all', [
       { field: 'tags', operator: 'includes', value: 'vip' },
       { field: 'custom_data.plan', operator: 'equals', value: 'pro' },
@@ -141,13 +179,14 @@ export const segmentsBench: Bench = {
       else await bare().then(viaQueue);
     }
     await boss.stop({ graceful: false, close: true, wait: true });
+    await close(segment.id);
     const queueMs = percentile(queueSamples, 50);
     const bareMs = percentile(bareSamples, 50);
     context.log(`count p99 ${round(p99)} ms (${members} members); queued ${queued} in ${queueSamples.map((x) => round(x)).join(', ')} ms, bare ${bareSamples.map((x) => round(x)).join(', ')} ms`);
 
     return {
       title: 'Segments (issue 22)',
-      setup: `${SUBSCRIBERS} subscribers; a segment of three rules (tag vip, custom_data.plan = pro, clicked broadcast N) holding ${members}; the rules evaluated by the database ${EVALUATION_RUNS} times (countNow, no kept count), then subscribers_count as the API serves it (countMembers: exact, kept ${SEGMENT_COUNT_TTL_MS / 1000} s above 1,000 members) timed ${COUNT_RUNS} times after 5 warm-ups; then a broadcast to it queued through QueueRecipients against one bare INSERT … SELECT of the same members, each ${QUEUE_ROUNDS} times alternating which goes first (medians). Sizes: SEGMENTS_BENCH_SUBSCRIBERS, SEGMENTS_BENCH_RUNS.`,
+      setup: `${SUBSCRIBERS} subscribers; a segment of three rules (tag vip, custom_data.plan = pro, clicked broadcast N) holding ${members}; the rules evaluated by the database ${EVALUATION_RUNS} times (countNow, no kept count), then subscribers_count as the API serves it (countMembers: exact, kept ${SEGMENT_COUNT_TTL_MS / 1000} s above 1,000 members) timed ${COUNT_RUNS} times after 5 warm-ups; then a broadcast to it queued through QueueRecipients against one bare INSERT … SELECT of the same members, each ${QUEUE_ROUNDS} times alternating which goes first (medians). Sizes: SEGMENTS_BENCH_SUBSCRIBERS, SEGMENTS_BENCH_RUNS, SEGMENTS_BENCH_EVALUATIONS, SEGMENTS_BENCH_QUEUE_ROUNDS; SEGMENTS_BENCH_DATABASE_URL reuses a seeded database.`,
       figures: [
         { metric: 'subscribers_count p99', value: p99, unit: 'ms', target: '< 200 ms', met: p99 < 200 },
         { metric: 'subscribers_count median', value: percentile(samples, 50), unit: 'ms' },

@@ -1,17 +1,15 @@
 import { Repositories, type Repositories as RepositoriesPort } from '@mailcast/core';
 import { eventually } from '@mailcast/testkit';
 import request from 'supertest';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { startApi, useApi, type ApiHarness } from '../test-support/harness';
 
 describe('the HTTP error edge (spec: Errors; docs/api-decisions.md HTTP)', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let token: string;
 
   beforeAll(async () => {
-    api = await startApi();
     token = (await api.fixtures.aTenant()).token;
   });
-  afterAll(() => api.close());
 
   it('answers malformed JSON with 400 {"error": "Invalid JSON"}', async () => {
     const res = await request(api.app)
@@ -138,11 +136,7 @@ describe('the HTTP error edge (spec: Errors; docs/api-decisions.md HTTP)', () =>
 });
 
 describe('health (docs/operations.md Observability)', () => {
-  let api: ApiHarness;
-  beforeAll(async () => {
-    api = await startApi();
-  });
-  afterAll(() => api.close());
+  const api = useApi();
 
   it('serves /healthz without authentication', async () => {
     const res = await request(api.app).get('/healthz');

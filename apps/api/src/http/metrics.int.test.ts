@@ -1,17 +1,15 @@
 import { createDatabase } from '@mailcast/adapters';
-import { startApi, type ApiHarness } from '../test-support/harness';
+import { startApi, useApi, type ApiHarness } from '../test-support/harness';
 import request from 'supertest';
 
 /** Issue 7: Prometheus metrics at /metrics; health and readiness while the database is away. */
 describe('observability', () => {
-  let api: ApiHarness;
+  const api = useApi();
   let token: string;
 
   beforeAll(async () => {
-    api = await startApi();
     token = (await api.fixtures.aTenant()).token;
   });
-  afterAll(() => api.close());
 
   const scrape = async () => {
     const res = await request(api.app).get('/metrics');

@@ -10,21 +10,23 @@ import type {
   SubscriberSnapshot,
   TrackedRecipient,
 } from '@mailcast/core';
-import type { BroadcastStatus, SegmentDefinition } from '@mailcast/domain';
+import type { BroadcastStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { isSealed, type SecretBox } from '../secrets/secret-box';
 import { prepared } from './database';
 import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
-import { audiencePredicate } from './segment-sql';
+import { PgRecipientQueueing } from './pg-recipient-queueing';
 import { CLAIMABLE, LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
 
-export class PgRecipientStore implements RecipientStore {
+export class PgRecipientStore extends PgRecipientQueueing implements RecipientStore {
   /** The broadcast's tracking secret is sealed at rest (docs/secrets.md). */
   constructor(
-    private readonly db: Knex,
+    db: Knex,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    super(db);
+  }
 
   async findBroadcast(id: number): Promise<Broadcast | null> {
     const row = await prepared('find_broadcast', this.db<BroadcastRow>('broadcasts').where({ id }).first());
@@ -61,52 +63,9 @@ export class PgRecipientStore implements RecipientStore {
     return row && row.min !== null && row.max !== null ? { min: Number(row.min), max: Number(row.max) } : null;
   }
 
-  async materialize(
-    broadcast: Broadcast,
-    afterSubscriberId: number,
-    upToSubscriberId: number,
-    batchSize: number,
-    messageIdSuffix: string,
-    segments: { definitions: readonly SegmentDefinition[]; now: Date } = { definitions: [], now: new Date(0) },
-  ): Promise<number | null> {
-    // Segment rules are compiled into this one statement: the database evaluates them while it
-    // inserts, and a subscriber in several segments is one row of subscribers, so queued once.
-    const audience = broadcast.segmentIds.length > 0 ? audiencePredicate(segments.definitions, broadcast.channelId, segments.now) : null;
-    const { rows } = await this.db.raw<{ rows: { last: number | null }[] }>(
-      `WITH batch AS (
-         SELECT s.id, ${SUPPRESSED} AS suppressed FROM subscribers s
-          WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
-          ${audience ? 'AND (:audience)' : ''}
-          ORDER BY s.id
-          LIMIT :limit
-       ), inserted AS (
-         INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status)
-         SELECT :broadcastId, id, '<' || :broadcastId || '.' || id || '.' || :suffix || '>',
-                CASE WHEN suppressed THEN 'skipped' ELSE 'pending' END
-           FROM batch
-         ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING
-       )
-       SELECT max(id) AS last FROM batch`,
-      {
-        channelId: broadcast.channelId,
-        after: afterSubscriberId,
-        upTo: upToSubscriberId,
-        limit: batchSize,
-        broadcastId: broadcast.id,
-        suffix: messageIdSuffix,
-        ...(audience ? { audience: this.db.raw(audience.sql, audience.bindings) } : {}),
-      },
-    );
-    return rows[0]?.last ?? null;
-  }
-
   async countRecipients(broadcastId: number): Promise<number> {
     const row = await this.db('broadcast_recipients').where({ broadcast_id: broadcastId }).count<{ count: number }[]>({ count: '*' }).first();
     return Number(row?.count ?? 0);
-  }
-
-  async refreshStatistics(): Promise<void> {
-    await this.db.raw('ANALYZE broadcast_recipients');
   }
 
   async setTotalRecipients(broadcastId: number, total: number): Promise<void> {

@@ -11,6 +11,13 @@ export const SENDABLE = `s.is_active AND (NOT s.requires_confirmation OR s.confi
 export const SUPPRESSED = `EXISTS (SELECT 1 FROM suppressions x
                              WHERE x.email = s.email AND (x.channel_id = s.channel_id OR x.channel_id IS NULL))`;
 
+// The same for subscribers of the one channel :channelId, correlated on the address alone: the
+// planner may then hash the channel's and the global list once (when it fits in memory) instead
+// of probing the list's index per subscriber. Not `email IN (list)`: a list too large to hash
+// would then be scanned whole for every subscriber.
+export const SUPPRESSED_IN_CHANNEL = `EXISTS (SELECT 1 FROM suppressions x
+                                        WHERE x.email = s.email AND (x.channel_id = :channelId OR x.channel_id IS NULL))`;
+
 // Claimable: pending and due, or claimed by a worker whose lease ran out (it died or stalled).
 // Retry times come from the application clock (:now, which set them); leases are set and
 // judged in database time (now()), so dispatchers whose clocks disagree never take each

@@ -97,12 +97,11 @@ export interface RecipientStore {
     patch?: { totalRecipients?: number; broadcastRecipientsCount?: number; beginSendAt?: Date; sentAt?: Date },
   ): Promise<Broadcast | null>;
   /**
-   * Inserts the next batch of recipients (sendable subscribers with afterSubscriberId < id <=
-   * upToSubscriberId, in id order) with INSERT … SELECT … ON CONFLICT DO NOTHING; a suppressed
-   * address goes in as `skipped`, so it is counted and never sent. Returns the last subscriber id
-   * of the batch, or null when there was none left. A broadcast with segment_ids goes to the
-   * members of `segments.definitions` (their union) only, none given nobody; `segments.now`
-   * anchors their relative windows (within_days).
+   * Inserts the next batch of recipients of a broadcast to the whole channel (sendable
+   * subscribers with afterSubscriberId < id <= upToSubscriberId, in id order) with
+   * INSERT … SELECT … ON CONFLICT DO NOTHING; a suppressed address goes in as `skipped`, so it is
+   * counted and never sent. Returns the last subscriber id of the batch and how many subscribers
+   * it held, or null when there was none left.
    */
   materialize(
     broadcast: Broadcast,
@@ -110,16 +109,29 @@ export interface RecipientStore {
     upToSubscriberId: number,
     batchSize: number,
     messageIdSuffix: string,
-    segments?: { definitions: readonly SegmentDefinition[]; now: Date },
-  ): Promise<number | null>;
+  ): Promise<{ last: number; count: number } | null>;
+  /**
+   * Inserts the recipients of a broadcast with segment_ids in one INSERT … SELECT … ON CONFLICT
+   * DO NOTHING: the sendable members of `segments.definitions` (their union, each subscriber
+   * once; none given: nobody), suppressed ones as `skipped`. `segments.now` anchors the rules'
+   * relative windows (within_days). Returns how many rows it inserted.
+   */
+  materializeAudience(
+    broadcast: Broadcast,
+    messageIdSuffix: string,
+    segments: { definitions: readonly SegmentDefinition[]; now: Date },
+  ): Promise<number>;
   /** The lowest and highest subscriber id of the channel, to split queueing into ranges. */
   subscriberIdRange(channelId: number): Promise<{ min: number; max: number } | null>;
   countRecipients(broadcastId: number): Promise<number>;
   /**
-   * Refreshes the planner's statistics after a large insert: without them a new broadcast's
-   * recipients look like a handful of rows, and claims sort them all instead of walking the index.
+   * Refreshes the planner's statistics of the recipients table when they are missing or
+   * `queued` new rows are more than a tenth of the rows they describe: without them a large
+   * new broadcast's recipients look like a handful of rows, and claims sort them all instead of
+   * walking the index. Below that share the statistics are left to autovacuum, as for any other
+   * insert. Returns whether it analysed.
    */
-  refreshStatistics(): Promise<void>;
+  refreshStatistics(queued: number): Promise<boolean>;
   setTotalRecipients(broadcastId: number, total: number): Promise<void>;
   /** A resend of a failed broadcast tries its failed recipients again (never the sent ones). */
   retryFailed(broadcastId: number): Promise<number>;

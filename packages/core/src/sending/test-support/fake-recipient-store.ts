@@ -65,13 +65,16 @@ export class FakeRecipientStore implements RecipientStore {
   transition(): Promise<Broadcast | null> {
     return unused('transition');
   }
-  materialize(): Promise<number | null> {
+  materialize(): Promise<{ last: number; count: number } | null> {
     return unused('materialize');
+  }
+  materializeAudience(): Promise<number> {
+    return unused('materializeAudience');
   }
   subscriberIdRange(): Promise<{ min: number; max: number } | null> {
     return unused('subscriberIdRange');
   }
-  refreshStatistics(): Promise<void> {
+  refreshStatistics(): Promise<boolean> {
     return unused('refreshStatistics');
   }
   countRecipients(): Promise<number> {

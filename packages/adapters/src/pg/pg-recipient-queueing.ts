@@ -1,0 +1,104 @@
+import type { Broadcast } from '@mailcast/core';
+import type { SegmentDefinition } from '@mailcast/domain';
+import type { Knex } from 'knex';
+import { audiencePredicate } from './segment-sql';
+import { SENDABLE, SUPPRESSED, SUPPRESSED_IN_CHANNEL } from './recipient-sql';
+
+/** A recipient's Message-ID: `<broadcast.subscriber.suffix>`, unique per queueing. */
+const messageId = (subscriberId: string) => `'<' || :broadcastId || '.' || ${subscriberId} || '.' || :suffix || '>'`;
+
+/** The share of new rows past which the recipients' statistics are refreshed after queueing (autovacuum's default scale factor). */
+const STALE_SHARE = 0.1;
+
+/**
+ * How PgRecipientStore queues a broadcast's recipients (docs/segments.md, Queueing): the
+ * whole channel in id batches, a segment broadcast in one statement, then the statistics.
+ */
+export abstract class PgRecipientQueueing {
+  constructor(protected readonly db: Knex) {}
+
+  /** One batch of a whole-channel broadcast, in subscriber id order. */
+  async materialize(
+    broadcast: Broadcast,
+    afterSubscriberId: number,
+    upToSubscriberId: number,
+    batchSize: number,
+    messageIdSuffix: string,
+  ): Promise<{ last: number; count: number } | null> {
+    const { rows } = await this.db.raw<{ rows: { last: number | null; count: string }[] }>(
+      `WITH batch AS (
+         SELECT s.id, ${SUPPRESSED} AS suppressed FROM subscribers s
+          WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
+          ORDER BY s.id
+          LIMIT :limit
+       ), inserted AS (
+         INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status)
+         SELECT :broadcastId, id, ${messageId('id')}, CASE WHEN suppressed THEN 'skipped' ELSE 'pending' END
+           FROM batch
+         ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING
+       )
+       SELECT max(id) AS last, count(*) AS count FROM batch`,
+      {
+        channelId: broadcast.channelId,
+        after: afterSubscriberId,
+        upTo: upToSubscriberId,
+        limit: batchSize,
+        broadcastId: broadcast.id,
+        suffix: messageIdSuffix,
+      },
+    );
+    const row = rows[0];
+    return row && row.last !== null ? { last: Number(row.last), count: Number(row.count) } : null;
+  }
+
+  /** every member of the segments in one statement. */
+  async materializeAudience(
+    broadcast: Broadcast,
+    messageIdSuffix: string,
+    segments: { definitions: readonly SegmentDefinition[]; now: Date },
+  ): Promise<number> {
+    // The segments' rules compiled into the statement (docs/segments.md, Queueing): the planner
+    // starts from their indexes, and a subscriber in several segments is one row of subscribers,
+    // so queued once. Suppressions are looked up by address alone (SUPPRESSED_IN_CHANNEL).
+    const audience = audiencePredicate(segments.definitions, broadcast.channelId, segments.now);
+    const bindings = {
+      channelId: broadcast.channelId,
+      broadcastId: broadcast.id,
+      suffix: messageIdSuffix,
+      audience: this.db.raw(audience.sql, audience.bindings),
+    };
+    const insert = (onConflict: string) =>
+      `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status)
+       SELECT :broadcastId, s.id, ${messageId('s.id')},
+              CASE WHEN ${SUPPRESSED_IN_CHANNEL} THEN 'skipped' ELSE 'pending' END
+         FROM subscribers s
+        WHERE s.channel_id = :channelId AND ${SENDABLE} AND (:audience)
+       ${onConflict}`;
+    return this.db.transaction(async (trx) => {
+      // Queueings of one broadcast take turns. The first finds no recipients and inserts them
+      // without a conflict check on each row; one after it (a rerun after a crash, a second
+      // dispatcher, a resend) skips those already there.
+      await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('mailcast.queue_recipients'), (CAST(? AS bigint) % 2147483647)::int)`, [broadcast.id]);
+      const { rows } = await trx.raw<{ rows: { queued: boolean }[] }>(
+        'SELECT EXISTS (SELECT 1 FROM broadcast_recipients WHERE broadcast_id = ?) AS queued',
+        [broadcast.id],
+      );
+      const sql = insert(rows[0]?.queued ? 'ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING' : '');
+      const result = await trx.raw<{ rowCount: number | null }>(sql, bindings);
+      return result.rowCount ?? 0;
+    });
+  }
+
+  /** ANALYZE only when the statistics are missing or a tenth stale. */
+  async refreshStatistics(queued: number): Promise<boolean> {
+    if (queued === 0) return false;
+    // reltuples is -1 until the table is first analysed or vacuumed.
+    const { rows } = await this.db.raw<{ rows: { reltuples: number }[] }>(
+      `SELECT reltuples FROM pg_class WHERE oid = 'broadcast_recipients'::regclass`,
+    );
+    const described = Number(rows[0]?.reltuples ?? -1);
+    if (described >= 0 && queued <= described * STALE_SHARE) return false;
+    await this.db.raw('ANALYZE broadcast_recipients');
+    return true;
+  }
+}
