@@ -93,7 +93,7 @@ describe('sending limits shared by every dispatcher', () => {
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   };
 
-  it('two dispatchers through a server limited to 50 per second never exceed 50 in any second, and keep at least 40 a second', async () => {
+  it('two dispatchers through a server limited to 50 per second never exceed 50 in any second, and keep at least 45 a second', async () => {
     const { smtp, accepted } = await sink();
     dispatcher();
     dispatcher();
@@ -107,12 +107,10 @@ describe('sending limits shared by every dispatcher', () => {
     // their first slots, the last few messages) are left out.
     const steady = times.slice(Math.floor(times.length / 10), Math.ceil((times.length * 9) / 10));
     const rate = (steady.length - 1) / ((steady.at(-1)! - steady[0]!) / 1000);
-    // The issue asks for 45-50 per second. Each permit is held a second past its message's
-    // answer (docs/sending-limits.md), so the rate is 50 / (1 + the slot-to-answer time), and on
-    // two shared cores that time measured 45-50/s in most quiet runs but 44.3-44.9/s in some
-    // and at a load average of 3-5: 45 would fail this suite on a busy machine. The bound below
-    // still catches a pace that falls apart; reaching 45 reliably is the open work of the issue.
-    expect(rate).toBeGreaterThanOrEqual(40);
+    // Each permit is held from its slot to a second past its answer (docs/sending-limits.md), so
+    // the rate is 50 / (1 + the slot-to-answer time); with the content waiting for the slot, that
+    // time is the content's round trip: 46-49/s measured at a load average of 2.4-3.3.
+    expect(rate).toBeGreaterThanOrEqual(45);
     expect(rate).toBeLessThanOrEqual(50);
     // Both processes took part.
     const workers = await database.db('broadcast_recipients').where({ broadcast_id: id }).pluck('claimed_by');
@@ -143,9 +141,9 @@ describe('sending limits shared by every dispatcher', () => {
     const before = inWindow(accepted[20]!.at, from);
     const during = inWindow(from, from + THROTTLE_MS);
     expect(refused.length).toBeGreaterThan(0);
-    // The server was driven near its 100/s before the throttling (measured 75-95/s; below 80
-    // at a load average of 3 and above), so that a slow-down is there to be seen.
-    expect(before).toBeGreaterThan(60);
+    // The server was driven near its 100/s before the throttling (measured 96-100/s at a load
+    // average of 2.4-3.3), so that a slow-down is there to be seen.
+    expect(before).toBeGreaterThan(80);
     expect(during).toBeLessThan(before * 0.6);
   }, 120_000);
 
