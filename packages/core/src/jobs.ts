@@ -21,7 +21,7 @@ export interface JobPayloads {
    * Send one transactional email; its own queue and worker, ahead of broadcast traffic.
    * `attempt` counts from 1 (absent: 1); a temporary failure enqueues the next one.
    */
-  'transactionals.send': { transactionalId: number; attempt?: number };
+  'transactionals.send': { transactionalId: number; attempt?: number; deferrals?: number };
 }
 
 export type JobName = keyof JobPayloads;

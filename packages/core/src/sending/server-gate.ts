@@ -50,7 +50,8 @@ export class ServerGate {
     let lane = this.lanes.get(server.id);
     if (lane === undefined) this.lanes.set(server.id, (lane = new ServerLane(server.id, this.store, this.options)));
     lane.limits = sendLimitsOf(server);
-    lane.room = room;
+    // A caller without a bound of its own (a transactional) leaves the broadcasts' in place.
+    if (Number.isFinite(room)) lane.room = room;
     return lane;
   }
 

@@ -1,10 +1,11 @@
 import { emailServerFor, senderAddress, subjectLine, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, HtmlReader, PriorityMailer, RandomSource, Repositories, Templates, Transactor, type Mailer, type Transactional } from '../ports';
+import { Clock, HtmlReader, PriorityMailer, RandomSource, Repositories, SendRateStore, Templates, Transactor, type Mailer, type Transactional } from '../ports';
+import { ServerGate } from '../sending/server-gate';
 import { SendingOptions } from '../sending/sending-options';
 import { transactionalUnsubscribeUrl, withUnsubscribeLink } from './unsubscribe-link';
 
-export type TransactionalOutcome = 'sent' | 'bounced' | 'failed' | 'retry_scheduled' | 'suppressed' | 'stale' | 'no_email_server';
+export type TransactionalOutcome = 'sent' | 'bounced' | 'failed' | 'retry_scheduled' | 'deferred' | 'suppressed' | 'stale' | 'no_email_server';
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -46,10 +47,13 @@ export class SendTransactional {
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
     @inject(HtmlReader) private readonly reader: HtmlReader,
+    @inject(SendRateStore) private readonly rates: SendRateStore,
   ) {}
 
-  async execute(input: { transactionalId: number; attempt?: number }): Promise<TransactionalOutcome> {
+  async execute(input: { transactionalId: number; attempt?: number; deferrals?: number }): Promise<TransactionalOutcome> {
     const attempt = input.attempt ?? 1;
+    // Returns to the queue for the server's sending limits count as claims, not as tries.
+    const deferrals = input.deferrals ?? 0;
     const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
     const r = this.repositories;
     const fresh = `<transactional.${input.transactionalId}.${hex(this.random.bytes(6))}@${host}>`;
@@ -98,7 +102,7 @@ export class SendTransactional {
       await this.record(t, messageId, { status: 'failed', error: `Rendering failed: ${(error as Error).message}` }, []);
       return 'failed';
     }
-    const outcome = await this.mailer.send(server, {
+    const email = {
       messageId,
       from: senderAddress(server, channel, host),
       to: t.to,
@@ -107,7 +111,16 @@ export class SendTransactional {
       text: rendered.text,
       html: rendered.html,
       headers: rendered.headers,
-    });
+    };
+    // The server's sending limits hold for transactionals too: the same gate as broadcasts.
+    const outcome = await ServerGate.for(this.rates).send([server], Infinity, (s, clearance) => this.mailer.send(s, email, undefined, clearance));
+    if (outcome.kind === 'deferred') {
+      // No slot soon (docs/sending-limits.md): back to the queue, no event, no try used up.
+      await this.record(t, messageId, { status: 'queued', error: outcome.message }, [], false, async (tx) => {
+        await tx.jobs.send('transactionals.send', { transactionalId: t.id, attempt: attempt + 1, deferrals: deferrals + 1 }, { startAfter: outcome.until });
+      });
+      return 'deferred';
+    }
     if (outcome.kind === 'accepted') {
       await this.record(t, messageId, { status: 'sent', error: null, sentAt: this.clock.now() }, [
         ['email.sent', eventData(t, messageId)],
@@ -121,14 +134,14 @@ export class SendTransactional {
       return 'bounced';
     }
     // Temporary (4xx, or the server unreachable): retried on the sending schedule, then failed.
-    const delay = this.options.retryScheduleMs[attempt - 1];
+    const delay = this.options.retryScheduleMs[attempt - 1 - deferrals];
     if (delay === undefined) {
       await this.record(t, messageId, { status: 'failed', error: outcome.message }, [...handed, ['email.failed', eventData(t, messageId)]]);
       return 'failed';
     }
     const startAfter = new Date(this.clock.now().getTime() + delay);
     await this.record(t, messageId, { status: 'queued', error: outcome.message }, [...handed, ['email.delivery_delayed', eventData(t, messageId)]], false, async (tx) => {
-      await tx.jobs.send('transactionals.send', { transactionalId: t.id, attempt: attempt + 1 }, { startAfter });
+      await tx.jobs.send('transactionals.send', { transactionalId: t.id, attempt: attempt + 1, deferrals }, { startAfter });
     });
     return 'retry_scheduled';
   }
