@@ -134,8 +134,15 @@ describe('the dashboard in a browser', () => {
     await clickText(page, 'Preview');
     await waitForText(page, '.preview-subject', 'Hello Bob');
     expect(await page.$eval('.preview-text', (el) => el.textContent)).toContain('Hi Bob, see https://example.com/a');
-    const frame = await page.waitForFrame((f) => f.url().endsWith('/app/preview-frame.html'));
-    await frame.waitForFunction(() => document.body?.textContent?.includes('Hi Bob'));
+    // The frame is keyed by the preview's HTML, so one found early may be replaced: look again
+    // until a frame shows the email.
+    const frame = await eventually(async () => {
+      for (const f of page.frames().filter((f) => f.url().endsWith('/app/preview-frame.html'))) {
+        const text = await f.evaluate(() => document.body?.textContent ?? '').catch(() => '');
+        if (text.includes('Hi Bob')) return f;
+      }
+      return undefined;
+    }, 20_000, 50);
     // The email's own inline style (its unsubscribe paragraph) applies inside the frame.
     expect(await frame.$eval('p[style]', (p) => getComputedStyle(p).fontSize)).toBe('12px');
     await screenshot(page, 'broadcast-preview');
