@@ -16,21 +16,8 @@ import {
 import { MessageWithdrawn, type Clearance, type SendRateStore } from '../ports';
 import type { GateOptions } from './gate-options';
 import { ServerReach } from './server-reach';
+import { sleep, until } from './withdrawable-wait';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** `wait`, unless `signal` aborts first: then MessageWithdrawn. */
-function until(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return wait;
-  if (signal.aborted) return Promise.reject(new MessageWithdrawn());
-  return new Promise<void>((resolve, reject) => {
-    const abort = () => reject(new MessageWithdrawn());
-    signal.addEventListener('abort', abort, { once: true });
-    void wait.then(() => {
-      signal.removeEventListener('abort', abort);
-      resolve();
-    });
-  });
-}
 /** Names this process's permits in the shared state: unique enough among live dispatchers. */
 const ownerId = () => `${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 12)}`;
 /**
