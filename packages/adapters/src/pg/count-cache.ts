@@ -1,4 +1,26 @@
 import type { SubscriberFilter } from '@mailcast/core';
+import type { Knex } from 'knex';
+
+/**
+ * The audience's change counter as it stands now: a value that every statement changing
+ * subscribers, and every first open or click, moves on (migration `audience_changes`).
+ */
+export type ChangeCounter = () => Promise<string>;
+
+/** The counter of migration 2026112608000001: the `audience_changes` sequence, read fresh each time. */
+export function audienceChanges(db: Knex): ChangeCounter {
+  return async () => {
+    const { rows } = await db.raw<{ rows: Array<{ at: string }> }>(`SELECT last_value || '/' || is_called AS at FROM audience_changes`);
+    return rows[0]?.at ?? '';
+  };
+}
+
+/** The counts kept for the audience as it stands at one reading of its change counter. */
+export interface KeptCounts {
+  get(key: string, count: () => Promise<number>, recountUpTo?: number): Promise<number>;
+  known(key: string): number | undefined;
+  remember(key: string, total: number): void;
+}
 
 /**
  * Exact counts kept for a short time: subscriber-list totals (docs/subscribers.md, "List
@@ -7,6 +29,10 @@ import type { SubscriberFilter } from '@mailcast/core';
  * per filter and time-to-live instead of once per request, a page of it costs only its page query. Callers that ask for a key whose
  * count is being computed share that one computation, so a burst of identical requests sends
  * one count, not one each. A failed count is not kept.
+ *
+ * With a change counter, counts are kept per reading of it (`current()`): a count taken before a
+ * committed change is never served after it, and the time-to-live only bounds what the counter
+ * cannot see (a change that commits while the count runs, docs/segments.md).
  */
 export class CountCache {
   private readonly entries = new Map<string, { value: Promise<number>; expiresAt: number; settled?: number }>();
@@ -15,7 +41,18 @@ export class CountCache {
     private readonly ttlMs: number,
     private readonly maxEntries = 1000,
     private readonly now: () => number = Date.now,
+    private readonly changes: ChangeCounter = async () => '',
   ) {}
+
+  /** The counts kept for the audience as it is now (one read of the change counter). */
+  async current(): Promise<KeptCounts> {
+    const at = `${await this.changes()}|`;
+    return {
+      get: (key, count, recountUpTo) => this.get(at + key, count, recountUpTo),
+      known: (key) => this.known(at + key),
+      remember: (key, total) => this.remember(at + key, total),
+    };
+  }
 
   /**
    * The kept count of `key`, or `count()`'s, kept for the time-to-live (0: never kept). A kept

@@ -1,7 +1,7 @@
 import type { NewSegment, Page, Segment, SegmentChanges, SegmentRepository, Subscriber } from '@mailcast/core';
 import { parseSegmentDefinition, presentSegmentRule, type BroadcastStatus, type SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
-import { CountCache } from './count-cache';
+import { audienceChanges, CountCache } from './count-cache';
 import { segmentPredicate } from './segment-sql';
 import { toSubscriber, type SubscriberRow } from './pg-subscriber.repository';
 
@@ -42,7 +42,7 @@ export const SEGMENT_COUNT_ALWAYS_EXACT_UP_TO = 1000;
 export class PgSegmentRepository implements SegmentRepository {
   constructor(
     private readonly db: Knex,
-    private readonly counts = new CountCache(SEGMENT_COUNT_TTL_MS),
+    private readonly counts = new CountCache(SEGMENT_COUNT_TTL_MS, undefined, undefined, audienceChanges(db)),
   ) {}
 
   async create(segment: NewSegment, now: Date): Promise<Segment> {
@@ -111,11 +111,11 @@ export class PgSegmentRepository implements SegmentRepository {
 
   /**
    * Exact, and for a count above SEGMENT_COUNT_ALWAYS_EXACT_UP_TO kept per channel and rule set
-   * for SEGMENT_COUNT_TTL_MS (docs/segments.md, "subscribers_count"): the same rules share it
-   * whichever segment holds them.
+   * until the audience changes, for at most SEGMENT_COUNT_TTL_MS (docs/segments.md,
+   * "subscribers_count"): the same rules share it whichever segment holds them.
    */
-  countMembers(channelId: number, definition: SegmentDefinition, now: Date): Promise<number> {
-    return this.counts.get(JSON.stringify([channelId, definition]), () => this.countNow(channelId, definition, now), SEGMENT_COUNT_ALWAYS_EXACT_UP_TO);
+  async countMembers(channelId: number, definition: SegmentDefinition, now: Date): Promise<number> {
+    return (await this.counts.current()).get(JSON.stringify([channelId, definition]), () => this.countNow(channelId, definition, now), SEGMENT_COUNT_ALWAYS_EXACT_UP_TO);
   }
 
   /** The members counted by the database now, never kept. */

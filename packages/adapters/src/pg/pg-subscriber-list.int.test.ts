@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
-import { CountCache } from './count-cache';
+import { audienceChanges, CountCache } from './count-cache';
 import { LIST_COUNT_ALWAYS_EXACT_UP_TO, LIST_COUNT_TTL_MS, PgSubscriberRepository, subscriberPageQuery } from './pg-subscriber.repository';
 
 describe('PgSubscriberRepository.list totals (docs/subscribers.md, List totals)', () => {
@@ -74,5 +74,13 @@ describe('PgSubscriberRepository.list totals (docs/subscribers.md, List totals)'
     const sql = (few: boolean) => subscriberPageQuery(database.db, channelId, { tags: ['few'] }, { limit: 250, offset: 0 }, few).toSQL().sql;
     expect([sql(false).includes('materialized'), sql(true).includes('materialized')]).toEqual([false, true]);
   });
-});
 
+  it('with the audience change counter, a committed change moves a kept total at the next request', async () => {
+    const current = new PgSubscriberRepository(database.db, new CountCache(LIST_COUNT_TTL_MS, 100, () => now, audienceChanges(database.db)));
+    await add(1300, 'moving', ['moving']);
+    expect((await current.list(channelId, { tags: ['moving'] }, page)).total).toBe(1300);
+    expect((await current.list(channelId, { tags: ['moving'] }, page)).total).toBe(1300);
+    await add(3, 'moving-more', ['moving']);
+    expect((await current.list(channelId, { tags: ['moving'] }, page)).total).toBe(1303);
+  });
+});

@@ -1,7 +1,7 @@
 import { ValidationError, type NewSubscriber, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
 import { totalFromPage } from '@mailcast/domain';
 import type { Knex } from 'knex';
-import { CountCache, listCountKey } from './count-cache';
+import { audienceChanges, CountCache, listCountKey } from './count-cache';
 
 export interface SubscriberRow {
   id: number;
@@ -105,7 +105,7 @@ export const LIST_COUNT_ALWAYS_EXACT_UP_TO = 1000;
 export class PgSubscriberRepository implements SubscriberRepository {
   constructor(
     private readonly db: Knex,
-    private readonly counts = new CountCache(LIST_COUNT_TTL_MS),
+    private readonly counts = new CountCache(LIST_COUNT_TTL_MS, undefined, undefined, audienceChanges(db)),
   ) {}
 
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
@@ -178,19 +178,20 @@ export class PgSubscriberRepository implements SubscriberRepository {
 
   async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {
     const key = listCountKey(channelId, filter);
-    const known = this.counts.known(key);
+    const counts = await this.counts.current();
+    const known = counts.known(key);
     const fewMatches = known !== undefined && known <= LIST_COUNT_ALWAYS_EXACT_UP_TO;
     const rows = (await subscriberPageQuery(this.db, channelId, filter, page, fewMatches)) as SubscriberRow[];
     // A short page proves the total exactly; otherwise an exact count, which for a large total is
     // kept for a short time per filter (docs/subscribers.md, "List totals"). A kept count is never
     // less than the rows this (full) page shows to exist.
     const proven = totalFromPage(page.offset, page.limit, rows.length);
-    if (proven !== null) this.counts.remember(key, proven);
+    if (proven !== null) counts.remember(key, proven);
     const total =
       proven ??
       Math.max(
         rows.length > 0 ? page.offset + rows.length : 0,
-        await this.counts.get(
+        await counts.get(
           key,
           async () => Number((await subscriberCountQuery(this.db, channelId, filter))[0]?.count ?? 0),
           LIST_COUNT_ALWAYS_EXACT_UP_TO,
