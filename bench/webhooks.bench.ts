@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createBoss, loadConfig, pgRepositories, secretBoxFor, type Infrastructure } from '@mailcast/adapters';
+import { createBoss, listenForJobs, loadConfig, OUTBOX_WAKE, pgRepositories, secretBoxFor, type Infrastructure } from '@mailcast/adapters';
 import { CreateWebhookEndpoint, Transactor, webhookBody, type Principal } from '@mailcast/core';
 import { PERMISSIONS, signedHeaders } from '@mailcast/domain';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -231,6 +231,8 @@ export const webhooksBench: Bench = {
       onError: (error, where) => context.log(`${where}: ${error instanceof Error ? error.message : String(error)}`),
     });
     drainStarted = Date.now();
+    // As the dispatcher does: writers announce committed events, and the relay claims them at once.
+    const listener = listenForJobs(url, (queue) => queue === OUTBOX_WAKE && workers.wake());
     const burst = await measure('burst', EVENTS, async () => undefined, () => drainStarted);
     // Steady traffic at a fixed rate, well under capacity: the latency is the pipeline's own
     // (commit → relay → POST), not time spent queued behind a backlog.
@@ -252,6 +254,7 @@ export const webhooksBench: Bench = {
       pacedStarted = Date.now();
       await recordPaced(EVENTS, pacedEventsPerSecond);
     }, () => pacedStarted);
+    await listener.close();
     await workers.stop();
     ceilingAfter = await bareGotLoop(posts.slice(half));
     await receiver.dump();
