@@ -235,7 +235,8 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     // the newest attempt of the batch; a row another flush holds at that instant is skipped
     // (SKIP LOCKED) rather than waited for, so flushes never queue or deadlock on the few hot
     // endpoint rows, and the other flush writes an attempt of the same moment.
-    await this.db.raw(
+    // Prepared: it runs many times a second while deliveries flow.
+    await prepared('record_webhook_successes', this.db.raw(
       `WITH s AS (
          SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:endpoints AS bigint[]), CAST(:attempts AS int[]), CAST(:statuses AS int[]),
                               CAST(:bodies AS text[]), CAST(:attempted AS timestamptz[]), CAST(:finished AS timestamptz[]))
@@ -267,7 +268,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
         attempted: successes.map((s) => s.attemptedAt),
         finished: successes.map((s) => s.finishedAt),
       },
-    );
+    ));
   }
 
   /**
