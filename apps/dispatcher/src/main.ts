@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
+import { createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger } from '@mailcast/adapters';
 import { BroadcastRendering, Mailer, PriorityMailer } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
@@ -47,14 +47,15 @@ async function main(): Promise<void> {
       },
       onError: (error, context) => log.error('job worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });
-    // Jobs announced with NOTIFY (transactional email) are fetched at once, not at the next poll.
-    const listener = listenForJobs(database.url, (queue) => workers.wake(queue), {
-      onError: (error) => log.warn('job listener reconnecting', { error: error instanceof Error ? error.message : String(error) }),
-    });
     const webhooks = startWebhookWorkers(infra.boss, container, {
       relay: dispatcherConfig.webhookRelay,
       onError: (error, context) =>
         log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
+    });
+    // Jobs announced with NOTIFY (transactional email) are fetched at once, not at the next poll,
+    // and so are outbox events whose writer announced them after its commit.
+    const listener = listenForJobs(database.url, (queue) => (queue === OUTBOX_WAKE ? webhooks.wake() : workers.wake(queue)), {
+      onError: (error) => log.warn('job listener reconnecting', { error: error instanceof Error ? error.message : String(error) }),
     });
     const stopSweeper = startSweeper(container, dispatcherConfig.sending.sweepIntervalMs, log);
     const stopRetention = startRetention(container, dispatcherConfig.retention.intervalMs, log);

@@ -30,7 +30,8 @@ export { segmentPredicate } from './pg/segment-sql';
 
 // The job queue (pg-boss) and its notifications.
 export { createBoss } from './queue/boss';
-export { listenForJobs } from './queue/job-notifications';
+export { listenForJobs, type JobListener } from './queue/job-notifications';
+export { OUTBOX_WAKE } from './pg/outbox-wakeup';
 
 // Clock and randomness.
 export { CryptoRandom } from './system/crypto-random';

@@ -1,4 +1,4 @@
-import { createBoss, loadConfig, type Infrastructure } from '@mailcast/adapters';
+import { createBoss, listenForJobs, loadConfig, OUTBOX_WAKE, type Infrastructure, type JobListener } from '@mailcast/adapters';
 import { Transactor, type OutboxEvent, type Principal, type RecordedEvent } from '@mailcast/core';
 import { PERMISSIONS } from '@mailcast/domain';
 import { createTestDatabase, Fixtures, memoryLogger, suiteResource, type TestDatabase } from '@mailcast/testkit';
@@ -91,6 +91,7 @@ export async function startDispatcherHarness(env: NodeJS.ProcessEnv): Promise<Di
   const container = buildContainer(infra);
   const errors: unknown[] = [];
   let workers: { stop(): Promise<void> } | undefined;
+  let listener: JobListener | undefined;
   const harness: DispatcherHarness = {
     database,
     boss,
@@ -98,13 +99,18 @@ export async function startDispatcherHarness(env: NodeJS.ProcessEnv): Promise<Di
     fixtures: new Fixtures(database.db, boss),
     errors,
     startWorkers(options = {}) {
-      workers = startWebhookWorkers(boss, container, {
+      const started = startWebhookWorkers(boss, container, {
         relay: { idleMs: 20, ...options.relay },
         delivery: { idleMs: 20, ...options.delivery },
         onError: (error) => errors.push(error),
       });
+      workers = started;
+      // As the dispatcher does: a writer's NOTIFY after committing events wakes the relay.
+      listener = listenForJobs(database.url, (queue) => queue === OUTBOX_WAKE && started.wake());
     },
     async stopWorkers() {
+      await listener?.close();
+      listener = undefined;
       await workers?.stop();
       workers = undefined;
     },

@@ -12,7 +12,10 @@ export interface AttemptSink {
 export interface OutboxRelayOptions {
   /** Events claimed per transaction, at most. */
   batchSize: number;
-  /** Pause when the outbox was drained; a full batch goes round again at once. */
+  /**
+   * Pause when the outbox was drained; a full batch goes round again at once, and so does a
+   * relay woken (`wake()`) since its last claim began.
+   */
   idleMs: number;
   /** How often the stalled-delivery sweep runs, and how old "stalled" is. */
   sweepEveryMs: number;
@@ -43,15 +46,19 @@ export const DEFAULT_OUTBOX_RELAY: Omit<OutboxRelayOptions, 'onError'> = {
  * room for: the rest of a backlog stays in the outbox, the durable queue, for whichever
  * dispatcher has room first. Every few seconds it re-queues the first attempts of a dead
  * dispatcher (their lease lapsed), and once a minute, as the last net, deliveries lost any
- * other way (a job that expired with its dispatcher).
+ * other way (a job that expired with its dispatcher). `wake()` (a writer's NOTIFY after its
+ * commit) ends the pause at once; the poll stays, for events whose writer sent none.
  */
 export function startOutboxRelay(
   container: DependencyContainer,
   sink: AttemptSink,
   options: OutboxRelayOptions,
-): { stop(): Promise<void> } {
+): { stop(): Promise<void>; wake(): void } {
   let stopped = false;
   const pauses = new Pauses();
+  // A wake that came while a claim ran, not a pause: its events may have committed after the
+  // claim's snapshot, so the pause after it is skipped.
+  let woken = false;
   const loop = (async () => {
     const fanOut = container.resolve(FanOutEvents);
     const sweep = container.resolve(RequeueStalledDeliveries);
@@ -78,10 +85,11 @@ export function startOutboxRelay(
           continue;
         }
         const limit = Math.max(1, Math.min(options.batchSize, Math.floor(room / perEvent)));
+        woken = false;
         const { events, attempts } = await fanOut.execute({ batchSize: limit, leaseMs: options.leaseMs });
         if (attempts.length > 0) sink.hand(attempts);
         if (events > 0) perEvent = Math.max(1, attempts.length / events);
-        if (events < limit) await pauses.pause(options.idleMs);
+        if (events < limit && !woken) await pauses.pause(options.idleMs);
       } catch (error) {
         options.onError(error);
         await pauses.pause(Math.max(options.idleMs, 1000));
@@ -89,6 +97,10 @@ export function startOutboxRelay(
     }
   })();
   return {
+    wake() {
+      woken = true;
+      pauses.wake();
+    },
     async stop() {
       stopped = true;
       pauses.wake();

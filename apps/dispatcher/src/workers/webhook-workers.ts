@@ -18,7 +18,7 @@ export function startWebhookWorkers(
   boss: PgBoss,
   container: DependencyContainer,
   options: WebhookWorkersOptions = {},
-): { stop(): Promise<void> } {
+): { stop(): Promise<void>; wake(): void } {
   const config = container.resolve<Config>(ConfigToken);
   const onError = options.onError ?? (() => undefined);
   const relayOptions = { ...DEFAULT_OUTBOX_RELAY, ...options.relay, onError: (error: unknown) => onError(error, 'outbox relay') };
@@ -30,6 +30,8 @@ export function startWebhookWorkers(
   }).start();
   const relay = startOutboxRelay(container, delivery, relayOptions);
   return {
+    /** Events were committed to the outbox (a writer's NOTIFY): the relay claims them now. */
+    wake: () => relay.wake(),
     // The relay first: it hands nothing more over, then the worker finishes what it holds.
     async stop() {
       await relay.stop();

@@ -2,7 +2,11 @@ import type { EventOutbox, OutboxEvent, RecordedEvent } from '@mailcast/core';
 import type { Knex } from 'knex';
 
 export class PgEventOutbox implements EventOutbox {
-  constructor(private readonly db: Knex) {}
+  /** `recorded` is told of each event written (the transactor wakes the relays after commit). */
+  constructor(
+    private readonly db: Knex,
+    private readonly recorded?: () => void,
+  ) {}
 
   async record(event: OutboxEvent): Promise<RecordedEvent> {
     const [row] = await this.db('events')
@@ -13,6 +17,7 @@ export class PgEventOutbox implements EventOutbox {
         created_at: event.createdAt,
       })
       .returning('id');
+    this.recorded?.();
     return { ...event, id: (row as { id: number }).id };
   }
 }

@@ -10,6 +10,7 @@ import { PgBroadcastRepository } from './pg-broadcast.repository';
 import { PgChannelRepository } from './pg-channel.repository';
 import { PgEmailEvents } from './pg-email-events';
 import { PgEmailServerRepository } from './pg-email-server.repository';
+import { OutboxWakeup } from './outbox-wakeup';
 import { PgEventOutbox } from './pg-event-outbox';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
@@ -20,8 +21,11 @@ import { PgRecipientStore } from './pg-recipient-store';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
-/** Every repository over one connection or transaction; jobs go through the same one. */
-export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox): Repositories {
+/**
+ * Every repository over one connection or transaction; jobs go through the same one.
+ * `eventRecorded` is called for each event the outbox writes.
+ */
+export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, eventRecorded?: () => void): Repositories {
   const inTransaction = db.isTransaction === true;
   return {
     channels: new PgChannelRepository(db),
@@ -33,7 +37,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox): Repo
     confirmationTemplates: new PgConfirmationTemplateRepository(db),
     emailEvents: new PgEmailEvents(db),
     recipients: new PgRecipientStore(db, secrets),
-    outbox: new PgEventOutbox(db),
+    outbox: new PgEventOutbox(db, eventRecorded),
     jobs: new PgBossJobQueue(boss, inTransaction ? transactionExecutor(db as Knex.Transaction) : undefined),
     webhookEndpoints: new PgWebhookEndpointRepository(db, secrets),
     webhookDeliveries: new PgWebhookDeliveryRepository(db, secrets),
@@ -50,9 +54,14 @@ export class PgTransactor implements Transactor {
     private readonly db: Knex,
     private readonly boss: PgBoss,
     private readonly secrets: SecretBox,
+    private readonly wakeup = new OutboxWakeup(db),
   ) {}
 
-  run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
-    return this.db.transaction((trx) => work(pgRepositories(trx, this.boss, this.secrets)));
+  /** A transaction that wrote outbox events wakes the relays once it has committed. */
+  async run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T> {
+    let recorded = false;
+    const result = await this.db.transaction((trx) => work(pgRepositories(trx, this.boss, this.secrets, () => (recorded = true))));
+    if (recorded) this.wakeup.poke();
+    return result;
   }
 }

@@ -68,7 +68,7 @@ interface AttemptRow {
   event_created_at: Date;
 }
 
-const toAttempt = (r: AttemptRow, secrets: SecretBox): ClaimedAttempt => ({
+const toAttempt = (r: AttemptRow, openSecret: (sealed: string) => string): ClaimedAttempt => ({
   deliveryId: r.id,
   channelId: r.channel_id,
   attempt: r.attempt,
@@ -78,7 +78,7 @@ const toAttempt = (r: AttemptRow, secrets: SecretBox): ClaimedAttempt => ({
   eventCreatedAt: r.event_created_at,
   endpointId: r.endpoint_id,
   url: r.url,
-  secret: secrets.openText('webhook_endpoints.secret', r.secret),
+  secret: openSecret(r.secret),
   retriesToAttempt: r.retries_to_attempt,
   firstAttemptAt: r.first_attempt_at,
 });
@@ -90,11 +90,31 @@ const LEASE_UNTIL = `now() + CAST(:leaseMs AS integer) * interval '1 millisecond
 const toJobRefs = (rows: Array<{ id: number; webhook_endpoint_id: number; attempt_number: number }>): DeliveryJobRef[] =>
   rows.map((r) => ({ deliveryId: r.id, endpointId: r.webhook_endpoint_id, attempt: r.attempt_number + 1 }));
 
+/** Endpoint secrets opened at most this many at a time per repository; past it, the cache starts over. */
+const OPENED_SECRETS = 1000;
+
 export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
+  /**
+   * Every attempt carries its endpoint's sealed secret, the same for each of the endpoint's
+   * attempts: opened once (an AES-GCM decryption), not once per POST. Keyed by the sealed value,
+   * so a changed or re-sealed secret is opened anew.
+   */
+  private readonly opened = new Map<string, string>();
+
   constructor(
     private readonly db: Knex,
     private readonly secrets: SecretBox,
   ) {}
+
+  private readonly openSecret = (sealed: string): string => {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      secret = this.secrets.openText('webhook_endpoints.secret', sealed);
+      if (this.opened.size >= OPENED_SECRETS) this.opened.clear();
+      this.opened.set(sealed, secret);
+    }
+    return secret;
+  };
 
   private withEvent() {
     return this.db('webhook_deliveries as d')
@@ -180,7 +200,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
       { limit, now, leaseMs },
     ));
     const rows = result.rows as Array<AttemptRow & { events: number }>;
-    return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null }, this.secrets)) };
+    return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null }, this.openSecret)) };
   }
 
   async claim(jobs: readonly DeliveryJobRef[], now: Date): Promise<ClaimedAttempt[]> {
@@ -207,7 +227,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
        ORDER BY c.id`,
       { ids: jobs.map((j) => j.deliveryId), attempts: jobs.map((j) => j.attempt), now },
     );
-    return (result.rows as AttemptRow[]).map((r) => toAttempt(r, this.secrets));
+    return (result.rows as AttemptRow[]).map((r) => toAttempt(r, this.openSecret));
   }
 
   async recordSuccesses(successes: readonly AttemptSuccess[]): Promise<void> {
@@ -215,7 +235,8 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     // the newest attempt of the batch; a row another flush holds at that instant is skipped
     // (SKIP LOCKED) rather than waited for, so flushes never queue or deadlock on the few hot
     // endpoint rows, and the other flush writes an attempt of the same moment.
-    await this.db.raw(
+    // Prepared: it runs many times a second while deliveries flow.
+    await prepared('record_webhook_successes', this.db.raw(
       `WITH s AS (
          SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:endpoints AS bigint[]), CAST(:attempts AS int[]), CAST(:statuses AS int[]),
                               CAST(:bodies AS text[]), CAST(:attempted AS timestamptz[]), CAST(:finished AS timestamptz[]))
@@ -247,7 +268,7 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
         attempted: successes.map((s) => s.attemptedAt),
         finished: successes.map((s) => s.finishedAt),
       },
-    );
+    ));
   }
 
   /**
