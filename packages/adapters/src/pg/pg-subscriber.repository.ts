@@ -1,4 +1,4 @@
-import { ValidationError, type NewSubscriber, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
+import { ValidationError, type NewSubscriber, type OutboxEvent, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
 import { totalFromPage } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { audienceChanges, CountCache, listCountKey } from './count-cache';
@@ -42,6 +42,25 @@ export const toSubscriber = (row: SubscriberRow): Subscriber => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** The columns an insert of `s` writes: every one but the id and the ones that start null. */
+function rowFor(s: NewSubscriber, now: Date) {
+  return {
+    channel_id: s.channelId,
+    email: s.email,
+    first_name: s.firstName ?? null,
+    last_name: s.lastName ?? null,
+    ip_address: s.ipAddress ?? null,
+    source: s.source ?? 'api_subscription',
+    subscribed_at: s.subscribedAt ?? now,
+    requires_confirmation: s.requiresConfirmation,
+    is_active: s.isActive ?? true,
+    tags: s.tags ?? [],
+    custom_data: s.customData ?? {},
+    created_at: now,
+    updated_at: now,
+  };
+}
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
@@ -109,27 +128,36 @@ export class PgSubscriberRepository implements SubscriberRepository {
   ) {}
 
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
-    const rows = await this.db<SubscriberRow>('subscribers')
-      .insert({
-        channel_id: s.channelId,
-        email: s.email,
-        first_name: s.firstName ?? null,
-        last_name: s.lastName ?? null,
-        ip_address: s.ipAddress ?? null,
-        source: s.source ?? 'api_subscription',
-        subscribed_at: s.subscribedAt ?? now,
-        requires_confirmation: s.requiresConfirmation,
-        is_active: s.isActive ?? true,
-        tags: s.tags ?? [],
-        custom_data: JSON.stringify(s.customData ?? {}) as unknown as Record<string, unknown>,
-        created_at: now,
-        updated_at: now,
-      })
+    const rows = (await this.insertQuery(s, now)) as SubscriberRow[];
+    return rows[0] ? toSubscriber(rows[0]) : null;
+  }
+
+  /**
+   * One statement: the insert, and in a second CTE the events of the row it returns, so they
+   * commit together (docs/write-path.md, "Subscriber create"). The events' data is computed from
+   * the row as written (every column is set here), and the id joined in by PostgreSQL.
+   */
+  async insertIfAbsentWithEvents(s: NewSubscriber, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
+    const written = toSubscriber({ ...rowFor(s, now), id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
+    const pending = events(written).map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
+    const result = await this.db.raw(
+      `WITH s AS (?),
+       e AS (INSERT INTO events (channel_id, type, data, created_at)
+             SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
+               FROM s, jsonb_to_recordset(?::jsonb) AS ev(type text, data jsonb, created_at timestamptz))
+       SELECT * FROM s`,
+      [this.insertQuery(s, now), JSON.stringify(pending)],
+    );
+    const row = (result as { rows: SubscriberRow[] }).rows[0];
+    return row ? toSubscriber(row) : null;
+  }
+
+  private insertQuery(s: NewSubscriber, now: Date) {
+    return this.db<SubscriberRow>('subscribers')
+      .insert({ ...rowFor(s, now), custom_data: JSON.stringify(s.customData ?? {}) as unknown as Record<string, unknown> })
       .onConflict(['channel_id', 'email'])
       .ignore()
       .returning('*');
-    const row = rows[0] as SubscriberRow | undefined;
-    return row ? toSubscriber(row) : null;
   }
 
   async findByEmail(channelId: number, email: string, options: { forUpdate?: boolean } = {}): Promise<Subscriber | null> {

@@ -197,6 +197,15 @@ export class FakeBroadcasts implements BroadcastRepository {
 /** In memory; list filters only what the use-case tests need (the real filters are SQL). */
 export class FakeSubscribers implements SubscriberRepository {
   readonly rows: Subscriber[] = [];
+  /** Where insertIfAbsentWithEvents records; fakeRepositories links it to its outbox. */
+  outbox: EventOutbox | undefined;
+  async insertIfAbsentWithEvents(s: NewSubscriber, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
+    const row = await this.insertIfAbsent(s, now);
+    if (row === null) return null;
+    if (this.outbox === undefined) throw new Error('FakeSubscribers has no outbox to record events in');
+    for (const event of events({ ...row, id: 0 })) await this.outbox.record({ ...event, data: { ...event.data, subscriber_id: row.id } });
+    return row;
+  }
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
     if (this.rows.some((r) => r.channelId === s.channelId && r.email === s.email)) return null;
     const row: Subscriber = {
@@ -332,7 +341,13 @@ const unusedBounces: BounceRepository = new Proxy({} as BounceRepository, {
   get: () => () => Promise.reject(new Error('bounces are not faked')),
 });
 
-export function fakeRepositories(): Repositories & {
+export function fakeRepositories(): ReturnType<typeof unlinkedFakeRepositories> {
+  const repositories = unlinkedFakeRepositories();
+  repositories.subscribers.outbox = repositories.outbox;
+  return repositories;
+}
+
+function unlinkedFakeRepositories(): Repositories & {
   channels: FakeChannels;
   apiTokens: FakeApiTokens;
   emailServers: FakeEmailServers;
