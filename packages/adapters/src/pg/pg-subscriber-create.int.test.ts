@@ -72,3 +72,60 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents', () => {
     expect(await eventRows('none@example.com')).toHaveLength(0);
   });
 });
+
+/** docs/write-path.md, "Subscriber changes": a change saved only if the row has not moved on. */
+describe('PgSubscriberRepository.saveIfVersion', () => {
+  let database: TestDatabase;
+  let repository: PgSubscriberRepository;
+  let channelId: number;
+  const now = new Date('2026-11-26T08:30:00.456Z');
+  const updated = (row: Subscriber): OutboxEvent[] => [{ channelId: row.channelId, type: 'subscriber.updated', data: { email: row.email, first_name: row.firstName }, createdAt: now }];
+  const eventCount = async () => Number((await database.db('events').count<{ n: string }[]>('* as n'))[0]!.n);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    [{ id: channelId }] = await database.db('channels').insert({ name: 'change' }).returning('id');
+    repository = new PgSubscriberRepository(database.db);
+    for (const email of ['v@example.com', 'taken@example.com']) await repository.insertIfAbsent({ channelId, email, requiresConfirmation: false }, now);
+  });
+  afterAll(() => database.drop());
+
+  it('saves the change and its event when the row is at the version read; the version then moves on', async () => {
+    const read = (await repository.findVersioned(channelId, 'v@example.com'))!;
+    expect(read.subscriber).toEqual(await repository.findByEmail(channelId, 'v@example.com'));
+    const saved = await repository.saveIfVersion({ ...read.subscriber, firstName: 'Vera' }, read.version, now, updated);
+    expect(saved).toEqual({ ...read.subscriber, firstName: 'Vera', updatedAt: now });
+    expect(await repository.findByEmail(channelId, 'v@example.com')).toEqual(saved);
+    const events = await database.db('events').where({ type: 'subscriber.updated' }).select('data');
+    expect(events).toEqual([{ data: { subscriber_id: read.subscriber.id, email: 'v@example.com', first_name: 'Vera' } }]);
+    const again = (await repository.findVersioned(channelId, 'v@example.com'))!;
+    expect(again.version).not.toBe(read.version);
+
+    // The version read before that save is stale: nothing is written.
+    const before = await eventCount();
+    expect(await repository.saveIfVersion({ ...read.subscriber, firstName: 'Stale' }, read.version, now, updated)).toBeNull();
+    expect((await repository.findByEmail(channelId, 'v@example.com'))!.firstName).toBe('Vera');
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('a change by any other writer (a locked save in a transaction) makes the version stale', async () => {
+    const read = (await repository.findVersioned(channelId, 'v@example.com'))!;
+    await database.db.transaction(async (trx) => {
+      const other = new PgSubscriberRepository(trx);
+      const locked = (await other.findByEmail(channelId, 'v@example.com', { forUpdate: true }))!;
+      await other.save({ ...locked, lastName: 'Other' }, now);
+    });
+    expect(await repository.saveIfVersion({ ...read.subscriber, firstName: 'Lost' }, read.version, now, updated)).toBeNull();
+    expect(await repository.findByEmail(channelId, 'v@example.com')).toMatchObject({ firstName: 'Vera', lastName: 'Other' });
+  });
+
+  it("an address another subscriber has is the email validation error, with nothing written", async () => {
+    const read = (await repository.findVersioned(channelId, 'v@example.com'))!;
+    const before = await eventCount();
+    await expect(repository.saveIfVersion({ ...read.subscriber, email: 'taken@example.com' }, read.version, now, updated)).rejects.toMatchObject({
+      fields: { email: ['has already been taken'] },
+    });
+    expect(await repository.findByEmail(channelId, 'v@example.com')).toEqual(read.subscriber);
+    expect(await eventCount()).toBe(before);
+  });
+});

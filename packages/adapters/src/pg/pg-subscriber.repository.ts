@@ -62,6 +62,36 @@ function rowFor(s: NewSubscriber, now: Date) {
   };
 }
 
+/** Every mutable column of `s`, as an update writes them. */
+function updateColumns(s: Subscriber, now: Date) {
+  return {
+    email: s.email,
+    first_name: s.firstName,
+    last_name: s.lastName,
+    ip_address: s.ipAddress,
+    is_active: s.isActive,
+    source: s.source,
+    subscribed_at: s.subscribedAt,
+    unsubscribed_at: s.unsubscribedAt,
+    confirmed_at: s.confirmedAt,
+    requires_confirmation: s.requiresConfirmation,
+    redacted_at: s.redactedAt,
+    tags: s.tags,
+    custom_data: JSON.stringify(s.customData) as unknown as Record<string, unknown>,
+    updated_at: now,
+  };
+}
+
+/** The unique (channel_id, email) key: a new address that another subscriber already has. */
+async function uniqueEmail<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw ValidationError.forFields({ email: ['has already been taken'] });
+    throw error;
+  }
+}
+
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
 /** LIKE treats % _ and \ specially; a fragment is matched literally. */
@@ -139,14 +169,43 @@ export class PgSubscriberRepository implements SubscriberRepository {
    */
   async insertIfAbsentWithEvents(s: NewSubscriber, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
     const written = toSubscriber({ ...rowFor(s, now), id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
-    const pending = events(written).map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
+    return this.withEvents(this.insertQuery(s, now), events(written));
+  }
+
+  async findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null> {
+    const row = (await this.db('subscribers')
+      .where({ channel_id: channelId, email })
+      .first('*', this.db.raw('xmin::text AS row_version'))) as (SubscriberRow & { row_version: string }) | undefined;
+    return row ? { subscriber: toSubscriber(row), version: row.row_version } : null;
+  }
+
+  /**
+   * The row's xmin is its version: every committed UPDATE writes a new row version with the
+   * writing transaction's id, so an unchanged xmin means no change since it was read.
+   */
+  async saveIfVersion(s: Subscriber, version: string, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
+    const update = this.db<SubscriberRow>('subscribers')
+      .where({ channel_id: s.channelId, id: s.id })
+      .whereRaw('xmin = ?::xid', [version])
+      .update(updateColumns(s, now))
+      .returning('*');
+    return uniqueEmail(() => this.withEvents(update, events({ ...s, updatedAt: now })));
+  }
+
+  /**
+   * One statement: the write, and in a second CTE the events of the row it returns, so they
+   * commit together, on a pool as in a transaction (docs/write-path.md, "One statement"). The
+   * row's id is set as each event's `subscriber_id` (a new row's id is known only here).
+   */
+  private async withEvents(write: Knex.QueryBuilder, events: OutboxEvent[]): Promise<Subscriber | null> {
+    const pending = events.map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
     const result = await this.db.raw(
       `WITH s AS (?),
        e AS (INSERT INTO events (channel_id, type, data, created_at)
              SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
                FROM s, jsonb_to_recordset(?::jsonb) AS ev(type text, data jsonb, created_at timestamptz))
        SELECT * FROM s`,
-      [this.insertQuery(s, now), JSON.stringify(pending)],
+      [write, JSON.stringify(pending)],
     );
     const row = (result as { rows: SubscriberRow[] }).rows[0];
     return row ? toSubscriber(row) : null;
@@ -175,33 +234,11 @@ export class PgSubscriberRepository implements SubscriberRepository {
   }
 
   async save(s: Subscriber, now: Date): Promise<Subscriber> {
-    try {
-      const [row] = await this.db<SubscriberRow>('subscribers')
-        .where({ channel_id: s.channelId, id: s.id })
-        .update({
-          email: s.email,
-          first_name: s.firstName,
-          last_name: s.lastName,
-          ip_address: s.ipAddress,
-          is_active: s.isActive,
-          source: s.source,
-          subscribed_at: s.subscribedAt,
-          unsubscribed_at: s.unsubscribedAt,
-          confirmed_at: s.confirmedAt,
-          requires_confirmation: s.requiresConfirmation,
-          redacted_at: s.redactedAt,
-          tags: s.tags,
-          custom_data: JSON.stringify(s.customData) as unknown as Record<string, unknown>,
-          updated_at: now,
-        })
-        .returning('*');
+    return uniqueEmail(async () => {
+      const [row] = await this.db<SubscriberRow>('subscribers').where({ channel_id: s.channelId, id: s.id }).update(updateColumns(s, now)).returning('*');
       if (row === undefined) throw new Error(`subscriber ${s.id} vanished during its update`);
       return toSubscriber(row as SubscriberRow);
-    } catch (error) {
-      // The unique (channel_id, email) key: a new address that another subscriber already has.
-      if (isUniqueViolation(error)) throw ValidationError.forFields({ email: ['has already been taken'] });
-      throw error;
-    }
+    });
   }
 
   async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {

@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
 import { Clock, PublicLinks, RandomSource, Repositories, Transactor, type NewSubscriber, type Subscriber } from '../ports';
-import { recordSubscriberEvents, subscriberEventData } from './subscriber-events';
+import { recordSubscriberEvents, subscriberEvents } from './subscriber-events';
 
 /** The fields a create or an update may set; absent means "leave as it is". */
 export interface SubscriberFields {
@@ -129,9 +129,7 @@ export class CreateSubscriber {
     // event together (docs/write-path.md, "Subscriber create"). An existing address takes the
     // transaction below, whose insert then finds it.
     if (doi === null) {
-      const created = await this.repositories.subscribers.insertIfAbsentWithEvents(fresh, now, (row) => [
-        { channelId: row.channelId, type: 'subscriber.created', data: subscriberEventData(row), createdAt: now },
-      ]);
+      const created = await this.repositories.subscribers.insertIfAbsentWithEvents(fresh, now, (row) => subscriberEvents(row, ['subscriber.created'], now));
       if (created !== null) return { kind: 'created', subscriber: created };
     }
 

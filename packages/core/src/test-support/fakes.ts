@@ -206,6 +206,22 @@ export class FakeSubscribers implements SubscriberRepository {
     for (const event of events({ ...row, id: 0 })) await this.outbox.record({ ...event, data: { ...event.data, subscriber_id: row.id } });
     return row;
   }
+  /** A row's version: its contents, which every save changes (updatedAt). */
+  private versionOf(row: Subscriber): string {
+    return JSON.stringify(row);
+  }
+  async findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null> {
+    const row = this.rows.find((r) => r.channelId === channelId && r.email === email);
+    return row ? { subscriber: { ...row }, version: this.versionOf(row) } : null;
+  }
+  async saveIfVersion(s: Subscriber, version: string, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
+    const current = this.rows.find((r) => r.id === s.id);
+    if (current === undefined || this.versionOf(current) !== version) return null;
+    if (this.outbox === undefined) throw new Error('FakeSubscribers has no outbox to record events in');
+    const saved = await this.save(s, now);
+    for (const event of events(saved)) await this.outbox.record(event);
+    return saved;
+  }
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
     if (this.rows.some((r) => r.channelId === s.channelId && r.email === s.email)) return null;
     const row: Subscriber = {
