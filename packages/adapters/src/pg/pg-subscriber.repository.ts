@@ -2,6 +2,7 @@ import { ValidationError, type NewSubscriber, type OutboxEvent, type Page, type 
 import { totalFromPage } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { audienceChanges, CountCache, listCountKey } from './count-cache';
+import { prepared } from './database';
 
 export interface SubscriberRow {
   id: number;
@@ -169,7 +170,7 @@ export class PgSubscriberRepository implements SubscriberRepository {
    */
   async insertIfAbsentWithEvents(s: NewSubscriber, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
     const written = toSubscriber({ ...rowFor(s, now), id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
-    return this.withEvents(this.insertQuery(s, now), events(written));
+    return this.withEvents('subscribers.insert_with_events', this.insertQuery(s, now), events(written));
   }
 
   async findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null> {
@@ -189,17 +190,19 @@ export class PgSubscriberRepository implements SubscriberRepository {
       .whereRaw('xmin = ?::xid', [version])
       .update(updateColumns(s, now))
       .returning('*');
-    return uniqueEmail(() => this.withEvents(update, events({ ...s, updatedAt: now })));
+    return uniqueEmail(() => this.withEvents('subscribers.save_if_version', update, events({ ...s, updatedAt: now })));
   }
 
   /**
    * One statement: the write, and in a second CTE the events of the row it returns, so they
    * commit together, on a pool as in a transaction (docs/write-path.md, "One statement"). The
-   * row's id is set as each event's `subscriber_id` (a new row's id is known only here).
+   * row's id is set as each event's `subscriber_id` (a new row's id is known only here). Each
+   * write sets every column, so its text never varies: a prepared statement, planned once per
+   * connection.
    */
-  private async withEvents(write: Knex.QueryBuilder, events: OutboxEvent[]): Promise<Subscriber | null> {
+  private async withEvents(name: string, write: Knex.QueryBuilder, events: OutboxEvent[]): Promise<Subscriber | null> {
     const pending = events.map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
-    const result = await this.db.raw(
+    const statement = this.db.raw(
       `WITH s AS (?),
        e AS (INSERT INTO events (channel_id, type, data, created_at)
              SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
@@ -207,6 +210,7 @@ export class PgSubscriberRepository implements SubscriberRepository {
        SELECT * FROM s`,
       [write, JSON.stringify(pending)],
     );
+    const result = await prepared(name, statement);
     const row = (result as { rows: SubscriberRow[] }).rows[0];
     return row ? toSubscriber(row) : null;
   }
