@@ -38,7 +38,7 @@ async function statementsPerRequest(url: string, requests: number): Promise<Arra
   await client.connect();
   try {
     const { rows } = await client.query<{ calls: string; query: string }>(
-      `SELECT calls, query FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY calls DESC LIMIT 12`,
+      `SELECT calls, query FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY calls DESC LIMIT 20`,
     );
     return rows.map((r) => ({ calls: Number(r.calls), perRequest: round(Number(r.calls) / requests, 2), query: r.query.replace(/\s+/g, ' ').slice(0, 120) }));
   } finally {
@@ -70,7 +70,8 @@ async function main(): Promise<void> {
     await admin.connect();
     await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     try {
-      for (const method of ['POST', 'PATCH'] as const) {
+      const methods = (process.env.PROFILE_METHODS ?? 'POST,PATCH').split(',') as Array<'POST' | 'PATCH'>;
+      for (const method of methods) {
         // A warm-up round each, so both are measured with their code optimised and pools full.
         for (const round of ['warm-up', 'measured']) {
           await admin.query('SELECT pg_stat_statements_reset()');

@@ -174,9 +174,8 @@ export class PgSubscriberRepository implements SubscriberRepository {
   }
 
   async findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null> {
-    const row = (await this.db('subscribers')
-      .where({ channel_id: channelId, email })
-      .first('*', this.db.raw('xmin::text AS row_version'))) as (SubscriberRow & { row_version: string }) | undefined;
+    const query = this.db('subscribers').where({ channel_id: channelId, email }).first('*', this.db.raw('xmin::text AS row_version'));
+    const row = (await prepared('subscribers.find_versioned', query)) as (SubscriberRow & { row_version: string }) | undefined;
     return row ? { subscriber: toSubscriber(row), version: row.row_version } : null;
   }
 
