@@ -3,6 +3,7 @@ import { issueApiToken } from '@mailcast/core';
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,6 +46,8 @@ export interface Load {
   rps: number;
   p99: number;
   errors: number;
+  /** Requests answered over the run. */
+  requests: number;
 }
 
 export async function load(options: autocannon.Options): Promise<Load> {
@@ -53,6 +56,7 @@ export async function load(options: autocannon.Options): Promise<Load> {
     rps: result.requests.average,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    requests: result.requests.total,
   };
 }
 
@@ -147,7 +151,7 @@ export const apiLoadBench: Bench = {
       }
       totalErrors += bareGet.errors + barePost.errors;
       context.log('write path against the bare node:http + pg handler');
-      const writes = await writePath(apiPort, barePgPort, headers);
+      const writes = await writePath({ process: api, port: apiPort }, { process: barePg, port: barePgPort }, headers);
       figures.push(...writes.figures);
       totalErrors += writes.errors;
     } finally {
@@ -164,7 +168,8 @@ export const apiLoadBench: Bench = {
         `path (issue 21): ${WRITE_CONNECTIONS} connections, against a bare node:http + pg Pool (10 connections, ` +
         'as the api) handler making the same writes in one transaction (subscriber row + outbox event) to ' +
         'the same tables of the same database; creates use unique addresses, updates cycle through the ' +
-        'seeded subscribers. Error = connection error, time-out or non-2xx answer.',
+        'seeded subscribers; their CPU per request is the serving process\'s user + system CPU (/proc) over ' +
+        'the run divided by the requests answered. Error = connection error, time-out or non-2xx answer.',
       figures,
       notes: [
         `errors over the whole run: ${totalErrors}`,
@@ -189,7 +194,11 @@ export function writeRequests(kind: 'create' | 'update', tag: string): autocanno
  * Issue 21: POST (create, unique addresses) and PATCH (update) of subscribers through the api and
  * through the bare node:http + pg handler, one after the other, with the same connections.
  */
-async function writePath(apiPort: number, barePgPort: number, headers: Record<string, string>): Promise<{ figures: BenchFigure[]; errors: number }> {
+async function writePath(
+  api: { process: ChildProcess; port: number },
+  bare: { process: ChildProcess; port: number },
+  headers: Record<string, string>,
+): Promise<{ figures: BenchFigure[]; errors: number }> {
   const figures: BenchFigure[] = [];
   let errors = 0;
   for (const [kind, method, label] of [
@@ -197,8 +206,8 @@ async function writePath(apiPort: number, barePgPort: number, headers: Record<st
     ['update', 'PATCH', 'subscriber update'],
   ] as const) {
     const options = { method, headers, connections: WRITE_CONNECTIONS };
-    const ceiling = await load({ ...options, url: `http://127.0.0.1:${barePgPort}/subscribers`, requests: writeRequests(kind, 'bare') });
-    const result = await load({ ...options, url: `http://127.0.0.1:${apiPort}/api/v1/subscribers.json`, requests: writeRequests(kind, 'api') });
+    const ceiling = await measured(bare.process, { ...options, url: `http://127.0.0.1:${bare.port}/subscribers`, requests: writeRequests(kind, 'bare') });
+    const result = await measured(api.process, { ...options, url: `http://127.0.0.1:${api.port}/api/v1/subscribers.json`, requests: writeRequests(kind, 'api') });
     errors += ceiling.errors + result.errors;
     const name = `${label} (${method} /api/v1/subscribers.json, ${WRITE_CONNECTIONS} connections) vs bare node:http + pg`;
     figures.push(
@@ -218,8 +227,23 @@ async function writePath(apiPort: number, barePgPort: number, headers: Record<st
         target: `< ${WRITE_TARGET_P99_MS} ms`,
         met: result.p99 < WRITE_TARGET_P99_MS,
       },
+      // CPU of the serving process per answered request: steadier than requests/s on a shared machine.
+      { metric: `${name}: CPU per request (server process)`, value: result.cpuMsPerRequest, unit: 'ms', ceiling: ceiling.cpuMsPerRequest },
       { metric: `${name}: errors (api + bare)`, value: result.errors + ceiling.errors, unit: '', target: '0', met: result.errors + ceiling.errors === 0 },
     );
   }
   return { figures, errors };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (Linux). */
+export function cpuSeconds(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** load(), with the serving process's CPU milliseconds per request over the run. */
+async function measured(server: ChildProcess, options: autocannon.Options): Promise<Load & { cpuMsPerRequest: number }> {
+  const before = cpuSeconds(server);
+  const result = await load(options);
+  return { ...result, cpuMsPerRequest: result.requests > 0 ? ((cpuSeconds(server) - before) * 1000) / result.requests : Number.NaN };
 }

@@ -7,9 +7,8 @@
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { seedLoadDatabase, startProcess, stop, writeRequests } from './api-load.bench';
+import { cpuSeconds, seedLoadDatabase, startProcess, stop, writeRequests } from './api-load.bench';
 import { startEmbeddedPostgres } from '@mailcast/devkit';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,12 +17,6 @@ import { freePort, openBenchPostgres, round } from './harness';
 
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 5000);
 const CONNECTIONS = 50;
-
-/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
-function cpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function measure(child: ChildProcess, url: string, method: 'POST' | 'PATCH', headers: Record<string, string>, tag: string) {
   const before = cpuSeconds(child);
