@@ -37,7 +37,8 @@ export { CryptoRandom } from './system/crypto-random';
 export { SystemClock } from './system/system-clock';
 
 // Mail: SMTP through nodemailer, on worker threads.
-export { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer, nodemailerMessage } from './mail/nodemailer-mailer';
+export { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from './mail/nodemailer-mailer';
+export { composeMessage, nodemailerMessage } from './mail/compose';
 export { ThreadedMailer } from './mail/threaded-mailer';
 
 // Templates: Liquid rendering, HTML reading, threaded broadcast rendering.
