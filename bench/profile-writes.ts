@@ -3,7 +3,7 @@
  * handler each take the same fixed number of subscriber creates (and updates), and the CPU
  * seconds each process used are read from /proc, which a loaded machine disturbs far less than
  * requests/s. With PROFILE_DIR set the api runs under `node --cpu-prof`, writing its profile
- * there. `npx ts-node --transpile-only -P bench/tsconfig.json bench/profile-writes.ts`
+ * there. Options and use: docs/write-path.md, "Measuring".
  */
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     const apiPort = await freePort();
     const barePort = await freePort();
     const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
-    const api = await startProcess('apps/api/dist/main.js', { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' }, apiPort, profile);
+    const api = await startProcess('apps/api/dist/main.js', { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: process.env.PROFILE_LOG_LEVEL ?? 'warn' }, apiPort, profile);
     const bare = await startProcess('bench/bare-pg-writes.mjs', { DATABASE_URL: url, CHANNEL_ID: String(channelId) }, barePort);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
