@@ -48,16 +48,8 @@ export function createApp(container: DependencyContainer): Express {
   app.use(metrics.routes);
   // The document and its docs page are public: mounted before the authenticated /api/v1 router.
   app.use(docsRoutes());
-  // The web dashboard's static files: public like the docs; its calls carry the user's token.
-  app.use(dashboardRoutes());
-  // Public links in emails: no token, outside /api/v1.
-  // Public routes and failed authentication are limited per client address (docs/security.md).
-  app.use(['/t', '/u', '/confirm', '/inbound'], publicLimit());
-  app.use(trackingRoutes(container));
-  app.use(unsubscribeRoutes(container));
-  // Bounce and complaint receivers: no token, each checks its provider's signature.
-  app.use(inboundRoutes(container));
-
+  // The API next, so its requests do not pass through the routers of the public pages below
+  // (docs/write-path.md, "Per-request CPU"); none of those paths is under /api/v1.
   const api = express.Router();
   api.use(failedAuthLimit(authenticate(container), config.authFailuresPerMinute));
   api.use(rateLimit(container, config.rateLimitPerMinute));
@@ -74,6 +66,16 @@ export function createApp(container: DependencyContainer): Express {
   api.use(segmentsRoutes(container));
   api.use(emailServersRoutes(container));
   app.use('/api/v1', api);
+  // The web dashboard's static files: public like the docs; its calls carry the user's token.
+  app.use(dashboardRoutes());
+  // Public links in emails: no token, outside /api/v1.
+  // Public routes and failed authentication are limited per client address (docs/security.md).
+  app.use(['/t', '/u', '/confirm', '/inbound'], publicLimit());
+  app.use(trackingRoutes(container));
+  app.use(unsubscribeRoutes(container));
+  // Bounce and complaint receivers: no token, each checks its provider's signature.
+  app.use(inboundRoutes(container));
+
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));
 

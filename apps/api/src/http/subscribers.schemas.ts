@@ -100,13 +100,15 @@ function fieldErrors(error: Joi.ValidationError): Record<string, string[]> {
   return errors;
 }
 
+const PREFERENCES: Joi.ValidationOptions = { abortEarly: false, convert: true, messages: MESSAGES, errors: { wrap: { label: false } } };
+// Preferences given to validate() are compiled (messages included) on every call; set on the
+// schema they are compiled once (docs/write-path.md, "Per-request CPU").
+const withPreferences = new WeakMap<Joi.Schema, Joi.Schema>();
+
 function validate<T>(schema: Joi.Schema, value: unknown): T {
-  const result = schema.validate(value, {
-    abortEarly: false,
-    convert: true,
-    messages: MESSAGES,
-    errors: { wrap: { label: false } },
-  });
+  let prepared = withPreferences.get(schema);
+  if (prepared === undefined) withPreferences.set(schema, (prepared = schema.prefs(PREFERENCES)));
+  const result = prepared.validate(value);
   if (result.error) throw ValidationError.forFields(fieldErrors(result.error));
   return result.value as T;
 }

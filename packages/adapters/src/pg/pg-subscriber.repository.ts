@@ -1,7 +1,8 @@
-import { ValidationError, type NewSubscriber, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
+import { ValidationError, type NewSubscriber, type OutboxEvent, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
 import { totalFromPage } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { audienceChanges, CountCache, listCountKey } from './count-cache';
+import { prepared } from './database';
 
 export interface SubscriberRow {
   id: number;
@@ -42,6 +43,55 @@ export const toSubscriber = (row: SubscriberRow): Subscriber => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** The columns an insert of `s` writes: every one but the id and the ones that start null. */
+function rowFor(s: NewSubscriber, now: Date) {
+  return {
+    channel_id: s.channelId,
+    email: s.email,
+    first_name: s.firstName ?? null,
+    last_name: s.lastName ?? null,
+    ip_address: s.ipAddress ?? null,
+    source: s.source ?? 'api_subscription',
+    subscribed_at: s.subscribedAt ?? now,
+    requires_confirmation: s.requiresConfirmation,
+    is_active: s.isActive ?? true,
+    tags: s.tags ?? [],
+    custom_data: s.customData ?? {},
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Every mutable column of `s`, as an update writes them. */
+function updateColumns(s: Subscriber, now: Date) {
+  return {
+    email: s.email,
+    first_name: s.firstName,
+    last_name: s.lastName,
+    ip_address: s.ipAddress,
+    is_active: s.isActive,
+    source: s.source,
+    subscribed_at: s.subscribedAt,
+    unsubscribed_at: s.unsubscribedAt,
+    confirmed_at: s.confirmedAt,
+    requires_confirmation: s.requiresConfirmation,
+    redacted_at: s.redactedAt,
+    tags: s.tags,
+    custom_data: JSON.stringify(s.customData) as unknown as Record<string, unknown>,
+    updated_at: now,
+  };
+}
+
+/** The unique (channel_id, email) key: a new address that another subscriber already has. */
+async function uniqueEmail<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw ValidationError.forFields({ email: ['has already been taken'] });
+    throw error;
+  }
+}
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
@@ -109,27 +159,67 @@ export class PgSubscriberRepository implements SubscriberRepository {
   ) {}
 
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
-    const rows = await this.db<SubscriberRow>('subscribers')
-      .insert({
-        channel_id: s.channelId,
-        email: s.email,
-        first_name: s.firstName ?? null,
-        last_name: s.lastName ?? null,
-        ip_address: s.ipAddress ?? null,
-        source: s.source ?? 'api_subscription',
-        subscribed_at: s.subscribedAt ?? now,
-        requires_confirmation: s.requiresConfirmation,
-        is_active: s.isActive ?? true,
-        tags: s.tags ?? [],
-        custom_data: JSON.stringify(s.customData ?? {}) as unknown as Record<string, unknown>,
-        created_at: now,
-        updated_at: now,
-      })
+    const rows = (await this.insertQuery(s, now)) as SubscriberRow[];
+    return rows[0] ? toSubscriber(rows[0]) : null;
+  }
+
+  /**
+   * One statement: the insert, and in a second CTE the events of the row it returns, so they
+   * commit together (docs/write-path.md, "Subscriber create"). The events' data is computed from
+   * the row as written (every column is set here), and the id joined in by PostgreSQL.
+   */
+  async insertIfAbsentWithEvents(s: NewSubscriber, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
+    const written = toSubscriber({ ...rowFor(s, now), id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
+    return this.withEvents('subscribers.insert_with_events', this.insertQuery(s, now), events(written));
+  }
+
+  async findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null> {
+    const query = this.db('subscribers').where({ channel_id: channelId, email }).first('*', this.db.raw('xmin::text AS row_version'));
+    const row = (await prepared('subscribers.find_versioned', query)) as (SubscriberRow & { row_version: string }) | undefined;
+    return row ? { subscriber: toSubscriber(row), version: row.row_version } : null;
+  }
+
+  /**
+   * The row's xmin is its version: every committed UPDATE writes a new row version with the
+   * writing transaction's id, so an unchanged xmin means no change since it was read.
+   */
+  async saveIfVersion(s: Subscriber, version: string, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
+    const update = this.db<SubscriberRow>('subscribers')
+      .where({ channel_id: s.channelId, id: s.id })
+      .whereRaw('xmin = ?::xid', [version])
+      .update(updateColumns(s, now))
+      .returning('*');
+    return uniqueEmail(() => this.withEvents('subscribers.save_if_version', update, events({ ...s, updatedAt: now })));
+  }
+
+  /**
+   * One statement: the write, and in a second CTE the events of the row it returns, so they
+   * commit together, on a pool as in a transaction (docs/write-path.md, "One statement"). The
+   * row's id is set as each event's `subscriber_id` (a new row's id is known only here). Each
+   * write sets every column, so its text never varies: a prepared statement, planned once per
+   * connection.
+   */
+  private async withEvents(name: string, write: Knex.QueryBuilder, events: OutboxEvent[]): Promise<Subscriber | null> {
+    const pending = events.map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
+    const statement = this.db.raw(
+      `WITH s AS (?),
+       e AS (INSERT INTO events (channel_id, type, data, created_at)
+             SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
+               FROM s, jsonb_to_recordset(?::jsonb) AS ev(type text, data jsonb, created_at timestamptz))
+       SELECT * FROM s`,
+      [write, JSON.stringify(pending)],
+    );
+    const result = await prepared(name, statement);
+    const row = (result as { rows: SubscriberRow[] }).rows[0];
+    return row ? toSubscriber(row) : null;
+  }
+
+  private insertQuery(s: NewSubscriber, now: Date) {
+    return this.db<SubscriberRow>('subscribers')
+      .insert({ ...rowFor(s, now), custom_data: JSON.stringify(s.customData ?? {}) as unknown as Record<string, unknown> })
       .onConflict(['channel_id', 'email'])
       .ignore()
       .returning('*');
-    const row = rows[0] as SubscriberRow | undefined;
-    return row ? toSubscriber(row) : null;
   }
 
   async findByEmail(channelId: number, email: string, options: { forUpdate?: boolean } = {}): Promise<Subscriber | null> {
@@ -147,33 +237,11 @@ export class PgSubscriberRepository implements SubscriberRepository {
   }
 
   async save(s: Subscriber, now: Date): Promise<Subscriber> {
-    try {
-      const [row] = await this.db<SubscriberRow>('subscribers')
-        .where({ channel_id: s.channelId, id: s.id })
-        .update({
-          email: s.email,
-          first_name: s.firstName,
-          last_name: s.lastName,
-          ip_address: s.ipAddress,
-          is_active: s.isActive,
-          source: s.source,
-          subscribed_at: s.subscribedAt,
-          unsubscribed_at: s.unsubscribedAt,
-          confirmed_at: s.confirmedAt,
-          requires_confirmation: s.requiresConfirmation,
-          redacted_at: s.redactedAt,
-          tags: s.tags,
-          custom_data: JSON.stringify(s.customData) as unknown as Record<string, unknown>,
-          updated_at: now,
-        })
-        .returning('*');
+    return uniqueEmail(async () => {
+      const [row] = await this.db<SubscriberRow>('subscribers').where({ channel_id: s.channelId, id: s.id }).update(updateColumns(s, now)).returning('*');
       if (row === undefined) throw new Error(`subscriber ${s.id} vanished during its update`);
       return toSubscriber(row as SubscriberRow);
-    } catch (error) {
-      // The unique (channel_id, email) key: a new address that another subscriber already has.
-      if (isUniqueViolation(error)) throw ValidationError.forFields({ email: ['has already been taken'] });
-      throw error;
-    }
+    });
   }
 
   async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {

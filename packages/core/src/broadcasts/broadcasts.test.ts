@@ -27,7 +27,7 @@ async function setUp() {
   const channel = await repositories.channels.create({ name: 'c' });
   const caller = { tokenId: 1, channelId: channel.id, permissions: PERMISSIONS };
   const create = (input: Parameters<CreateBroadcast['execute']>[1]) =>
-    new CreateBroadcast(transactor, new FakeTemplates(), clock).execute(caller, input);
+    new CreateBroadcast(repositories, new FakeTemplates(), clock).execute(caller, input);
   return { repositories, transactor, clock, channel, caller, create };
 }
 

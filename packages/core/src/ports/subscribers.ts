@@ -1,3 +1,4 @@
+import type { OutboxEvent } from './entities/events';
 import type { Page } from './entities/page';
 import type {
   ConfirmationTemplate,
@@ -14,6 +15,24 @@ export interface SubscriberRepository {
    * unique key, never check-then-insert); null means it exists.
    */
   insertIfAbsent(subscriber: NewSubscriber, now: Date): Promise<Subscriber | null>;
+  /**
+   * insertIfAbsent that, for a new row, also records its outbox events, atomically (one
+   * statement, so on a pool as inside a transaction): the events commit with the row or not at
+   * all; null (nothing written) when the address exists. `events` is given the row as the insert
+   * writes it, before its id exists; each event's data gets the new row's id as `subscriber_id`.
+   */
+  insertIfAbsentWithEvents(subscriber: NewSubscriber, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null>;
+  /**
+   * By exact normalised address, with a version that every committed change of the row
+   * replaces: what saveIfVersion compares, so a change needs no lock held across round trips.
+   */
+  findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null>;
+  /**
+   * save() and the change's outbox events, atomically (one statement), only if the row is still
+   * at `version`; null, and nothing written, when it changed since. `events` is given the row as
+   * written. An address taken by another subscriber is a ValidationError on email.
+   */
+  saveIfVersion(subscriber: Subscriber, version: string, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null>;
   /** By exact normalised address; `forUpdate` locks the row for the rest of the transaction. */
   findByEmail(channelId: number, email: string, options?: { forUpdate?: boolean }): Promise<Subscriber | null>;
   findById(channelId: number, id: number, options?: { forUpdate?: boolean }): Promise<Subscriber | null>;

@@ -2,8 +2,8 @@ import { decideCreate, emailServerFor, formatConfirmationToken, hashConfirmation
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
-import { Clock, PublicLinks, RandomSource, Transactor, type Repositories, type Subscriber } from '../ports';
-import { recordSubscriberEvents } from './subscriber-events';
+import { Clock, PublicLinks, RandomSource, Repositories, Transactor, type NewSubscriber, type Subscriber } from '../ports';
+import { recordSubscriberEvents, subscriberEvents } from './subscriber-events';
 
 /** The fields a create or an update may set; absent means "leave as it is". */
 export interface SubscriberFields {
@@ -101,6 +101,7 @@ export class CreateSubscriber {
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(PublicLinks) private readonly links: PublicLinks,
+    @inject(Repositories) private readonly repositories: Repositories,
   ) {}
 
   async execute(principal: Principal, input: CreateSubscriberInput): Promise<CreateSubscriberResult> {
@@ -109,6 +110,28 @@ export class CreateSubscriber {
     const doi = input.doubleOptIn;
     const now = this.clock.now();
     const deps = { random: this.random, links: this.links };
+    const f = input.fields;
+    const fresh: NewSubscriber = {
+      channelId: principal.channelId,
+      email,
+      requiresConfirmation: doi !== null,
+      firstName: f.firstName ?? null,
+      lastName: f.lastName ?? null,
+      ipAddress: f.ipAddress ?? null,
+      source: f.source,
+      subscribedAt: f.subscribedAt,
+      tags: f.tags === undefined ? undefined : [...new Set(f.tags)],
+      customData: f.customData,
+      isActive: input.isActive,
+    };
+
+    // A plain create of a new address, the common case, is one statement: the row and its
+    // event together (docs/write-path.md, "Subscriber create"). An existing address takes the
+    // transaction below, whose insert then finds it.
+    if (doi === null) {
+      const created = await this.repositories.subscribers.insertIfAbsentWithEvents(fresh, now, (row) => subscriberEvents(row, ['subscriber.created'], now));
+      if (created !== null) return { kind: 'created', subscriber: created };
+    }
 
     return this.transactor.run(async (repositories) => {
       // Double opt-in without a way to send the email would leave the subscriber pending for
@@ -120,25 +143,9 @@ export class CreateSubscriber {
         const template = await repositories.confirmationTemplates.findById(principal.channelId, doi.templateId);
         if (template === null) throw ValidationError.forFields({ confirmation_template_id: ['does not exist'] });
       }
-      const f = input.fields;
       // One statement decides between "new" and "exists" under the unique key, so parallel
       // creates of one address make one subscriber; the loser then locks the winner's row.
-      const inserted = await repositories.subscribers.insertIfAbsent(
-        {
-          channelId: principal.channelId,
-          email,
-          requiresConfirmation: doi !== null,
-          firstName: f.firstName ?? null,
-          lastName: f.lastName ?? null,
-          ipAddress: f.ipAddress ?? null,
-          source: f.source,
-          subscribedAt: f.subscribedAt,
-          tags: f.tags === undefined ? undefined : [...new Set(f.tags)],
-          customData: f.customData,
-          isActive: input.isActive,
-        },
-        now,
-      );
+      const inserted = await repositories.subscribers.insertIfAbsent(fresh, now);
       if (inserted !== null) {
         await recordSubscriberEvents(repositories, inserted, ['subscriber.created'], now);
         if (doi === null) return { kind: 'created', subscriber: inserted };

@@ -1,5 +1,5 @@
 import type { SubscriberEventData } from '@mailcast/domain';
-import type { Repositories, Subscriber } from '../ports';
+import type { OutboxEvent, Repositories, Subscriber } from '../ports';
 
 type SubscriberEventType =
   | 'subscriber.created'
@@ -29,6 +29,11 @@ export function subscriberEventData(s: SubscriberEventSource): SubscriberEventDa
   };
 }
 
+/** The outbox events of one change of `subscriber`, one per type, in order. */
+export function subscriberEvents(subscriber: Subscriber, types: readonly SubscriberEventType[], now: Date): OutboxEvent[] {
+  return types.map((type) => ({ channelId: subscriber.channelId, type, data: subscriberEventData(subscriber), createdAt: now }));
+}
+
 /**
  * Writes the events of one change into the outbox. Callers pass the transaction's repositories,
  * so the events commit with the change or not at all (docs/webhooks.md, event table).
@@ -39,14 +44,7 @@ export async function recordSubscriberEvents(
   types: readonly SubscriberEventType[],
   now: Date,
 ): Promise<void> {
-  for (const type of types) {
-    await repositories.outbox.record({
-      channelId: subscriber.channelId,
-      type,
-      data: subscriberEventData(subscriber),
-      createdAt: now,
-    });
-  }
+  for (const event of subscriberEvents(subscriber, types, now)) await repositories.outbox.record(event);
 }
 
 export const SUBSCRIBER_NOT_FOUND = 'Subscriber not found';

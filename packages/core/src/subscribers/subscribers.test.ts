@@ -53,7 +53,7 @@ async function setup() {
     fromName: null,
   });
   const principal = { tokenId: 1, channelId: channel.id, permissions: [] };
-  const create = new CreateSubscriber(transactor, clock, random, links);
+  const create = new CreateSubscriber(transactor, clock, random, links, repositories);
   return { repositories, transactor, clock, random, channel, principal, create };
 }
 

@@ -1,7 +1,7 @@
 import { unsubscribe } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
-import { Clock, Transactor, type Subscriber } from '../ports';
+import { Clock, Repositories, Transactor, type Subscriber } from '../ports';
 import { changeSubscriberByEmail } from './change-subscriber';
 
 /** Spec: POST unsubscribe, an explicit opt-out: is_active false, unsubscribed_at now. */
@@ -10,9 +10,10 @@ export class UnsubscribeSubscriber {
   constructor(
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Clock) private readonly clock: Clock,
+    @inject(Repositories) private readonly repositories: Repositories,
   ) {}
 
   execute(principal: Principal, input: { email: string }): Promise<Subscriber> {
-    return changeSubscriberByEmail({ transactor: this.transactor, clock: this.clock }, principal, input.email, (s, now) => unsubscribe(s, now), ['subscriber.unsubscribed']);
+    return changeSubscriberByEmail({ transactor: this.transactor, clock: this.clock, repositories: this.repositories }, principal, input.email, (s, now) => unsubscribe(s, now), ['subscriber.unsubscribed']);
   }
 }

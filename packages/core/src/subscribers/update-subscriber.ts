@@ -2,7 +2,7 @@ import { isValidEmail, normalizeEmail } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
-import { Clock, Transactor, type Subscriber } from '../ports';
+import { Clock, Repositories, Transactor, type Subscriber } from '../ports';
 import { changeSubscriberByEmail } from './change-subscriber';
 import { applyFields, INVALID_EMAIL, type SubscriberFields } from './create-subscriber';
 
@@ -20,13 +20,14 @@ export class UpdateSubscriber {
   constructor(
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Clock) private readonly clock: Clock,
+    @inject(Repositories) private readonly repositories: Repositories,
   ) {}
 
   execute(principal: Principal, input: UpdateSubscriberInput): Promise<Subscriber> {
     const newEmail = input.newEmail === undefined ? undefined : normalizeEmail(input.newEmail);
     if (newEmail !== undefined && !isValidEmail(newEmail)) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
     return changeSubscriberByEmail(
-      { transactor: this.transactor, clock: this.clock },
+      { transactor: this.transactor, clock: this.clock, repositories: this.repositories },
       principal,
       input.email,
       (s) => ({ ...applyFields(s, input.fields), email: newEmail ?? s.email }),

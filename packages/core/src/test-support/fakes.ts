@@ -197,6 +197,31 @@ export class FakeBroadcasts implements BroadcastRepository {
 /** In memory; list filters only what the use-case tests need (the real filters are SQL). */
 export class FakeSubscribers implements SubscriberRepository {
   readonly rows: Subscriber[] = [];
+  /** Where insertIfAbsentWithEvents records; fakeRepositories links it to its outbox. */
+  outbox: EventOutbox | undefined;
+  async insertIfAbsentWithEvents(s: NewSubscriber, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
+    const row = await this.insertIfAbsent(s, now);
+    if (row === null) return null;
+    if (this.outbox === undefined) throw new Error('FakeSubscribers has no outbox to record events in');
+    for (const event of events({ ...row, id: 0 })) await this.outbox.record({ ...event, data: { ...event.data, subscriber_id: row.id } });
+    return row;
+  }
+  /** A row's version: its contents, which every save changes (updatedAt). */
+  private versionOf(row: Subscriber): string {
+    return JSON.stringify(row);
+  }
+  async findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null> {
+    const row = this.rows.find((r) => r.channelId === channelId && r.email === email);
+    return row ? { subscriber: { ...row }, version: this.versionOf(row) } : null;
+  }
+  async saveIfVersion(s: Subscriber, version: string, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
+    const current = this.rows.find((r) => r.id === s.id);
+    if (current === undefined || this.versionOf(current) !== version) return null;
+    if (this.outbox === undefined) throw new Error('FakeSubscribers has no outbox to record events in');
+    const saved = await this.save(s, now);
+    for (const event of events(saved)) await this.outbox.record(event);
+    return saved;
+  }
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
     if (this.rows.some((r) => r.channelId === s.channelId && r.email === s.email)) return null;
     const row: Subscriber = {
@@ -332,7 +357,13 @@ const unusedBounces: BounceRepository = new Proxy({} as BounceRepository, {
   get: () => () => Promise.reject(new Error('bounces are not faked')),
 });
 
-export function fakeRepositories(): Repositories & {
+export function fakeRepositories(): ReturnType<typeof unlinkedFakeRepositories> {
+  const repositories = unlinkedFakeRepositories();
+  repositories.subscribers.outbox = repositories.outbox;
+  return repositories;
+}
+
+function unlinkedFakeRepositories(): Repositories & {
   channels: FakeChannels;
   apiTokens: FakeApiTokens;
   emailServers: FakeEmailServers;

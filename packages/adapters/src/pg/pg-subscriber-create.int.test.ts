@@ -1,0 +1,131 @@
+import type { OutboxEvent, Subscriber } from '@mailcast/core';
+import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
+import { PgSubscriberRepository } from './pg-subscriber.repository';
+
+/** docs/write-path.md, "Subscriber create": the row and its events in one statement. */
+describe('PgSubscriberRepository.insertIfAbsentWithEvents', () => {
+  let database: TestDatabase;
+  let repository: PgSubscriberRepository;
+  let channelId: number;
+  const now = new Date('2026-11-26T08:00:00.123Z');
+  const eventsOf = (type: string) => (row: Subscriber): OutboxEvent[] => [
+    { channelId: row.channelId, type: type as OutboxEvent['type'], data: { subscriber_id: row.id, email: row.email, custom_data: row.customData }, createdAt: now },
+  ];
+  const eventRows = (email: string) =>
+    database.db('events').whereRaw(`data->>'email' = ?`, [email]).orderBy('id').select('channel_id', 'type', 'data', 'created_at');
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    [{ id: channelId }] = await database.db('channels').insert({ name: 'create' }).returning('id');
+    repository = new PgSubscriberRepository(database.db);
+  });
+  afterAll(() => database.drop());
+
+  it('writes the row and its event, the event carrying the new id, and answers the row as stored', async () => {
+    const seen: Subscriber[] = [];
+    const created = await repository.insertIfAbsentWithEvents(
+      { channelId, email: 'new@example.com', requiresConfirmation: false, firstName: 'Ann', tags: ['a'], customData: { plan: 'pro', n: 1 } },
+      now,
+      (row) => (seen.push(row), eventsOf('subscriber.created')(row)),
+    );
+    expect(created).not.toBeNull();
+    const stored = await repository.findByEmail(channelId, 'new@example.com');
+    expect(created).toEqual(stored);
+    // The events were computed from the row as written, before its id existed.
+    expect(seen).toEqual([{ ...stored, id: 0 }]);
+    expect(await eventRows('new@example.com')).toEqual([
+      { channel_id: channelId, type: 'subscriber.created', data: { subscriber_id: created!.id, email: 'new@example.com', custom_data: { plan: 'pro', n: 1 } }, created_at: now },
+    ]);
+  });
+
+  it('writes nothing for an existing address and answers null', async () => {
+    const first = await repository.insertIfAbsentWithEvents({ channelId, email: 'twice@example.com', requiresConfirmation: false }, now, eventsOf('subscriber.created'));
+    const second = await repository.insertIfAbsentWithEvents(
+      { channelId, email: 'twice@example.com', requiresConfirmation: false, firstName: 'Other' },
+      now,
+      eventsOf('subscriber.created'),
+    );
+    expect(second).toBeNull();
+    expect(await repository.findByEmail(channelId, 'twice@example.com')).toEqual(first);
+    expect(await eventRows('twice@example.com')).toHaveLength(1);
+  });
+
+  it('writes no row when its event cannot be written (one statement: both or neither)', async () => {
+    // events.type is NOT NULL: the event's insert fails, and with it the subscriber's.
+    await expect(
+      repository.insertIfAbsentWithEvents({ channelId, email: 'atomic@example.com', requiresConfirmation: false }, now, eventsOf(null as unknown as string)),
+    ).rejects.toThrow(/null value in column "type"/);
+    expect(await repository.findByEmail(channelId, 'atomic@example.com')).toBeNull();
+    expect(await eventRows('atomic@example.com')).toHaveLength(0);
+  });
+
+  it('records several events, in order, and none when given none', async () => {
+    const created = await repository.insertIfAbsentWithEvents({ channelId, email: 'two@example.com', requiresConfirmation: false }, now, (row) => [
+      ...eventsOf('subscriber.created')(row),
+      ...eventsOf('subscriber.subscribed')(row),
+    ]);
+    expect((await eventRows('two@example.com')).map((e) => [e.type, e.data.subscriber_id])).toEqual([
+      ['subscriber.created', created!.id],
+      ['subscriber.subscribed', created!.id],
+    ]);
+    expect(await repository.insertIfAbsentWithEvents({ channelId, email: 'none@example.com', requiresConfirmation: false }, now, () => [])).not.toBeNull();
+    expect(await eventRows('none@example.com')).toHaveLength(0);
+  });
+});
+
+/** docs/write-path.md, "Subscriber changes": a change saved only if the row has not moved on. */
+describe('PgSubscriberRepository.saveIfVersion', () => {
+  let database: TestDatabase;
+  let repository: PgSubscriberRepository;
+  let channelId: number;
+  const now = new Date('2026-11-26T08:30:00.456Z');
+  const updated = (row: Subscriber): OutboxEvent[] => [{ channelId: row.channelId, type: 'subscriber.updated', data: { email: row.email, first_name: row.firstName }, createdAt: now }];
+  const eventCount = async () => Number((await database.db('events').count<{ n: string }[]>('* as n'))[0]!.n);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    [{ id: channelId }] = await database.db('channels').insert({ name: 'change' }).returning('id');
+    repository = new PgSubscriberRepository(database.db);
+    for (const email of ['v@example.com', 'taken@example.com']) await repository.insertIfAbsent({ channelId, email, requiresConfirmation: false }, now);
+  });
+  afterAll(() => database.drop());
+
+  it('saves the change and its event when the row is at the version read; the version then moves on', async () => {
+    const read = (await repository.findVersioned(channelId, 'v@example.com'))!;
+    expect(read.subscriber).toEqual(await repository.findByEmail(channelId, 'v@example.com'));
+    const saved = await repository.saveIfVersion({ ...read.subscriber, firstName: 'Vera' }, read.version, now, updated);
+    expect(saved).toEqual({ ...read.subscriber, firstName: 'Vera', updatedAt: now });
+    expect(await repository.findByEmail(channelId, 'v@example.com')).toEqual(saved);
+    const events = await database.db('events').where({ type: 'subscriber.updated' }).select('data');
+    expect(events).toEqual([{ data: { subscriber_id: read.subscriber.id, email: 'v@example.com', first_name: 'Vera' } }]);
+    const again = (await repository.findVersioned(channelId, 'v@example.com'))!;
+    expect(again.version).not.toBe(read.version);
+
+    // The version read before that save is stale: nothing is written.
+    const before = await eventCount();
+    expect(await repository.saveIfVersion({ ...read.subscriber, firstName: 'Stale' }, read.version, now, updated)).toBeNull();
+    expect((await repository.findByEmail(channelId, 'v@example.com'))!.firstName).toBe('Vera');
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('a change by any other writer (a locked save in a transaction) makes the version stale', async () => {
+    const read = (await repository.findVersioned(channelId, 'v@example.com'))!;
+    await database.db.transaction(async (trx) => {
+      const other = new PgSubscriberRepository(trx);
+      const locked = (await other.findByEmail(channelId, 'v@example.com', { forUpdate: true }))!;
+      await other.save({ ...locked, lastName: 'Other' }, now);
+    });
+    expect(await repository.saveIfVersion({ ...read.subscriber, firstName: 'Lost' }, read.version, now, updated)).toBeNull();
+    expect(await repository.findByEmail(channelId, 'v@example.com')).toMatchObject({ firstName: 'Vera', lastName: 'Other' });
+  });
+
+  it("an address another subscriber has is the email validation error, with nothing written", async () => {
+    const read = (await repository.findVersioned(channelId, 'v@example.com'))!;
+    const before = await eventCount();
+    await expect(repository.saveIfVersion({ ...read.subscriber, email: 'taken@example.com' }, read.version, now, updated)).rejects.toMatchObject({
+      fields: { email: ['has already been taken'] },
+    });
+    expect(await repository.findByEmail(channelId, 'v@example.com')).toEqual(read.subscriber);
+    expect(await eventCount()).toBe(before);
+  });
+});
