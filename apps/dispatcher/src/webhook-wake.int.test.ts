@@ -1,4 +1,4 @@
-import { CreateWebhookEndpoint } from '@mailcast/core';
+import { CreateSubscriber, CreateWebhookEndpoint } from '@mailcast/core';
 import { eventually } from '@mailcast/testkit';
 import { useDispatcherHarness, useReceiver } from './test-support/webhook-harness';
 
@@ -33,5 +33,10 @@ describe('the outbox relay woken by the writer after its commit', () => {
     await eventually(async () => (receiver.on('/woken').length === 4 ? true : undefined), 10_000, 10);
     const ids = receiver.on('/woken').map((r) => JSON.parse(r.raw.toString('utf8')).data.i as number);
     expect(ids.sort()).toEqual([0, 1, 2, 3]);
+    // A subscriber create is one statement outside any transaction (docs/write-path.md): its
+    // event wakes the relay all the same.
+    await h.container.resolve(CreateSubscriber).execute(caller, { email: 'woken@example.com', fields: {}, doubleOptIn: null });
+    await eventually(async () => (receiver.on('/woken').length === 5 ? true : undefined), 10_000, 10);
+    expect(JSON.parse(receiver.on('/woken')[4]!.raw.toString('utf8')).data.email).toBe('woken@example.com');
   }, 30_000);
 });

@@ -33,6 +33,7 @@ import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
+import { OutboxWakeup } from './pg/outbox-wakeup';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
 import { LiquidTemplates } from './templates/liquid-templates';
@@ -84,9 +85,11 @@ export function registerAdapters(
   container.registerInstance(SecretBoxToken, secrets);
   container.registerInstance(Clock, new SystemClock());
   container.registerInstance(RandomSource, new CryptoRandom());
-  const repositories = pgRepositories(infra.db, infra.boss, secrets);
+  // Events written outside a transaction commit with their statement: they wake the relays at once.
+  const wakeup = new OutboxWakeup(infra.db);
+  const repositories = pgRepositories(infra.db, infra.boss, secrets, () => wakeup.poke());
   container.registerInstance(Repositories, composition.repositories?.(repositories, container) ?? repositories);
-  container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss, secrets));
+  container.registerInstance(Transactor, new PgTransactor(infra.db, infra.boss, secrets, wakeup));
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(RetentionStore, new PgRetentionStore(infra.db));

@@ -156,6 +156,8 @@ export class PgSubscriberRepository implements SubscriberRepository {
   constructor(
     private readonly db: Knex,
     private readonly counts = new CountCache(LIST_COUNT_TTL_MS, undefined, undefined, audienceChanges(db)),
+    /** Told when a write recorded outbox events (the relays are woken after the commit). */
+    private readonly eventRecorded?: () => void,
   ) {}
 
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
@@ -211,6 +213,7 @@ export class PgSubscriberRepository implements SubscriberRepository {
     );
     const result = await prepared(name, statement);
     const row = (result as { rows: SubscriberRow[] }).rows[0];
+    if (row !== undefined && events.length > 0) this.eventRecorded?.();
     return row ? toSubscriber(row) : null;
   }
 

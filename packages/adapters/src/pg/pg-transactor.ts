@@ -32,7 +32,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     apiTokens: new PgApiTokenRepository(db),
     emailServers: new PgEmailServerRepository(db, secrets),
     broadcasts: new PgBroadcastRepository(db),
-    subscribers: new PgSubscriberRepository(db),
+    subscribers: new PgSubscriberRepository(db, undefined, eventRecorded),
     subscriberConfirmations: new PgSubscriberConfirmationRepository(db),
     confirmationTemplates: new PgConfirmationTemplateRepository(db),
     emailEvents: new PgEmailEvents(db),
