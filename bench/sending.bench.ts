@@ -45,30 +45,36 @@ server.listen(0, '127.0.0.1', () => console.log(String(server.server.address().p
 
 /**
  * The ceiling: nodemailer's pooled transport in a loop, same pool size and concurrency, sending
- * the pipeline's own messages (read from MESSAGES_FILE before the clock starts). RAW=1 composes
+ * the pipeline's own messages (read from MESSAGES_FILE line by line as they are sent). RAW=1 composes
  * each message to a buffer and hands it over raw, as the dispatcher's mailer does; otherwise
  * plain sendMail.
  */
 const BARE = `
 const nodemailer = require('nodemailer');
 const MailComposer = require('nodemailer/lib/mail-composer');
-const messages = require('fs').readFileSync(process.env.MESSAGES_FILE, 'utf8').trim().split('\\n').map((l) => JSON.parse(l));
-const n = messages.length, port = Number(process.env.PORT), concurrency = Number(process.env.CONCURRENCY);
+const readline = require('node:readline');
+const port = Number(process.env.PORT), concurrency = Number(process.env.CONCURRENCY);
 const t = nodemailer.createTransport({ pool: true, host: '127.0.0.1', port, secure: false,
   maxConnections: Number(process.env.MAX_CONNECTIONS), maxMessages: Infinity });
 const send = process.env.RAW === '1'
   ? async (m) => t.sendMail({ envelope: { from: m.from, to: [m.to] }, raw: await new MailComposer(m).compile().build() })
   : (m) => t.sendMail(m);
-let next = 0;
+// Messages are read as they are sent, as a sender reading its queue would: holding them all
+// would make the sender's peak memory the size of its input.
+const lines = readline.createInterface({ input: require('fs').createReadStream(process.env.MESSAGES_FILE) })[Symbol.asyncIterator]();
+let n = 0;
 async function worker() {
-  for (let i = next++; i < n; i = next++) await send(messages[i]);
+  for (let line = await lines.next(); !line.done; line = await lines.next()) {
+    n++;
+    await send(JSON.parse(line.value));
+  }
 }
 const start = process.hrtime.bigint();
 Promise.all(Array.from({ length: concurrency }, worker)).then(() => {
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   t.close();
   const peakKb = Number(/^VmHWM:\\s+(\\d+) kB/m.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]);
-  console.log(JSON.stringify({ ms, peakKb }));
+  console.log(JSON.stringify({ ms, peakKb, n }));
 });
 `;
 
@@ -160,8 +166,9 @@ export const sendingBench: Bench = {
       const bare = node(['-e', BARE], {
         ...process.env, MESSAGES_FILE: messagesFile, RAW: raw ? '1' : '0', PORT: String(port), CONCURRENCY: String(CONCURRENCY), MAX_CONNECTIONS: String(MAX_CONNECTIONS),
       });
-      const { ms, peakKb } = JSON.parse(await bare.firstLine) as { ms: number; peakKb: number };
+      const { ms, peakKb, n } = JSON.parse(await bare.firstLine) as { ms: number; peakKb: number; n: number };
       await bare.exited;
+      if (n !== MESSAGES) throw new Error(`the bare loop sent ${n} of ${MESSAGES} messages`);
       const rate = MESSAGES / (ms / 1000);
       context.log(`bare: ${round(rate)} msg/s, peak RSS ${round(peakKb / 1024)} MB`);
       return { rate, peakMb: peakKb / 1024 };
