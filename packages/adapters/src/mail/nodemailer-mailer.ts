@@ -5,14 +5,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { Readable } from 'node:stream';
 import { composeMessage } from './compose';
 import { ConnectionSlots } from './connection-slots';
-import { SmtpPool } from './smtp-pool';
-
-interface SmtpError {
-  code?: string;
-  responseCode?: number;
-  response?: string;
-  message?: string;
-}
+import { SmtpPool, type SmtpError } from './smtp-pool';
 
 /**
  * Pooled connections per email server and dispatcher, unless configured
@@ -110,7 +103,7 @@ export class NodemailerMailer implements Mailer {
     await slots.take(signal);
     const refusal: { error?: unknown } = {};
     try {
-      const content = clearance ? heldContent(raw, clearance, refusal) : wholeContent(raw);
+      const content = clearance ? heldContent(raw, clearance, refusal) : raw;
       const info = await pool.send({ from: email.envelopeFrom ?? email.from.email, to: [email.to] }, content);
       return { kind: 'accepted', response: String(info.response ?? '') };
     } catch (error) {
@@ -125,16 +118,6 @@ export class NodemailerMailer implements Mailer {
     for (const { pool } of this.pools.values()) pool.close();
     this.pools.clear();
   }
-}
-
-/** The message's content as a stream, so a session can tell whether any of it was sent. */
-function wholeContent(raw: Buffer): Readable {
-  return new Readable({
-    read() {
-      this.push(raw);
-      this.push(null);
-    },
-  });
 }
 
 /**

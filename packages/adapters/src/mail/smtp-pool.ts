@@ -1,18 +1,21 @@
 import DKIM from 'nodemailer/lib/dkim';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
-interface SmtpErrorLike {
+/** What nodemailer's SMTP errors carry: its own code, and the server's answer when there was one. */
+export interface SmtpError {
   code?: string;
   responseCode?: number;
+  response?: string;
+  message?: string;
 }
 
 /** The connection ended under a message that had not started: nothing reached the server. */
-const endedUnder = (error: SmtpErrorLike) =>
+const endedUnder = (error: SmtpError) =>
   error.responseCode === 421 || error.code === 'ECONNECTION' || error.code === 'ESOCKET' || error.code === 'ETIMEDOUT';
 
 /** The server refused this message (its envelope or content); the session itself is fine. */
-const refusedMessage = (error: SmtpErrorLike) => (error.code === 'EENVELOPE' || error.code === 'EMESSAGE') && error.responseCode !== 421;
+const refusedMessage = (error: SmtpError) => (error.code === 'EENVELOPE' || error.code === 'EMESSAGE') && error.responseCode !== 421;
 
 interface Connection {
   smtp: SMTPConnection;
@@ -45,10 +48,12 @@ export class SmtpPool {
   /**
    * Carries `content` for `envelope` and resolves with the server's answer, or rejects with
    * nodemailer's SMTP error. A session the server closed while it was idle is noticed when the
-   * message goes over it: if not a byte of the content was read, the message goes over another.
+   * message goes over it: if not a byte of the content was read, the message goes over another
+   * (content is carried as a stream, so that "read" is known).
    */
-  async send(envelope: SMTPConnection.Envelope, content: Readable): Promise<SMTPConnection.SentMessageInfo> {
-    const message = this.signer === null ? content : this.signer.sign(content);
+  async send(envelope: SMTPConnection.Envelope, content: Buffer | Readable): Promise<SMTPConnection.SentMessageInfo> {
+    const stream = Buffer.isBuffer(content) ? whole(content) : content;
+    const message = this.signer === null ? stream : this.signer.sign(stream);
     for (;;) {
       const reused = this.takeIdle();
       const connection = reused ?? (await this.connect());
@@ -61,7 +66,7 @@ export class SmtpPool {
         return info;
       } catch (error) {
         connection.sending = false;
-        const smtpError = error as SmtpErrorLike;
+        const smtpError = error as SmtpError;
         if (reused !== undefined && message.readableDidRead === false && endedUnder(smtpError)) {
           this.discard(connection);
           continue;
@@ -146,4 +151,14 @@ export class SmtpPool {
     if (graceful) connection.smtp.quit();
     else connection.smtp.close();
   }
+}
+
+/** A composed message as a stream that gives it in one piece. */
+function whole(raw: Buffer): Readable {
+  return new Readable({
+    read() {
+      this.push(raw);
+      this.push(null);
+    },
+  });
 }
