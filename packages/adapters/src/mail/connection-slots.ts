@@ -1,4 +1,6 @@
-import { MessageWithdrawn } from '@mailcast/core';
+// The port's own file, not the package: this runs on the SMTP threads, which load only what they use
+// (docs/broadcasts-and-sending.md, "Memory").
+import { MessageWithdrawn } from '@mailcast/core/ports/mail';
 
 interface Waiter {
   start(): void;

@@ -4,7 +4,9 @@
  * Never started directly.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { MessageWithdrawn } from '@mailcast/core';
+// The port's file alone: the whole of core (its use cases, tsyringe) would cost each thread's heap
+// for nothing (docs/broadcasts-and-sending.md, "Memory").
+import { MessageWithdrawn } from '@mailcast/core/ports/mail';
 import { NodemailerMailer } from './nodemailer-mailer';
 import type { SmtpThreadReply, SmtpThreadRequest } from './threaded-mailer';
 

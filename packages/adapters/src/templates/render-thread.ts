@@ -5,7 +5,8 @@
  * Never started directly.
  */
 import { parentPort } from 'node:worker_threads';
-import { BroadcastRenderer } from '@mailcast/core';
+// The renderer's file alone, not the whole of core (docs/broadcasts-and-sending.md, "Memory").
+import { BroadcastRenderer } from '@mailcast/core/sending/broadcast-renderer';
 import { Htmlparser2Reader } from './htmlparser2-reader';
 import { LiquidTemplates } from './liquid-templates';
 import type { RenderRequest, RenderThreadReply, RenderThreadRequest } from './threaded-broadcast-rendering';
