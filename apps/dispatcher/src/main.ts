@@ -1,5 +1,7 @@
+// First: the heap bounds are set before any other module grows the heap.
+import { HEAP_FLAGS } from './heap-flags';
 import 'reflect-metadata';
-import { createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger } from '@mailcast/adapters';
+import { keepHeapFlags, createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger } from '@mailcast/adapters';
 import { BroadcastRendering, Mailer, PriorityMailer } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
     logger = createLogger({ level: config.logLevel, production: config.production, service: 'dispatcher' });
     const dispatcherConfig = loadDispatcherConfig(config.publicUrl);
     const database = await resolveDatabase(config.databaseUrl);
+    // V8 resets one of them whenever it configures a thread's isolate: set again as each comes online.
+    keepHeapFlags(HEAP_FLAGS);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
     let stopping = false;
     const container = buildContainer(infra, [], {

@@ -1,6 +1,7 @@
 import { MessageWithdrawn, type Clearance, type EmailServer, type MailOutcome, type Mailer, type OutgoingEmail } from '@mailcast/core';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { DEFAULT_THREAD_YOUNG_GENERATION_MB, startThread } from '../system/threads';
 
 export interface SmtpThreadSend {
   id: number;
@@ -33,6 +34,8 @@ export interface ThreadedMailerOptions {
   connectionsPerServer: number;
   /** The thread's script; a test gives its own. Default: the built smtp-thread.js. */
   script?: string;
+  /** Each thread's young generation, in MB (default DEFAULT_THREAD_YOUNG_GENERATION_MB). */
+  youngGenerationMb?: number;
 }
 
 /**
@@ -68,6 +71,7 @@ export class ThreadedMailer implements Mailer {
   private readonly threads: Thread[];
   private readonly script: string;
   private readonly connectionsPerThread: number;
+  private readonly youngGenerationMb: number;
   private next = 0;
   private ids = 0;
   private flushing = false;
@@ -77,6 +81,7 @@ export class ThreadedMailer implements Mailer {
     this.script = options.script ?? DEFAULT_SCRIPT;
     const count = Math.max(1, Math.floor(options.threads));
     this.connectionsPerThread = Math.ceil(options.connectionsPerServer / count);
+    this.youngGenerationMb = options.youngGenerationMb ?? DEFAULT_THREAD_YOUNG_GENERATION_MB;
     this.threads = Array.from({ length: count }, () => this.start());
   }
 
@@ -176,7 +181,7 @@ export class ThreadedMailer implements Mailer {
   }
 
   private start(): Thread {
-    const worker = new Worker(this.script, { workerData: { connectionsPerServer: this.connectionsPerThread } });
+    const worker = startThread(this.script, this.youngGenerationMb, { workerData: { connectionsPerServer: this.connectionsPerThread } });
     const thread: Thread = { worker, pending: new Map(), outbox: [], withdrawals: [], clearances: new Map(), given: [], refused: [], refusals: new Map() };
     worker.on('message', (reply: SmtpThreadReply) => {
       for (const id of reply.clearances ?? []) this.clear(thread, id);

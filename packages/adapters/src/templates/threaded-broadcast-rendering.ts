@@ -1,6 +1,7 @@
 import { renderTurns, type Broadcast, type BroadcastRendering, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from '@mailcast/core';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { DEFAULT_THREAD_YOUNG_GENERATION_MB, startThread } from '../system/threads';
 
 /** What a thread is asked: one recipient of a job rendered, or a broadcast's trackable links. */
 export type RenderRequest = { kind: 'render'; jobId: number; recipient: RecipientLinks } | { kind: 'links'; broadcast: Broadcast };
@@ -21,6 +22,8 @@ export interface ThreadedRenderingOptions {
   timeLimitMs: number;
   /** The thread's script; a test gives its own. Default: the built render-thread.js. */
   script?: string;
+  /** Each thread's young generation, in MB (default DEFAULT_THREAD_YOUNG_GENERATION_MB). */
+  youngGenerationMb?: number;
 }
 
 export const DEFAULT_RENDER_THREADS = 1;
@@ -154,7 +157,8 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
   }
 
   private start(slot: Slot): Worker {
-    const worker = new Worker(this.script, { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
+    const young = this.options.youngGenerationMb ?? DEFAULT_THREAD_YOUNG_GENERATION_MB;
+    const worker = startThread(this.script, young, { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
     slot.worker = worker;
     worker.on('message', (reply: RenderThreadReply) => {
       if (slot.worker !== worker) return;

@@ -1,0 +1,35 @@
+import v8 from 'node:v8';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+/**
+ * The young generation (semi-spaces) a worker thread may use, in MB: V8 splits it into three (two
+ * semi-spaces and the young large objects), so 6 is a semi-space of at most 2 MB. V8's default,
+ * 16 MB semi-spaces, holds up to 48 MB per thread of short-lived garbage at a sending peak
+ * (docs/broadcasts-and-sending.md, "Memory").
+ */
+export const DEFAULT_THREAD_YOUNG_GENERATION_MB = 6;
+
+let heapFlags: readonly string[] = [];
+
+/**
+ * V8 flags the process sets at run time and keeps: V8 resets `--semi-space-growth-factor` to 2
+ * each time it configures a new isolate, so they are set again whenever a thread comes online.
+ */
+export function keepHeapFlags(flags: readonly string[]): void {
+  heapFlags = flags;
+  applyHeapFlags();
+}
+
+function applyHeapFlags(): void {
+  for (const flag of heapFlags) v8.setFlagsFromString(flag);
+}
+
+/** A worker thread with its young generation bounded; the process's heap flags are kept. */
+export function startThread(script: string, youngGenerationMb: number, options: WorkerOptions = {}): Worker {
+  const worker = new Worker(script, {
+    ...options,
+    resourceLimits: { ...options.resourceLimits, maxYoungGenerationSizeMb: youngGenerationMb },
+  });
+  if (heapFlags.length > 0) worker.once('online', applyHeapFlags);
+  return worker;
+}
