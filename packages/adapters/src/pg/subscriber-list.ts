@@ -83,11 +83,11 @@ export interface ListCaches {
   pages: KeptResults<unknown[]>;
 }
 
-export function listCaches(changes: ChangeCounter, now: () => number = Date.now, maxMatches = LIST_MATCHES_BUDGET): ListCaches {
+export function listCaches(changes: ChangeCounter, now: () => number = Date.now, matchesBudget = LIST_MATCHES_BUDGET): ListCaches {
   return {
     changes,
     counts: new CountCache(LIST_COUNT_TTL_MS, undefined, now),
-    matches: new KeptResults<Float64Array | null>(LIST_COUNT_TTL_MS, maxMatches, { size: (ids) => ids?.length ?? Infinity, weigh: (ids) => ids?.length ?? 1 }, now),
+    matches: new KeptResults<Float64Array | null>(LIST_COUNT_TTL_MS, matchesBudget, { size: (ids) => ids?.length ?? Infinity, weigh: (ids) => ids?.length ?? 1 }, now),
     pages: new KeptResults<unknown[]>(LIST_COUNT_TTL_MS, LIST_PAGE_ROWS_BUDGET, { size: (rows) => rows.length, weigh: (rows) => rows.length }, now),
   };
 }
