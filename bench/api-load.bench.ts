@@ -3,11 +3,10 @@ import { issueApiToken } from '@mailcast/core';
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, round, type Bench, type BenchContext, type BenchFigure } from './harness';
+import { cpuSeconds, freePort, round, type Bench, type BenchContext, type BenchFigure } from './harness';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 const DURATION_S = Number(process.env.BENCH_LOAD_SECONDS ?? 8);
@@ -235,15 +234,9 @@ async function writePath(
   return { figures, errors };
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (Linux). */
-export function cpuSeconds(child: ChildProcess): number {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 /** load(), with the serving process's CPU milliseconds per request over the run. */
 async function measured(server: ChildProcess, options: autocannon.Options): Promise<Load & { cpuMsPerRequest: number }> {
-  const before = cpuSeconds(server);
+  const before = cpuSeconds(server.pid!);
   const result = await load(options);
-  return { ...result, cpuMsPerRequest: result.requests > 0 ? ((cpuSeconds(server) - before) * 1000) / result.requests : Number.NaN };
+  return { ...result, cpuMsPerRequest: result.requests > 0 ? ((cpuSeconds(server.pid!) - before) * 1000) / result.requests : Number.NaN };
 }

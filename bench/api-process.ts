@@ -7,7 +7,9 @@ const API_MAIN = path.resolve(__dirname, '../apps/api/dist/main.js');
 
 /** The built api as production runs it: a process of its own (`node apps/api/dist/main.js`). */
 export async function startApi(env: NodeJS.ProcessEnv, port: number): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
-  const child = fork(API_MAIN, [], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'pipe', execArgv: [] });
+  // BENCH_API_EXECARGV: node options for the api process only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p".
+  const execArgv = process.env.BENCH_API_EXECARGV?.split(' ').filter((a) => a !== '') ?? [];
+  const child = fork(API_MAIN, [], { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'pipe', execArgv });
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createDatabase, migrate, type Database } from '@mailcast/adapters';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mailcast/devkit';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,27 @@ export async function timeEach(runs: number, work: () => Promise<unknown>, warmu
     samples.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   return samples;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (Linux). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds a process and its children (a PostgreSQL postmaster and its backends) have used so far. */
+export function treeCpuSeconds(pid: number): number {
+  let total = cpuSeconds(pid);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // The process ended while the directory was read.
+    }
+  }
+  return total;
 }
 
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;

@@ -8,7 +8,8 @@
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import { cpuSeconds, seedLoadDatabase, startProcess, stop, writeRequests } from './api-load.bench';
+import { seedLoadDatabase, startProcess, stop, writeRequests } from './api-load.bench';
+import { cpuSeconds } from './harness';
 import { startEmbeddedPostgres } from '@mailcast/devkit';
 import { mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,9 +20,9 @@ const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 5000);
 const CONNECTIONS = 50;
 
 async function measure(child: ChildProcess, url: string, method: 'POST' | 'PATCH', headers: Record<string, string>, tag: string) {
-  const before = cpuSeconds(child);
+  const before = cpuSeconds(child.pid!);
   const result = await autocannon({ url, method, headers, connections: CONNECTIONS, amount: REQUESTS, requests: writeRequests(method === 'POST' ? 'create' : 'update', tag) });
-  const cpu = cpuSeconds(child) - before;
+  const cpu = cpuSeconds(child.pid!) - before;
   return { cpuMsPerRequest: round((cpu * 1000) / REQUESTS, 3), rps: round(result.requests.average), p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
 }
 

@@ -1,22 +1,22 @@
 import {
-  audienceChanges,
   createBoss,
   createDatabase,
-  LIST_COUNT_ALWAYS_EXACT_UP_TO,
   LIST_COUNT_TTL_MS,
-  CountCache,
   pgRepositories,
   SecretBox,
-  subscriberListQueries,
+  SubscriberLists,
+  subscriberMatchesQuery,
+  subscriberRowsQuery,
 } from '@mailcast/adapters';
 import { issueApiToken, type SubscriberFilter } from '@mailcast/core';
-import { PERMISSIONS, SUBSCRIBERS_PAGE_SIZE, totalFromPage } from '@mailcast/domain';
+import { PERMISSIONS, SUBSCRIBERS_PAGE_SIZE } from '@mailcast/domain';
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { jsonClient, startApi } from './api-process';
-import { freePort, percentile, round, timeEach, type Bench, type BenchFigure } from './harness';
+import { cpuSeconds, freePort, percentile, round, timeEach, treeCpuSeconds, type Bench, type BenchFigure } from './harness';
 
 const SIZE = Number(process.env.SUBSCRIBERS_BENCH_SIZE ?? 1_000_000);
 /**
@@ -125,6 +125,12 @@ async function seededDatabase(context: Parameters<Bench['run']>[0]) {
   return { url, db, channelId: channel.id as number, close: async () => undefined };
 }
 
+/** The PostgreSQL server's process: the parent of the backend serving `pool`. */
+async function postmasterPid(pool: pg.Pool): Promise<number> {
+  const backend = Number((await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+  return Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+}
+
 const explain = async (pool: pg.Pool, query: { sql: string; bindings: readonly unknown[] }) =>
   (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, query.bindings as unknown[])).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
 
@@ -154,30 +160,19 @@ export const subscribersBench: Bench = {
     const notes: string[] = [];
     let httpSamples: number[], directSamples: number[], floorSamples: number[], total: number;
     let loaded: { list: autocannon.Result; floor: autocannon.Result };
+    let cpuPerRequest: { api: number; pg: number };
     const loads: number[] = [];
     try {
       /**
-       * The very SQL the repository sends, run directly through pg with the repository's rule
-       * for the total (a page that proves it, else an exact count kept as the api keeps it) —
-       * and the HTTP call.
+       * The repository's list in this process (the same statements and rule for the total, its
+       * own kept matches and counts, no HTTP), and the HTTP call.
        */
       const callers = (query: string, filter: SubscriberFilter) => {
         const sizes = { limit: SUBSCRIBERS_PAGE_SIZE, offset: 0 };
-        const { pageQuery, countQuery } = subscriberListQueries(db, channelId, filter, sizes);
-        const page = pageQuery.toSQL().toNative();
-        const count = countQuery.toSQL().toNative();
-        const counts = new CountCache(LIST_COUNT_TTL_MS, undefined, undefined, audienceChanges(db));
+        const lists = new SubscriberLists(db);
         const endpoint = `${base}/api/v1/subscribers.json${query}`;
         return {
-          page,
-          count,
-          direct: async () => {
-            const rows = (await pool.query(page.sql, page.bindings as unknown[])).rows;
-            const proven = totalFromPage(sizes.offset, sizes.limit, rows.length);
-            if (proven !== null) return proven;
-            const counted = async () => Number((await pool.query(count.sql, count.bindings as unknown[])).rows[0].count);
-            return (await counts.current()).get(endpoint, counted, LIST_COUNT_ALWAYS_EXACT_UP_TO);
-          },
+          direct: async () => (await lists.list(channelId, filter, sizes)).total,
           viaHttp: async () => {
             const res = await httpClient.get(endpoint);
             if (res.status !== 200) throw new Error(`list answered ${res.status}: ${res.body}`);
@@ -204,9 +199,11 @@ export const subscribersBench: Bench = {
       const firstMs = Number(process.hrtime.bigint() - firstStart) / 1e6;
       total = answer.pagination.total;
       if ((await combined.direct()) !== total) throw new Error('http and direct SQL disagree');
-      const pagePlan = await explain(pool, combined.page);
-      const countPlan = await explain(pool, combined.count);
-      context.log(`plan of the page query:\n${pagePlan}\nplan of the count query:\n${countPlan}`);
+      const matchesQuery = subscriberMatchesQuery(db, channelId, FILTER, 100_001);
+      const firstIds = ((await matchesQuery) as Array<{ id: number }>).slice(0, SUBSCRIBERS_PAGE_SIZE).map((r) => Number(r.id));
+      const matchesPlan = await explain(pool, matchesQuery.toSQL().toNative());
+      const rowsPlan = await explain(pool, subscriberRowsQuery(db, channelId, FILTER, firstIds).toSQL().toNative());
+      context.log(`plan of the matches query:\n${matchesPlan}\nplan of the page's rows query:\n${rowsPlan}`);
       const floor = async () => {
         const res = await httpClient.get(`${base}/api/v1/whoami`);
         if (res.status !== 200) throw new Error(`whoami answered ${res.status}`);
@@ -218,7 +215,15 @@ export const subscribersBench: Bench = {
 
       context.log(`${CLIENTS} clients for ${CONCURRENT_SECONDS} s each: the list, then the floor`);
       const concurrent = (path: string) => autocannon({ url: `${base}${path}`, headers, connections: CLIENTS, duration: CONCURRENT_SECONDS });
-      loaded = { list: await concurrent(`/api/v1/subscribers.json${QUERY}`), floor: await concurrent('/api/v1/whoami') };
+      // CPU per answered list request: the api process, and the PostgreSQL server (postmaster and backends).
+      const postmaster = await postmasterPid(pool);
+      const cpuBefore = { api: cpuSeconds(api.child.pid!), pg: treeCpuSeconds(postmaster) };
+      const list = await concurrent(`/api/v1/subscribers.json${QUERY}`);
+      cpuPerRequest = {
+        api: ((cpuSeconds(api.child.pid!) - cpuBefore.api) * 1000) / list.requests.total,
+        pg: ((treeCpuSeconds(postmaster) - cpuBefore.pg) * 1000) / list.requests.total,
+      };
+      loaded = { list, floor: await concurrent('/api/v1/whoami') };
       loads.push(os.loadavg()[0]!);
 
       for (const o of OTHERS) {
@@ -229,7 +234,7 @@ export const subscribersBench: Bench = {
         const coldMs = Number(process.hrtime.bigint() - coldStart) / 1e6;
         const m = await measure(c, OTHER_RUNS, 2, 5);
         others.push(
-          { metric: `${o.label}: first request (counts)`, value: coldMs, unit: 'ms' },
+          { metric: `${o.label}: first request (finds or counts)`, value: coldMs, unit: 'ms' },
           { metric: `${o.label}: HTTP p50`, value: percentile(m.httpSamples, 50), unit: 'ms', ceiling: percentile(m.directSamples, 50) },
           { metric: `${o.label}: HTTP p99`, value: percentile(m.httpSamples, 99), unit: 'ms', ceiling: percentile(m.directSamples, 99) },
         );
@@ -237,12 +242,12 @@ export const subscribersBench: Bench = {
       loads.push(os.loadavg()[0]!);
       const indexesUsed = (plan: string) => [...new Set(plan.match(/subscribers_[a-z_]+/g) ?? [])].join(', ') || 'none';
       notes.push(
-        `The first request of the combined filter (its exact count included) took ${round(firstMs)} ms; the api keeps a count above ${LIST_COUNT_ALWAYS_EXACT_UP_TO} until the subscribers change, for at most ${LIST_COUNT_TTL_MS / 1000} s (docs/subscribers.md, List totals), so one request after each change, and at least one in each ${LIST_COUNT_TTL_MS / 1000} s, pays it again.`,
-        `Indexes in the page query's plan: ${indexesUsed(pagePlan)}; in the count query's plan: ${indexesUsed(countPlan)}.`,
-        `Page query plan: ${pagePlan.split('\n').filter((l) => /Scan|Sort |Rows Removed|Execution/.test(l)).map((l) => l.trim()).join(' | ')}`,
-        `Count query plan: ${countPlan.split('\n').filter((l) => /Scan|BitmapAnd|Execution/.test(l)).map((l) => l.trim()).join(' | ')}`,
+        `The first request of the combined filter (finding and keeping its matches) took ${round(firstMs)} ms; the api keeps a filter's matches until the subscribers change, for at most ${LIST_COUNT_TTL_MS / 1000} s (docs/subscribers.md, Kept matches), so one request after each change, and at least one in each ${LIST_COUNT_TTL_MS / 1000} s, pays it again.`,
+        `Indexes in the matches query's plan: ${indexesUsed(matchesPlan)}; in the page's rows query: ${indexesUsed(rowsPlan)}.`,
+        `Matches query plan: ${matchesPlan.split('\n').filter((l) => /Scan|BitmapAnd|Sort |Execution/.test(l)).map((l) => l.trim()).join(' | ')}`,
+        `Rows query plan: ${rowsPlan.split('\n').filter((l) => /Scan|Sort |Execution/.test(l)).map((l) => l.trim()).join(' | ')}`,
         `Concurrent runs: ${CLIENTS} autocannon connections for ${CONCURRENT_SECONDS} s, list ${loaded.list.non2xx + loaded.list.errors} errors, floor ${loaded.floor.non2xx + loaded.floor.errors}.`,
-        `Other filters: ${OTHER_RUNS} requests each after the first; "first request" includes the exact count when the page does not prove the total.`,
+        `Other filters: ${OTHER_RUNS} requests each after the first; "first request" includes finding the matches, or the exact count of a filter too broad to keep.`,
         `One-minute load average after the sequential, concurrent and other runs: ${loads.map((l) => round(l, 1)).join(', ')} on ${os.cpus().length} CPUs (the machine may be shared).`,
       );
     } finally {
@@ -261,7 +266,7 @@ export const subscribersBench: Bench = {
         `${SIZE.toLocaleString('en-US')} subscribers (99% in the listed channel), seeded set-based, ANALYZEd. ` +
         `GET /api/v1/subscribers.json${QUERY} (a third of the list by domain, a fifth by tag, a quarter by plan; ${total} match) to the built api running as its own process, as in production (\`node apps/api/dist/main.js\`, NODE_ENV=production, rate limit off, log level error), ` +
         `on a loopback port through a keep-alive node:http client that reads and parses every answer. ` +
-        `${RUNS} sequential requests after ${WARMUP} untimed ones, against the same statements run directly through pg with the repository's rule for the total, interleaved in ${rounds} rounds; ` +
+        `${RUNS} sequential requests after ${WARMUP} untimed ones, against the repository's list called in the benchmark's process (the same statements and rule for the total, no HTTP), interleaved in ${rounds} rounds; ` +
         `the HTTP floor is GET /api/v1/whoami (token check, one small read) through the same client. Then ${CLIENTS} concurrent autocannon connections on the list and on the floor. ` +
         `SUBSCRIBERS_BENCH_DATABASE_URL reuses a database this seed filled; SUBSCRIBERS_BENCH_SIZE, SUBSCRIBERS_BENCH_RUNS, SUBSCRIBERS_BENCH_SECONDS size the run.`,
       figures: [
@@ -277,6 +282,8 @@ export const subscribersBench: Bench = {
           met: loaded.list.requests.average >= 300 && loaded.list.non2xx + loaded.list.errors === 0,
         },
         { metric: `${CLIENTS} clients: p99`, value: loaded.list.latency.p99, unit: 'ms', ceiling: loaded.floor.latency.p99 },
+        { metric: `${CLIENTS} clients: api CPU per request`, value: cpuPerRequest.api, unit: 'ms' },
+        { metric: `${CLIENTS} clients: PostgreSQL CPU per request`, value: cpuPerRequest.pg, unit: 'ms' },
         ...others,
       ],
       notes,

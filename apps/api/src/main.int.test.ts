@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase, eventually, freePort, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
 
 /** `npm run start:api`: the api process alone (docs/operations.md), as production runs it. */
 describe('the api process', () => {
@@ -9,10 +9,13 @@ describe('the api process', () => {
   });
   afterAll(() => database.drop());
 
-  it('serves on PORT, is ready, and drains on SIGTERM', async () => {
-    const port = await freePort();
-    const api = spawnBuilt('apps/api/dist/main.js', { ...process.env, DATABASE_URL: database.url, PORT: String(port), NODE_ENV: 'production', MAILCAST_SECRET_KEY: randomBytes(32).toString('base64') });
+  it('serves on PORT (0: a free port, which it logs), is ready, and drains on SIGTERM', async () => {
+    // PORT=0: the system picks a free port and the api says which. A port picked here and handed
+    // over could be taken by another test's process in between.
+    const api = spawnBuilt('apps/api/dist/main.js', { ...process.env, DATABASE_URL: database.url, PORT: '0', NODE_ENV: 'production', MAILCAST_SECRET_KEY: randomBytes(32).toString('base64') });
+    let port = 0;
     try {
+      port = Number(await eventually(async () => /api listening on http:\/\/localhost:(\d+)/.exec(api.output())?.[1]));
       const ready = await eventually(async () => {
         const res = await fetch(`http://127.0.0.1:${port}/readyz`);
         return res.ok ? ((await res.json()) as unknown) : undefined;

@@ -1,4 +1,4 @@
-import { CountCache, listCountKey } from './count-cache';
+import { CountCache, KeptResults, listCountKey } from './count-cache';
 
 describe('CountCache', () => {
   let now = 0;
@@ -84,5 +84,26 @@ describe('CountCache recountUpTo', () => {
     expect(await cache.get('small', () => Promise.resolve(1200), 1000)).toBe(1200);
     expect(await cache.get('small', () => Promise.resolve(5), 1000)).toBe(1200);
     expect(await cache.get('large', () => Promise.resolve(7), 1000)).toBe(1001);
+  });
+});
+
+describe('KeptResults weighed', () => {
+  const lists = (maxWeight: number) => new KeptResults<number[]>(30_000, maxWeight, { size: (ids) => ids.length, weigh: (ids) => ids.length }, () => 0);
+
+  it('keeps values up to the budget by their weight, dropping the oldest', async () => {
+    const kept = lists(10);
+    await kept.get('a', async () => [1, 2, 3, 4]);
+    await kept.get('b', async () => [5, 6, 7, 8]);
+    expect([kept.known('a'), kept.known('b')]).toEqual([[1, 2, 3, 4], [5, 6, 7, 8]]);
+    await kept.get('c', async () => [9, 10, 11]);
+    expect(kept.known('a')).toBeUndefined();
+    expect([kept.known('b'), kept.known('c')]).toEqual([[5, 6, 7, 8], [9, 10, 11]]);
+  });
+
+  it('a reading of the change counter keeps its own values', async () => {
+    const kept = lists(10);
+    await kept.at('1').get('k', async () => [1]);
+    expect(kept.at('1').known('k')).toEqual([1]);
+    expect(kept.at('2').known('k')).toBeUndefined();
   });
 });

@@ -1,8 +1,7 @@
 import { ValidationError, type NewSubscriber, type OutboxEvent, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
-import { totalFromPage } from '@mailcast/domain';
 import type { Knex } from 'knex';
-import { audienceChanges, CountCache, listCountKey } from './count-cache';
 import { prepared } from './database';
+import { SubscriberLists } from './subscriber-list';
 
 export interface SubscriberRow {
   id: number;
@@ -95,67 +94,10 @@ async function uniqueEmail<T>(write: () => Promise<T>): Promise<T> {
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
-/** LIKE treats % _ and \ specially; a fragment is matched literally. */
-export const likeLiteral = (fragment: string) => fragment.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/**
- * Adds the spec's list filters as SQL, each one backed by an index: the trigram GIN index for
- * the address fragment, GIN (channel_id, tags) for tags, jsonb_path_ops GIN for custom_data.
- * Nothing is filtered in JavaScript. Exported so the benchmark runs the very same SQL.
- */
-export function applySubscriberFilter(query: Knex.QueryBuilder, channelId: number, filter: SubscriberFilter): Knex.QueryBuilder {
-  query.where('channel_id', channelId);
-  if (filter.isActive !== undefined) query.where('is_active', filter.isActive);
-  if (filter.source !== undefined) query.where('source', filter.source);
-  // Addresses are stored lower-cased, so a lower-cased LIKE is the case-insensitive match.
-  if (filter.emailContains !== undefined) query.whereRaw(`email LIKE ?`, [`%${likeLiteral(filter.emailContains.toLowerCase())}%`]);
-  if (filter.confirmationStatus === 'confirmed') query.whereNotNull('confirmed_at');
-  if (filter.confirmationStatus === 'unconfirmed') query.whereNull('confirmed_at');
-  if (filter.createdAfter !== undefined) query.where('created_at', '>=', filter.createdAfter);
-  if (filter.createdBefore !== undefined) query.where('created_at', '<=', filter.createdBefore);
-  if (filter.tags !== undefined && filter.tags.length > 0) query.whereRaw(`tags @> ?::text[]`, [filter.tags]);
-  if (filter.customData !== undefined && Object.keys(filter.customData).length > 0) {
-    query.whereRaw(`custom_data @> ?::jsonb`, [JSON.stringify(filter.customData)]);
-  }
-  return query;
-}
-
-/**
- * The page query of a list, as the repository runs it (and the benchmark). `fewMatches`: the
- * filter is known to match few rows (a kept total), so the matches are found on their own
- * indexes first and then sorted, instead of reading the order index newest first until 250
- * match, which for a filter that matches almost nothing reads the whole channel.
- */
-export function subscriberPageQuery(db: Knex, channelId: number, filter: SubscriberFilter, page: Page, fewMatches = false) {
-  const order = [
-    { column: 'created_at', order: 'desc' as const },
-    { column: 'id', order: 'desc' as const },
-  ];
-  if (fewMatches) {
-    const matches = applySubscriberFilter(db('subscribers'), channelId, filter).select('*');
-    return db.withMaterialized('matches', matches).select('*').from('matches').orderBy(order).limit(page.limit).offset(page.offset);
-  }
-  return applySubscriberFilter(db('subscribers'), channelId, filter).select('*').orderBy(order).limit(page.limit).offset(page.offset);
-}
-
-/** The count query of a list, run only when the page does not prove the total. */
-export function subscriberCountQuery(db: Knex, channelId: number, filter: SubscriberFilter) {
-  return applySubscriberFilter(db('subscribers'), channelId, filter).count<{ count: number }[]>({ count: '*' });
-}
-
-/** The page query and the count query of a list, as the repository runs them (and the benchmark). */
-export function subscriberListQueries(db: Knex, channelId: number, filter: SubscriberFilter, page: Page) {
-  return { pageQuery: subscriberPageQuery(db, channelId, filter, page), countQuery: subscriberCountQuery(db, channelId, filter) };
-}
-
-/** How long an exact list count is kept, and up to which total it is always counted again (docs/subscribers.md, "List totals"). */
-export const LIST_COUNT_TTL_MS = 30_000;
-export const LIST_COUNT_ALWAYS_EXACT_UP_TO = 1000;
-
 export class PgSubscriberRepository implements SubscriberRepository {
   constructor(
     private readonly db: Knex,
-    private readonly counts = new CountCache(LIST_COUNT_TTL_MS, undefined, undefined, audienceChanges(db)),
+    private readonly lists = new SubscriberLists(db),
     /** Told when a write recorded outbox events (the relays are woken after the commit). */
     private readonly eventRecorded?: () => void,
   ) {}
@@ -248,26 +190,7 @@ export class PgSubscriberRepository implements SubscriberRepository {
   }
 
   async list(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }> {
-    const key = listCountKey(channelId, filter);
-    const counts = await this.counts.current();
-    const known = counts.known(key);
-    const fewMatches = known !== undefined && known <= LIST_COUNT_ALWAYS_EXACT_UP_TO;
-    const rows = (await subscriberPageQuery(this.db, channelId, filter, page, fewMatches)) as SubscriberRow[];
-    // A short page proves the total exactly; otherwise an exact count, which for a large total is
-    // kept for a short time per filter (docs/subscribers.md, "List totals"). A kept count is never
-    // less than the rows this (full) page shows to exist.
-    const proven = totalFromPage(page.offset, page.limit, rows.length);
-    if (proven !== null) counts.remember(key, proven);
-    const total =
-      proven ??
-      Math.max(
-        rows.length > 0 ? page.offset + rows.length : 0,
-        await counts.get(
-          key,
-          async () => Number((await subscriberCountQuery(this.db, channelId, filter))[0]?.count ?? 0),
-          LIST_COUNT_ALWAYS_EXACT_UP_TO,
-        ),
-      );
+    const { rows, total } = await this.lists.list<SubscriberRow>(channelId, filter, page);
     return { items: rows.map(toSubscriber), total };
   }
 }

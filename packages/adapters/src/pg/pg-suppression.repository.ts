@@ -1,7 +1,7 @@
 import type { Page, Suppression, SuppressionList, SuppressionRepository } from '@mailcast/core';
 import type { SuppressionReason, SuppressionScope } from '@mailcast/domain';
 import type { Knex } from 'knex';
-import { likeLiteral } from './pg-subscriber.repository';
+import { likeLiteral } from './subscriber-list';
 
 interface SuppressionRow {
   id: number;
