@@ -4,7 +4,9 @@
  * (no node flag needed). Imports node:v8 alone for that reason.
  *
  * - `--semi-space-growth-factor=1`: the main thread's young generation keeps the size it starts
- *   with (1 MB semi-spaces) instead of growing to V8's 16 MB ones under a sending peak.
+ *   with (1 MB semi-spaces; 2 MB when it grew once in the moment between a thread's isolate
+ *   resetting the factor and the flags being set again) instead of growing to V8's 16 MB ones
+ *   under a sending peak.
  *   `--max-semi-space-size` set at run time is not read by an isolate already configured; the
  *   growth factor is.
  * - `--min-semi-space-size=2`: read only when an isolate is configured, so it leaves the main
