@@ -49,3 +49,24 @@ describe('startThread', () => {
     expect((await run(true)).mainMb).toBeLessThanOrEqual(2);
   });
 });
+
+/** What a thread script loads, listed from inside a worker that requires it (the built scripts). */
+async function modulesLoadedBy(script: string): Promise<string[]> {
+  const inWorker = `
+    const { Worker } = require('node:worker_threads');
+    const worker = new Worker(${JSON.stringify(`
+      const before = new Set(Object.keys(require.cache));
+      require(SCRIPT);
+      console.log(JSON.stringify(Object.keys(require.cache).filter((file) => !before.has(file))));
+      process.exit(0);`)}.replace('SCRIPT', JSON.stringify(process.env.SCRIPT)), { eval: true, workerData: { connectionsPerServer: 1 } });`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', inWorker], { env: { ...process.env, SCRIPT: script } });
+  return JSON.parse(stdout) as string[];
+}
+
+describe('the thread scripts', () => {
+  it.each(['mail/smtp-thread.js', 'templates/render-thread.js'])('%s loads single files of core, not its index or tsyringe', async (script) => {
+    const loaded = await modulesLoadedBy(path.resolve(__dirname, '../../dist', script));
+    expect(loaded.some((file) => file.includes(path.join('packages', 'core', 'dist')))).toBe(true);
+    expect(loaded.filter((file) => file.endsWith(path.join('packages', 'core', 'dist', 'index.js')) || file.includes(`${path.sep}tsyringe${path.sep}`))).toEqual([]);
+  });
+});
