@@ -63,10 +63,21 @@ export async function timeEach(runs: number, work: () => Promise<unknown>, warmu
   return samples;
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (Linux). */
+/** The fields of /proc/<pid>/stat after the command name (Linux): [0] state, [1] parent, [11] user, [12] system ticks. */
+function procStat(pid: number | string): string[] {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+}
+
+const statCpuSeconds = (fields: string[]) => (Number(fields[11]) + Number(fields[12])) / 100;
+
+/** CPU seconds (user + system) a process has used so far. */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return statCpuSeconds(procStat(pid));
+}
+
+/** A process's parent (a PostgreSQL backend's is the postmaster). */
+export function parentPid(pid: number): number {
+  return Number(procStat(pid)[1]);
 }
 
 /** CPU seconds a process and its children (a PostgreSQL postmaster and its backends) have used so far. */
@@ -75,8 +86,8 @@ export function treeCpuSeconds(pid: number): number {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) / 100;
+      const fields = procStat(entry);
+      if (Number(fields[1]) === pid) total += statCpuSeconds(fields);
     } catch {
       // The process ended while the directory was read.
     }

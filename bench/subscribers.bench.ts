@@ -12,11 +12,10 @@ import { issueApiToken, type SubscriberFilter } from '@mailcast/core';
 import { PERMISSIONS, SUBSCRIBERS_PAGE_SIZE } from '@mailcast/domain';
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { jsonClient, startApi } from './api-process';
-import { cpuSeconds, freePort, percentile, round, timeEach, treeCpuSeconds, type Bench, type BenchFigure } from './harness';
+import { cpuSeconds, freePort, parentPid, percentile, round, timeEach, treeCpuSeconds, type Bench, type BenchFigure } from './harness';
 
 const SIZE = Number(process.env.SUBSCRIBERS_BENCH_SIZE ?? 1_000_000);
 /**
@@ -127,8 +126,7 @@ async function seededDatabase(context: Parameters<Bench['run']>[0]) {
 
 /** The PostgreSQL server's process: the parent of the backend serving `pool`. */
 async function postmasterPid(pool: pg.Pool): Promise<number> {
-  const backend = Number((await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
-  return Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  return parentPid(Number((await pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid));
 }
 
 const explain = async (pool: pg.Pool, query: { sql: string; bindings: readonly unknown[] }) =>

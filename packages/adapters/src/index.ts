@@ -23,8 +23,8 @@ export { CachedApiTokenRepository, PgApiTokenRepository } from './pg/pg-api-toke
 export { PgEmailServerRepository } from './pg/pg-email-server.repository';
 export { PgEmailEvents, rebuildEmailEventAggregates } from './pg/pg-email-events';
 export { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
-export { listCaches, LIST_COUNT_ALWAYS_EXACT_UP_TO, LIST_COUNT_TTL_MS, SubscriberLists, subscriberMatchesQuery, subscriberPageQuery, subscriberRowsQuery } from './pg/subscriber-list';
-export { audienceChanges, CountCache, KeptResults, type ChangeCounter, type Kept, type KeptCounts } from './pg/count-cache';
+export { LIST_COUNT_TTL_MS, SubscriberLists, subscriberMatchesQuery, subscriberRowsQuery } from './pg/subscriber-list';
+export { audienceChanges, CountCache, type ChangeCounter, type KeptCounts } from './pg/count-cache';
 export { PgSegmentRepository, SEGMENT_COUNT_TTL_MS } from './pg/pg-segment.repository';
 export { segmentPredicate } from './pg/segment-sql';
 

@@ -150,6 +150,7 @@ export class CountCache extends KeptResults<number> {
     super(ttlMs, maxEntries, { size: (n) => n, weigh: () => 1 }, now, changes);
   }
 }
+
 /** One key per channel and filter meaning: tag order and the fragment's case do not matter. */
 export function listCountKey(channelId: number, filter: SubscriberFilter): string {
   const customData = filter.customData === undefined ? undefined : Object.entries(filter.customData).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

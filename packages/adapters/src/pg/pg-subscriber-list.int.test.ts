@@ -19,9 +19,9 @@ describe('PgSubscriberRepository.list totals and kept matches (docs/subscribers.
     );
   };
   /** A repository as production builds it: caches keyed by the audience change counter. */
-  const current = (maxMatches?: number) => new PgSubscriberRepository(database.db, new SubscriberLists(database.db, listCaches(audienceChanges(database.db), clock), clock, maxMatches));
+  const current = (maxMatches?: number) => new PgSubscriberRepository(database.db, new SubscriberLists(database.db, listCaches(audienceChanges(database.db), clock), maxMatches));
   /** One that never sees a change: only the time-to-live ends what it keeps. */
-  const blind = () => new PgSubscriberRepository(database.db, new SubscriberLists(database.db, listCaches(async () => 'never', clock), clock));
+  const blind = () => new PgSubscriberRepository(database.db, new SubscriberLists(database.db, listCaches(async () => 'never', clock)));
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -81,6 +81,8 @@ export interface ListCaches {
   counts: CountCache;
   matches: KeptResults<Float64Array | null>;
   pages: KeptResults<unknown[]>;
+  /** Filters found to match more than can be kept: not searched again while this is fresh, whatever the counter. */
+  broad: KeptResults<true>;
 }
 
 export function listCaches(changes: ChangeCounter, now: () => number = Date.now, matchesBudget = LIST_MATCHES_BUDGET): ListCaches {
@@ -89,6 +91,7 @@ export function listCaches(changes: ChangeCounter, now: () => number = Date.now,
     counts: new CountCache(LIST_COUNT_TTL_MS, undefined, now),
     matches: new KeptResults<Float64Array | null>(LIST_COUNT_TTL_MS, matchesBudget, { size: (ids) => ids?.length ?? Infinity, weigh: (ids) => ids?.length ?? 1 }, now),
     pages: new KeptResults<unknown[]>(LIST_COUNT_TTL_MS, LIST_PAGE_ROWS_BUDGET, { size: (rows) => rows.length, weigh: (rows) => rows.length }, now),
+    broad: new KeptResults<true>(LIST_COUNT_TTL_MS, 1000, { size: () => 1, weigh: () => 1 }, now),
   };
 }
 
@@ -101,22 +104,17 @@ export function listCaches(changes: ChangeCounter, now: () => number = Date.now,
  * requests: callers map them to new objects and never change them.
  */
 export class SubscriberLists {
-  /** Filters found to match more than `maxMatches`, and until when that is trusted. */
-  private readonly broad = new Map<string, number>();
-
   constructor(
     private readonly db: Knex,
     private readonly caches: ListCaches = listCaches(audienceChanges(db)),
-    private readonly now: () => number = Date.now,
     private readonly maxMatches = LIST_MATCHES_MAX,
   ) {}
 
   async list<Row>(channelId: number, filter: SubscriberFilter, page: Page): Promise<{ rows: Row[]; total: number }> {
     const key = listCountKey(channelId, filter);
     const reading = await this.caches.changes();
-    const matches = this.caches.matches.at(reading);
-    const counts = this.caches.counts.at(reading);
-    const ids = this.isBroad(key) ? null : await matches.get(key, () => this.findMatches(key, channelId, filter), LIST_COUNT_ALWAYS_EXACT_UP_TO);
+    const broad = this.caches.broad.known(key) === true;
+    const ids = broad ? null : await this.caches.matches.at(reading).get(key, () => this.findMatches(key, channelId, filter), LIST_COUNT_ALWAYS_EXACT_UP_TO);
     if (ids !== null) {
       const pageIds = Array.from(ids.subarray(page.offset, page.offset + page.limit));
       const read = async () => (pageIds.length === 0 ? [] : ((await subscriberRowsQuery(this.db, channelId, filter, pageIds)) as Row[]));
@@ -128,6 +126,7 @@ export class SubscriberLists {
     const rows = (await subscriberPageQuery(this.db, channelId, filter, page)) as Row[];
     // A short page proves the total exactly; otherwise an exact count, kept per filter until the
     // subscribers change. A kept count is never less than the rows this (full) page shows to exist.
+    const counts = this.caches.counts.at(reading);
     const proven = totalFromPage(page.offset, page.limit, rows.length);
     if (proven !== null) {
       counts.remember(key, proven);
@@ -137,19 +136,10 @@ export class SubscriberLists {
     return { rows, total: Math.max(rows.length > 0 ? page.offset + rows.length : 0, counted) };
   }
 
-  private isBroad(key: string): boolean {
-    const until = this.broad.get(key);
-    if (until === undefined) return false;
-    if (until > this.now()) return true;
-    this.broad.delete(key);
-    return false;
-  }
-
   private async findMatches(key: string, channelId: number, filter: SubscriberFilter): Promise<Float64Array | null> {
     const rows = (await subscriberMatchesQuery(this.db, channelId, filter, this.maxMatches + 1)) as Array<{ id: number | string }>;
     if (rows.length <= this.maxMatches) return Float64Array.from(rows, (r) => Number(r.id));
-    if (this.broad.size >= 1000) this.broad.delete(this.broad.keys().next().value as string);
-    this.broad.set(key, this.now() + LIST_COUNT_TTL_MS);
+    this.caches.broad.remember(key, true);
     return null;
   }
 }
