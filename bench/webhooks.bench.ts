@@ -264,8 +264,11 @@ export const webhooksBench: Bench = {
     // (commit → relay → POST), not time spent queued behind a backlog.
     const steadyEvents = Math.round(PACED_RATE * PACED_SECONDS);
     const steady = await measure('steady', steadyEvents, () => recordPaced(steadyEvents, PACED_RATE));
-    // Paced near capacity: events arrive at 70% of the rate the pipeline drained the burst at.
-    const pacedEventsPerSecond = (0.7 * burst.rate) / ENDPOINTS;
+    // Paced near capacity: events arrive at 70% of the rate the pipeline drained the burst at, or
+    // of the bare loop's rate if that is lower. With its POSTs on a thread of their own the
+    // dispatcher can drain a batched burst faster than the bare loop posts, and events committed
+    // one by one cost more per delivery than a batch: 70% of such a burst is not under capacity.
+    const pacedEventsPerSecond = (0.7 * Math.min(burst.rate, ceilingBefore)) / ENDPOINTS;
     const paced = await measure('paced', EVENTS, () => recordPaced(EVENTS, pacedEventsPerSecond));
     await dispatcher.stop();
     ceilingAfter = await bareGotLoop(posts.slice(half));
@@ -281,8 +284,8 @@ export const webhooksBench: Bench = {
       { metric: 'burst: last delivery after the first commit starts', value: burst.lastMs, unit: 'ms', target: `<= 1.25× bare (${round(bareMs(), 0)} ms) + 1 s`, met: burst.lastMs <= 1.25 * bareMs() + 1000 },
       { metric: `event → delivery p50, steady ${PACED_RATE} events/s`, value: steady.p50, unit: 'ms', target: '< 100 ms', met: steady.p50 < 100 },
       { metric: `event → delivery p99, steady ${PACED_RATE} events/s`, value: steady.p99, unit: 'ms', target: '< 500 ms', met: steady.p99 < 500 },
-      { metric: 'event → delivery p50, paced at 0.7× the burst rate', value: paced.p50, unit: 'ms', target: '< 1000 ms', met: paced.p50 < 1000 },
-      { metric: 'event → delivery p99, paced at 0.7× the burst rate', value: paced.p99, unit: 'ms' },
+      { metric: 'event → delivery p50, paced at 0.7× capacity', value: paced.p50, unit: 'ms', target: '< 1000 ms', met: paced.p50 < 1000 },
+      { metric: 'event → delivery p99, paced at 0.7× capacity', value: paced.p99, unit: 'ms' },
       { metric: 'deliveries/s, paced', value: paced.rate, unit: '/s', ceiling },
     ];
     return {
@@ -294,7 +297,7 @@ export const webhooksBench: Bench = {
         `committed to the outbox (${EVENTS_PER_TRANSACTION} rows per INSERT and transaction, as sending writes them), ` +
         `rate = deliveries / (last arrival − first commit's start). Steady: ${steadyEvents} events committed through the ` +
         `transactor as they come due, ${PACED_RATE} events/s. Paced: ${EVENTS} more at ${round(pacedEventsPerSecond)} events/s ` +
-        `(0.7× the burst's delivery rate, ÷ ${ENDPOINTS} endpoints). Ceiling: a bare got loop posting the same ` +
+        `(0.7× capacity: the burst's delivery rate or the bare loop's before the pipeline, the lower, ÷ ${ENDPOINTS} endpoints). Ceiling: a bare got loop posting the same ` +
         `${EVENTS * ENDPOINTS} signed bodies to the same receiver at concurrency ${CONCURRENCY}, in the same run: half before ` +
         `the pipeline, half after, the higher rate kept; its time for all of them is the bare time. Latency: event ` +
         `created_at (taken before its transaction) → arrival at the receiver.`,

@@ -3,10 +3,11 @@ import {
   NodemailerMailer,
   ThreadedBroadcastRendering,
   ThreadedMailer,
+  ThreadedWebhookSender,
   type Infrastructure,
   type Override,
 } from '@mailcast/adapters';
-import { BroadcastRendering, Mailer, PriorityMailer, RetentionPolicy, SendingOptions } from '@mailcast/core';
+import { BroadcastRendering, Mailer, PriorityMailer, RetentionPolicy, SendingOptions, WebhookSender } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 import { loadDispatcherConfig, type DispatcherConfig } from './config';
 
@@ -51,6 +52,12 @@ export function buildContainer(
   container.registerInstance(PriorityMailer, new NodemailerMailer(TRANSACTIONAL_CONNECTIONS));
   // Off the event loop that webhooks, leases and SMTP share (docs/security.md "HTML").
   container.registerInstance(BroadcastRendering, new ThreadedBroadcastRendering(config.render));
+  // Webhook POSTs on a thread of their own, started with the first one (docs/webhooks.md,
+  // "Delivery thread").
+  container.registerInstance(
+    WebhookSender,
+    new ThreadedWebhookSender({ timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate }),
+  );
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;
 }

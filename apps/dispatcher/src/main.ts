@@ -2,7 +2,7 @@
 import { HEAP_FLAGS } from './heap-flags';
 import 'reflect-metadata';
 import { keepHeapFlags, createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger } from '@mailcast/adapters';
-import { BroadcastRendering, Mailer, PriorityMailer } from '@mailcast/core';
+import { BroadcastRendering, Mailer, PriorityMailer, WebhookSender } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
 import os from 'node:os';
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
         container.resolve<Mailer>(Mailer).close(),
         container.resolve<Mailer>(PriorityMailer).close(),
         container.resolve<BroadcastRendering>(BroadcastRendering).close(),
+        container.resolve<WebhookSender & { close?: () => Promise<void> }>(WebhookSender).close?.(),
       ]);
       await database.stop();
       health?.close();

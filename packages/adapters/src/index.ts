@@ -42,6 +42,7 @@ export { DEFAULT_THREAD_YOUNG_GENERATION_MB, keepHeapFlags } from './system/thre
 export { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from './mail/nodemailer-mailer';
 export { composeMessage, nodemailerMessage } from './mail/compose';
 export { ThreadedMailer } from './mail/threaded-mailer';
+export { ThreadedWebhookSender } from './http/threaded-webhook-sender';
 
 // Templates: Liquid rendering, HTML reading, threaded broadcast rendering.
 export { LiquidTemplates } from './templates/liquid-templates';

@@ -23,15 +23,21 @@ const SCRIPT = `
 ${GARBAGE}
 const { keepHeapFlags, startThread } = require(${JSON.stringify(THREADS)});
 if (process.env.KEEP === '1') keepHeapFlags(['--semi-space-growth-factor=1']);
-const worker = startThread(${JSON.stringify(`${GARBAGE}; require('node:worker_threads').parentPort.postMessage(largestNewSpaceMb());`)}, 6, { eval: true });
+if (process.env.KEEP === 'min') {
+  const flags = ['--semi-space-growth-factor=1', '--min-semi-space-size=2'];
+  for (const flag of flags) require('node:v8').setFlagsFromString(flag);
+  keepHeapFlags(flags);
+}
+const worker = startThread(${JSON.stringify(`${GARBAGE}; require('node:worker_threads').parentPort.postMessage(largestNewSpaceMb());`)}, Number(process.env.YOUNG), { eval: true });
 worker.once('message', (threadMb) => {
   // After the thread is online: V8 has configured its isolate (and reset the growth factor).
   console.log(JSON.stringify({ threadMb, limit: worker.resourceLimits.maxYoungGenerationSizeMb, mainMb: largestNewSpaceMb() }));
 });
 `;
 
-async function run(keep: boolean): Promise<{ threadMb: number; limit: number; mainMb: number }> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', SCRIPT], { env: { ...process.env, KEEP: keep ? '1' : '0' } });
+async function run(keep: boolean | 'min', youngMb = 6): Promise<{ threadMb: number; limit: number; mainMb: number }> {
+  const env = { ...process.env, KEEP: keep === 'min' ? 'min' : keep ? '1' : '0', YOUNG: String(youngMb) };
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', SCRIPT], { env });
   return JSON.parse(stdout) as { threadMb: number; limit: number; mainMb: number };
 }
 
@@ -47,6 +53,15 @@ describe('startThread', () => {
     // thread is configured: the control that shows the reset this guards against.
     expect((await run(false)).mainMb).toBeGreaterThan(2);
     expect((await run(true)).mainMb).toBeLessThanOrEqual(2);
+  });
+
+  it('starts a thread at its bound while the process keeps its young generations at their first size', async () => {
+    // A growth factor of 1 never grows a semi-space: the webhook thread (24 MB) would stay at the
+    // process's 2 MB minimum. new_space is both semi-spaces: 2 × 8 MB, and 2 × 2 MB for a 6 MB thread.
+    const webhookSized = await run('min', 24);
+    expect(webhookSized.limit).toBe(24);
+    expect(webhookSized.threadMb).toBe(16);
+    expect((await run('min', 6)).threadMb).toBe(4);
   });
 });
 
@@ -68,5 +83,11 @@ describe('the thread scripts', () => {
     const loaded = await modulesLoadedBy(path.resolve(__dirname, '../../dist', script));
     expect(loaded.some((file) => file.includes(path.join('packages', 'core', 'dist')))).toBe(true);
     expect(loaded.filter((file) => file.endsWith(path.join('packages', 'core', 'dist', 'index.js')) || file.includes(`${path.sep}tsyringe${path.sep}`))).toEqual([]);
+  });
+
+  it('http/webhook-thread.js loads got and nothing of core', async () => {
+    const loaded = await modulesLoadedBy(path.resolve(__dirname, '../../dist/http/webhook-thread.js'));
+    expect(loaded.some((file) => file.includes(`${path.sep}got${path.sep}`))).toBe(true);
+    expect(loaded.filter((file) => file.includes(path.join('packages', 'core')) || file.includes(`${path.sep}tsyringe${path.sep}`))).toEqual([]);
   });
 });

@@ -24,8 +24,19 @@ function applyHeapFlags(): void {
   for (const flag of heapFlags) v8.setFlagsFromString(flag);
 }
 
-/** A worker thread with its young generation bounded; the process's heap flags are kept. */
+/**
+ * A worker thread with its young generation bounded; the process's heap flags are kept.
+ *
+ * While the process keeps the growth factor at 1, a thread's semi-spaces stay at the size its
+ * isolate starts with (`--min-semi-space-size`, bounded by the thread's own limit). So the
+ * thread starts at its bound: the minimum is raised to a third of `youngGenerationMb` until the
+ * thread is online (a thread started meanwhile is held to its own bound all the same), then the
+ * process's flags are set again.
+ */
 export function startThread(script: string, youngGenerationMb: number, options: WorkerOptions = {}): Worker {
+  if (heapFlags.some((flag) => flag.startsWith('--min-semi-space-size='))) {
+    v8.setFlagsFromString(`--min-semi-space-size=${Math.max(1, Math.floor(youngGenerationMb / 3))}`);
+  }
   const worker = new Worker(script, {
     ...options,
     resourceLimits: { ...options.resourceLimits, maxYoungGenerationSizeMb: youngGenerationMb },
