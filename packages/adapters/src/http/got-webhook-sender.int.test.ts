@@ -1,7 +1,10 @@
 import { freePort } from '@mailcast/testkit';
+import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { isForbiddenAddress } from './address-policy';
 import { DnsWebhookDestinations, GotWebhookSender, MAX_RESPONSE_BODY_BYTES, WEBHOOK_USER_AGENT } from './got-webhook-sender';
 
@@ -210,5 +213,21 @@ describe('address policy', () => {
       await expect(dev.check('http://127.0.0.1:4000/hook')).resolves.toEqual({ ok: true });
       await expect(dev.check('ftp://127.0.0.1/hook')).resolves.toEqual({ ok: false, reason: 'must use HTTPS' });
     });
+  });
+});
+
+describe('got is loaded with the first POST', () => {
+  it('is not loaded by the adapters (the api, the dispatcher main thread), and is by a POST', async () => {
+    // A fresh process, the built package, as the apps load it.
+    const script = `
+      require(${JSON.stringify(path.resolve(__dirname, '../../dist/index.js'))});
+      const { GotWebhookSender } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/http/got-webhook-sender.js'))});
+      const loaded = () => Object.keys(require.cache).some((file) => file.includes('/node_modules/got/'));
+      const before = loaded();
+      void new GotWebhookSender({ timeoutMs: 200, allowPrivate: true })
+        .post({ url: 'http://127.0.0.1:9/hooks', body: '{}', headers: {} })
+        .then((result) => console.log(JSON.stringify({ before, after: loaded(), kind: result.kind })));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
+    expect(JSON.parse(stdout)).toEqual({ before: false, after: true, kind: 'failed' });
   });
 });

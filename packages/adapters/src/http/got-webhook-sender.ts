@@ -1,6 +1,17 @@
 import type { WebhookDestinations, WebhookPost, WebhookResult, WebhookSender } from '@mailcast/core';
-import got, { type RequestError } from 'got';
+import type * as GotModule from 'got';
+import type { Got, RequestError } from 'got';
+import { createRequire } from 'node:module';
 import { REFUSED_DESTINATION_CODE, destinationAllowed, forbiddenLiteral, guardedLookup } from './address-policy';
+
+/**
+ * got, loaded with the first POST: processes that never post in their own event loop (the api;
+ * the dispatcher's main thread, whose POSTs run on its webhook thread) do not carry its code,
+ * about 20 MB of a fresh process's RSS (docs/broadcasts-and-sending.md, "Memory").
+ */
+let loadedGot: Got | undefined;
+const requireModule = createRequire(__filename);
+const gotInstance = (): Got => (loadedGot ??= (requireModule('got') as typeof GotModule).default);
 
 /** Spec: Delivery request. docs/webhooks.md: the service name is Mailcast. */
 export const WEBHOOK_USER_AGENT = 'Mailcast-Webhooks/1.0';
@@ -36,6 +47,7 @@ export class GotWebhookSender implements WebhookSender {
       if (refusal !== null) return { kind: 'failed', reason: 'refused_destination', message: refusal };
     }
 
+    const got = gotInstance();
     return new Promise<WebhookResult>((resolve) => {
       let status: number | undefined;
       let received = 0;
