@@ -90,7 +90,7 @@ async function main(): Promise<void> {
         container.resolve<Mailer>(Mailer).close(),
         container.resolve<Mailer>(PriorityMailer).close(),
         container.resolve<BroadcastRendering>(BroadcastRendering).close(),
-        container.resolve<WebhookSender & { close?: () => Promise<void> }>(WebhookSender).close?.(),
+        container.resolve<WebhookSender>(WebhookSender).close?.(),
       ]);
       await database.stop();
       health?.close();

@@ -1,6 +1,5 @@
 import type { WebhookDestinations, WebhookPost, WebhookResult, WebhookSender } from '@mailcast/core';
-import type * as GotModule from 'got';
-import type { Got, RequestError } from 'got';
+import type * as Got from 'got';
 import { createRequire } from 'node:module';
 import { REFUSED_DESTINATION_CODE, destinationAllowed, forbiddenLiteral, guardedLookup } from './address-policy';
 
@@ -9,9 +8,9 @@ import { REFUSED_DESTINATION_CODE, destinationAllowed, forbiddenLiteral, guarded
  * the dispatcher's main thread, whose POSTs run on its webhook thread) do not carry its code,
  * about 20 MB of a fresh process's RSS (docs/broadcasts-and-sending.md, "Memory").
  */
-let loadedGot: Got | undefined;
+let loadedGot: Got.Got | undefined;
 const requireModule = createRequire(__filename);
-const gotInstance = (): Got => (loadedGot ??= (requireModule('got') as typeof GotModule).default);
+const gotInstance = (): Got.Got => (loadedGot ??= (requireModule('got') as typeof Got).default);
 
 /** Spec: Delivery request. docs/webhooks.md: the service name is Mailcast. */
 export const WEBHOOK_USER_AGENT = 'Mailcast-Webhooks/1.0';
@@ -84,7 +83,7 @@ export class GotWebhookSender implements WebhookSender {
         }
       });
       stream.on('end', answer);
-      stream.on('error', (error: RequestError) => {
+      stream.on('error', (error: Got.RequestError) => {
         if (error.name === 'TimeoutError') {
           settle({ kind: 'failed', reason: 'timeout', message: `no response within ${this.options.timeoutMs} ms` });
         } else if (error.code === REFUSED_DESTINATION_CODE) {

@@ -1,7 +1,7 @@
 import type { WebhookPost, WebhookResult, WebhookSender } from '@mailcast/core';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { startThread } from '../system/threads';
+import { endThread, startThread } from '../system/threads';
 import type { WebhookHttpOptions } from './got-webhook-sender';
 
 /** To the thread: deliveries to post, or `close` (post what it holds, then end). */
@@ -73,11 +73,7 @@ export class ThreadedWebhookSender implements WebhookSender {
     const thread = this.thread;
     if (thread === undefined) return;
     flush(thread);
-    const exited = new Promise<void>((resolve) => thread.worker.once('exit', () => resolve()));
-    thread.worker.postMessage({ kind: 'close' } satisfies WebhookThreadRequest);
-    const timer = setTimeout(() => void thread.worker.terminate(), this.options.timeoutMs + 5_000);
-    await exited;
-    clearTimeout(timer);
+    await endThread(thread.worker, { kind: 'close' } satisfies WebhookThreadRequest, this.options.timeoutMs + 5_000);
   }
 
   private start(): Thread {

@@ -1,7 +1,7 @@
 import { MessageWithdrawn, type Clearance, type EmailServer, type MailOutcome, type Mailer, type OutgoingEmail } from '@mailcast/core';
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { DEFAULT_THREAD_YOUNG_GENERATION_MB, startThread } from '../system/threads';
+import { DEFAULT_THREAD_YOUNG_GENERATION_MB, endThread, startThread } from '../system/threads';
 
 export interface SmtpThreadSend {
   id: number;
@@ -136,16 +136,8 @@ export class ThreadedMailer implements Mailer {
   async close(): Promise<void> {
     this.closed = true;
     this.flush();
-    await Promise.all(
-      this.threads.map(async ({ worker }) => {
-        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-        worker.postMessage({ kind: 'close' } satisfies SmtpThreadRequest);
-        // The thread sends what it holds, closes its pools and ends; one that hangs is stopped.
-        const timer = setTimeout(() => void worker.terminate(), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }),
-    );
+    // Each thread sends what it holds, closes its pools and ends; one that hangs is stopped.
+    await Promise.all(this.threads.map(({ worker }) => endThread(worker, { kind: 'close' } satisfies SmtpThreadRequest, 10_000)));
   }
 
   private flush(): void {

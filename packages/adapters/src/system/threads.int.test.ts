@@ -28,17 +28,22 @@ if (process.env.KEEP === 'min') {
   for (const flag of flags) require('node:v8').setFlagsFromString(flag);
   keepHeapFlags(flags);
 }
-const worker = startThread(${JSON.stringify(`${GARBAGE}; require('node:worker_threads').parentPort.postMessage(largestNewSpaceMb());`)}, Number(process.env.YOUNG), { eval: true });
+const THREAD = ${JSON.stringify(`${GARBAGE}; require('node:worker_threads').parentPort.postMessage(largestNewSpaceMb());`)};
+const worker = startThread(THREAD, Number(process.env.YOUNG), { eval: true });
+// BESIDE: a second thread of that many MB, started right after, before the first is online.
+const beside = process.env.BESIDE ? startThread(THREAD, Number(process.env.BESIDE), { eval: true }) : undefined;
+beside?.once('message', (mb) => console.error(JSON.stringify({ besideMb: mb })));
 worker.once('message', (threadMb) => {
   // After the thread is online: V8 has configured its isolate (and reset the growth factor).
   console.log(JSON.stringify({ threadMb, limit: worker.resourceLimits.maxYoungGenerationSizeMb, mainMb: largestNewSpaceMb() }));
 });
 `;
 
-async function run(keep: boolean | 'min', youngMb = 6): Promise<{ threadMb: number; limit: number; mainMb: number }> {
-  const env = { ...process.env, KEEP: keep === 'min' ? 'min' : keep ? '1' : '0', YOUNG: String(youngMb) };
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', SCRIPT], { env });
-  return JSON.parse(stdout) as { threadMb: number; limit: number; mainMb: number };
+async function run(keep: boolean | 'min', youngMb = 6, besideMb?: number): Promise<{ threadMb: number; limit: number; mainMb: number; besideMb?: number }> {
+  const env = { ...process.env, KEEP: keep === 'min' ? 'min' : keep ? '1' : '0', YOUNG: String(youngMb), BESIDE: besideMb === undefined ? '' : String(besideMb) };
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['-e', SCRIPT], { env });
+  const beside = stderr.trim() === '' ? {} : (JSON.parse(stderr) as { besideMb: number });
+  return { ...(JSON.parse(stdout) as { threadMb: number; limit: number; mainMb: number }), ...beside };
 }
 
 describe('startThread', () => {
@@ -62,6 +67,14 @@ describe('startThread', () => {
     expect(webhookSized.limit).toBe(24);
     expect(webhookSized.threadMb).toBe(16);
     expect((await run('min', 6)).threadMb).toBe(4);
+  });
+
+  it('starts each of two threads started together at its own bound', async () => {
+    // The smaller one, started while the larger is not yet online, must not lower the minimum
+    // the larger starts at; and is itself held to its own bound.
+    const both = await run('min', 24, 6);
+    expect(both.threadMb).toBe(16);
+    expect(both.besideMb).toBe(4);
   });
 });
 

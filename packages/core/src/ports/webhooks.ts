@@ -142,6 +142,8 @@ export type WebhookResult =
 export interface WebhookSender {
   /** Never throws for network trouble: a time-out or refusal is a result, retried per schedule. */
   post(request: WebhookPost): Promise<WebhookResult>;
+  /** At shutdown, after the last post: waits for the posts in flight and frees what the sender holds. */
+  close?(): Promise<void>;
 }
 export const WebhookSender = Symbol.for('mailcast.WebhookSender');
 
