@@ -142,3 +142,57 @@ describe('PostgreSQL stopped during a webhook burst, two dispatchers', () => {
     for (const d of dispatchers.running) expect(d.child.exitCode).toBeNull();
   }, 120_000);
 });
+
+describe('a dispatcher stopped with SIGTERM while webhook POSTs are in flight', () => {
+  const DELAY_MS = 1_500;
+  let database: TestDatabase;
+  let boss: PgBoss;
+  let receiver: Awaited<ReturnType<typeof slowReceiver>>;
+  const dispatchers = dispatcherProcesses('all');
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    boss = createBoss(database.url, 'api');
+    await boss.start();
+    receiver = await slowReceiver(DELAY_MS);
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await boss.stop({ graceful: false, close: true, wait: true });
+    await database.drop();
+  }, 60_000);
+
+  it('exits 0 once every POST it made is answered and recorded, fails none for the stop, and POSTs nothing twice', async () => {
+    const channelId = await anEndpoint(database.db, new Fixtures(database.db, boss), receiver.url);
+    const first = dispatchers.start(database.url, WEBHOOK_ENV);
+    await events(database.db, channelId, 20);
+    // POSTs reached the receiver, which answers each 1.5 s later: they are in flight on the
+    // dispatcher's webhook thread when it is told to stop.
+    await eventually(async () => (receiver.ids.length >= 4 ? true : undefined), 30_000, 10);
+    const inFlight = [...receiver.ids];
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    // It stopped claiming and finished the attempts it held (docs/webhooks.md): every POST the
+    // receiver took, those in flight at the signal first, was answered and recorded before the exit.
+    const succeeded = (await database.db('webhook_deliveries').where({ channel_id: channelId, status: 'succeeded' }).pluck('event_id')).map(String);
+    expect(succeeded).toEqual(expect.arrayContaining(inFlight));
+    expect([...succeeded].sort()).toEqual([...new Set(receiver.ids)].sort());
+
+    // Whatever it had not claimed is another dispatcher's.
+    const stoppedAt = Date.now();
+    dispatchers.start(database.url, WEBHOOK_ENV);
+    await eventually(async () => {
+      const rows = await database.db('webhook_deliveries').where({ channel_id: channelId, status: 'succeeded' }).count({ n: '*' });
+      return Number(rows[0]!.n) === 20 ? true : undefined;
+    }, 30_000, 50);
+    const eventIds = (await database.db('events').where({ channel_id: channelId }).pluck('id')).map(String);
+    expect([...receiver.ids].sort()).toEqual([...eventIds].sort());
+    // The stop cost no delivery a failed attempt (and so no wait for a retry).
+    const attempts = await database.db('webhook_deliveries').where({ channel_id: channelId }).pluck('attempt_number');
+    expect(attempts).toEqual(Array(20).fill(1));
+    process.stdout.write(
+      `SIGTERM with ${inFlight.length} webhook POSTs in flight: ${succeeded.length} of 20 recorded by the exit, all 20 ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s after it\n`,
+    );
+  }, 90_000);
+});
