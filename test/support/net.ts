@@ -1,15 +1,45 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A loopback port that was free a moment ago (the OS picks it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The lowest port the OS hands out on its own, to a listener on port 0 or to an outgoing
+ * connection (Linux's ip_local_port_range; 32768 where it cannot be read).
+ */
+function firstEphemeralPort(): number {
+  try {
+    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(first) && first > 21_024 ? first : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const LOWEST = 20_000;
+const BELOW = firstEphemeralPort();
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A loopback port that was free a moment ago, for a server that is started later (a child
+ * process, or one that restarts on the same port). It is drawn at random below the ports the OS
+ * hands out itself, so that no outgoing connection or port-0 listener of any test takes it in the
+ * meantime, and never twice in one process.
+ */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const port = LOWEST + Math.floor(Math.random() * (BELOW - LOWEST));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free loopback port between ${LOWEST} and ${BELOW - 1}`);
 }
 
 /** Polls `probe` until it yields a value (not undefined), or fails after `timeoutMs`. */
