@@ -17,6 +17,8 @@ import { BroadcastRenderer, defaultSendingOptions, InProcessBroadcastRendering, 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,6 +34,30 @@ const PUBLIC_URL = 'http://bench.test';
 // The dispatcher's own settings, read from the code so both sides follow them when they change.
 const MAX_CONNECTIONS = Number(process.env.MAILCAST_SMTP_CONNECTIONS || DEFAULT_CONNECTIONS_PER_SERVER);
 const CONCURRENCY = defaultSendingOptions(PUBLIC_URL, MAX_CONNECTIONS).concurrency;
+// SENDING_BENCH_WEBHOOKS: event types (e.g. "email.sent,email.delivered") a webhook endpoint of
+// the sending channel subscribes to, so the dispatcher posts webhooks while it sends; unset, none.
+const WEBHOOK_TYPES = (process.env.SENDING_BENCH_WEBHOOKS ?? '').split(',').filter(Boolean);
+
+/** A webhook receiver in the benchmark's process, answering 200 at once and counting POSTs. */
+async function webhookReceiver(): Promise<{ url: string; received(): number; close(): Promise<void> }> {
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received += 1;
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received: () => received,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 /** An SMTP server that accepts and discards, in its own process, logging off. */
 const SINK = `
@@ -133,6 +159,15 @@ export const sendingBench: Bench = {
       .returning('id');
     const boss = createBoss(url, 'api');
     await boss.start();
+    const receiver = WEBHOOK_TYPES.length > 0 ? await webhookReceiver() : null;
+    if (receiver !== null) {
+      await db('webhook_endpoints').insert({
+        channel_id: channel.id,
+        url: receiver.url,
+        event_types: WEBHOOK_TYPES,
+        secret: `whsec_${randomBytes(32).toString('base64')}`,
+      });
+    }
 
     // The bare loop sends the pipeline's messages: rendered by the same renderer, with the links
     // and tracking secret the dispatcher will find saved, so the bytes match but for the ids.
@@ -184,6 +219,7 @@ export const sendingBench: Bench = {
       DATABASE_URL: url,
       PUBLIC_URL,
       LOG_LEVEL: 'info',
+      ...(receiver === null ? {} : { WEBHOOK_ALLOW_PRIVATE: 'true' }),
     });
     await dispatcher.firstLine; // its first log line: started
     context.log(`pipeline: ${MESSAGES} recipients through a spawned dispatcher`);
@@ -205,8 +241,18 @@ export const sendingBench: Bench = {
     const counts = (
       await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id])
     ).rows as Array<{ status: string; n: number }>;
+    const webhooksBySent = receiver?.received() ?? 0;
     dispatcher.child.kill('SIGTERM');
     await dispatcher.exited;
+    await receiver?.close();
+    if (receiver !== null) {
+      // The deliveries still pending would otherwise be posted (and fail) by the next section's
+      // dispatcher, slowing the limited send.
+      await db('webhook_endpoints').where({ channel_id: channel.id }).del();
+      notes.push(
+        `Webhooks during the send (SENDING_BENCH_WEBHOOKS): one endpoint of the channel subscribed to ${WEBHOOK_TYPES.join(', ')}, a receiver in the benchmark's process answering 200 at once; it had taken ${webhooksBySent} POSTs when the broadcast was sent. The dispatcher's peak and throughput above include its webhook thread and relay; the endpoint is deleted before the next section.`,
+      );
+    }
     await boss.stop({ graceful: false, close: true, wait: true });
     const rawRun = await bareRun(true);
     const bareRates = { sendMail: sendMailRun.rate, raw: rawRun.rate };
