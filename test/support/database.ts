@@ -59,3 +59,15 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
     },
   };
 }
+
+/**
+ * Closes `name` to new connections and ends the open ones, as if its server had stopped; the
+ * returned function opens it again.
+ */
+export async function cutOffDatabase(name: string): Promise<() => Promise<void>> {
+  await withAdmin(async (client) => {
+    await client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+  });
+  return () => withAdmin(async (client) => void (await client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`)));
+}

@@ -1,6 +1,6 @@
 // The testkit (`@mailcast/testkit`): what tests import from it, named. A unit test that must not
 // load the adapters imports one module instead (`@mailcast/testkit/timing`, docs/contributing.md).
-export { createTestDatabase, withAdmin, type TestDatabase } from './database';
+export { createTestDatabase, cutOffDatabase, withAdmin, type TestDatabase } from './database';
 export { Fixtures } from './fixtures';
 export { memoryLogger } from './logger';
 export { answeringAfter, eventually, freePort } from './net';

@@ -10,7 +10,7 @@ export type FieldErrors = Record<string, string[]>;
 
 /**
  * Any answer outside 2xx. `error` is the `{"error": ...}` message, `errors` the field errors of
- * `{"errors": {...}}` (subscriber validation); `retryAfterSeconds` is set on a 429.
+ * `{"errors": {...}}` (subscriber validation); `retryAfterSeconds` is set on a 429 and a 503 (the database out of reach).
  */
 export class MailcastError extends Error {
   override readonly name = 'MailcastError';

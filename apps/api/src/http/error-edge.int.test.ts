@@ -1,7 +1,8 @@
 import { Repositories, type Repositories as RepositoriesPort } from '@mailcast/core';
-import { eventually } from '@mailcast/testkit';
+import { cutOffDatabase, eventually } from '@mailcast/testkit';
 import request from 'supertest';
 import { startApi, useApi, type ApiHarness } from '../test-support/harness';
+import { DATABASE_UNAVAILABLE } from './error-handler';
 
 describe('the HTTP error edge (spec: Errors; docs/api-decisions.md HTTP)', () => {
   const api = useApi();
@@ -160,5 +161,44 @@ describe('health (docs/operations.md Observability)', () => {
     } finally {
       await api.database.db('knex_migrations').insert(latest);
     }
+  });
+});
+
+describe('while PostgreSQL is out of reach (docs/api-decisions.md, "Database outages")', () => {
+  const api = useApi();
+
+  it('answers 503 with Retry-After, logs a warning without a stack, and serves again once it is back', async () => {
+    const { channel, token } = await api.fixtures.aTenant();
+    const auth = { Authorization: `Bearer ${token}` };
+    expect((await request(api.app).get('/api/v1/subscribers.json').set(auth)).status).toBe(200);
+    // A token the api has not seen yet can only be checked in the database: that is no 401.
+    const unseen = { Authorization: `Bearer ${await api.fixtures.aToken(channel.id)}` };
+    const logged = api.logs.length;
+
+    const restore = await cutOffDatabase(api.database.name);
+    try {
+      const answers = [
+        await request(api.app).get('/api/v1/subscribers.json').set(auth),
+        await request(api.app).post('/api/v1/subscribers.json').set(auth).send({ subscriber: { email: 'during@example.com' } }),
+        await request(api.app).get('/api/v1/broadcasts').set(auth),
+        await request(api.app).get('/api/v1/subscribers.json').set(unseen),
+      ];
+      for (const res of answers) {
+        expect([res.status, res.headers['retry-after'], res.body]).toEqual([503, '5', { error: DATABASE_UNAVAILABLE }]);
+      }
+      const during = api.logs.slice(logged);
+      expect(during.filter((e) => e.message === 'database unavailable')).toHaveLength(answers.length);
+      expect(during.filter((e) => e.message === 'unhandled error')).toEqual([]);
+      expect(JSON.stringify(during.filter((e) => e.message === 'database unavailable'))).not.toContain('    at ');
+    } finally {
+      await restore();
+    }
+
+    const created = await eventually(async () => {
+      const res = await request(api.app).post('/api/v1/subscribers.json').set(auth).send({ subscriber: { email: 'after@example.com' } });
+      return res.status === 201 ? res : undefined;
+    });
+    expect(created.body).toMatchObject({ email: 'after@example.com' });
+    expect(await api.database.db('subscribers').where({ email: 'during@example.com' }).first()).toBeUndefined();
   });
 });

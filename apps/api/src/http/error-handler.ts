@@ -1,11 +1,15 @@
 import { ConflictError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
 import { DomainError } from '@mailcast/domain';
-import type { Logger } from '@mailcast/adapters';
+import { isDatabaseUnavailable, type Logger } from '@mailcast/adapters';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import { loggablePath, pathOf } from './request-log';
 
 type ErrorBody = { error: string } | { errors: FieldErrors };
+
+/** The 503 answer while PostgreSQL is out of reach (docs/api-decisions.md, "Database outages"). */
+export const DATABASE_UNAVAILABLE = 'Service unavailable: the database cannot be reached, try again shortly';
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Errors raised by body-parser and other http-errors producers carry status and type. */
 interface HttpError {
@@ -57,6 +61,18 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (known) {
       if (known.headers) res.set(known.headers);
       res.status(known.status).json(known.body);
+      return;
+    }
+    // PostgreSQL out of reach (down, restarting, out of connections): worth trying again soon,
+    // so 503 with Retry-After, and a warning without a stack trace for each such request.
+    if (isDatabaseUnavailable(error)) {
+      logger.warn('database unavailable', {
+        method: req.method,
+        path: loggablePath(pathOf(req)),
+        error: error instanceof Error ? error.message : String(error),
+      });
+      res.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      res.status(503).json({ error: DATABASE_UNAVAILABLE });
       return;
     }
     // Unexpected: logged in full under an id the caller can quote; the body says nothing more.

@@ -1,4 +1,4 @@
-import { createDatabase } from '@mailcast/adapters';
+import { cutOffDatabase } from '@mailcast/testkit';
 import { startApi, useApi, type ApiHarness } from '../test-support/harness';
 import request from 'supertest';
 
@@ -129,30 +129,7 @@ describe('observability', () => {
 
   it('keeps /healthz up and reports /readyz and /metrics honestly while the database is unreachable', async () => {
     const admin = api.database.db;
-    const name = api.database.name;
-    // Refuse new connections to this database and cut the open ones: as if it had stopped.
-    const cutOff = async () => {
-      const url = new URL(api.database.url);
-      url.pathname = '/postgres';
-      const other = createDatabase(url.toString(), { poolMax: 1 });
-      try {
-        await other.raw(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-        await other.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()', [name]);
-      } finally {
-        await other.destroy();
-      }
-    };
-    const restore = async () => {
-      const url = new URL(api.database.url);
-      url.pathname = '/postgres';
-      const other = createDatabase(url.toString(), { poolMax: 1 });
-      try {
-        await other.raw(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-      } finally {
-        await other.destroy();
-      }
-    };
-    await cutOff();
+    const restore = await cutOffDatabase(api.database.name);
     try {
       expect((await request(api.app).get('/healthz')).status).toBe(200);
       const ready = await request(api.app).get('/readyz');

@@ -93,6 +93,11 @@ const COMPONENTS = {
       ...RATE_LIMIT_HEADERS,
     }),
     InternalError: errorResponse('Unexpected: `{"error": "Internal server error (id <uuid>)"}`; the id is in the log, nothing else is disclosed.'),
+    Unavailable: errorResponse(
+      'PostgreSQL is out of reach (down, restarting, out of connections): `{"error": "Service unavailable: the database cannot be reached, try again shortly"}`. Send the request again after Retry-After seconds: each write commits whole or not at all, so one the database took just before it went away is there in full.',
+      ref('Error'),
+      { 'Retry-After': { description: 'Whole seconds to wait before sending the request again.', required: true, schema: { type: 'integer', minimum: 1 } } },
+    ),
   },
   schemas: SCHEMAS,
 };

@@ -67,7 +67,7 @@ describe('the OpenAPI document is valid OpenAPI 3.1', () => {
         const isPublic = Array.isArray(op.security) && op.security.length === 0;
         expect([route, isPublic]).toEqual([route, !route.startsWith('/api/v1/') || route.startsWith('/api/v1/openapi')]);
         if (isPublic) continue;
-        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429', '500']));
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
         // The discovery calls answer any valid token; every other operation names its permission.
         if (route === '/api/v1/whoami' || route === '/api/v1/status') {
           expect([route, op['x-permission'], op.description]).toEqual([route, undefined, expect.stringContaining('Permission: none')]);
@@ -75,7 +75,7 @@ describe('the OpenAPI document is valid OpenAPI 3.1', () => {
         }
         expect(PERMISSIONS).toContain(op['x-permission']);
         expect(op.description).toContain(`Permission: \`${op['x-permission']}\`.`);
-        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429', '500']));
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429', '500', '503']));
       }
     }
     expect(new Set(ids).size).toBe(ids.length);

@@ -31,7 +31,7 @@ export interface Operation {
   parameters?: Json[];
   body?: { schema: Schema; required?: boolean; description?: string };
   responses: Record<string, Json>;
-  /** Error statuses beyond 401, 429 and 500 (which every authenticated operation has). */
+  /** Error statuses beyond 401, 429, 500 and 503 (which every authenticated operation has). */
   errors: Array<'400' | '404' | '413' | '415' | '422'>;
 }
 
@@ -40,6 +40,7 @@ export function authenticated(o: Operation): Json {
     '401': response('Unauthorized'),
     '429': response('RateLimited'),
     '500': response('InternalError'),
+    '503': response('Unavailable'),
   };
   const bodyErrors = o.body ? (['400', '413', '415'] as const) : [];
   for (const status of [...bodyErrors, ...o.errors].sort()) {
