@@ -1,10 +1,9 @@
 import { createBoss } from '@mailcast/adapters';
-import { createTestDatabase, dispatcherProcesses, eventually, Fixtures, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, dispatcherProcesses, eventually, Fixtures, suiteResource } from '@mailcast/testkit';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
-import type PgBoss from 'pg-boss';
 import { RestartableDatabase } from '../test-support/private-cluster';
 
 /**
@@ -59,25 +58,29 @@ async function anEndpoint(db: Knex, fixtures: Fixtures, url: string): Promise<nu
 const events = (db: Knex, channelId: number, count: number) =>
   db('events').insert(Array.from({ length: count }, (_, i) => ({ channel_id: channelId, type: 'subscriber.created', data: { i }, created_at: new Date() })));
 
-describe('a dispatcher killed while holding first attempts', () => {
-  let database: TestDatabase;
-  let boss: PgBoss;
-  let receiver: Awaited<ReturnType<typeof slowReceiver>>;
-  const dispatchers = dispatcherProcesses('all');
+/** A test database, pg-boss on it (as the api has) and a receiver answering after `delayMs`, for the enclosing describe. */
+function useWebhookStack(delayMs: number) {
+  return suiteResource(
+    async () => {
+      const database = await createTestDatabase();
+      const boss = createBoss(database.url, 'api');
+      await boss.start();
+      return { database, boss, receiver: await slowReceiver(delayMs) };
+    },
+    async ({ database, boss, receiver }) => {
+      await receiver.close();
+      await boss.stop({ graceful: false, close: true, wait: true });
+      await database.drop();
+    },
+  );
+}
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    boss = createBoss(database.url, 'api');
-    await boss.start();
-    receiver = await slowReceiver(0);
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await boss.stop({ graceful: false, close: true, wait: true });
-    await database.drop();
-  }, 60_000);
+describe('a dispatcher killed while holding first attempts', () => {
+  const dispatchers = dispatcherProcesses('all');
+  const stack = useWebhookStack(0);
 
   it('has them delivered by another dispatcher within 30 s', async () => {
+    const { database, boss, receiver } = stack;
     const channelId = await anEndpoint(database.db, new Fixtures(database.db, boss), receiver.url);
     receiver.state.hang = true;
     const holder = dispatchers.start(database.url, WEBHOOK_ENV);
@@ -145,24 +148,11 @@ describe('PostgreSQL stopped during a webhook burst, two dispatchers', () => {
 
 describe('a dispatcher stopped with SIGTERM while webhook POSTs are in flight', () => {
   const DELAY_MS = 1_500;
-  let database: TestDatabase;
-  let boss: PgBoss;
-  let receiver: Awaited<ReturnType<typeof slowReceiver>>;
   const dispatchers = dispatcherProcesses('all');
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    boss = createBoss(database.url, 'api');
-    await boss.start();
-    receiver = await slowReceiver(DELAY_MS);
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await boss.stop({ graceful: false, close: true, wait: true });
-    await database.drop();
-  }, 60_000);
+  const stack = useWebhookStack(DELAY_MS);
 
   it('exits 0 once every POST it made is answered and recorded, fails none for the stop, and POSTs nothing twice', async () => {
+    const { database, boss, receiver } = stack;
     const channelId = await anEndpoint(database.db, new Fixtures(database.db, boss), receiver.url);
     const first = dispatchers.start(database.url, WEBHOOK_ENV);
     await events(database.db, channelId, 20);
