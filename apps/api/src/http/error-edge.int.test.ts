@@ -1,5 +1,7 @@
 import { Repositories, type Repositories as RepositoriesPort } from '@mailcast/core';
+import { formatConfirmationToken, trackingToken } from '@mailcast/domain';
 import { cutOffDatabase, eventually } from '@mailcast/testkit';
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { startApi, useApi, type ApiHarness } from '../test-support/harness';
 import { DATABASE_UNAVAILABLE } from './error-handler';
@@ -198,5 +200,26 @@ describe('while PostgreSQL is out of reach (docs/api-decisions.md, "Database out
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ email: 'after@example.com' });
     expect(await api.database.db('subscribers').where({ email: 'during@example.com' }).first()).toBeUndefined();
+  });
+  it('answers the links people open from an email with a page, the API with JSON, both 503 with Retry-After', async () => {
+    // Tokens of the right shape, so that each route asks the database about them.
+    const tracking = trackingToken(randomBytes(32), 1);
+    const confirmation = formatConfirmationToken(randomBytes(32));
+    const restore = await cutOffDatabase(api.database.name);
+    try {
+      for (const path of [`/u/${tracking}`, `/confirm/${confirmation}`, `/t/c/${tracking}/1`]) {
+        const res = await request(api.app).get(path);
+        expect([path, res.status, res.headers['retry-after'], res.headers['content-type']]).toEqual([path, 503, '5', 'text/html; charset=utf-8']);
+        expect(res.text).toContain('<h1>Try again in a moment</h1>');
+        expect(res.text).not.toContain('database');
+      }
+      // The one-click unsubscribe a mail provider POSTs gets the same status to retry on.
+      expect((await request(api.app).post(`/u/${tracking}`)).status).toBe(503);
+      // The open pixel is an image request: the status is what counts, the body stays JSON.
+      const pixel = await request(api.app).get(`/t/o/${tracking}`);
+      expect([pixel.status, pixel.body]).toEqual([503, { error: DATABASE_UNAVAILABLE }]);
+    } finally {
+      await restore();
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { ConflictError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
-import { DomainError } from '@mailcast/domain';
+import { DomainError, escapeHtml } from '@mailcast/domain';
 import { isDatabaseUnavailable, type Logger } from '@mailcast/adapters';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { sendPage } from '../public/page';
 import { loggablePath, pathOf } from './request-log';
 
 type ErrorBody = { error: string } | { errors: FieldErrors };
@@ -57,10 +58,14 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
+    const answer = (status: number, body: ErrorBody, headers: Record<string, string> = {}) => {
+      res.set(headers);
+      if (PERSON_FACING.test(pathOf(req))) sendErrorPage(res, status, body);
+      else res.status(status).json(body);
+    };
     const known = toHttpResponse(error);
     if (known) {
-      if (known.headers) res.set(known.headers);
-      res.status(known.status).json(known.body);
+      answer(known.status, known.body, known.headers);
       return;
     }
     // PostgreSQL out of reach (down, restarting, out of connections): worth trying again soon,
@@ -71,8 +76,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         path: loggablePath(pathOf(req)),
         error: error instanceof Error ? error.message : String(error),
       });
-      res.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-      res.status(503).json({ error: DATABASE_UNAVAILABLE });
+      answer(503, { error: DATABASE_UNAVAILABLE }, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
       return;
     }
     // Unexpected: logged in full under an id the caller can quote; the body says nothing more.
@@ -83,8 +87,27 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       path: loggablePath(pathOf(req)),
       error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
     });
-    res.status(500).json({ error: `Internal server error (id ${id})` });
+    answer(500, { error: `Internal server error (id ${id})` });
   };
+}
+
+/**
+ * The links people open from an email in a browser (unsubscribe, confirmation, tracked clicks):
+ * their errors are small pages, not JSON. The status and headers are the same either way.
+ */
+const PERSON_FACING = /^\/(u|confirm|t\/c)\//;
+
+function sendErrorPage(res: Response, status: number, body: ErrorBody): void {
+  const message = 'error' in body ? body.error : 'The request is not valid.';
+  if (status === 503) {
+    sendPage(res, 503, 'Try again in a moment', '<p>This page cannot be shown right now. Please try again in a minute.</p>');
+  } else if (status === 429) {
+    sendPage(res, 429, 'Too many requests', '<p>Please wait a minute, then try again.</p>');
+  } else if (status >= 500) {
+    sendPage(res, status, 'Something went wrong', `<p>Please try again later. ${escapeHtml(message)}</p>`);
+  } else {
+    sendPage(res, status, 'This link cannot be used', `<p>${escapeHtml(message)}</p>`);
+  }
 }
 
 export const notFound: RequestHandler = (_req, res) => {
