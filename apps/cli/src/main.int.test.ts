@@ -1,4 +1,4 @@
-import { eventually } from '@mailcast/testkit';
+import { eventually, freePort } from '@mailcast/testkit';
 import request from 'supertest';
 import { useApi } from '../../api/src/test-support/harness';
 import { runCli } from './main';
@@ -114,5 +114,11 @@ describe('admin CLI', () => {
       const result = await admin('broadcast', 'progress', '--id', '999999', '--json');
       expect(result).toMatchObject({ code: 1, json: { error: 'Broadcast not found' } });
     });
+  });
+
+  it('says the database cannot be reached, with exit 1, when nothing answers at DATABASE_URL', async () => {
+    const unreachable = `postgres://postgres:postgres@127.0.0.1:${await freePort()}/mailcast`;
+    const result = await runAdmin(unreachable, ['channel', 'create', '--name', 'Nowhere', '--json']);
+    expect(result).toMatchObject({ code: 1, json: { error: expect.stringMatching(/^the database cannot be reached \(connect ECONNREFUSED .*\); check DATABASE_URL/) } });
   });
 });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { AppError } from '@mailcast/core';
-import { createBoss, createDatabase, createLogger, loadConfig } from '@mailcast/adapters';
+import { createBoss, createDatabase, createLogger, isDatabaseUnavailable, loadConfig } from '@mailcast/adapters';
 import { resolveDatabase } from '@mailcast/devkit';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
@@ -88,6 +88,7 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
   } catch (error) {
     if (error instanceof UsageError) return fail(`${error.message}\nusage: ${command.usage}`, 2);
     if (error instanceof AppError) return fail(error.message, 1);
+    if (isDatabaseUnavailable(error)) return fail(`the database cannot be reached (${(error as Error).message}); check DATABASE_URL and that PostgreSQL is running`, 1);
     throw error;
   } finally {
     await db.destroy();
