@@ -85,6 +85,7 @@ test('the barrel exports the public API', () => {
     'trackingToken',
     'trackingTokenRecipient',
     'verifyTrackingToken',
+    'isoInstant',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);

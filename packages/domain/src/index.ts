@@ -91,6 +91,7 @@ export {
   type HtmlEdit,
 } from './email-content';
 export { DEFAULT_SEND_RETRY_SCHEDULE_MS, sendRetryDelayMs } from './send-retry';
+export { isoInstant } from './iso-instant';
 export {
   trackingToken,
   trackingTokenRecipient,
