@@ -48,5 +48,11 @@ describe('per-address limits', () => {
     expect(statuses.get(429)).toBeGreaterThanOrEqual(20);
     expect(statuses.get(404)).toBeGreaterThanOrEqual(PUBLIC_REQUESTS_PER_MINUTE);
     expect(statuses.get(404)! + statuses.get(429)!).toBe(sent);
+    // A person's link past the limit gets the 429 as a page, with Retry-After (within a window
+    // more, should a minute boundary have just reset the count).
+    let page = await request(api.app).get('/u/AAAAAAAAAAAAAAAAAAAAAA');
+    for (let i = 0; page.status !== 429 && i <= PUBLIC_REQUESTS_PER_MINUTE; i++) page = await request(api.app).get('/u/AAAAAAAAAAAAAAAAAAAAAA');
+    expect([page.status, page.headers['content-type'], Number(page.headers['retry-after']) >= 1]).toEqual([429, 'text/html; charset=utf-8', true]);
+    expect(page.text).toContain('<h1>Too many requests</h1>');
   }, 180_000);
 });
