@@ -1,20 +1,23 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
+/** The lowest port freePort draws. */
+const LOWEST = 20_000;
+
 /**
  * The lowest port the OS hands out on its own, to a listener on port 0 or to an outgoing
- * connection (Linux's ip_local_port_range; 32768 where it cannot be read).
+ * connection (Linux's ip_local_port_range; 32768 where it cannot be read, or where it leaves
+ * fewer than 1,024 ports above LOWEST to draw from).
  */
 function firstEphemeralPort(): number {
   try {
     const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
-    return Number.isInteger(first) && first > 21_024 ? first : 32_768;
+    return Number.isInteger(first) && first >= LOWEST + 1_024 ? first : 32_768;
   } catch {
     return 32_768;
   }
 }
 
-const LOWEST = 20_000;
 const BELOW = firstEphemeralPort();
 const handedOut = new Set<number>();
 
