@@ -1,4 +1,4 @@
-import type { OutboxEvent, Subscriber } from '@mailcast/core';
+import type { NewSubscriber, OutboxEvent, Subscriber } from '@mailcast/core';
 import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
 
@@ -70,6 +70,131 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents', () => {
     ]);
     expect(await repository.insertIfAbsentWithEvents({ channelId, email: 'none@example.com', requiresConfirmation: false }, now, () => [])).not.toBeNull();
     expect(await eventRows('none@example.com')).toHaveLength(0);
+  });
+});
+
+/** docs/write-path.md, "Creates in batches": the creates of one turn of the event loop, one statement. */
+describe('PgSubscriberRepository.insertIfAbsentWithEvents, several at once', () => {
+  let database: TestDatabase;
+  let repository: PgSubscriberRepository;
+  let channelId: number;
+  let otherChannelId: number;
+  const now = new Date('2026-11-26T09:00:00.789Z');
+  const created = (row: Subscriber): OutboxEvent[] => [
+    { channelId: row.channelId, type: 'subscriber.created', data: { email: row.email, first_name: row.firstName, tags: row.tags }, createdAt: now },
+  ];
+  const fresh = (email: string, extra: Partial<NewSubscriber> = {}): NewSubscriber => ({ channelId, email, requiresConfirmation: false, ...extra });
+  /** The statements the repository's pool runs during `work`. */
+  async function statementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+    const statements: string[] = [];
+    const listener = (query: { sql: string }) => statements.push(query.sql);
+    database.db.on('query', listener);
+    try {
+      return { result: await work(), statements };
+    } finally {
+      database.db.off('query', listener);
+    }
+  }
+  const eventsOf = (email: string) => database.db('events').whereRaw(`data->>'email' = ?`, [email]).orderBy('id').select('channel_id', 'type', 'data');
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    [{ id: channelId }, { id: otherChannelId }] = await database.db('channels').insert([{ name: 'batch' }, { name: 'other' }]).returning('id');
+    repository = new PgSubscriberRepository(database.db);
+  });
+  afterAll(() => database.drop());
+
+  it('writes the creates of one turn in one statement, each row with its own event, and answers each its row', async () => {
+    const emails = Array.from({ length: 30 }, (_, i) => `batch${i}@example.com`);
+    const { result, statements } = await statementsDuring(() =>
+      Promise.all(emails.map((email, i) => repository.insertIfAbsentWithEvents(fresh(email, { firstName: `N${i}`, tags: [`t${i}`], customData: { i } }), now, created))),
+    );
+    expect(statements).toHaveLength(1);
+    for (const [i, email] of emails.entries()) {
+      const stored = await repository.findByEmail(channelId, email);
+      expect(result[i]).toEqual(stored);
+      expect(stored).toMatchObject({ firstName: `N${i}`, tags: [`t${i}`], customData: { i }, createdAt: now, subscribedAt: now, isActive: true, source: 'api_subscription' });
+      expect(await eventsOf(email)).toEqual([
+        { channel_id: channelId, type: 'subscriber.created', data: { subscriber_id: stored!.id, email, first_name: `N${i}`, tags: [`t${i}`] } },
+      ]);
+    }
+  });
+
+  it('answers null for an address that exists, or that an earlier create of the same turn takes, with one row and one event', async () => {
+    const first = await repository.insertIfAbsentWithEvents(fresh('exists@example.com', { firstName: 'First' }), now, created);
+    const [again, one, two, elsewhere, last] = await Promise.all([
+      repository.insertIfAbsentWithEvents(fresh('exists@example.com', { firstName: 'Again' }), now, created),
+      repository.insertIfAbsentWithEvents(fresh('same@example.com', { firstName: 'One' }), now, created),
+      repository.insertIfAbsentWithEvents(fresh('same@example.com', { firstName: 'Two' }), now, created),
+      repository.insertIfAbsentWithEvents(fresh('same@example.com', { channelId: otherChannelId, firstName: 'Elsewhere' }), now, created),
+      repository.insertIfAbsentWithEvents(fresh('last@example.com'), now, created),
+    ]);
+    expect(again).toBeNull();
+    expect(await repository.findByEmail(channelId, 'exists@example.com')).toEqual(first);
+    expect(await eventsOf('exists@example.com')).toHaveLength(1);
+    // The first create of an address in a turn makes it; the repeat finds it taken.
+    expect(one).toMatchObject({ email: 'same@example.com', firstName: 'One' });
+    expect(two).toBeNull();
+    expect(await repository.findByEmail(channelId, 'same@example.com')).toEqual(one);
+    // The same address in another channel is another subscriber.
+    expect(elsewhere).toMatchObject({ channelId: otherChannelId, firstName: 'Elsewhere' });
+    expect((await eventsOf('same@example.com')).map((e) => [e.channel_id, e.data.first_name, e.data.subscriber_id])).toEqual([
+      [channelId, 'One', one!.id],
+      [otherChannelId, 'Elsewhere', elsewhere!.id],
+    ]);
+    expect(last).toMatchObject({ email: 'last@example.com' });
+  });
+
+  it("keeps one create's failure its own: the batch is retried one create at a time", async () => {
+    const outcomes = await Promise.allSettled([
+      repository.insertIfAbsentWithEvents(fresh('ok1@example.com'), now, created),
+      // events.type is NOT NULL: this create's statement fails, and the batch's with it.
+      repository.insertIfAbsentWithEvents(fresh('bad@example.com'), now, (row) => [{ ...created(row)[0]!, type: null as unknown as 'subscriber.created' }]),
+      repository.insertIfAbsentWithEvents(fresh('ok2@example.com'), now, created),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/null value in column "type"/) });
+    expect(await repository.findByEmail(channelId, 'bad@example.com')).toBeNull();
+    expect(await eventsOf('bad@example.com')).toHaveLength(0);
+    for (const email of ['ok1@example.com', 'ok2@example.com']) {
+      expect(await repository.findByEmail(channelId, email)).toEqual((outcomes.find((o) => o.status === 'fulfilled' && o.value?.email === email) as PromiseFulfilledResult<Subscriber>).value);
+      expect(await eventsOf(email)).toHaveLength(1);
+    }
+  });
+
+  it('two processes creating the same new addresses in opposite orders both finish in one statement each (no deadlock)', async () => {
+    // Two repositories stand for two api processes. Rows go in in address order, so their
+    // locks are taken in one order: a deadlock would fail a statement and split it into singles.
+    const second = new PgSubscriberRepository(database.db);
+    const emails = Array.from({ length: 20 }, (_, i) => `both${String(i).padStart(2, '0')}@example.com`);
+    for (let round = 0; round < 5; round++) {
+      const mine = emails.map((e) => `r${round}${e}`);
+      const { result, statements } = await statementsDuring(() =>
+        Promise.all([
+          Promise.all(mine.map((email) => repository.insertIfAbsentWithEvents(fresh(email, { firstName: 'A' }), now, created))),
+          Promise.all([...mine].reverse().map((email) => second.insertIfAbsentWithEvents(fresh(email, { firstName: 'B' }), now, created))),
+        ]),
+      );
+      expect(statements).toHaveLength(2);
+      const [a, b] = result;
+      for (const [i, email] of mine.entries()) {
+        // Exactly one of the two made each address.
+        expect([a[i], b[mine.length - 1 - i]].filter((row) => row !== null)).toHaveLength(1);
+        expect(await eventsOf(email)).toHaveLength(1);
+      }
+    }
+  });
+
+  it('in a transaction, writes at once on its connection and rolls back with it', async () => {
+    await expect(
+      database.db.transaction(async (trx) => {
+        const inside = new PgSubscriberRepository(trx);
+        expect(await inside.insertIfAbsentWithEvents(fresh('rolled@example.com'), now, created)).toMatchObject({ email: 'rolled@example.com' });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await repository.findByEmail(channelId, 'rolled@example.com')).toBeNull();
+    expect(await eventsOf('rolled@example.com')).toHaveLength(0);
   });
 });
 

@@ -1,6 +1,7 @@
 import { ValidationError, type NewSubscriber, type OutboxEvent, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
+import { SubscriberCreates, type CreateRow, type PendingEvent } from './subscriber-creates';
 import { SubscriberLists } from './subscriber-list';
 
 export interface SubscriberRow {
@@ -44,7 +45,7 @@ export const toSubscriber = (row: SubscriberRow): Subscriber => ({
 });
 
 /** The columns an insert of `s` writes: every one but the id and the ones that start null. */
-function rowFor(s: NewSubscriber, now: Date) {
+function rowFor(s: NewSubscriber, now: Date): CreateRow {
   return {
     channel_id: s.channelId,
     email: s.email,
@@ -94,16 +95,23 @@ async function uniqueEmail<T>(write: () => Promise<T>): Promise<T> {
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
+const pendingEvents = (events: OutboxEvent[]): PendingEvent[] => events.map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
+
 export class PgSubscriberRepository implements SubscriberRepository {
   constructor(
     private readonly db: Knex,
     private readonly lists = new SubscriberLists(db),
     /** Told when a write recorded outbox events (the relays are woken after the commit). */
     private readonly eventRecorded?: () => void,
-  ) {}
+  ) {
+    this.creates = new SubscriberCreates<SubscriberRow>(db, (row, events) => this.insertOne(row, events), eventRecorded);
+  }
+
+  /** Creates on the pool, sent a turn of the event loop at a time (docs/write-path.md, "Creates in batches"). */
+  private readonly creates: SubscriberCreates<SubscriberRow>;
 
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
-    const rows = (await this.insertQuery(s, now)) as SubscriberRow[];
+    const rows = (await this.insertQuery(rowFor(s, now))) as SubscriberRow[];
     return rows[0] ? toSubscriber(rows[0]) : null;
   }
 
@@ -113,8 +121,17 @@ export class PgSubscriberRepository implements SubscriberRepository {
    * the row as written (every column is set here), and the id joined in by PostgreSQL.
    */
   async insertIfAbsentWithEvents(s: NewSubscriber, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
-    const written = toSubscriber({ ...rowFor(s, now), id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
-    return this.withEvents('subscribers.insert_with_events', this.insertQuery(s, now), events(written));
+    const row = rowFor(s, now);
+    const written = toSubscriber({ ...row, id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
+    const pending = pendingEvents(events(written));
+    // In a transaction the statement runs on its connection, now; on the pool, with the turn's other creates.
+    const created = this.db.isTransaction === true ? await this.insertOne(row, pending) : await this.creates.insert(row, pending);
+    return created ? toSubscriber(created) : null;
+  }
+
+  /** One create on its own: the insert and its events in one statement. */
+  private async insertOne(row: CreateRow, events: PendingEvent[]): Promise<SubscriberRow | null> {
+    return this.withEvents('subscribers.insert_with_events', this.insertQuery(row), events);
   }
 
   async findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null> {
@@ -133,7 +150,8 @@ export class PgSubscriberRepository implements SubscriberRepository {
       .whereRaw('xmin = ?::xid', [version])
       .update(updateColumns(s, now))
       .returning('*');
-    return uniqueEmail(() => this.withEvents('subscribers.save_if_version', update, events({ ...s, updatedAt: now })));
+    const row = await uniqueEmail(() => this.withEvents('subscribers.save_if_version', update, pendingEvents(events({ ...s, updatedAt: now }))));
+    return row ? toSubscriber(row) : null;
   }
 
   /**
@@ -143,8 +161,7 @@ export class PgSubscriberRepository implements SubscriberRepository {
    * write sets every column, so its text never varies: a prepared statement, planned once per
    * connection.
    */
-  private async withEvents(name: string, write: Knex.QueryBuilder, events: OutboxEvent[]): Promise<Subscriber | null> {
-    const pending = events.map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
+  private async withEvents(name: string, write: Knex.QueryBuilder, pending: PendingEvent[]): Promise<SubscriberRow | null> {
     const statement = this.db.raw(
       `WITH s AS (?),
        e AS (INSERT INTO events (channel_id, type, data, created_at)
@@ -155,13 +172,13 @@ export class PgSubscriberRepository implements SubscriberRepository {
     );
     const result = await prepared(name, statement);
     const row = (result as { rows: SubscriberRow[] }).rows[0];
-    if (row !== undefined && events.length > 0) this.eventRecorded?.();
-    return row ? toSubscriber(row) : null;
+    if (row !== undefined && pending.length > 0) this.eventRecorded?.();
+    return row ?? null;
   }
 
-  private insertQuery(s: NewSubscriber, now: Date) {
+  private insertQuery(row: CreateRow) {
     return this.db<SubscriberRow>('subscribers')
-      .insert({ ...rowFor(s, now), custom_data: JSON.stringify(s.customData ?? {}) as unknown as Record<string, unknown> })
+      .insert({ ...row, custom_data: JSON.stringify(row.custom_data) as unknown as Record<string, unknown> })
       .onConflict(['channel_id', 'email'])
       .ignore()
       .returning('*');
