@@ -48,6 +48,12 @@ const DB_NOW = `extract(epoch from clock_timestamp()) * 1000 AS db_now`;
 const MAX_TRIES = 50;
 /** How fast two clocks may drift apart: 100 ppm, far beyond an NTP-disciplined clock's. */
 const CLOCK_DRIFT = 1e-4;
+/**
+ * Date.now() reads whole milliseconds: each end of a trip may have been read up to 1 ms before
+ * its real instant, so a trip read as S..E ran within [S, E + 1) and its middle may be off by
+ * up to (E - S) / 2 + 1, not (E - S) / 2 (a loopback trip of 0.3 ms reads as 0 ms).
+ */
+const CLOCK_READ_MS = 1;
 
 /**
  * email_server_send_rates, changed by compare-and-set on `version`: one round trip per change
@@ -134,7 +140,7 @@ export class PgSendRateStore implements SendRateStore {
    */
   private measure(started: number, dbNow: number): void {
     const ended = Date.now();
-    const uncertainty = (ended - started) / 2;
+    const uncertainty = (ended - started) / 2 + CLOCK_READ_MS;
     if (this.measured && uncertainty >= this.uncertainty(ended)) return;
     this.offsetMs = Number(dbNow) - (started + ended) / 2;
     this.bestUncertaintyMs = uncertainty;
