@@ -1,6 +1,19 @@
 import type { NewSubscriber, OutboxEvent, Subscriber } from '@mailcast/core';
 import { createTestDatabase, type TestDatabase } from '@mailcast/testkit';
+import type { Knex } from 'knex';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
+
+/** The statements a pool runs during `work`. */
+async function statementsOn<T>(db: Knex, work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  const statements: string[] = [];
+  const listener = (query: { sql: string }) => statements.push(query.sql);
+  db.on('query', listener);
+  try {
+    return { result: await work(), statements };
+  } finally {
+    db.off('query', listener);
+  }
+}
 
 /** docs/write-path.md, "Subscriber create": the row and its events in one statement. */
 describe('PgSubscriberRepository.insertIfAbsentWithEvents', () => {
@@ -73,7 +86,7 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents', () => {
   });
 });
 
-/** docs/write-path.md, "Creates in batches": the creates of one turn of the event loop, one statement. */
+/** docs/write-path.md, "Writes in batches": the creates of one turn of the event loop, one statement. */
 describe('PgSubscriberRepository.insertIfAbsentWithEvents, several at once', () => {
   let database: TestDatabase;
   let repository: PgSubscriberRepository;
@@ -84,17 +97,7 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents, several at once', () 
     { channelId: row.channelId, type: 'subscriber.created', data: { email: row.email, first_name: row.firstName, tags: row.tags }, createdAt: now },
   ];
   const fresh = (email: string, extra: Partial<NewSubscriber> = {}): NewSubscriber => ({ channelId, email, requiresConfirmation: false, ...extra });
-  /** The statements the repository's pool runs during `work`. */
-  async function statementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-    const statements: string[] = [];
-    const listener = (query: { sql: string }) => statements.push(query.sql);
-    database.db.on('query', listener);
-    try {
-      return { result: await work(), statements };
-    } finally {
-      database.db.off('query', listener);
-    }
-  }
+  const statementsDuring = <T>(work: () => Promise<T>) => statementsOn(database.db, work);
   const eventsOf = (email: string) => database.db('events').whereRaw(`data->>'email' = ?`, [email]).orderBy('id').select('channel_id', 'type', 'data');
 
   beforeAll(async () => {
@@ -252,5 +255,129 @@ describe('PgSubscriberRepository.saveIfVersion', () => {
     });
     expect(await repository.findByEmail(channelId, 'v@example.com')).toEqual(read.subscriber);
     expect(await eventCount()).toBe(before);
+  });
+});
+
+/** docs/write-path.md, "Writes in batches": the unlocked reads and updates of one turn, one statement each. */
+describe('PgSubscriberRepository.findVersioned and saveIfVersion, several at once', () => {
+  let database: TestDatabase;
+  let repository: PgSubscriberRepository;
+  let channelId: number;
+  let otherChannelId: number;
+  const now = new Date('2026-11-26T09:30:00.321Z');
+  const updated = (row: Subscriber): OutboxEvent[] => [{ channelId: row.channelId, type: 'subscriber.updated', data: { email: row.email, first_name: row.firstName }, createdAt: now }];
+  const emails = Array.from({ length: 30 }, (_, i) => `change${String(i).padStart(2, '0')}@example.com`);
+  const statementsDuring = <T>(work: () => Promise<T>) => statementsOn(database.db, work);
+  const updatesOf = (id: number) => database.db('events').where({ type: 'subscriber.updated' }).whereRaw(`(data->>'subscriber_id')::bigint = ?`, [id]).orderBy('id').select('channel_id', 'data');
+  /** Reads each address, then saves `change` of it: the two round trips of a change without a lock. */
+  const changeEach = (repo: PgSubscriberRepository, addresses: string[], change: (s: Subscriber) => Subscriber, channel = channelId) =>
+    Promise.all(
+      addresses.map(async (email) => {
+        const read = (await repo.findVersioned(channel, email))!;
+        return repo.saveIfVersion(change(read.subscriber), read.version, now, updated);
+      }),
+    );
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    [{ id: channelId }, { id: otherChannelId }] = await database.db('channels').insert([{ name: 'changes' }, { name: 'other' }]).returning('id');
+    repository = new PgSubscriberRepository(database.db);
+    for (const email of [...emails, 'taken@example.com']) await repository.insertIfAbsent({ channelId, email, requiresConfirmation: false }, now);
+    await repository.insertIfAbsent({ channelId: otherChannelId, email: emails[0]!, requiresConfirmation: false }, now);
+    // Enough other rows that PostgreSQL finds each row of a batch by index, in the batch's order,
+    // as it does at production sizes (on a handful of rows it scans the table in one order).
+    await database.db.raw(
+      `INSERT INTO subscribers (channel_id, email, source, subscribed_at, requires_confirmation, is_active, tags, custom_data, created_at, updated_at)
+       SELECT ?, 'filler' || n || '@example.com', 'api_subscription', now(), false, true, '{}', '{}', now(), now() FROM generate_series(1, 50000) AS n`,
+      [otherChannelId],
+    );
+    await database.db.raw('ANALYZE subscribers');
+  });
+  afterAll(() => database.drop());
+
+  it('reads the turn in one statement and saves it in one, each row with its own event', async () => {
+    const { result, statements } = await statementsDuring(() => changeEach(repository, emails, (s) => ({ ...s, firstName: `F-${s.email}`, tags: [s.email] })));
+    expect(statements).toHaveLength(2);
+    for (const [i, email] of emails.entries()) {
+      const stored = (await repository.findByEmail(channelId, email))!;
+      expect(result[i]).toEqual(stored);
+      expect(stored).toMatchObject({ firstName: `F-${email}`, tags: [email], updatedAt: now });
+      expect(await updatesOf(stored.id)).toEqual([{ channel_id: channelId, data: { subscriber_id: stored.id, email, first_name: `F-${email}` } }]);
+    }
+    // The same address in another channel was neither read nor written.
+    expect(await repository.findByEmail(otherChannelId, emails[0]!)).toMatchObject({ firstName: null });
+  });
+
+  it('answers null for an unknown address, and for a row changed since it was read, writing nothing for it', async () => {
+    const stale = (await repository.findVersioned(channelId, emails[1]!))!;
+    await repository.saveIfVersion({ ...stale.subscriber, lastName: 'Moved' }, stale.version, now, updated);
+    const fresh = (await repository.findVersioned(channelId, emails[2]!))!;
+    const [missing, staleSave, freshSave] = await Promise.all([
+      repository.findVersioned(channelId, 'nobody@example.com'),
+      repository.saveIfVersion({ ...stale.subscriber, firstName: 'Stale' }, stale.version, now, updated),
+      repository.saveIfVersion({ ...fresh.subscriber, firstName: 'Fresh' }, fresh.version, now, updated),
+    ]);
+    expect(missing).toBeNull();
+    expect(staleSave).toBeNull();
+    expect(await repository.findByEmail(channelId, emails[1]!)).toMatchObject({ firstName: `F-${emails[1]}`, lastName: 'Moved' });
+    expect((await updatesOf(stale.subscriber.id)).map((e) => e.data.first_name)).toEqual([`F-${emails[1]}`, `F-${emails[1]}`]);
+    expect(freshSave).toMatchObject({ firstName: 'Fresh' });
+  });
+
+  it('two saves of one row at one version in a turn: one applies, the other finds its version stale', async () => {
+    // They go in separate statements (a batch holds a row once), on two connections in no set order.
+    const read = (await repository.findVersioned(channelId, emails[3]!))!;
+    const saves = await Promise.all(
+      ['First', 'Second'].map((firstName) => repository.saveIfVersion({ ...read.subscriber, firstName }, read.version, now, updated)),
+    );
+    const applied = saves.filter((row) => row !== null);
+    expect(applied).toHaveLength(1);
+    expect(await repository.findByEmail(channelId, emails[3]!)).toEqual(applied[0]);
+    expect(await updatesOf(read.subscriber.id)).toHaveLength(2);
+  });
+
+  it("keeps one save's failure its own: an address taken fails that save alone", async () => {
+    const outcomes = await Promise.allSettled(
+      [emails[4]!, emails[5]!, emails[6]!].map(async (email, i) => {
+        const read = (await repository.findVersioned(channelId, email))!;
+        return repository.saveIfVersion({ ...read.subscriber, ...(i === 1 ? { email: 'taken@example.com' } : { firstName: 'Kept' }) }, read.version, now, updated);
+      }),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ fields: { email: ['has already been taken'] } });
+    expect(await repository.findByEmail(channelId, emails[5]!)).toMatchObject({ firstName: `F-${emails[5]}` });
+    for (const email of [emails[4]!, emails[6]!]) expect(await repository.findByEmail(channelId, email)).toMatchObject({ firstName: 'Kept' });
+  });
+
+  it('two processes saving the same rows in opposite orders finish in one statement each (no deadlock)', async () => {
+    const second = new PgSubscriberRepository(database.db);
+    for (let round = 0; round < 5; round++) {
+      const reads = await Promise.all(emails.map((email) => repository.findVersioned(channelId, email)));
+      const { result, statements } = await statementsDuring(() =>
+        Promise.all([
+          Promise.all(reads.map((r) => repository.saveIfVersion({ ...r!.subscriber, lastName: `A${round}` }, r!.version, now, updated))),
+          Promise.all([...reads].reverse().map((r) => second.saveIfVersion({ ...r!.subscriber, lastName: `B${round}` }, r!.version, now, updated))),
+        ]),
+      );
+      // A deadlock would fail a statement and split it into one save each.
+      expect(statements).toHaveLength(2);
+      const [a, b] = result;
+      for (let i = 0; i < emails.length; i++) {
+        // Both read the same version: exactly one of the two saves applied.
+        expect([a[i], b[emails.length - 1 - i]].filter((row) => row !== null)).toHaveLength(1);
+      }
+    }
+  });
+
+  it('in a transaction, reads and saves at once on its connection and rolls back with it', async () => {
+    await expect(
+      database.db.transaction(async (trx) => {
+        const inside = new PgSubscriberRepository(trx);
+        const read = (await inside.findVersioned(channelId, emails[7]!))!;
+        expect(await inside.saveIfVersion({ ...read.subscriber, firstName: 'Rolled' }, read.version, now, updated)).toMatchObject({ firstName: 'Rolled' });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await repository.findByEmail(channelId, emails[7]!)).toMatchObject({ firstName: `F-${emails[7]}` });
   });
 });

@@ -1,7 +1,9 @@
 import { ValidationError, type NewSubscriber, type OutboxEvent, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
-import { SubscriberCreates, type CreateRow, type PendingEvent } from './subscriber-creates';
+import { subscriberChanges, type UpdateItem } from './subscriber-changes';
+import { subscriberCreates, type CreateItem, type CreateRow, type PendingEvent } from './subscriber-creates';
+import type { TurnBatches } from './turn-batches';
 import { SubscriberLists } from './subscriber-list';
 
 export interface SubscriberRow {
@@ -64,7 +66,7 @@ function rowFor(s: NewSubscriber, now: Date): CreateRow {
 }
 
 /** Every mutable column of `s`, as an update writes them. */
-function updateColumns(s: Subscriber, now: Date) {
+function updateColumns(s: Subscriber, now: Date): UpdateItem['columns'] {
   return {
     email: s.email,
     first_name: s.firstName,
@@ -78,10 +80,13 @@ function updateColumns(s: Subscriber, now: Date) {
     requires_confirmation: s.requiresConfirmation,
     redacted_at: s.redactedAt,
     tags: s.tags,
-    custom_data: JSON.stringify(s.customData) as unknown as Record<string, unknown>,
+    custom_data: s.customData,
     updated_at: now,
   };
 }
+
+/** The columns as knex writes them: custom_data as JSON text (pg would send an array as a PostgreSQL array). */
+const asWritten = (columns: UpdateItem['columns']) => ({ ...columns, custom_data: JSON.stringify(columns.custom_data) as unknown as Record<string, unknown> });
 
 /** The unique (channel_id, email) key: a new address that another subscriber already has. */
 async function uniqueEmail<T>(write: () => Promise<T>): Promise<T> {
@@ -104,11 +109,22 @@ export class PgSubscriberRepository implements SubscriberRepository {
     /** Told when a write recorded outbox events (the relays are woken after the commit). */
     private readonly eventRecorded?: () => void,
   ) {
-    this.creates = new SubscriberCreates<SubscriberRow>(db, (row, events) => this.insertOne(row, events), eventRecorded);
+    this.creates = subscriberCreates<SubscriberRow>(db, (item) => this.insertOne(item), eventRecorded);
+    this.changes = subscriberChanges<SubscriberRow>(
+      db,
+      { read: (key) => this.readVersioned(key.channel_id, key.email), update: (item) => this.updateOne(item) },
+      eventRecorded,
+    );
   }
 
-  /** Creates on the pool, sent a turn of the event loop at a time (docs/write-path.md, "Creates in batches"). */
-  private readonly creates: SubscriberCreates<SubscriberRow>;
+  /** On the pool, creates and unlocked changes go a turn of the event loop at a time (docs/write-path.md, "Writes in batches"). */
+  private readonly creates: TurnBatches<CreateItem, SubscriberRow | null>;
+  private readonly changes: ReturnType<typeof subscriberChanges<SubscriberRow>>;
+
+  /** In a transaction a statement runs on its connection, at once; on the pool, with the turn's others. */
+  private get batched(): boolean {
+    return this.db.isTransaction !== true;
+  }
 
   async insertIfAbsent(s: NewSubscriber, now: Date): Promise<Subscriber | null> {
     const rows = (await this.insertQuery(rowFor(s, now))) as SubscriberRow[];
@@ -124,20 +140,23 @@ export class PgSubscriberRepository implements SubscriberRepository {
     const row = rowFor(s, now);
     const written = toSubscriber({ ...row, id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
     const pending = pendingEvents(events(written));
-    // In a transaction the statement runs on its connection, now; on the pool, with the turn's other creates.
-    const created = this.db.isTransaction === true ? await this.insertOne(row, pending) : await this.creates.insert(row, pending);
+    const created = this.batched ? await this.creates.submit({ row, events: pending }) : await this.insertOne({ row, events: pending });
     return created ? toSubscriber(created) : null;
   }
 
   /** One create on its own: the insert and its events in one statement. */
-  private async insertOne(row: CreateRow, events: PendingEvent[]): Promise<SubscriberRow | null> {
+  private async insertOne({ row, events }: CreateItem): Promise<SubscriberRow | null> {
     return this.withEvents('subscribers.insert_with_events', this.insertQuery(row), events);
   }
 
   async findVersioned(channelId: number, email: string): Promise<{ subscriber: Subscriber; version: string } | null> {
-    const query = this.db('subscribers').where({ channel_id: channelId, email }).first('*', this.db.raw('xmin::text AS row_version'));
-    const row = (await prepared('subscribers.find_versioned', query)) as (SubscriberRow & { row_version: string }) | undefined;
+    const row = this.batched ? await this.changes.reads.submit({ channel_id: channelId, email }) : await this.readVersioned(channelId, email);
     return row ? { subscriber: toSubscriber(row), version: row.row_version } : null;
+  }
+
+  private async readVersioned(channelId: number, email: string): Promise<(SubscriberRow & { row_version: string }) | null> {
+    const query = this.db('subscribers').where({ channel_id: channelId, email }).first('*', this.db.raw('xmin::text AS row_version'));
+    return ((await prepared('subscribers.find_versioned', query)) as (SubscriberRow & { row_version: string }) | undefined) ?? null;
   }
 
   /**
@@ -145,13 +164,19 @@ export class PgSubscriberRepository implements SubscriberRepository {
    * writing transaction's id, so an unchanged xmin means no change since it was read.
    */
   async saveIfVersion(s: Subscriber, version: string, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
-    const update = this.db<SubscriberRow>('subscribers')
-      .where({ channel_id: s.channelId, id: s.id })
-      .whereRaw('xmin = ?::xid', [version])
-      .update(updateColumns(s, now))
-      .returning('*');
-    const row = await uniqueEmail(() => this.withEvents('subscribers.save_if_version', update, pendingEvents(events({ ...s, updatedAt: now }))));
+    const item: UpdateItem = { id: s.id, channel_id: s.channelId, version, columns: updateColumns(s, now), events: pendingEvents(events({ ...s, updatedAt: now })) };
+    const row = this.batched ? await this.changes.updates.submit(item) : await this.updateOne(item);
     return row ? toSubscriber(row) : null;
+  }
+
+  /** One update on its own: applied only at the version read, with its events, in one statement. */
+  private updateOne(item: UpdateItem): Promise<SubscriberRow | null> {
+    const update = this.db<SubscriberRow>('subscribers')
+      .where({ channel_id: item.channel_id, id: item.id })
+      .whereRaw('xmin = ?::xid', [item.version])
+      .update(asWritten(item.columns))
+      .returning('*');
+    return uniqueEmail(() => this.withEvents('subscribers.save_if_version', update, item.events));
   }
 
   /**
@@ -200,7 +225,7 @@ export class PgSubscriberRepository implements SubscriberRepository {
 
   async save(s: Subscriber, now: Date): Promise<Subscriber> {
     return uniqueEmail(async () => {
-      const [row] = await this.db<SubscriberRow>('subscribers').where({ channel_id: s.channelId, id: s.id }).update(updateColumns(s, now)).returning('*');
+      const [row] = await this.db<SubscriberRow>('subscribers').where({ channel_id: s.channelId, id: s.id }).update(asWritten(updateColumns(s, now))).returning('*');
       if (row === undefined) throw new Error(`subscriber ${s.id} vanished during its update`);
       return toSubscriber(row as SubscriberRow);
     });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { prepared } from './database';
+import { TurnBatches } from './turn-batches';
 
 /** An outbox event of a create, as the statements write it (`subscriber_id` is joined in by PostgreSQL). */
 export interface PendingEvent {
@@ -23,13 +24,6 @@ export interface CreateRow {
   custom_data: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
-}
-
-interface Pending<Row> {
-  row: CreateRow;
-  events: PendingEvent[];
-  resolve(row: Row | null): void;
-  reject(error: unknown): void;
 }
 
 /** Rows one statement inserts at most: a batch's JSON stays near 100 KB. */
@@ -68,81 +62,36 @@ e AS (
 )
 SELECT * FROM s`;
 
+/** A create as batched: the row and its events. */
+export interface CreateItem {
+  row: CreateRow;
+  events: PendingEvent[];
+}
+
 /**
  * Subscriber creates that reach the repository in the same turn of the event loop go to
- * PostgreSQL as one statement (docs/write-path.md, "Creates in batches"): under load, many
- * requests finish parsing in one turn, and one statement for all of them costs PostgreSQL and
- * the api far less than one each. Nothing waits for a batch to fill: the turn's creates are sent
- * as soon as it ends, so a lone create goes out at once, through `single`.
- *
- * Each create still commits with its events or not at all, and answers its own row, or null
- * when its address exists. A batch whose statement fails is retried one create at a time, so
- * one create's error is its own.
+ * PostgreSQL as one statement (docs/write-path.md, "Writes in batches"). Each create still
+ * commits with its events or not at all, and answers its own row, or null when its address
+ * exists; a lone create goes through `single`.
  */
-export class SubscriberCreates<Row extends { channel_id: number; email: string }> {
-  private pending: Pending<Row>[] = [];
-  private scheduled = false;
-
-  constructor(
-    private readonly db: Knex,
-    /** One create on its own: the row and its events in one statement. */
-    private readonly single: (row: CreateRow, events: PendingEvent[]) => Promise<Row | null>,
-    /** Told when a statement recorded events. */
-    private readonly eventRecorded?: () => void,
-  ) {}
-
-  insert(row: CreateRow, events: PendingEvent[]): Promise<Row | null> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ row, events, resolve, reject });
-      this.schedule();
-    });
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    const batch: Pending<Row>[] = [];
-    const later: Pending<Row>[] = [];
-    const keys = new Set<string>();
-    for (const item of this.pending) {
-      const key = `${item.row.channel_id}\n${item.row.email}`;
-      if (batch.length < MAX_BATCH && !keys.has(key)) {
-        keys.add(key);
-        batch.push(item);
-      } else {
-        later.push(item);
-      }
-    }
-    this.pending = later;
-    if (later.length > 0) this.schedule();
-    void (batch.length === 1 ? this.runOne(batch[0]!) : this.runBatch(batch));
-  }
-
-  private async runOne(item: Pending<Row>): Promise<void> {
-    try {
-      item.resolve(await this.single(item.row, item.events));
-    } catch (error) {
-      item.reject(error);
-    }
-  }
-
-  private async runBatch(batch: Pending<Row>[]): Promise<void> {
-    let rows: Row[];
-    try {
-      const input = JSON.stringify(batch.map((item, n) => ({ n, ...item.row, events: item.events })));
-      rows = ((await prepared('subscribers.insert_batch_with_events', this.db.raw(BATCH_STATEMENT, [input]))) as { rows: Row[] }).rows;
-    } catch {
-      // Which create failed is not known: each one again on its own, with its own answer.
-      await Promise.all(batch.map((item) => this.runOne(item)));
-      return;
-    }
-    const written = new Map(rows.map((row) => [`${row.channel_id}\n${row.email}`, row]));
-    if (batch.some((item) => item.events.length > 0 && written.has(`${item.row.channel_id}\n${item.row.email}`))) this.eventRecorded?.();
-    for (const item of batch) item.resolve(written.get(`${item.row.channel_id}\n${item.row.email}`) ?? null);
-  }
+export function subscriberCreates<Row extends { channel_id: number; email: string }>(
+  db: Knex,
+  /** One create on its own: the row and its events in one statement. */
+  single: (item: CreateItem) => Promise<Row | null>,
+  /** Told when a statement recorded events. */
+  eventRecorded?: () => void,
+): TurnBatches<CreateItem, Row | null> {
+  const keyOf = (row: { channel_id: number; email: string }) => `${row.channel_id}\n${row.email}`;
+  return new TurnBatches({
+    key: (item) => keyOf(item.row),
+    single,
+    max: MAX_BATCH,
+    async batch(items) {
+      const input = JSON.stringify(items.map((item, n) => ({ n, ...item.row, events: item.events })));
+      const { rows } = (await prepared('subscribers.insert_batch_with_events', db.raw(BATCH_STATEMENT, [input]))) as { rows: Row[] };
+      const written = new Map(rows.map((row) => [keyOf(row), row]));
+      if (items.some((item) => item.events.length > 0 && written.has(keyOf(item.row)))) eventRecorded?.();
+      return items.map((item) => written.get(keyOf(item.row)) ?? null);
+    },
+  });
 }

@@ -1,0 +1,86 @@
+/** What a kind of write needs to go in batches: how to run one item alone, and a batch. */
+export interface TurnBatchesOf<In, Out> {
+  /** Items of one key never share a batch (the statement joins its answers back on it); null: any may. */
+  key(item: In): string | null;
+  /** One item on its own: its own statement, and its own error. */
+  single(item: In): Promise<Out>;
+  /** Two or more items in one statement: one answer per item, in the items' order. */
+  batch(items: readonly In[]): Promise<Out[]>;
+  /** Items one statement takes at most. */
+  max: number;
+}
+
+interface Pending<In, Out> {
+  item: In;
+  resolve(out: Out): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Work that reaches a repository in the same turn of the event loop goes to PostgreSQL as one
+ * statement (docs/write-path.md, "Writes in batches"): under load many requests finish parsing
+ * in one turn, and one statement for all of them costs PostgreSQL and the api far less than one
+ * each. Nothing waits for a batch to fill: the turn's items go as soon as it ends, so a lone item
+ * goes at once, through `single`.
+ *
+ * A batch whose statement fails is retried one item at a time, so one item's error (a unique
+ * address taken, a deadlock) is its own and the others still get their answers.
+ */
+export class TurnBatches<In, Out> {
+  private pending: Pending<In, Out>[] = [];
+  private scheduled = false;
+
+  constructor(private readonly of: TurnBatchesOf<In, Out>) {}
+
+  submit(item: In): Promise<Out> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch: Pending<In, Out>[] = [];
+    const later: Pending<In, Out>[] = [];
+    const keys = new Set<string>();
+    for (const pending of this.pending) {
+      const key = this.of.key(pending.item);
+      if (batch.length < this.of.max && (key === null || !keys.has(key))) {
+        if (key !== null) keys.add(key);
+        batch.push(pending);
+      } else {
+        later.push(pending);
+      }
+    }
+    this.pending = later;
+    if (later.length > 0) this.schedule();
+    void (batch.length === 1 ? this.runOne(batch[0]!) : this.runBatch(batch));
+  }
+
+  private async runOne(pending: Pending<In, Out>): Promise<void> {
+    try {
+      pending.resolve(await this.of.single(pending.item));
+    } catch (error) {
+      pending.reject(error);
+    }
+  }
+
+  private async runBatch(batch: Pending<In, Out>[]): Promise<void> {
+    let answers: Out[];
+    try {
+      answers = await this.of.batch(batch.map((pending) => pending.item));
+    } catch {
+      // Which item failed is not known: each one again on its own, with its own answer.
+      await Promise.all(batch.map((pending) => this.runOne(pending)));
+      return;
+    }
+    batch.forEach((pending, i) => pending.resolve(answers[i]!));
+  }
+}
