@@ -284,8 +284,9 @@ export const webhooksBench: Bench = {
       { metric: 'burst: last delivery after the first commit starts', value: burst.lastMs, unit: 'ms', target: `<= 1.25× bare (${round(bareMs(), 0)} ms) + 1 s`, met: burst.lastMs <= 1.25 * bareMs() + 1000 },
       { metric: `event → delivery p50, steady ${PACED_RATE} events/s`, value: steady.p50, unit: 'ms', target: '< 100 ms', met: steady.p50 < 100 },
       { metric: `event → delivery p99, steady ${PACED_RATE} events/s`, value: steady.p99, unit: 'ms', target: '< 500 ms', met: steady.p99 < 500 },
-      { metric: 'event → delivery p50, paced at 0.7× capacity', value: paced.p50, unit: 'ms', target: '< 1000 ms', met: paced.p50 < 1000 },
-      { metric: 'event → delivery p99, paced at 0.7× capacity', value: paced.p99, unit: 'ms' },
+      // Issue 21's paced targets hold here too, at 0.7× capacity, not only at the steady rate.
+      { metric: 'event → delivery p50, paced at 0.7× capacity', value: paced.p50, unit: 'ms', target: '< 100 ms', met: paced.p50 < 100 },
+      { metric: 'event → delivery p99, paced at 0.7× capacity', value: paced.p99, unit: 'ms', target: '< 500 ms', met: paced.p99 < 500 },
       { metric: 'deliveries/s, paced', value: paced.rate, unit: '/s', ceiling },
     ];
     return {
