@@ -1,30 +1,13 @@
 import { ValidationError, type NewSubscriber, type OutboxEvent, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
+import type { SubscriberRow } from './subscriber-row';
 import { subscriberChanges, type UpdateItem } from './subscriber-changes';
 import { subscriberCreates, type CreateItem, type CreateRow, type PendingEvent } from './subscriber-creates';
 import type { TurnBatches } from './turn-batches';
 import { SubscriberLists } from './subscriber-list';
 
-export interface SubscriberRow {
-  id: number;
-  channel_id: number;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  ip_address: string | null;
-  is_active: boolean;
-  source: string;
-  subscribed_at: Date;
-  unsubscribed_at: Date | null;
-  confirmed_at: Date | null;
-  requires_confirmation: boolean;
-  redacted_at: Date | null;
-  tags: string[];
-  custom_data: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+export type { SubscriberRow };
 
 export const toSubscriber = (row: SubscriberRow): Subscriber => ({
   id: row.id,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { prepared } from './database';
-import type { SubscriberRow } from './pg-subscriber.repository';
+import type { SubscriberRow } from './subscriber-row';
 import type { PendingEvent } from './subscriber-creates';
 import { TurnBatches } from './turn-batches';
 
