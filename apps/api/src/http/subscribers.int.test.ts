@@ -220,6 +220,26 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; docs/subscri
       expect((await get('/subscribers/find.json?email=taken-a@example.com')).status).toBe(200);
     });
 
+    // Concurrent changes may share one statement (docs/write-path.md, "Writes in batches"): one
+    // that takes an address already in use still gets its own 422, word for word, and the others 200.
+    it('answers each of several concurrent updates on its own when one takes an address in use', async () => {
+      // Whether the three meet in one turn depends on timing: five rounds make it all but certain.
+      for (let round = 0; round < 5; round++) {
+        const [a, b, c, taken] = ['a', 'b', 'c', 'taken'].map((x) => `many-${x}${round}@example.com`);
+        for (const email of [a, b, c, taken]) await post('/subscribers.json', { subscriber: { email } });
+        const answers = await Promise.all([
+          patch({ email: a, subscriber: { first_name: 'A' } }),
+          patch({ email: b, subscriber: { email: taken } }),
+          patch({ email: c, subscriber: { first_name: 'C' } }),
+        ]);
+        expect(answers.map((r) => r.status)).toEqual([200, 422, 200]);
+        expect(answers[1]!.body).toEqual({ errors: { email: ['has already been taken'] } });
+        expect(answers[0]!.body).toMatchObject({ email: a, first_name: 'A' });
+        expect(answers[2]!.body).toMatchObject({ email: c, first_name: 'C' });
+        expect((await get(`/subscribers/find.json?email=${b}`)).body).toMatchObject({ email: b, first_name: null });
+      }
+    });
+
     it('404 for an unknown address, 422 without one, 422 for tag_list', async () => {
       const unknown = await patch({ subscriber: { email: 'ghost@example.com', first_name: 'G' } });
       expect(unknown.status).toBe(404);

@@ -1,11 +1,8 @@
 import type { Knex } from 'knex';
 import { prepared } from './database';
 import type { SubscriberRow } from './subscriber-row';
-import type { PendingEvent } from './subscriber-creates';
+import { batchEvents, type PendingEvent } from './subscriber-creates';
 import { TurnBatches } from './turn-batches';
-
-/** Statements a batch of reads or updates holds at most: their JSON stays near 100 KB. */
-const MAX_BATCH = 100;
 
 /** A subscriber looked up by address, for a change (docs/write-path.md, "Subscriber changes"). */
 export interface ReadKey {
@@ -58,14 +55,7 @@ s AS (
     FROM input i JOIN locked l ON l.id = i.id
    WHERE t.id = i.id AND t.channel_id = i.channel_id AND t.xmin = i.version::xid
   RETURNING t.*
-),
-e AS (
-  INSERT INTO events (channel_id, type, data, created_at)
-  SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
-    FROM s JOIN input i ON i.id = s.id,
-         ROWS FROM (jsonb_to_recordset(i.events) AS (type text, data jsonb, created_at timestamptz)) WITH ORDINALITY AS ev(type, data, created_at, k)
-   ORDER BY i.n, ev.k
-)
+),${batchEvents('i.id = s.id')}
 SELECT * FROM s`;
 
 /**
@@ -86,7 +76,6 @@ export function subscriberChanges<Row extends { id: number; channel_id: number; 
   const reads = new TurnBatches<ReadKey, (Row & { row_version: string }) | null>({
     key: () => null,
     single: single.read,
-    max: MAX_BATCH,
     async batch(keys) {
       const { rows } = (await prepared('subscribers.find_versioned_batch', db.raw(READ_STATEMENT, [JSON.stringify(keys)]))) as {
         rows: Array<Row & { row_version: string }>;
@@ -98,7 +87,6 @@ export function subscriberChanges<Row extends { id: number; channel_id: number; 
   const updates = new TurnBatches<UpdateItem, Row | null>({
     key: (item) => `${item.channel_id}\n${item.id}`,
     single: single.update,
-    max: MAX_BATCH,
     async batch(items) {
       const input = JSON.stringify(
         items.map((item, n) => ({ n, id: item.id, channel_id: item.channel_id, version: item.version, ...item.columns, events: item.events })),

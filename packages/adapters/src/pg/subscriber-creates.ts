@@ -26,8 +26,19 @@ export interface CreateRow {
   updated_at: Date;
 }
 
-/** Rows one statement inserts at most: a batch's JSON stays near 100 KB. */
-const MAX_BATCH = 100;
+/**
+ * The CTE of a batch statement that records the events of the rows `s` wrote: each input row `i`
+ * (joined to its written row `on`) carries its events as JSON, written in input order, each
+ * with the row's id as `subscriber_id`. A row not written (skipped, or stale) records none.
+ */
+export const batchEvents = (on: string) => `
+e AS (
+  INSERT INTO events (channel_id, type, data, created_at)
+  SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
+    FROM s JOIN input i ON ${on},
+         ROWS FROM (jsonb_to_recordset(i.events) AS (type text, data jsonb, created_at timestamptz)) WITH ORDINALITY AS ev(type, data, created_at, k)
+   ORDER BY i.n, ev.k
+)`;
 
 /**
  * One statement for a batch: the rows arrive as one JSON array, so the text never varies and is
@@ -52,14 +63,7 @@ s AS (
     FROM input ORDER BY channel_id, email
   ON CONFLICT (channel_id, email) DO NOTHING
   RETURNING *
-),
-e AS (
-  INSERT INTO events (channel_id, type, data, created_at)
-  SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
-    FROM s JOIN input i ON i.channel_id = s.channel_id AND i.email = s.email,
-         ROWS FROM (jsonb_to_recordset(i.events) AS (type text, data jsonb, created_at timestamptz)) WITH ORDINALITY AS ev(type, data, created_at, k)
-   ORDER BY i.n, ev.k
-)
+),${batchEvents('i.channel_id = s.channel_id AND i.email = s.email')}
 SELECT * FROM s`;
 
 /** A create as batched: the row and its events. */
@@ -85,7 +89,6 @@ export function subscriberCreates<Row extends { channel_id: number; email: strin
   return new TurnBatches({
     key: (item) => keyOf(item.row),
     single,
-    max: MAX_BATCH,
     async batch(items) {
       const input = JSON.stringify(items.map((item, n) => ({ n, ...item.row, events: item.events })));
       const { rows } = (await prepared('subscribers.insert_batch_with_events', db.raw(BATCH_STATEMENT, [input]))) as { rows: Row[] };

@@ -4,11 +4,12 @@ export interface TurnBatchesOf<In, Out> {
   key(item: In): string | null;
   /** One item on its own: its own statement, and its own error. */
   single(item: In): Promise<Out>;
-  /** Two or more items in one statement: one answer per item, in the items' order. */
+  /** Two or more items in one statement (at most MAX_BATCH): one answer per item, in the items' order. */
   batch(items: readonly In[]): Promise<Out[]>;
-  /** Items one statement takes at most. */
-  max: number;
 }
+
+/** Items a batch statement takes at most: its JSON input stays near 100 KB. */
+export const MAX_BATCH = 100;
 
 interface Pending<In, Out> {
   item: In;
@@ -52,7 +53,7 @@ export class TurnBatches<In, Out> {
     const keys = new Set<string>();
     for (const pending of this.pending) {
       const key = this.of.key(pending.item);
-      if (batch.length < this.of.max && (key === null || !keys.has(key))) {
+      if (batch.length < MAX_BATCH && (key === null || !keys.has(key))) {
         if (key !== null) keys.add(key);
         batch.push(pending);
       } else {
