@@ -4,6 +4,7 @@ import { resolveDatabase } from '@mailcast/devkit';
 import type { AddressInfo } from 'node:net';
 import { buildContainer, closeContainer } from './container';
 import { createApp } from './http/app';
+import { createHttpServer } from './http/server';
 
 async function main(): Promise<void> {
   let logger: Logger | undefined;
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'api' });
     const container = buildContainer(infra);
     const app = createApp(container);
-    const server = app.listen(config.port);
+    const server = createHttpServer(app).listen(config.port);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);

@@ -2,6 +2,7 @@ import { MailcastClient } from '@mailcast/client';
 import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import { DocumentMatcher, expectMatchesDocument } from './match-document';
+import { createHttpServer } from '../../http/server';
 
 /**
  * A fetch that holds every request body and every answer against the OpenAPI document: a test
@@ -32,7 +33,7 @@ export interface ClientHarness {
 
 /** The app on a loopback port, and clients of it whose every answer is checked against the document. */
 export async function serveForClient(app: Express): Promise<ClientHarness> {
-  const server = app.listen(0, '127.0.0.1');
+  const server = createHttpServer(app).listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
