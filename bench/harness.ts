@@ -101,7 +101,18 @@ export const round = (value: number, digits = 2) => Math.round(value * 10 ** dig
  * PostgreSQL for the benchmarks: DATABASE_URL's server when set, else an embedded cluster in a
  * temporary directory. Each benchmark gets a database of its own.
  */
-export async function openBenchPostgres(): Promise<{ context: (log: (m: string) => void) => BenchContext; close(): Promise<void> }> {
+export interface BenchPostgres {
+  context: (log: (m: string) => void) => BenchContext;
+  /**
+   * Between benchmarks: drops the databases the last one made and checkpoints, so the next starts
+   * on a quiet cluster, with no autovacuum of tables nobody reads any more and no checkpoint of
+   * another benchmark's writes inside its measurements.
+   */
+  settle(log: (m: string) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openBenchPostgres(): Promise<BenchPostgres> {
   let cluster: EmbeddedDatabase | undefined;
   let adminUrl = process.env.DATABASE_URL;
   if (adminUrl === undefined || adminUrl === '') {
@@ -128,16 +139,32 @@ export async function openBenchPostgres(): Promise<{ context: (log: (m: string) 
       return { url: url.toString(), db };
     },
   });
+  const dropCreated = async () => {
+    for (const { name, db } of created.splice(0)) {
+      await db.destroy();
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  };
   return {
     context,
-    async close() {
-      for (const { name, db } of created) {
-        await db.destroy();
-        const admin = new pg.Client({ connectionString: adminUrl });
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    async settle(log) {
+      await dropCreated();
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      try {
+        await admin.query('CHECKPOINT');
+      } catch (error) {
+        // A server of one's own may not let this role checkpoint; the next benchmark then runs without it.
+        log(`no CHECKPOINT between benchmarks: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
         await admin.end();
       }
+    },
+    async close() {
+      await dropCreated();
       await cluster?.stop();
     },
   };

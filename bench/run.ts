@@ -54,6 +54,7 @@ async function main(): Promise<void> {
       log('starting');
       const section = await bench.run(postgres.context(log));
       sections.push(section);
+      await postgres.settle(log);
       console.error(render([section], started).split('\n').slice(6).join('\n'));
     }
   } catch (error) {
