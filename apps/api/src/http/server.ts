@@ -22,6 +22,7 @@ export function createHttpServer(app: Express): Server {
   }
   ApiRequest.prototype = app.request;
   function ApiResponse(this: ServerResponse, req: IncomingMessage, options?: object): void {
+    // The server passes options (its high-water mark) that Node's type for the constructor leaves out.
     (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: object) => void).call(this, req, options);
   }
   ApiResponse.prototype = app.response;
