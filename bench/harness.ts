@@ -120,17 +120,23 @@ export async function openBenchPostgres(): Promise<BenchPostgres> {
     cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, database: 'postgres' });
     adminUrl = cluster.adminUrl;
   }
+  /** Statements on the server's admin database, in order, on one connection of their own. */
+  const admin = async (...statements: string[]) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      for (const statement of statements) await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
   const created: { name: string; db: Database }[] = [];
   let counter = 0;
   const context = (log: (m: string) => void): BenchContext => ({
     log,
     async database() {
       const name = `mailcast_bench_${process.pid}_${++counter}`;
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
+      await admin(`DROP DATABASE IF EXISTS ${name}`, `CREATE DATABASE ${name}`);
       const url = new URL(adminUrl!);
       url.pathname = `/${name}`;
       const db = createDatabase(url.toString(), { poolMax: 10 });
@@ -142,26 +148,15 @@ export async function openBenchPostgres(): Promise<BenchPostgres> {
   const dropCreated = async () => {
     for (const { name, db } of created.splice(0)) {
       await db.destroy();
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     }
   };
   return {
     context,
     async settle(log) {
       await dropCreated();
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      try {
-        await admin.query('CHECKPOINT');
-      } catch (error) {
-        // A server of one's own may not let this role checkpoint; the next benchmark then runs without it.
-        log(`no CHECKPOINT between benchmarks: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        await admin.end();
-      }
+      // A server of one's own may not let this role checkpoint; the next benchmark then runs without it.
+      await admin('CHECKPOINT').catch((error: unknown) => log(`no CHECKPOINT between benchmarks: ${error instanceof Error ? error.message : String(error)}`));
     },
     async close() {
       await dropCreated();

@@ -9,7 +9,7 @@ export interface TurnBatchesOf<In, Out> {
 }
 
 /** Items a batch statement takes at most: its JSON input stays near 100 KB. */
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 
 interface Pending<In, Out> {
   item: In;
