@@ -4,8 +4,13 @@ import type { Knex } from 'knex';
 import { audiencePredicate } from './segment-sql';
 import { SENDABLE, SUPPRESSED, SUPPRESSED_IN_CHANNEL } from './recipient-sql';
 
-/** A recipient's Message-ID: `<broadcast.subscriber.suffix>`, unique per queueing. */
-const messageId = (subscriberId: string) => `'<' || :broadcastId || '.' || ${subscriberId} || '.' || :suffix || '>'`;
+/**
+ * A recipient's Message-ID: `<broadcast.subscriber.random@host>` (`:suffix` is `@host`). The
+ * random part is the recipient's own, 122 bits from PostgreSQL's strong random source, so no
+ * recipient can derive another's Message-ID from theirs (docs/bounces.md, Matching).
+ */
+const messageId = (subscriberId: string) =>
+  `'<' || :broadcastId || '.' || ${subscriberId} || '.' || replace(gen_random_uuid()::text, '-', '') || :suffix || '>'`;
 
 /** The share of new rows past which the recipients' statistics are refreshed after queueing (autovacuum's default scale factor). */
 const STALE_SHARE = 0.1;

@@ -1,12 +1,10 @@
 import { broadcastEventType, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, RandomSource, Repositories, SegmentRepository, Transactor, type Broadcast } from '../ports';
+import { Clock, Repositories, SegmentRepository, Transactor, type Broadcast } from '../ports';
 import { broadcastEventData } from '../broadcasts/broadcast-events';
 import { SendingOptions } from './sending-options';
 
 const QUEUEING_PARALLELISM = 4;
-
-const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /** The outbox event of a broadcast entering its current status (docs/broadcasts-and-sending.md: broadcast.<status>). */
 export function broadcastEvent(
@@ -29,7 +27,6 @@ export class QueueRecipients {
     @inject(Repositories) private readonly repositories: Repositories,
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Clock) private readonly clock: Clock,
-    @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
     @inject(SegmentRepository) private readonly segments: SegmentRepository,
   ) {}
@@ -55,7 +52,9 @@ export class QueueRecipients {
       return broadcast;
     }
     const host = new URL(this.options.publicUrl).hostname || 'mailcast.invalid';
-    const suffix = `${hex(this.random.bytes(6))}@${host}`;
+    // Each recipient's Message-ID gets a random part of its own where it is inserted: one shared
+    // by a broadcast's recipients let any of them derive another's (docs/bounces.md).
+    const suffix = `@${host}`;
     const store = this.repositories.recipients;
     const queued = broadcast.segmentIds.length > 0 ? await this.queueSegments(broadcast, suffix) : await this.queueChannel(broadcast, suffix);
     // A large broadcast changes the table's shape more than autovacuum notices in time; a small
