@@ -56,8 +56,10 @@ describe('email content', () => {
         { key: 'MIME-Version', value: '2.0' },
         { key: 'Received', value: 'from x' },
         { key: 'Sender', value: 'evil@x.test' },
+        { key: 'X-PM-Metadata-mailcast-message-id', value: '<1.2.x@y>' },
+        { key: 'X-PM-Metadata-Campaign', value: 'spring' },
       ]),
-    ).toEqual({ 'X-Campaign': 'spring' });
+    ).toEqual({ 'X-Campaign': 'spring', 'X-PM-Metadata-Campaign': 'spring' });
   });
 });
 

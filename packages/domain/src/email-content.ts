@@ -106,8 +106,10 @@ export function listUnsubscribeHeaders(url: string): Record<string, string> {
 /**
  * Headers a broadcast's email_headers may not set (docs/security.md "Custom headers"): the ones
  * that make the message what it is (addressing, identity, MIME structure, trace and signature
- * fields) and the unsubscribe headers RFC 8058 requires us to own. A name is reserved when it is
- * listed or starts with one of the reserved prefixes (`Resent-*`, `DKIM-*`, `ARC-*`, `Content-*`).
+ * fields), the unsubscribe headers RFC 8058 requires us to own, and the Postmark metadata a
+ * bounce receiver matches by (docs/bounces.md). A name is reserved when it is listed or starts
+ * with one of the reserved prefixes (`Resent-*`, `DKIM-*`, `ARC-*`, `Content-*`,
+ * `X-PM-Metadata-mailcast-*`).
  */
 export const RESERVED_HEADERS: readonly string[] = [
   'from',
@@ -130,7 +132,7 @@ export const RESERVED_HEADERS: readonly string[] = [
   'list-unsubscribe-post',
 ];
 
-export const RESERVED_HEADER_PREFIXES: readonly string[] = ['resent-', 'dkim-', 'arc-', 'content-'];
+export const RESERVED_HEADER_PREFIXES: readonly string[] = ['resent-', 'dkim-', 'arc-', 'content-', 'x-pm-metadata-mailcast-'];
 
 /** Whether a custom header of this name (any case) would forge or break the message. */
 export function isReservedHeader(name: string): boolean {

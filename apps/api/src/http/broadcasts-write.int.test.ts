@@ -179,6 +179,9 @@ describe('broadcast create, update and delete', () => {
       [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Received', value: 'v' }] }, 'email_headers[1].key Received is set by Mailcast and cannot be overridden'],
       [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Sender', value: 'v' }] }, 'email_headers[1].key Sender is set by Mailcast and cannot be overridden'],
       [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'ARC-Seal', value: 'v' }] }, 'email_headers[1].key ARC-Seal is set by Mailcast and cannot be overridden'],
+      // The Postmark receiver matches bounces by it (docs/bounces.md): another channel's message id here would make this channel's bounce theirs.
+      [{ subject: 'S', email_headers: [{ key: 'X-PM-Metadata-mailcast-message-id', value: '<1.2.x@y>' }] }, 'email_headers[0].key X-PM-Metadata-mailcast-message-id is set by Mailcast and cannot be overridden'],
+      [{ subject: 'S', email_headers: [{ key: 'x-pm-metadata-MAILCAST-Message-Id', value: '<1.2.x@y>' }] }, 'email_headers[0].key x-pm-metadata-MAILCAST-Message-Id is set by Mailcast and cannot be overridden'],
       [{ subject: 'S', html_body: 'x'.repeat(524_289) }, 'html_body length must be less than or equal to 524288 characters long'],
       [{ subject: 'S', body: 'x'.repeat(524_289) }, 'body length must be less than or equal to 524288 characters long'],
       [{ subject: 'S', reply_to: 'not an address' }, 'Reply to is not a valid email address'],
