@@ -24,6 +24,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       previousSecretKeys: [],
       dataDir: path.resolve(__dirname, '../../..', '.data'),
       smtpAllowPlaintext: false,
+      trustedProxies: [],
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
     });
   });
@@ -46,6 +47,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       MAILCAST_SECRET_KEYS_PREVIOUS: `${OLD.toString('base64')},`,
       MAILCAST_DATA_DIR: '/var/lib/mailcast',
       SMTP_ALLOW_PLAINTEXT: 'true',
+      TRUSTED_PROXIES: '10.0.0.7, 192.168.0.0/16,fd00::/8,loopback',
     });
     expect(config).toEqual({
       databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
@@ -64,6 +66,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       previousSecretKeys: [OLD],
       dataDir: '/var/lib/mailcast',
       smtpAllowPlaintext: true,
+      trustedProxies: ['10.0.0.7', '192.168.0.0/16', 'fd00::/8', 'loopback'],
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
     });
   });
@@ -91,6 +94,9 @@ describe('loadConfig (docs/operations.md environment)', () => {
     ['MAILCAST_SECRET_KEY', 'c2hvcnQ=', '"MAILCAST_SECRET_KEY" must be the base64 of 32 random bytes (make one with: openssl rand -base64 32)'],
     ['MAILCAST_SECRET_KEYS_PREVIOUS', 'not base64!', '"MAILCAST_SECRET_KEYS_PREVIOUS" must be comma-separated keys, each must be the base64'],
     ['SMTP_ALLOW_PLAINTEXT', 'maybe', '"SMTP_ALLOW_PLAINTEXT" must be a boolean'],
+    ['TRUSTED_PROXIES', '10.0.0.300', '"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or loopback, linklocal, uniquelocal)'],
+    ['TRUSTED_PROXIES', '10.0.0.0/33', '"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or loopback, linklocal, uniquelocal)'],
+    ['TRUSTED_PROXIES', 'proxy.internal', '"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or loopback, linklocal, uniquelocal)'],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${message}`);

@@ -1,5 +1,6 @@
 import { parseRetrySchedule } from '@mailcast/domain';
 import Joi from 'joi';
+import net from 'node:net';
 import path from 'node:path';
 import { loadInboundConfig, type InboundConfig } from './inbound/inbound-config';
 import { decodeSecretKey } from './secrets/secret-box';
@@ -29,6 +30,8 @@ export interface Config {
   dataDir: string;
   /** SMTP_ALLOW_PLAINTEXT: `tls: none` allowed for hosts other than loopback. */
   smtpAllowPlaintext: boolean;
+  /** TRUSTED_PROXIES: the addresses whose X-Forwarded-For is believed; none by default (docs/security.md). */
+  trustedProxies: string[];
   /** The bounce and complaint receivers (INBOUND_*, docs/bounces.md). */
   inbound: InboundConfig;
 }
@@ -54,6 +57,20 @@ const secretKeys = (name: string, many: boolean) =>
   });
 
 const port = Joi.number().integer().min(0).max(65535);
+
+/** Express's names for address ranges, as `trust proxy` takes them. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, a CIDR range (`10.0.0.0/8`, `fd00::/8`) or one of PROXY_RANGE_NAMES. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+const proxyList = (value: string | undefined) => (value ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 
 const schema = Joi.object({
   DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
@@ -84,6 +101,11 @@ const schema = Joi.object({
   MAILCAST_SECRET_KEYS_PREVIOUS: secretKeys('MAILCAST_SECRET_KEYS_PREVIOUS', true),
   MAILCAST_DATA_DIR: Joi.string(),
   SMTP_ALLOW_PLAINTEXT: Joi.boolean().default(false),
+  TRUSTED_PROXIES: Joi.string().custom((value: string, helpers) =>
+    proxyList(value).every(isProxyEntry)
+      ? value
+      : helpers.message({ custom: `"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or ${PROXY_RANGE_NAMES.join(', ')})` }),
+  ),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -130,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // From src/ or dist/ of this package alike, as the devkit's dataDirectory does.
     dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
     smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
+    trustedProxies: proxyList(value.TRUSTED_PROXIES as string | undefined),
     inbound,
   };
 }

@@ -34,7 +34,10 @@ export function createApp(container: DependencyContainer): Express {
   const config = container.resolve<Config>(ConfigToken);
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // X-Forwarded-For names the client only when the peer is a proxy the operator listed: from
+  // anyone else it is whatever the caller wrote, and would split the per-address limits
+  // (docs/security.md, "Client addresses").
+  app.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
   // Clients send tags[]=a&tags[]=b and custom_data[key]=value (docs/api-decisions.md): nested parsing.
   app.set('query parser', 'extended');
 

@@ -56,3 +56,43 @@ describe('per-address limits', () => {
     expect(page.text).toContain('<h1>Too many requests</h1>');
   }, 180_000);
 });
+
+/**
+ * Issue 34, "also seen": X-Forwarded-For was believed from any loopback peer, so a caller on the
+ * same host (or behind a proxy that passes the header on) named a new address per request and
+ * was never limited. It is believed only from TRUSTED_PROXIES (docs/security.md).
+ */
+describe('X-Forwarded-For and the per-address limits', () => {
+  /** AUTH_FAILURES_PER_MINUTE + 10 failed authentications, each naming a client of its own. */
+  const spoofedFailures = async (app: Parameters<typeof request>[0]): Promise<number[]> => {
+    const statuses: number[] = [];
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE + 10; i++) {
+      const res = await request(app)
+        .get('/api/v1/broadcasts')
+        .set('Authorization', 'Bearer mc_bogus')
+        .set('X-Forwarded-For', `203.0.113.${i % 250}, 198.51.100.${i % 250}`);
+      statuses.push(res.status);
+    }
+    return statuses;
+  };
+
+  describe('with no trusted proxy (the default)', () => {
+    const api = useApi();
+
+    it('counts a caller by its own address, whatever X-Forwarded-For says', async () => {
+      const statuses = await spoofedFailures(api.app);
+      // Past the limit the address is refused (a minute boundary may reset the count once).
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(10);
+      expect(statuses.filter((s) => s === 401).length + statuses.filter((s) => s === 429).length).toBe(statuses.length);
+    }, 60_000);
+  });
+
+  describe('behind a trusted proxy', () => {
+    const api = useApi({ env: { TRUSTED_PROXIES: '127.0.0.1,::1,::ffff:127.0.0.1' } });
+
+    it('counts each client the proxy names apart', async () => {
+      const statuses = await spoofedFailures(api.app);
+      expect(new Set(statuses)).toEqual(new Set([401]));
+    }, 60_000);
+  });
+});
