@@ -31,7 +31,12 @@ export class Fixtures {
   }
 
   async aToken(channelId: number, permissions: readonly Permission[] = PERMISSIONS): Promise<string> {
-    return (await issueApiToken(this.repositories, random, channelId, [...permissions])).token;
+    return (await issueApiToken(this.repositories, random, { channelId }, [...permissions])).token;
+  }
+
+  /** An admin (cross-channel) token (docs/auth.md, Admin tokens). */
+  async anAdminToken(permissions: readonly Permission[] = PERMISSIONS): Promise<string> {
+    return (await issueApiToken(this.repositories, random, { admin: true }, [...permissions], 'test admin')).token;
   }
 
   /** A channel and a token with every permission on it. */

@@ -38,6 +38,27 @@ describe('admin CLI', () => {
     expect((await broadcastsWith(issued.json.token)).status).toBe(401);
   });
 
+  it('token create --admin issues an admin (cross-channel) token, the only kind the global list answers', async () => {
+    const issued = await admin('token', 'create', '--admin', '--label', 'ops', '--permissions', 'suppressions_read,global_suppressions_write', '--json');
+    expect(issued.code).toBe(0);
+    expect(issued.json).toEqual({
+      token: expect.stringMatching(/^mc_/),
+      id: expect.any(Number),
+      type: 'admin_cross_channel',
+      permissions: ['suppressions_read', 'global_suppressions_write'],
+    });
+    expect(await api.database.db('api_tokens').where({ id: issued.json.id }).first('type', 'label', 'channel_id')).toEqual({
+      type: 'admin_cross_channel',
+      label: 'ops',
+      channel_id: null,
+    });
+    const added = await request(api.app).post('/api/v1/global_suppressions.json').set('Authorization', `Bearer ${issued.json.token}`).send({ email: 'cli@example.com' });
+    expect(added.status).toBe(201);
+    const { json: created } = await admin('channel', 'create', '--name', 'Tenant', '--json');
+    const refused = await request(api.app).get('/api/v1/global_suppressions.json').set('Authorization', `Bearer ${created.token}`);
+    expect([refused.status, refused.body]).toEqual([403, { error: 'Admin API token required for global suppressions' }]);
+  });
+
   it('a token without broadcasts_read is refused on broadcast routes', async () => {
     const { json: created } = await admin('channel', 'create', '--name', 'Narrow', '--json');
     const issued = await admin('token', 'create', '--channel', String(created.channel.id), '--permissions', 'subscribers_read', '--json');
@@ -47,6 +68,8 @@ describe('admin CLI', () => {
   it.each([
     [['token', 'create', '--channel', '1', '--permissions', 'root', '--json'], 1, 'permissions unknown: root'],
     [['token', 'create', '--channel', '999999', '--permissions', 'broadcasts_read', '--json'], 1, 'Channel not found'],
+    [['token', 'create', '--channel', '1', '--permissions', 'global_suppressions_write', '--json'], 1, 'permissions global_suppressions_write only for admin tokens (token create --admin)'],
+    [['token', 'create', '--admin', '--channel', '1', '--permissions', 'suppressions_read', '--json'], 2, '--admin and --channel do not go together: an admin token names its channel per request\nusage: token create (--channel ID | --admin) --permissions p1,p2,... [--label L]'],
     [['token', 'revoke', '--id', '999999', '--json'], 1, 'Token not found'],
     [['token', 'revoke', '--id', 'x', '--json'], 2, '--id must be a positive integer\nusage: token revoke --id N'],
     [['channel', 'create', '--json'], 2, '--name is required\nusage: channel create --name NAME [--from-email E] [--from-name N]'],

@@ -36,7 +36,10 @@ describe('suppressions stop email (HTTP, dispatcher workers, real SMTP)', () => 
     // The bounced subscriber is made active again: only the suppression keeps it from the list.
     expect((await h.request('POST', '/api/v1/subscribers/activate.json', { email: 'bounce@example.com' })).body.is_active).toBe(true);
     expect((await h.request('POST', '/api/v1/suppressions.json', { email: 'cid@example.com' })).status).toBe(201);
-    expect((await h.request('POST', '/api/v1/global_suppressions.json', { email: 'dee@example.com' })).status).toBe(201);
+    // The installation-wide list is an admin token's (docs/auth.md).
+    const admin = await h.api.fixtures.anAdminToken();
+    const global = await h.request('POST', '/api/v1/global_suppressions.json', { email: 'dee@example.com' }, { authorization: `Bearer ${admin}` });
+    expect(global.status).toBe(201);
 
     const before = h.smtp.messages.length;
     const second = await h.broadcast({ subject: 'Two', body: 'Second' });

@@ -3,7 +3,7 @@
  * one table from these to status codes and bodies (docs/operations.md, How an error travels).
  */
 export abstract class AppError extends Error {
-  abstract readonly kind: 'not_found' | 'validation' | 'unauthorized' | 'rate_limited' | 'conflict';
+  abstract readonly kind: 'not_found' | 'validation' | 'unauthorized' | 'forbidden' | 'rate_limited' | 'conflict';
 }
 
 /** The resource does not exist in the caller's channel (spec: another channel's is nonexistent). */
@@ -41,6 +41,15 @@ export class UnauthorizedError extends AppError {
   constructor() {
     super('Unauthorized');
     this.name = 'UnauthorizedError';
+  }
+}
+
+/** A valid token asking for what only another kind of token may do (an admin token's work: 403). */
+export class ForbiddenError extends AppError {
+  readonly kind = 'forbidden' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ForbiddenError';
   }
 }
 

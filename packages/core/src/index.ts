@@ -7,6 +7,7 @@ import 'reflect-metadata';
 export {
   AppError,
   ConflictError,
+  ForbiddenError,
   NotFoundError,
   RateLimitedError,
   UnauthorizedError,
@@ -126,8 +127,9 @@ export {
 export { QUEUES, RETIRED_QUEUES, type JobName, type JobPayloads } from './jobs';
 
 // Auth: API tokens and channels.
-export { Authenticate, requirePermission, type Principal } from './auth/authenticate';
-export { CreateApiToken, issueApiToken } from './auth/create-api-token';
+export { ActForChannel, CHANNEL_NOT_FOUND, CHANNEL_REQUIRED } from './auth/act-for-channel';
+export { Authenticate, GLOBAL_SUPPRESSIONS_ADMIN_ONLY, NO_CHANNEL, requireAdmin, requirePermission, type Principal } from './auth/authenticate';
+export { CreateApiToken, issueApiToken, type IssuedToken } from './auth/create-api-token';
 export { RevokeApiToken } from './auth/revoke-api-token';
 export { CreateChannel } from './channels/create-channel';
 

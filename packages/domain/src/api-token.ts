@@ -27,6 +27,19 @@ export const PERMISSIONS = [
 
 export type Permission = (typeof PERMISSIONS)[number];
 
+/**
+ * Permissions over what every channel shares (docs/auth.md, Admin tokens): only an admin
+ * (cross-channel) token may hold them. A channel token, `channel create`'s included, never does:
+ * one channel must not change what every other channel may send.
+ */
+export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = ['global_suppressions_write'];
+
+/** Every permission a channel token may hold. */
+export const CHANNEL_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((p) => !ADMIN_ONLY_PERMISSIONS.includes(p));
+
+/** The two kinds of token: one channel's, or an installation admin's that names a channel per request. */
+export type ApiTokenType = 'channel' | 'admin_cross_channel';
+
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);
 }

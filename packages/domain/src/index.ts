@@ -5,12 +5,15 @@ export { DomainError } from './errors';
 
 // Auth: API tokens, permissions and rate limits.
 export {
+  ADMIN_ONLY_PERMISSIONS,
   apiTokenPrefix,
+  CHANNEL_PERMISSIONS,
   formatApiToken,
   hashApiToken,
   isPermission,
   PERMISSIONS,
   timingSafeEqualBytes,
+  type ApiTokenType,
   type Permission,
 } from './api-token';
 export { decideRateLimit, rateLimitWindowStart, type RateLimitDecision } from './rate-limit';

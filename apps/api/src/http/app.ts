@@ -3,7 +3,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
 import { docsRoutes } from '../openapi/docs.routes';
-import { authenticate } from './auth';
+import { actingChannel, authenticate } from './auth';
 import { failedAuthLimit, publicLimit } from './client-limits';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
@@ -58,6 +58,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(rateLimit(container, config.rateLimitPerMinute));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(rejectUnstorableText);
+  api.use(actingChannel(container));
   api.use(broadcastsRoutes(container));
   api.use(subscribersRoutes(container));
   api.use(broadcastStatisticsRoutes(container));

@@ -8,8 +8,8 @@ export function discoveryRoutes(container: DependencyContainer): Router {
   const router = Router();
 
   router.get('/whoami', async (_req, res) => {
-    const { token, channel } = await container.resolve(DescribeCaller).execute(caller(res));
-    res.json({ type: 'api_token', token_type: 'channel', token, channel });
+    const { tokenType, token, channel } = await container.resolve(DescribeCaller).execute(caller(res));
+    res.json({ type: 'api_token', token_type: tokenType, token, channel });
   });
 
   router.get('/status', async (_req, res) => {

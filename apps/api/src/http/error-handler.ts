@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
+import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
 import { DomainError, escapeHtml } from '@mailcast/domain';
 import { isDatabaseUnavailable, type Logger } from '@mailcast/adapters';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
@@ -27,6 +27,7 @@ export function toHttpResponse(
   error: unknown,
 ): { status: number; body: ErrorBody; headers?: Record<string, string> } | null {
   if (error instanceof UnauthorizedError) return { status: 401, body: { error: 'Unauthorized' } };
+  if (error instanceof ForbiddenError) return { status: 403, body: { error: error.message } };
   if (error instanceof NotFoundError) return { status: 404, body: { error: error.message } };
   if (error instanceof ConflictError) return { status: 409, body: { error: error.message } };
   if (error instanceof ValidationError) {

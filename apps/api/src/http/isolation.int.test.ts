@@ -53,8 +53,11 @@ describe('isolation and permissions on every endpoint', () => {
     path: () => string;
     permission: Permission;
     body?: () => object;
-    /** What another channel's token gets: the resource's 404, or an empty list. */
-    stranger: { status: 404; error: string } | { status: 200; empty: (body: any) => unknown };
+    /**
+     * What another channel's token gets: the resource's 404, an empty list, or for what every
+     * channel shares (an admin token's alone, docs/auth.md) the 403 every channel token gets.
+     */
+    stranger: { status: 404; error: string } | { status: 200; empty: (body: any) => unknown } | { status: 403; error: string };
   }
 
   const B = 'Broadcast not found';
@@ -64,6 +67,7 @@ describe('isolation and permissions on every endpoint', () => {
   const SEG = 'Segment not found';
   const T = 'Template not found';
   const TX = 'Transactional not found';
+  const GLOBAL = 'Admin API token required for global suppressions';
   const email = () => ({ email: ids.email });
   const OPERATIONS: Operation[] = [
     { name: 'list broadcasts', method: 'get', path: () => '/api/v1/broadcasts', permission: 'broadcasts_read', stranger: { status: 200, empty: (b) => b.total } },
@@ -138,12 +142,12 @@ describe('isolation and permissions on every endpoint', () => {
     { name: 'remove suppression', method: 'delete', path: () => '/api/v1/suppressions.json', permission: 'suppressions_write', body: () => ({ email: 'kept@example.com' }), stranger: { status: 200, empty: () => 0 } },
     { name: 'bulk add suppressions', method: 'post', path: () => '/api/v1/suppressions/bulk.json', permission: 'suppressions_write', body: () => ({ emails: ['theirs@example.com'] }), stranger: { status: 200, empty: () => 0 } },
     { name: 'bulk remove suppressions', method: 'delete', path: () => '/api/v1/suppressions/bulk.json', permission: 'suppressions_write', body: () => ({ emails: ['kept@example.com'] }), stranger: { status: 200, empty: () => 0 } },
-    // The installation-wide list is shared by design (docs/suppressions.md): nothing to isolate, only permissions.
-    { name: 'list global suppressions', method: 'get', path: () => '/api/v1/global_suppressions.json', permission: 'suppressions_read', stranger: { status: 200, empty: () => 0 } },
-    { name: 'add global suppression', method: 'post', path: () => '/api/v1/global_suppressions.json', permission: 'global_suppressions_write', body: () => ({ email: 'global@example.com' }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'remove global suppression', method: 'delete', path: () => '/api/v1/global_suppressions.json', permission: 'global_suppressions_write', body: () => ({ email: 'global@example.com' }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'bulk add global suppressions', method: 'post', path: () => '/api/v1/global_suppressions/bulk.json', permission: 'global_suppressions_write', body: () => ({ emails: ['global@example.com'] }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'bulk remove global suppressions', method: 'delete', path: () => '/api/v1/global_suppressions/bulk.json', permission: 'global_suppressions_write', body: () => ({ emails: ['global@example.com'] }), stranger: { status: 200, empty: () => 0 } },
+    // The installation-wide list is shared by design and an admin token's alone (docs/suppressions.md).
+    { name: 'list global suppressions', method: 'get', path: () => '/api/v1/global_suppressions.json', permission: 'suppressions_read', stranger: { status: 403, error: GLOBAL } },
+    { name: 'add global suppression', method: 'post', path: () => '/api/v1/global_suppressions.json', permission: 'global_suppressions_write', body: () => ({ email: 'global@example.com' }), stranger: { status: 403, error: GLOBAL } },
+    { name: 'remove global suppression', method: 'delete', path: () => '/api/v1/global_suppressions.json', permission: 'global_suppressions_write', body: () => ({ email: 'global@example.com' }), stranger: { status: 403, error: GLOBAL } },
+    { name: 'bulk add global suppressions', method: 'post', path: () => '/api/v1/global_suppressions/bulk.json', permission: 'global_suppressions_write', body: () => ({ emails: ['global@example.com'] }), stranger: { status: 403, error: GLOBAL } },
+    { name: 'bulk remove global suppressions', method: 'delete', path: () => '/api/v1/global_suppressions/bulk.json', permission: 'global_suppressions_write', body: () => ({ emails: ['global@example.com'] }), stranger: { status: 403, error: GLOBAL } },
   ];
 
   const call = (op: Operation, token?: string) => {
@@ -181,9 +185,10 @@ describe('isolation and permissions on every endpoint', () => {
       const none = await call(op);
       expect([none.status, none.body]).toEqual([401, { error: 'Unauthorized' }]);
       const others = PERMISSIONS.filter((p) => p !== op.permission);
-      const lacking = await api.fixtures.aToken((await api.fixtures.aChannel()).id, others);
+      const lacking =
+        op.stranger.status === 403 ? await api.fixtures.anAdminToken(others) : await api.fixtures.aToken((await api.fixtures.aChannel()).id, others);
       const owned = await api.fixtures.aToken(ownerChannel, others);
-      for (const token of [lacking, owned]) {
+      for (const token of op.stranger.status === 403 ? [lacking] : [lacking, owned]) {
         const res = await call(op, token);
         expect([res.status, res.body]).toEqual([401, { error: 'Unauthorized' }]);
       }
@@ -192,8 +197,8 @@ describe('isolation and permissions on every endpoint', () => {
     it("treats the other channel's resources as nonexistent", async () => {
       const before = await snapshot();
       const res = await call(op, stranger);
-      if (op.stranger.status === 404) {
-        expect([res.status, res.body]).toEqual([404, { error: op.stranger.error }]);
+      if (op.stranger.status === 404 || op.stranger.status === 403) {
+        expect([res.status, res.body]).toEqual([op.stranger.status, { error: op.stranger.error }]);
       } else {
         expect(res.status).toBeLessThan(300);
         if (op.method === 'get') expect(op.stranger.empty(res.body)).toBe(0);

@@ -5,10 +5,13 @@ describe('suppression lists (channel and installation-wide)', () => {
   const api = useApi();
   let token: string;
   let otherToken: string;
+  /** The installation-wide list is an admin token's alone (docs/suppressions.md). */
+  let admin: string;
 
   beforeAll(async () => {
     token = (await api.fixtures.aTenant()).token;
     otherToken = (await api.fixtures.aTenant()).token;
+    admin = await api.fixtures.anAdminToken();
   });
 
   const call = (method: 'get' | 'post' | 'delete', path: string, body?: object, t = token) => {
@@ -42,8 +45,8 @@ describe('suppression lists (channel and installation-wide)', () => {
   });
 
   it('answers check per list: channel first, then global, with the reason', async () => {
-    await call('post', '/global_suppressions.json', { email: 'gus@example.com' });
-    await call('post', '/global_suppressions.json', { email: 'ann@example.com' });
+    expect((await call('post', '/global_suppressions.json', { email: 'gus@example.com' }, admin)).status).toBe(201);
+    expect((await call('post', '/global_suppressions.json', { email: 'ann@example.com' }, admin)).status).toBe(201);
     expect((await call('get', '/suppressions/check.json?email=ANN@example.com')).body).toEqual({
       email: 'ann@example.com',
       suppressed: true,
@@ -72,7 +75,7 @@ describe('suppression lists (channel and installation-wide)', () => {
       emails: ['b1@example.com', 'B1@example.com', 'b2@example.com', 'ann@example.com', 'nope'],
     });
     expect(added.status).toBe(200);
-    expect(added.body).toEqual({ added: 2, already_suppressed: 1, invalid: ['nope'] });
+    expect(added.body).toEqual({ added: 2, already_suppressed: 1, invalid: 1, invalid_emails: ['nope'] });
     const removed = await call('delete', '/suppressions/bulk.json', { emails: ['b1@example.com', 'b2@example.com', 'zz@example.com'] });
     expect(removed.body).toEqual({ removed: 2, not_found: 1 });
     const tooMany = Array.from({ length: 10_001 }, (_, i) => `m${i}@example.com`);
@@ -80,9 +83,9 @@ describe('suppression lists (channel and installation-wide)', () => {
     expect(refused.status).toBe(422);
     expect(refused.body).toEqual({ errors: { emails: ['has too many entries (maximum is 10000)'] } });
     expect(await api.database.db('suppressions').where('email', 'like', 'm%@example.com').count()).toEqual([{ count: 0 }]);
-    const tenThousand = await call('post', '/global_suppressions/bulk.json', { emails: tooMany.slice(0, 10_000) });
-    expect(tenThousand.body).toMatchObject({ added: 10_000, already_suppressed: 0 });
-    const page = await call('get', '/global_suppressions.json?page=2');
+    const tenThousand = await call('post', '/global_suppressions/bulk.json', { emails: tooMany.slice(0, 10_000) }, admin);
+    expect(tenThousand.body).toEqual({ added: 10_000, already_suppressed: 0, invalid: 0, invalid_emails: [] });
+    const page = await call('get', '/global_suppressions.json?page=2', undefined, admin);
     expect(page.body.suppressions).toHaveLength(250);
     expect(page.body.pagination).toEqual({ total: 10_002, count: 250, from: 251, to: 500, current: 2, total_pages: 41 });
   });
@@ -93,14 +96,18 @@ describe('suppression lists (channel and installation-wide)', () => {
     expect((await call('get', '/suppressions/check.json?email=ann@example.com')).body).toMatchObject({ scope: 'global' });
   });
 
-  it('needs suppressions_read to read, suppressions_write for the channel list and global_suppressions_write for the global one', async () => {
+  it('needs suppressions_read to read, suppressions_write for the channel list, and an admin token with global_suppressions_write for the global one', async () => {
     const channel = await api.fixtures.aChannel();
     const reader = await api.fixtures.aToken(channel.id, ['suppressions_read']);
     const writer = await api.fixtures.aToken(channel.id, ['suppressions_read', 'suppressions_write']);
     expect((await call('get', '/suppressions.json', undefined, reader)).status).toBe(200);
     expect((await call('post', '/suppressions.json', { email: 'x@example.com' }, reader)).status).toBe(401);
     expect((await call('post', '/suppressions.json', { email: 'x@example.com' }, writer)).status).toBe(201);
-    expect((await call('post', '/global_suppressions.json', { email: 'x@example.com' }, writer)).body).toEqual({ error: 'Unauthorized' });
-    expect((await call('delete', '/global_suppressions/bulk.json', { emails: ['gus@example.com'] }, writer)).status).toBe(401);
+    const forbidden = { error: 'Admin API token required for global suppressions' };
+    expect((await call('post', '/global_suppressions.json', { email: 'x@example.com' }, writer)).body).toEqual(forbidden);
+    expect((await call('delete', '/global_suppressions/bulk.json', { emails: ['gus@example.com'] }, writer)).status).toBe(403);
+    const adminReader = await api.fixtures.anAdminToken(['suppressions_read']);
+    expect((await call('get', '/global_suppressions.json', undefined, adminReader)).status).toBe(200);
+    expect((await call('post', '/global_suppressions.json', { email: 'x@example.com' }, adminReader)).body).toEqual({ error: 'Unauthorized' });
   });
 });

@@ -1,4 +1,6 @@
 import {
+  GLOBAL_SUPPRESSIONS_ADMIN_ONLY,
+  requireAdmin,
   AddSuppression,
   AddSuppressionsInBulk,
   CheckSuppression,
@@ -8,9 +10,9 @@ import {
   type Suppression,
 } from '@mailcast/core';
 import { subscriberPagination, SUPPRESSIONS_PAGE_SIZE, type Permission, type SuppressionScope } from '@mailcast/domain';
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { principal } from './auth';
+import { anyPrincipal, principal as permitted } from './auth';
 import { parseSuppressionEmail, parseSuppressionEmails, parseSuppressionListQuery } from './suppressions.schemas';
 
 const presentSuppression = (s: Suppression) => ({ email: s.email, reason: s.reason, created_at: s.createdAt.toISOString() });
@@ -23,12 +25,18 @@ const paramsOf = (req: Request): Record<string, unknown> => ({
 
 /**
  * The channel's list (/suppressions) and the installation-wide one (/global_suppressions), same
- * shapes; reading either needs suppressions_read, changing the global one global_suppressions_write.
+ * shapes; reading either needs suppressions_read, changing the global one global_suppressions_write,
+ * and the global one is an admin token's alone: a channel token gets 403 before its body is read.
  */
 export function suppressionsRoutes(container: DependencyContainer): Router {
   const router = Router();
 
   const list = (prefix: string, scope: SuppressionScope, write: Permission) => {
+    const principal = (res: Response, permission: Permission) => {
+      if (scope === 'global') requireAdmin(anyPrincipal(res), GLOBAL_SUPPRESSIONS_ADMIN_ONLY);
+      return permitted(res, permission);
+    };
+
     router.get(`/${prefix}.json`, async (req, res) => {
       const caller = principal(res, 'suppressions_read');
       const { items, total, page } = await container.resolve(ListSuppressions).execute(caller, { scope, ...parseSuppressionListQuery(req.query) });
@@ -50,7 +58,7 @@ export function suppressionsRoutes(container: DependencyContainer): Router {
     router.post(`/${prefix}/bulk.json`, async (req, res) => {
       const caller = principal(res, write);
       const result = await container.resolve(AddSuppressionsInBulk).execute(caller, { scope, emails: parseSuppressionEmails(req.body) });
-      res.json({ added: result.added, already_suppressed: result.alreadySuppressed, invalid: result.invalid });
+      res.json({ added: result.added, already_suppressed: result.alreadySuppressed, invalid: result.invalid.length, invalid_emails: result.invalid });
     });
 
     router.delete(`/${prefix}/bulk.json`, async (req, res) => {
@@ -61,7 +69,7 @@ export function suppressionsRoutes(container: DependencyContainer): Router {
   };
 
   router.get('/suppressions/check.json', async (req, res) => {
-    const caller = principal(res, 'suppressions_read');
+    const caller = permitted(res, 'suppressions_read');
     const check = await container.resolve(CheckSuppression).execute(caller, { email: parseSuppressionEmail(req.query) });
     res.json(check);
   });

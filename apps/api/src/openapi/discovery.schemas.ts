@@ -5,9 +5,16 @@ import { arrayOf, boolean, closed, integer, string, type Schema } from './schema
 export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
   WhoAmI: closed({
     type: { const: 'api_token' },
-    token_type: { const: 'channel', description: 'Every token belongs to one channel.' },
+    token_type: {
+      type: 'string',
+      enum: ['channel', 'admin_cross_channel'],
+      description: "`channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.",
+    },
     token: closed({ id: integer(), permissions: arrayOf({ type: 'string', enum: [...PERMISSIONS] }) }),
-    channel: closed({ id: integer(), name: string() }),
+    channel: {
+      anyOf: [closed({ id: integer(), name: string() }), { type: 'null' }],
+      description: "The token's channel, or the one an admin token names; null for an admin token that names none.",
+    },
   }),
   ChannelStatus: closed({
     status: { const: 'ok' },

@@ -79,6 +79,11 @@ const COMPONENTS = {
       'A missing or invalid token, or a token without the permission of the operation: always `{"error": "Unauthorized"}`.',
       { type: 'object', allOf: [ref('Error')], properties: { error: { const: 'Unauthorized' } } },
     ),
+    Forbidden: errorResponse(
+      'A valid token asking for what only an admin (cross-channel) token may do, e.g. `{"error": "Admin API token required for global suppressions"}`.',
+      ref('Error'),
+      RATE_LIMIT_HEADERS,
+    ),
     NotFound: errorResponse('The resource does not exist in the caller\'s channel, e.g. `{"error": "Broadcast not found"}`.', ref('Error'), RATE_LIMIT_HEADERS),
     Unprocessable: errorResponse(
       'Validation failed, an invalid status transition, or missing configuration: `{"error": "..."}`, or `{"errors": {field: [...]}}` for subscriber fields.',

@@ -32,7 +32,7 @@ export interface Operation {
   body?: { schema: Schema; required?: boolean; description?: string };
   responses: Record<string, Json>;
   /** Error statuses beyond 401, 429, 500 and 503 (which every authenticated operation has). */
-  errors: Array<'400' | '404' | '413' | '415' | '422'>;
+  errors: Array<'400' | '403' | '404' | '413' | '415' | '422'>;
 }
 
 export function authenticated(o: Operation): Json {
@@ -45,7 +45,7 @@ export function authenticated(o: Operation): Json {
   const bodyErrors = o.body ? (['400', '413', '415'] as const) : [];
   for (const status of [...bodyErrors, ...o.errors].sort()) {
     errors[status] = response(
-      { '400': 'InvalidJson', '404': 'NotFound', '413': 'TooLarge', '415': 'UnsupportedEncoding', '422': 'Unprocessable' }[status],
+      { '400': 'InvalidJson', '403': 'Forbidden', '404': 'NotFound', '413': 'TooLarge', '415': 'UnsupportedEncoding', '422': 'Unprocessable' }[status],
     );
   }
   return {

@@ -4,9 +4,13 @@ import { ref } from './schemas';
 
 export const SUPPRESSIONS = 'Suppressions';
 
-/** The channel's list and the installation-wide one share their shapes (docs/suppressions.md). */
-function listPaths(prefix: string, idPart: string, scope: string, write: Permission): Record<string, Json> {
+/**
+ * The channel's list and the installation-wide one share their shapes (docs/suppressions.md);
+ * the installation-wide one answers 403 to every channel token.
+ */
+function listPaths(prefix: string, idPart: string, scope: string, write: Permission, adminOnly = false): Record<string, Json> {
   const tag = SUPPRESSIONS;
+  const errors = (...more: Array<'404' | '422'>): Array<'403' | '404' | '422'> => (adminOnly ? ['403', ...more] : more);
   return {
     [`/api/v1/${prefix}.json`]: {
       get: authenticated({
@@ -20,7 +24,7 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
           query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number.'),
         ],
         responses: { '200': ok('A page of the list.', ref('SuppressionList')) },
-        errors: ['422'],
+        errors: errors('422'),
       }),
       post: authenticated({
         operationId: `add${idPart}`,
@@ -30,7 +34,7 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
         permission: write,
         body: { schema: ref('SuppressionEmailBody') },
         responses: { '201': ok('Added.', ref('Suppression')), '200': ok('Already on the list.', ref('Suppression')) },
-        errors: ['422'],
+        errors: errors('422'),
       }),
       delete: authenticated({
         operationId: `remove${idPart}`,
@@ -40,19 +44,19 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
         permission: write,
         body: { schema: ref('SuppressionEmailBody'), required: false },
         responses: { '200': ok('Whether it was on the list.', ref('SuppressionRemoved')) },
-        errors: ['422'],
+        errors: errors('422'),
       }),
     },
     [`/api/v1/${prefix}/bulk.json`]: {
       post: authenticated({
         operationId: `add${idPart}InBulk`,
         summary: `Add up to 10,000 addresses to the ${scope} suppression list`,
-        description: 'More than 10,000 entries: 422 and nothing is written. Malformed entries are listed in `invalid`, the others added.',
+        description: 'More than 10,000 entries: 422 and nothing is written. Malformed entries are counted in `invalid` and listed in `invalid_emails`, the others added.',
         tag,
         permission: write,
         body: { schema: ref('SuppressionEmailsBody') },
         responses: { '200': ok('Counts.', ref('SuppressionBulkAdded')) },
-        errors: ['422'],
+        errors: errors('422'),
       }),
       delete: authenticated({
         operationId: `remove${idPart}InBulk`,
@@ -61,7 +65,7 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
         permission: write,
         body: { schema: ref('SuppressionEmailsBody') },
         responses: { '200': ok('Counts.', ref('SuppressionBulkRemoved')) },
-        errors: ['422'],
+        errors: errors('422'),
       }),
     },
   };
@@ -69,7 +73,7 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
 
 export const SUPPRESSION_PATHS: Record<string, Json> = {
   ...listPaths('suppressions', 'Suppressions', 'channel', 'suppressions_write'),
-  ...listPaths('global_suppressions', 'GlobalSuppressions', 'installation-wide', 'global_suppressions_write'),
+  ...listPaths('global_suppressions', 'GlobalSuppressions', 'installation-wide', 'global_suppressions_write', true),
   '/api/v1/suppressions/check.json': {
     get: authenticated({
       operationId: 'checkSuppression',

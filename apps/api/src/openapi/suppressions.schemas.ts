@@ -26,7 +26,8 @@ export const SUPPRESSION_SCHEMAS: Record<string, Schema> = {
   SuppressionBulkAdded: closed({
     added: integer('New on the list.'),
     already_suppressed: integer('Already there (duplicates in the request count once).'),
-    invalid: arrayOf(string(), 'The entries that are not addresses, as sent.'),
+    invalid: integer('How many entries were refused as not addresses.'),
+    invalid_emails: arrayOf(string(), 'The refused entries, as sent.'),
   }),
   SuppressionBulkRemoved: closed({ removed: integer(), not_found: integer('Not on the list, or not an address.') }),
   SuppressionCheck: closed({

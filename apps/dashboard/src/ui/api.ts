@@ -101,6 +101,8 @@ export interface Identity {
 
 export async function whoami(token: string): Promise<Identity> {
   const body = await api<Schemas['WhoAmI']>('GET', '/whoami', { token });
+  // An admin token names a channel per request (docs/auth.md); the dashboard works in one channel.
+  if (body.channel === null) throw new Error('This is an admin token: sign in to the dashboard with a channel token.');
   return { tokenId: body.token.id, permissions: body.token.permissions, channel: body.channel };
 }
 

@@ -1,5 +1,5 @@
 import type { ApiTokenRecord, ApiTokenRepository } from '@mailcast/core';
-import { isPermission, type Permission } from '@mailcast/domain';
+import { isPermission, type ApiTokenType, type Permission } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import pg from 'pg';
 
@@ -8,7 +8,9 @@ export const API_TOKEN_REVOKED_CHANNEL = 'mailcast_api_token_revoked';
 
 interface ApiTokenRow {
   id: number;
-  channel_id: number;
+  channel_id: number | null;
+  type: ApiTokenType;
+  label: string | null;
   token_hash: Buffer;
   token_prefix: string;
   permissions: string[];
@@ -18,6 +20,8 @@ interface ApiTokenRow {
 const toRecord = (row: Omit<ApiTokenRow, 'token_prefix'>): ApiTokenRecord => ({
   id: row.id,
   channelId: row.channel_id,
+  type: row.type,
+  label: row.label,
   permissions: row.permissions.filter(isPermission),
   revokedAt: row.revoked_at,
 });
@@ -26,7 +30,9 @@ export class PgApiTokenRepository implements ApiTokenRepository {
   constructor(private readonly db: Knex) {}
 
   async create(token: {
-    channelId: number;
+    channelId: number | null;
+    type: ApiTokenType;
+    label: string | null;
     hash: Uint8Array;
     prefix: string;
     permissions: Permission[];
@@ -34,17 +40,19 @@ export class PgApiTokenRepository implements ApiTokenRepository {
     const [row] = await this.db<ApiTokenRow>('api_tokens')
       .insert({
         channel_id: token.channelId,
+        type: token.type,
+        label: token.label,
         token_hash: Buffer.from(token.hash),
         token_prefix: token.prefix,
         permissions: token.permissions,
       })
-      .returning(['id', 'channel_id', 'token_hash', 'permissions', 'revoked_at']);
+      .returning(['id', 'channel_id', 'type', 'label', 'token_hash', 'permissions', 'revoked_at']);
     return toRecord(row as ApiTokenRow);
   }
 
   async findByHash(hash: Uint8Array): Promise<(ApiTokenRecord & { hash: Uint8Array }) | null> {
     const row = await this.db<ApiTokenRow>('api_tokens')
-      .select('id', 'channel_id', 'token_hash', 'permissions', 'revoked_at')
+      .select('id', 'channel_id', 'type', 'label', 'token_hash', 'permissions', 'revoked_at')
       .where({ token_hash: Buffer.from(hash) })
       .first();
     return row ? { ...toRecord(row), hash: row.token_hash } : null;

@@ -476,7 +476,7 @@ export interface paths {
         put?: never;
         /**
          * Add up to 10,000 addresses to the installation-wide suppression list
-         * @description More than 10,000 entries: 422 and nothing is written. Malformed entries are listed in `invalid`, the others added.
+         * @description More than 10,000 entries: 422 and nothing is written. Malformed entries are counted in `invalid` and listed in `invalid_emails`, the others added.
          *
          *     Permission: `global_suppressions_write`.
          */
@@ -908,7 +908,7 @@ export interface paths {
         put?: never;
         /**
          * Add up to 10,000 addresses to the channel suppression list
-         * @description More than 10,000 entries: 422 and nothing is written. Malformed entries are listed in `invalid`, the others added.
+         * @description More than 10,000 entries: 422 and nothing is written. Malformed entries are counted in `invalid` and listed in `invalid_emails`, the others added.
          *
          *     Permission: `suppressions_write`.
          */
@@ -2318,8 +2318,10 @@ export interface components {
             added: number;
             /** @description Already there (duplicates in the request count once). */
             already_suppressed: number;
-            /** @description The entries that are not addresses, as sent. */
-            invalid: string[];
+            /** @description How many entries were refused as not addresses. */
+            invalid: number;
+            /** @description The refused entries, as sent. */
+            invalid_emails: string[];
         };
         SuppressionBulkRemoved: {
             /** @description Not on the list, or not an address. */
@@ -2614,24 +2616,37 @@ export interface components {
             message: string;
         };
         WhoAmI: {
+            /** @description The token's channel, or the one an admin token names; null for an admin token that names none. */
             channel: {
                 id: number;
                 name: string;
-            };
+            } | null;
             token: {
                 id: number;
                 permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write")[];
             };
             /**
-             * @description Every token belongs to one channel.
-             * @constant
+             * @description `channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.
+             * @enum {string}
              */
-            token_type: "channel";
+            token_type: "channel" | "admin_cross_channel";
             /** @constant */
             type: "api_token";
         };
     };
     responses: {
+        /** @description A valid token asking for what only an admin (cross-channel) token may do, e.g. `{"error": "Admin API token required for global suppressions"}`. */
+        Forbidden: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Unexpected: `{"error": "Internal server error (id <uuid>)"}`; the id is in the log, nothing else is disclosed. */
         InternalError: {
             headers: {
@@ -3543,6 +3558,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3588,6 +3604,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
@@ -3623,6 +3640,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
@@ -3658,6 +3676,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
@@ -3693,6 +3712,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];

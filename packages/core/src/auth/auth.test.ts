@@ -1,7 +1,7 @@
-import { formatApiToken, hashApiToken, PERMISSIONS } from '@mailcast/domain';
+import { CHANNEL_PERMISSIONS, formatApiToken, hashApiToken, PERMISSIONS } from '@mailcast/domain';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../errors';
 import { CountingRandom, FakeTransactor, FixedClock, fakeRepositories } from '../test-support/fakes';
-import { Authenticate, requirePermission } from './authenticate';
+import { Authenticate, NO_CHANNEL, requirePermission } from './authenticate';
 import { CreateApiToken } from './create-api-token';
 import { RevokeApiToken } from './revoke-api-token';
 
@@ -25,7 +25,7 @@ describe('tokens', () => {
     const { repositories, channel, create } = await setup();
     const issued = await create.execute({ channelId: channel.id, permissions: ['broadcasts_read', 'broadcasts_read'] });
     const expected = formatApiToken(Uint8Array.from({ length: 32 }, (_, i) => i));
-    expect(issued).toEqual({ id: 1, channelId: channel.id, token: expected, permissions: ['broadcasts_read'] });
+    expect(issued).toEqual({ id: 1, channelId: channel.id, type: 'channel', label: null, token: expected, permissions: ['broadcasts_read'] });
     const [row] = repositories.apiTokens.rows;
     expect(Buffer.from(row!.hash).equals(hashApiToken(expected))).toBe(true);
     expect(JSON.stringify(row)).not.toContain(expected.slice(3));
@@ -48,11 +48,26 @@ describe('tokens', () => {
 
   it('authenticates a valid token to its channel and permissions', async () => {
     const { channel, create, authenticate } = await setup();
-    const issued = await create.execute({ channelId: channel.id, permissions: [...PERMISSIONS] });
+    const issued = await create.execute({ channelId: channel.id, permissions: [...CHANNEL_PERMISSIONS] });
     await expect(authenticate.execute({ authorization: `Bearer ${issued.token}` })).resolves.toEqual({
       tokenId: issued.id,
       channelId: channel.id,
+      permissions: [...CHANNEL_PERMISSIONS],
+    });
+  });
+
+  it('issues admin tokens with no channel; they alone hold the admin-only permissions', async () => {
+    const { channel, create, authenticate } = await setup();
+    await expect(create.execute({ channelId: channel.id, permissions: ['global_suppressions_write'] })).rejects.toEqual(
+      ValidationError.forFields({ permissions: ['global_suppressions_write only for admin tokens (token create --admin)'] }),
+    );
+    const issued = await create.execute({ admin: true, label: ' ops ', permissions: [...PERMISSIONS] });
+    expect(issued).toMatchObject({ channelId: null, type: 'admin_cross_channel', label: 'ops' });
+    await expect(authenticate.execute({ authorization: `Bearer ${issued.token}` })).resolves.toEqual({
+      tokenId: issued.id,
+      channelId: NO_CHANNEL,
       permissions: [...PERMISSIONS],
+      admin: true,
     });
   });
 

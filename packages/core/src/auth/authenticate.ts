@@ -1,14 +1,24 @@
 import { timingSafeEqualBytes, hashApiToken, type Permission } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { UnauthorizedError } from '../errors';
+import { ForbiddenError, UnauthorizedError } from '../errors';
 import { Repositories } from '../ports';
 
-/** Who is calling: one token, one channel (docs/auth.md). Every query is scoped by channelId. */
+/**
+ * Who is calling (docs/auth.md). Every query is scoped by channelId: a channel token's own, or
+ * for an admin (cross-channel) token the channel its request names with broadcast_channel_id.
+ * An admin token on an installation-wide route that names no channel has channelId
+ * NO_CHANNEL, which matches no row.
+ */
 export interface Principal {
   tokenId: number;
   channelId: number;
   permissions: readonly Permission[];
+  /** Set for an admin token: it alone may change what every channel shares. */
+  admin?: true;
 }
+
+/** Ids start at 1: a query scoped to NO_CHANNEL finds nothing. */
+export const NO_CHANNEL = 0;
 
 // The scheme is case-insensitive (RFC 7235 §2.1); the token is visible ASCII, bounded in length.
 const BEARER = /^Bearer ([\x21-\x7e]{1,512})$/i;
@@ -28,8 +38,16 @@ export class Authenticate {
     if (record === null || record.revokedAt !== null || !timingSafeEqualBytes(record.hash, hash)) {
       throw new UnauthorizedError();
     }
+    if (record.channelId === null) return { tokenId: record.id, channelId: NO_CHANNEL, permissions: record.permissions, admin: true };
     return { tokenId: record.id, channelId: record.channelId, permissions: record.permissions };
   }
+}
+
+export const GLOBAL_SUPPRESSIONS_ADMIN_ONLY = 'Admin API token required for global suppressions';
+
+/** What every channel shares is an admin token's alone (docs/auth.md): a channel token gets 403. */
+export function requireAdmin(principal: Principal, message: string): void {
+  if (principal.admin !== true) throw new ForbiddenError(message);
 }
 
 /** The spec answers a token without the needed permission with 401, like a missing token. */

@@ -1,32 +1,45 @@
-import { apiTokenPrefix, formatApiToken, hashApiToken, isPermission, type Permission } from '@mailcast/domain';
+import { ADMIN_ONLY_PERMISSIONS, apiTokenPrefix, formatApiToken, hashApiToken, isPermission, type ApiTokenType, type Permission } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { NotFoundError, ValidationError } from '../errors';
 import { RandomSource, Transactor, type Repositories } from '../ports';
 
 export interface IssuedToken {
   id: number;
-  channelId: number;
+  /** null for an admin (cross-channel) token. */
+  channelId: number | null;
+  type: ApiTokenType;
+  label: string | null;
   /** The plain token: shown once, never stored (docs/auth.md). */
   token: string;
   permissions: Permission[];
 }
 
+/** Who a new token is for: one channel, or the installation's admin (docs/auth.md, Admin tokens). */
+export type TokenOwner = { channelId: number } | { admin: true };
+
 /** Issues a token inside an existing unit of work (shared by channel creation). */
 export async function issueApiToken(
   repositories: Repositories,
   random: RandomSource,
-  channelId: number,
+  owner: TokenOwner,
   permissions: Permission[],
+  label: string | null = null,
 ): Promise<IssuedToken> {
   const token = formatApiToken(random.bytes(32));
+  const channelId = 'channelId' in owner ? owner.channelId : null;
+  const type: ApiTokenType = channelId === null ? 'admin_cross_channel' : 'channel';
   const record = await repositories.apiTokens.create({
     channelId,
+    type,
+    label,
     hash: hashApiToken(token),
     prefix: apiTokenPrefix(token),
     permissions,
   });
-  return { id: record.id, channelId, token, permissions: record.permissions };
+  return { id: record.id, channelId, type, label, token, permissions: record.permissions };
 }
+
+const MAX_LABEL_LENGTH = 255;
 
 @injectable()
 export class CreateApiToken {
@@ -35,7 +48,7 @@ export class CreateApiToken {
     @inject(RandomSource) private readonly random: RandomSource,
   ) {}
 
-  async execute(input: { channelId: number; permissions: readonly string[] }): Promise<IssuedToken> {
+  async execute(input: TokenOwner & { permissions: readonly string[]; label?: string | null }): Promise<IssuedToken> {
     const unknown = input.permissions.filter((p) => !isPermission(p));
     if (input.permissions.length === 0 || unknown.length > 0) {
       throw ValidationError.forFields({
@@ -43,11 +56,19 @@ export class CreateApiToken {
       });
     }
     const permissions = [...new Set(input.permissions)] as Permission[];
+    const adminOnly = permissions.filter((p) => ADMIN_ONLY_PERMISSIONS.includes(p));
+    if ('channelId' in input && adminOnly.length > 0) {
+      throw ValidationError.forFields({ permissions: [`${adminOnly.join(', ')} only for admin tokens (token create --admin)`] });
+    }
+    const label = input.label?.trim() || null;
+    if (label !== null && label.length > MAX_LABEL_LENGTH) {
+      throw ValidationError.forFields({ label: [`is too long (maximum is ${MAX_LABEL_LENGTH} characters)`] });
+    }
     return this.transactor.run(async (repositories) => {
-      if ((await repositories.channels.findById(input.channelId)) === null) {
+      if ('channelId' in input && (await repositories.channels.findById(input.channelId)) === null) {
         throw new NotFoundError('Channel not found');
       }
-      return issueApiToken(repositories, this.random, input.channelId, permissions);
+      return issueApiToken(repositories, this.random, 'channelId' in input ? { channelId: input.channelId } : { admin: true }, permissions, label);
     });
   }
 }

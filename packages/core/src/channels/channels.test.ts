@@ -1,4 +1,4 @@
-import { PERMISSIONS, type SmtpTls } from '@mailcast/domain';
+import { CHANNEL_PERMISSIONS, type SmtpTls } from '@mailcast/domain';
 import type { NewEmailServer } from '../ports';
 import { NotFoundError, ValidationError } from '../errors';
 import { CountingRandom, FakeTransactor, fakeRepositories } from '../test-support/fakes';
@@ -6,14 +6,15 @@ import { AddEmailServer } from '../email-servers/add-email-server';
 import { CreateChannel } from './create-channel';
 
 describe('channels', () => {
-  it('creates a channel with a token holding every permission, in one unit of work', async () => {
+  it('creates a channel with a token holding every channel permission (nothing installation-wide), in one unit of work', async () => {
     const repositories = fakeRepositories();
     const transactor = new FakeTransactor(repositories);
     const result = await new CreateChannel(transactor, new CountingRandom()).execute({ name: 'News', fromEmail: 'a@b.co' });
     expect(result.channel).toMatchObject({ id: 1, name: 'News', fromEmail: 'a@b.co', fromName: null });
     expect(result.token).toMatch(/^mc_[A-Za-z0-9_-]{43}$/);
     expect(repositories.apiTokens.rows).toHaveLength(1);
-    expect(repositories.apiTokens.rows[0]).toMatchObject({ channelId: 1, permissions: [...PERMISSIONS] });
+    expect(repositories.apiTokens.rows[0]).toMatchObject({ channelId: 1, type: 'channel', permissions: [...CHANNEL_PERMISSIONS] });
+    expect(repositories.apiTokens.rows[0]!.permissions).not.toContain('global_suppressions_write');
     expect(transactor.runs).toBe(1);
   });
 

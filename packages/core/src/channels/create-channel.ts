@@ -1,9 +1,12 @@
-import { PERMISSIONS } from '@mailcast/domain';
+import { CHANNEL_PERMISSIONS } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { issueApiToken } from '../auth/create-api-token';
 import { RandomSource, Transactor, type Channel } from '../ports';
 
-/** A new channel and a token with every permission, committed together (docs/api-decisions.md: admin CLI). */
+/**
+ * A new channel and a token with every channel permission, committed together (docs/auth.md):
+ * nothing installation-wide, which is an admin token's alone.
+ */
 @injectable()
 export class CreateChannel {
   constructor(
@@ -17,7 +20,7 @@ export class CreateChannel {
   }> {
     return this.transactor.run(async (repositories) => {
       const channel = await repositories.channels.create(input);
-      const issued = await issueApiToken(repositories, this.random, channel.id, [...PERMISSIONS]);
+      const issued = await issueApiToken(repositories, this.random, { channelId: channel.id }, [...CHANNEL_PERMISSIONS]);
       return { channel, token: issued.token };
     });
   }

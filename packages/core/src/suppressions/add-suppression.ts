@@ -14,7 +14,7 @@ export class AddSuppression {
   ) {}
 
   execute(principal: Principal, input: { scope: SuppressionScope; email: string }): Promise<{ suppression: Suppression; created: boolean }> {
-    const email = suppressionEmail(input.email);
-    return this.repositories.suppressions.add(suppressionList(principal, input.scope), email, 'manual', this.clock.now());
+    const list = suppressionList(principal, input.scope);
+    return this.repositories.suppressions.add(list, suppressionEmail(input.email), 'manual', this.clock.now());
   }
 }

@@ -20,8 +20,9 @@ export class AddSuppressionsInBulk {
   ) {}
 
   async execute(principal: Principal, input: { scope: SuppressionScope; emails: readonly string[] }): Promise<BulkAddResult> {
+    const list = suppressionList(principal, input.scope);
     const { valid, invalid } = splitBulkEmails(input.emails);
-    const added = await this.repositories.suppressions.addMany(suppressionList(principal, input.scope), valid, 'manual', this.clock.now());
+    const added = await this.repositories.suppressions.addMany(list, valid, 'manual', this.clock.now());
     return { added, alreadySuppressed: valid.length - added, invalid };
   }
 }

@@ -14,8 +14,9 @@ export class ListSuppressions {
     principal: Principal,
     input: { scope: SuppressionScope; emailContains?: string; page: number },
   ): Promise<{ items: Suppression[]; total: number; page: number }> {
+    const list = suppressionList(principal, input.scope);
     const filter = input.emailContains === undefined ? {} : { emailContains: input.emailContains };
-    const { items, total } = await this.repositories.suppressions.list(suppressionList(principal, input.scope), filter, {
+    const { items, total } = await this.repositories.suppressions.list(list, filter, {
       limit: SUPPRESSIONS_PAGE_SIZE,
       offset: (input.page - 1) * SUPPRESSIONS_PAGE_SIZE,
     });

@@ -10,6 +10,7 @@ export class RemoveSuppression {
   constructor(@inject(Repositories) private readonly repositories: Repositories) {}
 
   execute(principal: Principal, input: { scope: SuppressionScope; email: string }): Promise<boolean> {
-    return this.repositories.suppressions.remove(suppressionList(principal, input.scope), suppressionEmail(input.email));
+    const list = suppressionList(principal, input.scope);
+    return this.repositories.suppressions.remove(list, suppressionEmail(input.email));
   }
 }

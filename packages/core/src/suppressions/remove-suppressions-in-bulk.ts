@@ -10,8 +10,9 @@ export class RemoveSuppressionsInBulk {
   constructor(@inject(Repositories) private readonly repositories: Repositories) {}
 
   async execute(principal: Principal, input: { scope: SuppressionScope; emails: readonly string[] }): Promise<{ removed: number; notFound: number }> {
+    const list = suppressionList(principal, input.scope);
     const { valid, invalid } = splitBulkEmails(input.emails);
-    const removed = await this.repositories.suppressions.removeMany(suppressionList(principal, input.scope), valid);
+    const removed = await this.repositories.suppressions.removeMany(list, valid);
     return { removed, notFound: valid.length - removed + invalid.length };
   }
 }

@@ -1,11 +1,17 @@
 import { isValidEmail, normalizeEmail, SUPPRESSION_BULK_LIMIT, type SuppressionScope } from '@mailcast/domain';
-import type { Principal } from '../auth/authenticate';
+import { GLOBAL_SUPPRESSIONS_ADMIN_ONLY, requireAdmin, type Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
 import type { SuppressionList } from '../ports';
 
-/** The list a request works on: the caller's channel's, or the installation-wide one. */
+/**
+ * The list a request works on: the caller's channel's, or the installation-wide one, which only
+ * an admin token reads or changes (docs/suppressions.md): one channel must not change, or read,
+ * what every other channel may send.
+ */
 export function suppressionList(principal: Principal, scope: SuppressionScope): SuppressionList {
-  return scope === 'global' ? null : principal.channelId;
+  if (scope === 'channel') return principal.channelId;
+  requireAdmin(principal, GLOBAL_SUPPRESSIONS_ADMIN_ONLY);
+  return null;
 }
 
 /** One address, normalised; a malformed one is a 422 on `email`. */

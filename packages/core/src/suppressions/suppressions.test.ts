@@ -1,11 +1,12 @@
 import { fakeRepositories, FixedClock } from '../test-support/fakes';
-import { ValidationError } from '../errors';
+import { ForbiddenError, ValidationError } from '../errors';
 import { AddSuppressionsInBulk } from './add-suppressions-in-bulk';
 import { CheckSuppression } from './check-suppression';
 import { RemoveSuppressionsInBulk } from './remove-suppressions-in-bulk';
 
 describe('suppression use cases (fakes)', () => {
   const caller = { tokenId: 1, channelId: 7, permissions: [] };
+  const admin = { tokenId: 2, channelId: 0, permissions: [], admin: true as const };
   const clock = new FixedClock(new Date('2026-11-25T10:00:00Z'));
 
   it('bulk add normalises, counts duplicates once and reports malformed entries as sent', async () => {
@@ -25,8 +26,12 @@ describe('suppression use cases (fakes)', () => {
   it('refuses more than 10,000 entries before touching the list', async () => {
     const repositories = fakeRepositories();
     const emails = Array.from({ length: 10_001 }, (_, i) => `x${i}@example.com`);
-    await expect(new AddSuppressionsInBulk(repositories, clock).execute(caller, { scope: 'global', emails })).rejects.toBeInstanceOf(ValidationError);
-    await expect(new RemoveSuppressionsInBulk(repositories).execute(caller, { scope: 'global', emails })).rejects.toBeInstanceOf(ValidationError);
+    await expect(new AddSuppressionsInBulk(repositories, clock).execute(admin, { scope: 'global', emails })).rejects.toBeInstanceOf(ValidationError);
+    await expect(new RemoveSuppressionsInBulk(repositories).execute(admin, { scope: 'global', emails })).rejects.toBeInstanceOf(ValidationError);
+    // A channel token is refused for what it is, before its entries are read.
+    await expect(new AddSuppressionsInBulk(repositories, clock).execute(caller, { scope: 'global', emails })).rejects.toEqual(
+      new ForbiddenError('Admin API token required for global suppressions'),
+    );
     expect(repositories.suppressions.rows).toEqual([]);
   });
 

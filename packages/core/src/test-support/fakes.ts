@@ -28,7 +28,6 @@ import type {
   Repositories,
   Transactor,
 } from '../ports';
-import type { Permission } from '@mailcast/domain';
 import { EMAIL_SERVER_DEFAULTS } from '../ports';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
@@ -63,10 +62,10 @@ export class FakeChannels implements ChannelRepository {
 
 export class FakeApiTokens implements ApiTokenRepository {
   readonly rows: Array<ApiTokenRecord & { hash: Uint8Array; prefix: string }> = [];
-  async create(token: { channelId: number; hash: Uint8Array; prefix: string; permissions: Permission[] }) {
+  async create(token: Parameters<ApiTokenRepository['create']>[0]): Promise<ApiTokenRecord> {
     const row = { id: this.rows.length + 1, revokedAt: null, ...token };
     this.rows.push(row);
-    return { id: row.id, channelId: row.channelId, permissions: row.permissions, revokedAt: null };
+    return { id: row.id, channelId: row.channelId, type: row.type, label: row.label, permissions: row.permissions, revokedAt: null };
   }
   async findByHash(hash: Uint8Array) {
     return this.rows.find((r) => Buffer.from(r.hash).equals(Buffer.from(hash))) ?? null;

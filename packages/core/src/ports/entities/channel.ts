@@ -1,4 +1,4 @@
-import type { Permission, SmtpTls } from '@mailcast/domain';
+import type { ApiTokenType, Permission, SmtpTls } from '@mailcast/domain';
 
 export interface Channel {
   id: number;
@@ -18,7 +18,10 @@ export interface NewChannel {
 
 export interface ApiTokenRecord {
   id: number;
-  channelId: number;
+  /** null for an admin (cross-channel) token, which names a channel per request (docs/auth.md). */
+  channelId: number | null;
+  type: ApiTokenType;
+  label: string | null;
   permissions: Permission[];
   revokedAt: Date | null;
 }
