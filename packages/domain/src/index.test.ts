@@ -22,6 +22,7 @@ test('the barrel exports the public API', () => {
     'isValidTimezone',
     'normalizeEmail',
     'isValidEmail',
+    'canonicalEmail',
     'deactivate',
     'activate',
     'unsubscribe',

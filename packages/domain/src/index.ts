@@ -47,6 +47,7 @@ export {
   formatConfirmationToken,
   hashConfirmationToken,
   isConfirmationTokenShape,
+  canonicalEmail,
   isValidEmail,
   normalizeEmail,
   parseCustomDataFilterValue,

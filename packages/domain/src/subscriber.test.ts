@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import {
   type SubscriberState,
@@ -11,6 +12,7 @@ import {
   confirmationStatus,
   deactivate,
   decideCreate,
+  canonicalEmail,
   isValidEmail,
   normalizeEmail,
   parseCustomDataFilterValue,
@@ -72,6 +74,89 @@ describe('isValidEmail (docs/subscribers.md: syntactic only)', () => {
     `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`, // 255
   ])('refuses %j', (email) => {
     expect(isValidEmail(email)).toBe(false);
+  });
+});
+
+describe('canonicalEmail (docs/subscribers.md: one form of an address)', () => {
+  test.each([
+    ['"blocked"@example.com', 'blocked@example.com'],
+    ['  "Blocked"@Example.COM ', 'blocked@example.com'],
+    ['"jane.doe+tag"@example.com', 'jane.doe+tag@example.com'],
+    ['"zoë"@bücher.de', 'zoë@bücher.de'],
+    ['"o\'neil"@example.org', "o'neil@example.org"],
+    ['Jane.Doe@Example.COM', 'jane.doe@example.com'],
+    // Unquoted dots stay as accepted before (leading, trailing, doubled).
+    ['a..b@example.com', 'a..b@example.com'],
+  ])('%j → %j', (raw, expected) => {
+    expect(canonicalEmail(raw)).toBe(expected);
+  });
+
+  test.each([
+    '"a b"@example.com', // needs its quotes: a space
+    '"a..b"@example.com', // not a dot-atom: doubled dot
+    '".a"@example.com',
+    '"a\\"b"@example.com', // backslash escape
+    '"a\\b"@example.com',
+    '"a,b"@example.com',
+    '"a@b"@example.com',
+    '""@example.com',
+    '"@example.com',
+    '"a"b@example.com', // a quoted string that is only part of the local part
+    'a"b"@example.com',
+    'bl"ocked"@example.com',
+    'a,blocked@example.com', // a mail library reads the comma as a list separator
+    'a(comment)blocked@example.com',
+    'a<blocked@example.com',
+    'a\\blocked@example.com',
+    'a;b@example.com',
+    'a:b@example.com',
+    'a[b]@example.com',
+  ])('refuses %j', (raw) => {
+    expect(canonicalEmail(raw)).toBeNull();
+  });
+
+  // Local parts built from atext, dots and the characters that need quoting, quoted or not.
+  const localChar = fc.constantFrom(...'abcXYZ09.!#+-_\'"\\ ,()<>@:;[]é'.split(''));
+  const local = fc.array(localChar, { minLength: 0, maxLength: 12 }).map((cs) => cs.join(''));
+  const address = fc
+    .tuple(local, fc.boolean(), fc.constantFrom('example.com', 'EXAMPLE.test', 'bücher.de', 'a..b', 'x'), fc.constantFrom('', ' ', '\t'))
+    .map(([l, quoted, domain, pad]) => `${pad}${quoted ? `"${l}"` : l}@${domain}${pad}`);
+
+  it('is idempotent and never returns a quoted local part or an invalid address', () => {
+    fc.assert(
+      fc.property(address, (raw) => {
+        const once = canonicalEmail(raw);
+        if (once === null) return;
+        expect(canonicalEmail(once)).toBe(once);
+        expect(once).not.toContain('"');
+        expect(isValidEmail(once)).toBe(true);
+        expect(once).toBe(once.trim().toLowerCase());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives a quoted local part the same form as the same local part unquoted, when that is a dot-atom', () => {
+    const dotAtom = fc
+      .array(fc.stringMatching(/^[a-z0-9!#+_-]{1,5}$/), { minLength: 1, maxLength: 4 })
+      .map((atoms) => atoms.join('.'));
+    fc.assert(
+      fc.property(dotAtom, (l) => {
+        expect(canonicalEmail(`"${l}"@example.com`)).toBe(`${l}@example.com`);
+        expect(canonicalEmail(`${l}@example.com`)).toBe(`${l}@example.com`);
+      }),
+    );
+  });
+
+  it('refuses every address whose local part keeps a quote, backslash or special after normalising', () => {
+    fc.assert(
+      fc.property(address, (raw) => {
+        const normalised = normalizeEmail(raw);
+        const local = normalised.slice(0, normalised.lastIndexOf('@'));
+        if (/["\\ ,()<>@:;[\]]/.test(local)) expect(canonicalEmail(raw)).toBeNull();
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

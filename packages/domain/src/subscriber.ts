@@ -1,8 +1,31 @@
 import { createHash } from 'node:crypto';
 
-/** docs/subscribers.md: emails are stored lower-cased and trimmed. */
+// RFC 5322 atext (ASCII letters, digits and these symbols); RFC 6531 adds any non-ASCII character.
+const ATEXT = "[a-z0-9!#$%&'*+/=?^_`{|}~-]|[^\\x00-\\x7f]";
+/** A dot-atom: atext runs joined by single dots (RFC 5321's Dot-string). */
+const DOT_ATOM = new RegExp(`^(?:${ATEXT})+(?:\\.(?:${ATEXT})+)*$`, 'iu');
+/**
+ * What an unquoted local part may hold: atext and dots anywhere (leading, trailing and doubled
+ * dots were accepted before and some providers hand such addresses out), nothing else, so no
+ * quote, backslash, comma, parenthesis or angle bracket that a mail library could read as
+ * syntax (docs/subscribers.md, "One form of an address").
+ */
+const UNQUOTED_LOCAL = new RegExp(`^(?:${ATEXT}|\\.)+$`, 'iu');
+
+/**
+ * docs/subscribers.md, "One form of an address": trimmed, lower-cased (the whole address, as
+ * before), and a quoted local part whose content is a dot-atom unquoted, since RFC 5321 §4.1.2
+ * makes `"ann"@example.com` and `ann@example.com` the same mailbox. Anything else is left for
+ * isValidEmail to refuse. Lookups use this alone; writes and sends use canonicalEmail.
+ */
 export function normalizeEmail(raw: string): string {
-  return raw.trim().toLowerCase();
+  const email = raw.trim().toLowerCase();
+  const at = email.lastIndexOf('@');
+  const local = email.slice(0, at);
+  if (at > 2 && local.startsWith('"') && local.endsWith('"') && DOT_ATOM.test(local.slice(1, -1))) {
+    return local.slice(1, -1) + email.slice(at);
+  }
+  return email;
 }
 
 // One DNS label: letters (any script), marks, digits and inner hyphens.
@@ -11,8 +34,9 @@ const SPACE_OR_CONTROL = /[\p{White_Space}\p{Cc}]/u;
 
 /**
  * docs/subscribers.md: syntactic check only (no DNS, no TLD list, so `.test` passes).
- * Exactly one `@`, a non-empty local part, a domain of at least two non-empty labels, no
- * whitespace or control characters, at most 254 characters (counted as code points).
+ * Exactly one `@`, a local part of atext and dots (never quoted: normalizeEmail unquotes what
+ * may be unquoted, and what needs its quotes is refused), a domain of at least two non-empty
+ * labels, no whitespace or control characters, at most 254 characters (counted as code points).
  */
 export function isValidEmail(email: string): boolean {
   if (typeof email !== 'string' || email.length === 0) return false;
@@ -20,9 +44,19 @@ export function isValidEmail(email: string): boolean {
   const parts = email.split('@');
   if (parts.length !== 2) return false;
   const [local, domain] = parts as [string, string];
-  if (local.length === 0) return false;
+  if (!UNQUOTED_LOCAL.test(local)) return false;
   const labels = domain.split('.');
   return labels.length >= 2 && labels.every((label) => DOMAIN_LABEL.test(label));
+}
+
+/**
+ * The one form every incoming address takes before it is stored, checked against a
+ * suppression list or sent to (docs/subscribers.md): normalised, or null when it is refused.
+ */
+export function canonicalEmail(raw: string): string | null {
+  if (typeof raw !== 'string') return null;
+  const email = normalizeEmail(raw);
+  return isValidEmail(email) ? email : null;
 }
 
 export type SubscriberState = {

@@ -1,4 +1,4 @@
-import { decideCreate, emailServerFor, formatConfirmationToken, hashConfirmationToken, isValidEmail, normalizeEmail } from '@mailcast/domain';
+import { canonicalEmail, decideCreate, emailServerFor, formatConfirmationToken, hashConfirmationToken } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
@@ -105,8 +105,8 @@ export class CreateSubscriber {
   ) {}
 
   async execute(principal: Principal, input: CreateSubscriberInput): Promise<CreateSubscriberResult> {
-    const email = normalizeEmail(input.email);
-    if (!isValidEmail(email)) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
+    const email = canonicalEmail(input.email);
+    if (email === null) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
     const doi = input.doubleOptIn;
     const now = this.clock.now();
     const deps = { random: this.random, links: this.links };

@@ -1,4 +1,4 @@
-import { isValidEmail, normalizeEmail } from '@mailcast/domain';
+import { canonicalEmail } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { NotFoundError, ValidationError } from '../errors';
 import { Clock, Repositories } from '../ports';
@@ -103,9 +103,10 @@ export function parseImportRecord(record: ImportRecord): ImportedSubscriber | { 
       if (name !== '' && value.trim() !== '') customData[name] = value.trim();
     }
   }
-  const email = normalizeEmail(byKey.get('email') ?? '');
-  if (email === '') return { refused: 'email is missing' };
-  if (!isValidEmail(email)) return { refused: 'email is invalid' };
+  const raw = byKey.get('email') ?? '';
+  if (raw.trim() === '') return { refused: 'email is missing' };
+  const email = canonicalEmail(raw);
+  if (email === null) return { refused: 'email is invalid' };
   // A redacted subscriber's placeholder: an import must never bring its data back.
   if (email.endsWith('@redacted.invalid')) return { refused: 'email is reserved for redacted subscribers' };
   const subscribedAt = parseSubscribedAt((byKey.get('subscribed_at') ?? '').trim());

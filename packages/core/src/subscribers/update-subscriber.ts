@@ -1,4 +1,4 @@
-import { isValidEmail, normalizeEmail } from '@mailcast/domain';
+import { canonicalEmail } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
@@ -24,8 +24,8 @@ export class UpdateSubscriber {
   ) {}
 
   execute(principal: Principal, input: UpdateSubscriberInput): Promise<Subscriber> {
-    const newEmail = input.newEmail === undefined ? undefined : normalizeEmail(input.newEmail);
-    if (newEmail !== undefined && !isValidEmail(newEmail)) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
+    const newEmail = input.newEmail === undefined ? undefined : canonicalEmail(input.newEmail);
+    if (newEmail === null) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
     return changeSubscriberByEmail(
       { transactor: this.transactor, clock: this.clock, repositories: this.repositories },
       principal,

@@ -1,4 +1,4 @@
-import { isValidEmail, normalizeEmail, SUPPRESSION_BULK_LIMIT, type SuppressionScope } from '@mailcast/domain';
+import { canonicalEmail, SUPPRESSION_BULK_LIMIT, type SuppressionScope } from '@mailcast/domain';
 import { GLOBAL_SUPPRESSIONS_ADMIN_ONLY, requireAdmin, type Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
 import type { SuppressionList } from '../ports';
@@ -16,8 +16,8 @@ export function suppressionList(principal: Principal, scope: SuppressionScope): 
 
 /** One address, normalised; a malformed one is a 422 on `email`. */
 export function suppressionEmail(raw: string): string {
-  const email = normalizeEmail(raw);
-  if (!isValidEmail(email)) throw ValidationError.forFields({ email: ['is invalid'] });
+  const email = canonicalEmail(raw);
+  if (email === null) throw ValidationError.forFields({ email: ['is invalid'] });
   return email;
 }
 
@@ -29,8 +29,8 @@ export function splitBulkEmails(raw: readonly string[]): { valid: string[]; inva
   const valid = new Set<string>();
   const invalid: string[] = [];
   for (const entry of raw) {
-    const email = normalizeEmail(entry);
-    if (isValidEmail(email)) valid.add(email);
+    const email = canonicalEmail(entry);
+    if (email !== null) valid.add(email);
     else invalid.push(entry);
   }
   return { valid: [...valid], invalid };

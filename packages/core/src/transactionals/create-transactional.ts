@@ -1,4 +1,4 @@
-import { emailServerFor, IDEMPOTENCY_TTL_MS, isValidEmail, normalizeEmail, requestFingerprint } from '@mailcast/domain';
+import { canonicalEmail, emailServerFor, IDEMPOTENCY_TTL_MS, isValidEmail, requestFingerprint } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ConflictError, ValidationError } from '../errors';
@@ -77,9 +77,9 @@ export class CreateTransactional {
 
   private async create(r: Repositories, caller: Principal, input: TransactionalInput): Promise<Transactional> {
     const channelId = caller.channelId;
-    const to = normalizeEmail(input.to);
+    const to = canonicalEmail(input.to) ?? '';
     const errors: Record<string, string[]> = {};
-    if (!isValidEmail(to)) errors.to = ['is invalid'];
+    if (to === '') errors.to = ['is invalid'];
     let { subject, body, htmlBody, preheader } = input;
     if (input.templateId !== undefined) {
       const template = await r.templates.findById(channelId, input.templateId);
