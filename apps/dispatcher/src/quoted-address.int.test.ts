@@ -11,6 +11,10 @@ describe('a quoted local part cannot slip past a suppression (HTTP, dispatcher w
 
   beforeAll(async () => {
     expect((await h.request('POST', '/api/v1/suppressions.json', { email: 'blocked@example.com' })).status).toBe(201);
+    // The installation-wide list is an admin token's (docs/auth.md).
+    const admin = await h.api.fixtures.anAdminToken();
+    const global = await h.request('POST', '/api/v1/global_suppressions.json', { email: 'everywhere@example.com' }, { authorization: `Bearer ${admin}` });
+    expect(global.status).toBe(201);
   });
 
   it('stores a subscriber given as "blocked"@example.com as blocked@example.com, and check.json says suppressed', async () => {
@@ -32,6 +36,12 @@ describe('a quoted local part cannot slip past a suppression (HTTP, dispatcher w
     const quoted = await h.sendTransactional({ to: '"Blocked"@example.com', subject: 'Hi', body: 'Hello' });
     expect(quoted.status).toBe(201);
     expect(quoted.body).toMatchObject({ to: 'blocked@example.com', status: 'suppressed' });
+    // The installation-wide list is met the same way.
+    const check = await h.request('GET', `/api/v1/suppressions/check.json?email=${encodeURIComponent('"Everywhere"@example.com')}`);
+    expect(check.body).toEqual({ email: 'everywhere@example.com', suppressed: true, scope: 'global', reason: 'manual' });
+    const globally = await h.sendTransactional({ to: '"everywhere"@example.com', subject: 'Hi', body: 'Hello' });
+    expect(globally.status).toBe(201);
+    expect(globally.body).toMatchObject({ to: 'everywhere@example.com', status: 'suppressed' });
     // A broadcast to the channel reaches the unsuppressed subscriber and not the quoted one.
     expect((await h.request('POST', '/api/v1/subscribers.json', { email: 'ann@example.com' })).status).toBe(201);
     const broadcast = await h.broadcast({ subject: 'News', body: 'News' });
