@@ -31,17 +31,28 @@ export function defaultSmtpTls(host: string, secure: boolean): SmtpTls {
 
 export const PASSWORD_MASK_CHAR = '•';
 
-/**
- * An SMTP password as answers show it: eight `•`, or for a value longer than 12 characters the
- * first four, as many `•` as the characters hidden, and the last four.
- */
-export function redactPassword(password: string): string {
-  const chars = Array.from(password);
-  if (chars.length <= 12) return PASSWORD_MASK_CHAR.repeat(8);
-  return chars.slice(0, 4).join('') + PASSWORD_MASK_CHAR.repeat(chars.length - 8) + chars.slice(-4).join('');
+/** An SMTP password as every answer shows it: eight `•`, nothing of the value, not even its length. */
+export const REDACTED_PASSWORD = PASSWORD_MASK_CHAR.repeat(8);
+
+/** The stored password as answers show it (docs/secrets.md): the same mask whatever it is. */
+export function redactPassword(_password: string): string {
+  return REDACTED_PASSWORD;
 }
 
-/** True when a written value is the redacted form of the stored password (a PATCH echoing it). */
+/** True when a written value is the redacted form of a stored password (a PATCH echoing what it read). */
 export function isRedactedPassword(written: string, stored: string | null): boolean {
-  return stored !== null && written.includes(PASSWORD_MASK_CHAR) && written === redactPassword(stored);
+  return stored !== null && written === REDACTED_PASSWORD;
+}
+
+/**
+ * Whether an edit moves the server's connection (host, port or TLS mode): the stored password
+ * then stays only if the same edit gives it again, so it never reaches a destination its owner
+ * did not send it to (docs/email-servers.md).
+ */
+export function movesConnection(current: { host: string; port: number; tls: SmtpTls }, changes: { host?: string; port?: number; tls?: SmtpTls }): boolean {
+  return (
+    (changes.host !== undefined && changes.host.trim().toLowerCase() !== current.host.trim().toLowerCase()) ||
+    (changes.port !== undefined && changes.port !== current.port) ||
+    (changes.tls !== undefined && changes.tls !== current.tls)
+  );
 }

@@ -52,7 +52,7 @@ describe('email servers API', () => {
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(Number), name: 'SES', host: 'email-smtp.eu-west-1.amazonaws.com', port: 587, tls: 'starttls',
-      smtp_username: 'AKIA', smtp_password: 'BHr9•••••••••••••••••••alue', from_email: 'news@example.com', from_name: null,
+      smtp_username: 'AKIA', smtp_password: '••••••••', from_email: 'news@example.com', from_name: null,
       max_per_second: 14, max_per_minute: null, max_per_hour: null, max_per_day: null, dkim_domain: 'example.com', dkim_selector: 's1',
       bounce_domain: null, dkim_key_present: false, active: true, created_at: expect.any(String), updated_at: expect.any(String),
     });
@@ -65,14 +65,14 @@ describe('email servers API', () => {
     expect(JSON.stringify(api.logs)).not.toContain('very-long-secret');
   });
 
-  it('shows a short password as eight bullets; a PATCH carrying the redacted value leaves it unchanged', async () => {
+  it('shows any password as eight bullets, nothing of it, not its length; a PATCH carrying them leaves it unchanged', async () => {
     const created = await post({ host: '127.0.0.1', port: smtpPort, tls: 'none', smtp_username: 'u', smtp_password: 'right-password-123' });
-    expect(created.body.smtp_password).toBe('righ••••••••••-123');
+    expect(created.body.smtp_password).toBe('••••••••');
     const short = await post({ host: '127.0.0.1', port: smtpPort, tls: 'none', smtp_username: 'u', smtp_password: 'short' });
     expect(short.body.smtp_password).toBe('••••••••');
     const echoed = await patch(created.body.id, { ...created.body, name: 'Local' });
     expect(echoed.status).toBe(200);
-    expect(echoed.body).toMatchObject({ name: 'Local', smtp_password: 'righ••••••••••-123' });
+    expect(echoed.body).toMatchObject({ name: 'Local', smtp_password: '••••••••' });
     const test = await request(api.app).post(`/api/v1/email_servers/${created.body.id}/test_connection`).set(as(token));
     expect(test.status).toBe(200);
     expect(test.body).toEqual({ ok: true, message: expect.stringContaining(`127.0.0.1:${smtpPort}`) });
@@ -80,11 +80,53 @@ describe('email servers API', () => {
     expect(smtpEvents).toEqual(['AUTH u']);
 
     const changed = await patch(created.body.id, { smtp_password: 'wrong-password-456' });
-    expect(changed.body.smtp_password).toBe('wron••••••••••-456');
+    expect(changed.body.smtp_password).toBe('••••••••');
     const failed = await request(api.app).post(`/api/v1/email_servers/${created.body.id}/test_connection`).set(as(token));
     expect(failed.body).toEqual({ ok: false, message: expect.stringMatching(/Invalid username or password/) });
     expect(failed.body.message).not.toContain('wrong-password');
     expect(smtpEvents).not.toContain('MAIL FROM');
+  });
+
+  /**
+   * Issue 34, finding 5: a token with only email_servers_write pointed a server at a listener of
+   * its own and ran test_connection, and the listener received the stored credentials.
+   */
+  it('clears the stored password when host, port or tls change without a new one, so it never reaches the new destination', async () => {
+    const heard: string[] = [];
+    const listener = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      authOptional: true,
+      logger: false,
+      onAuth(auth, _session, callback) {
+        heard.push(`${auth.username}:${auth.password}`);
+        callback(new Error('no'));
+      },
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const listenerPort = (listener.server.address() as AddressInfo).port;
+    try {
+      const created = await post({ host: '127.0.0.1', port: smtpPort, tls: 'none', smtp_username: 'u', smtp_password: 'right-password-123' });
+      const writer = await api.fixtures.aToken(channelId, ['email_servers_write']);
+      const moved = await request(api.app).patch(`/api/v1/email_servers/${created.body.id}`).set(as(writer)).send({ port: listenerPort });
+      const probe = await request(api.app).post(`/api/v1/email_servers/${created.body.id}/test_connection`).set(as(writer));
+      expect(probe.status).toBe(200);
+      expect(heard.join()).not.toContain('right-password-123');
+      expect([moved.status, moved.body.smtp_password]).toEqual([200, null]);
+      // Sending back the redacted form with a move is no new password either.
+      await patch(created.body.id, { smtp_password: 'right-password-123' });
+      const echoed = await patch(created.body.id, { port: smtpPort, smtp_password: '••••••••' });
+      expect(echoed.body.smtp_password).toBeNull();
+
+      // The same edit with the password again keeps it; a change of tls alone clears it too.
+      const again = await patch(created.body.id, { host: 'localhost', smtp_password: 'right-password-123' });
+      expect(again.body.smtp_password).toBe('••••••••');
+      const tls = await patch(created.body.id, { tls: 'starttls' });
+      expect(tls.body.smtp_password).toBeNull();
+      expect(JSON.stringify(api.logs)).not.toContain('right-password-123');
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    }
   });
 
   it('answers test_connection ok:false for a server that offers no STARTTLS when tls is starttls, without AUTH', async () => {

@@ -39,7 +39,7 @@ export const EMAIL_SERVER_PATHS: Record<string, Json> = {
     patch: authenticated({
       operationId: 'updateEmailServer',
       summary: 'Update an email server',
-      description: 'Changes the fields the body carries. A `smtp_password` equal to the redacted value leaves the password unchanged.',
+      description: 'Changes the fields the body carries. A `smtp_password` equal to the redacted value (8 `•`) leaves the password unchanged; a change of `host`, `port` or `tls` without a new password clears it.',
       tag: EMAIL_SERVERS,
       permission: 'email_servers_write',
       body: { schema: ref('EmailServerUpdateBody') },

@@ -40,7 +40,7 @@ export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
     tls: ref('SmtpTls'),
     smtp_username: nullableString(),
     smtp_password: nullableString(
-      'Write-only; shown redacted: 8 `•`, or for more than 12 characters the first 4, `•` characters, the last 4. Sending this redacted value back leaves the password unchanged.',
+      'Write-only; a stored password is shown as exactly 8 `•`, nothing of its value or length. Sending the 8 `•` back leaves the password unchanged, unless the same write changes `host`, `port` or `tls`, which clears a password it does not give again.',
     ),
     from_email: nullableString(),
     from_name: nullableString(),

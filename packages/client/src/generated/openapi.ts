@@ -374,7 +374,7 @@ export interface paths {
         head?: never;
         /**
          * Update an email server
-         * @description Changes the fields the body carries. A `smtp_password` equal to the redacted value leaves the password unchanged.
+         * @description Changes the fields the body carries. A `smtp_password` equal to the redacted value (8 `•`) leaves the password unchanged; a change of `host`, `port` or `tls` without a new password clears it.
          *
          *     Permission: `email_servers_write`.
          */
@@ -1919,7 +1919,7 @@ export interface components {
             max_per_second: number | null;
             name: string | null;
             port: number;
-            /** @description Write-only; shown redacted: 8 `•`, or for more than 12 characters the first 4, `•` characters, the last 4. Sending this redacted value back leaves the password unchanged. */
+            /** @description Write-only; a stored password is shown as exactly 8 `•`, nothing of its value or length. Sending the 8 `•` back leaves the password unchanged, unless the same write changes `host`, `port` or `tls`, which clears a password it does not give again. */
             smtp_password: string | null;
             smtp_username: string | null;
             tls: components["schemas"]["SmtpTls"];
