@@ -24,6 +24,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       previousSecretKeys: [],
       dataDir: path.resolve(__dirname, '../../..', '.data'),
       smtpAllowPlaintext: false,
+      smtpAllowPrivate: false,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
     });
   });
@@ -46,6 +47,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       MAILCAST_SECRET_KEYS_PREVIOUS: `${OLD.toString('base64')},`,
       MAILCAST_DATA_DIR: '/var/lib/mailcast',
       SMTP_ALLOW_PLAINTEXT: 'true',
+      SMTP_ALLOW_PRIVATE: 'true',
     });
     expect(config).toEqual({
       databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
@@ -64,6 +66,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       previousSecretKeys: [OLD],
       dataDir: '/var/lib/mailcast',
       smtpAllowPlaintext: true,
+      smtpAllowPrivate: true,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
     });
   });
@@ -91,6 +94,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
     ['MAILCAST_SECRET_KEY', 'c2hvcnQ=', '"MAILCAST_SECRET_KEY" must be the base64 of 32 random bytes (make one with: openssl rand -base64 32)'],
     ['MAILCAST_SECRET_KEYS_PREVIOUS', 'not base64!', '"MAILCAST_SECRET_KEYS_PREVIOUS" must be comma-separated keys, each must be the base64'],
     ['SMTP_ALLOW_PLAINTEXT', 'maybe', '"SMTP_ALLOW_PLAINTEXT" must be a boolean'],
+    ['SMTP_ALLOW_PRIVATE', 'sure', '"SMTP_ALLOW_PRIVATE" must be a boolean'],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${message}`);

@@ -29,6 +29,11 @@ export interface Config {
   dataDir: string;
   /** SMTP_ALLOW_PLAINTEXT: `tls: none` allowed for hosts other than loopback. */
   smtpAllowPlaintext: boolean;
+  /**
+   * SMTP_ALLOW_PRIVATE: email server hosts in loopback, private, link-local and metadata ranges
+   * allowed (docs/email-servers.md, "Addresses"); npm start sets it for its capture server.
+   */
+  smtpAllowPrivate: boolean;
   /** The bounce and complaint receivers (INBOUND_*, docs/bounces.md). */
   inbound: InboundConfig;
 }
@@ -84,6 +89,7 @@ const schema = Joi.object({
   MAILCAST_SECRET_KEYS_PREVIOUS: secretKeys('MAILCAST_SECRET_KEYS_PREVIOUS', true),
   MAILCAST_DATA_DIR: Joi.string(),
   SMTP_ALLOW_PLAINTEXT: Joi.boolean().default(false),
+  SMTP_ALLOW_PRIVATE: Joi.boolean().default(false),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -130,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // From src/ or dist/ of this package alike, as the devkit's dataDirectory does.
     dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
     smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
+    smtpAllowPrivate: value.SMTP_ALLOW_PRIVATE,
     inbound,
   };
 }

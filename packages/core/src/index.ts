@@ -31,6 +31,7 @@ export {
   RetentionStore,
   SegmentRepository,
   SendRateStore,
+  SmtpHostPolicy,
   SmtpProbe,
   Templates,
   Transactor,
