@@ -82,7 +82,7 @@ export async function limitedSending(context: BenchContext, url: string, db: Kne
     .returning('id');
   const boss = createBoss(url, 'api');
   await boss.start();
-  const dispatcher = lines(['apps/dispatcher/dist/main.js'], { ...process.env, DATABASE_URL: url, PUBLIC_URL: 'http://bench.test', LOG_LEVEL: 'info' });
+  const dispatcher = lines(['apps/dispatcher/dist/main.js'], { ...process.env, DATABASE_URL: url, PUBLIC_URL: 'http://bench.test', LOG_LEVEL: 'info', SMTP_ALLOW_PRIVATE: 'true' });
   await dispatcher.line(0);
   context.log(`limited: ${RECIPIENTS} recipients through a server limited to ${LIMIT}/s`);
   await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });

@@ -219,6 +219,7 @@ export const sendingBench: Bench = {
       DATABASE_URL: url,
       PUBLIC_URL,
       LOG_LEVEL: 'info',
+      SMTP_ALLOW_PRIVATE: 'true', // the sink is on loopback
       ...(receiver === null ? {} : { WEBHOOK_ALLOW_PRIVATE: 'true' }),
     });
     await dispatcher.firstLine; // its first log line: started

@@ -89,7 +89,7 @@ export const transactionalBench: Bench = {
     await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port: smtpPort, tls: 'none', from_email: 'news@bench.test' });
 
     const apiPort = await freePort();
-    const env = { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', PUBLIC_URL: 'http://bench.test', MAILCAST_SECRET_KEY: secretKey.toString('base64') };
+    const env = { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', PUBLIC_URL: 'http://bench.test', MAILCAST_SECRET_KEY: secretKey.toString('base64'), SMTP_ALLOW_PRIVATE: 'true' };
     const api = await startProcess('apps/api/dist/main.js', env, apiPort);
     const dispatcherPort = await freePort();
     let dispatcher: ChildProcess | undefined = await startProcess('apps/dispatcher/dist/main.js', { ...env, DISPATCHER_METRICS_PORT: String(dispatcherPort) }, dispatcherPort);

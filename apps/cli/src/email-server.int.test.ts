@@ -71,6 +71,15 @@ describe('admin email-server add', () => {
     expect(allowed.code).toBe(0);
   });
 
+  it('refuses an internal host without SMTP_ALLOW_PRIVATE, in any numeric form, and stores nothing (docs/email-servers.md, "Addresses")', async () => {
+    const before = await api.database.db('email_servers').count<{ count: string }[]>({ count: '*' });
+    const refused = await admin(add('--host', '0x7f.1', '--port', '2525'), { env: { SMTP_ALLOW_PRIVATE: 'false' } });
+    expect(refused).toMatchObject({ code: 1, json: { error: 'host address 0x7f.1 is not allowed' } });
+    const metadata = await admin(add('--host', '169.254.169.254', '--port', '25'), { env: { SMTP_ALLOW_PRIVATE: 'false' } });
+    expect(metadata).toMatchObject({ code: 1, json: { error: 'host address 169.254.169.254 is not allowed' } });
+    expect(await api.database.db('email_servers').count<{ count: string }[]>({ count: '*' })).toEqual(before);
+  });
+
   it.each([
     [['--host', 'h', '--port', '0'], 2, '--port must be a positive integer'],
     [['--host', 'h', '--port', '25', '--tls', 'ssl'], 2, '--tls must be one of starttls, implicit, none'],

@@ -68,6 +68,9 @@ async function shutdown(code: number): Promise<void> {
 async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  // Development only: the capture server is on loopback, which the address policy refuses
+  // otherwise (docs/email-servers.md, "Addresses"). The seed below and both children use it.
+  process.env.SMTP_ALLOW_PRIVATE ??= 'true';
   const config = loadConfig();
   const dataDir = dataDirectory();
   mkdirSync(path.join(dataDir, 'mail'), { recursive: true });
@@ -139,6 +142,7 @@ async function main(): Promise<void> {
   say(`health     http://localhost:${config.port}/healthz, /readyz and /metrics`);
   say(`dispatcher running (process ${dispatcher.process.pid}); scale with more: npm run start:dispatcher`);
   say(`webhooks   WEBHOOK_ALLOW_PRIVATE=${env.WEBHOOK_ALLOW_PRIVATE}: http:// and loopback receivers allowed (development only)`);
+  say(`smtp hosts SMTP_ALLOW_PRIVATE=${env.SMTP_ALLOW_PRIVATE}: loopback and private email server hosts allowed (development only)`);
   if (seed.created) say(`first run  created channel ${String(seed.channelId)} with an email server at the capture server`);
   if (seed.token) say(`api token  ${seed.token}   (every permission; kept in ${path.join(dataDir, 'dev-token')})`);
   else say('api token  not available here; make one: npm run -s admin -- token create --channel ID --permissions ...');

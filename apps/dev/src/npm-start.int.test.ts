@@ -79,6 +79,7 @@ describe('npm start (development all-in-one)', () => {
     expect(token).toBeDefined();
     expect(output).toContain('first run  created channel 1');
     expect(output).toContain('WEBHOOK_ALLOW_PRIVATE=true');
+    expect(output).toContain('SMTP_ALLOW_PRIVATE=true');
     // What runs where: the api, its docs and probes, the dispatcher, the capture server.
     expect(output).toContain(`docs       http://localhost:${apiPort}/docs`);
     expect(output).toContain(`health     http://localhost:${apiPort}/healthz, /readyz and /metrics`);

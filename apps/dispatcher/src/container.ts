@@ -1,6 +1,7 @@
 import {
   composeContainer,
   NodemailerMailer,
+  smtpAddressOptions,
   ThreadedBroadcastRendering,
   ThreadedMailer,
   ThreadedWebhookSender,
@@ -41,15 +42,17 @@ export function buildContainer(
   container.registerInstance(SendingOptions, sending);
   container.registerInstance(RetentionPolicy, config.retention.policy);
   const { threads, connectionsPerServer } = config.smtp;
+  // Every SMTP connection is pinned and checked by the address policy (docs/email-servers.md).
+  const addresses = smtpAddressOptions(infra.config);
   container.registerInstance(
     Mailer,
     threads === 0
-      ? new NodemailerMailer(connectionsPerServer)
-      : new ThreadedMailer({ threads, connectionsPerServer }),
+      ? new NodemailerMailer(addresses, connectionsPerServer)
+      : new ThreadedMailer({ threads, connectionsPerServer, addresses }),
   );
   // Transactional email keeps connections of its own, ahead of broadcast traffic
   // (docs/transactionals.md); two per server, on the main thread.
-  container.registerInstance(PriorityMailer, new NodemailerMailer(TRANSACTIONAL_CONNECTIONS));
+  container.registerInstance(PriorityMailer, new NodemailerMailer(addresses, TRANSACTIONAL_CONNECTIONS));
   // Off the event loop that webhooks, leases and SMTP share (docs/security.md "HTML").
   container.registerInstance(BroadcastRendering, new ThreadedBroadcastRendering(config.render));
   // Webhook POSTs on a thread of their own, started with the first one (docs/webhooks.md,

@@ -38,7 +38,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
     await boss.start();
     const { logger } = memoryLogger();
     dispatcher = buildContainer({
-      config: loadConfig({ DATABASE_URL: api.database.url, PUBLIC_URL: publicUrl }),
+      config: loadConfig({ DATABASE_URL: api.database.url, PUBLIC_URL: publicUrl, SMTP_ALLOW_PRIVATE: 'true' }),
       logger,
       db: api.database.db,
       boss,

@@ -25,6 +25,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       dataDir: path.resolve(__dirname, '../../..', '.data'),
       smtpAllowPlaintext: false,
       trustedProxies: [],
+      smtpAllowPrivate: false,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
     });
   });
@@ -48,6 +49,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       MAILCAST_DATA_DIR: '/var/lib/mailcast',
       SMTP_ALLOW_PLAINTEXT: 'true',
       TRUSTED_PROXIES: '10.0.0.7, 192.168.0.0/16,fd00::/8,loopback',
+      SMTP_ALLOW_PRIVATE: 'true',
     });
     expect(config).toEqual({
       databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
@@ -67,6 +69,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       dataDir: '/var/lib/mailcast',
       smtpAllowPlaintext: true,
       trustedProxies: ['10.0.0.7', '192.168.0.0/16', 'fd00::/8', 'loopback'],
+      smtpAllowPrivate: true,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
     });
   });
@@ -97,6 +100,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
     ['TRUSTED_PROXIES', '10.0.0.300', '"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or loopback, linklocal, uniquelocal)'],
     ['TRUSTED_PROXIES', '10.0.0.0/33', '"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or loopback, linklocal, uniquelocal)'],
     ['TRUSTED_PROXIES', 'proxy.internal', '"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or loopback, linklocal, uniquelocal)'],
+    ['SMTP_ALLOW_PRIVATE', 'sure', '"SMTP_ALLOW_PRIVATE" must be a boolean'],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${message}`);

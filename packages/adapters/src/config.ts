@@ -32,6 +32,11 @@ export interface Config {
   smtpAllowPlaintext: boolean;
   /** TRUSTED_PROXIES: the addresses whose X-Forwarded-For is believed; none by default (docs/security.md). */
   trustedProxies: string[];
+  /**
+   * SMTP_ALLOW_PRIVATE: email server hosts in loopback, private, link-local and metadata ranges
+   * allowed (docs/email-servers.md, "Addresses"); npm start sets it for its capture server.
+   */
+  smtpAllowPrivate: boolean;
   /** The bounce and complaint receivers (INBOUND_*, docs/bounces.md). */
   inbound: InboundConfig;
 }
@@ -106,6 +111,7 @@ const schema = Joi.object({
       ? value
       : helpers.message({ custom: `"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or ${PROXY_RANGE_NAMES.join(', ')})` }),
   ),
+  SMTP_ALLOW_PRIVATE: Joi.boolean().default(false),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -153,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
     smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
     trustedProxies: proxyList(value.TRUSTED_PROXIES as string | undefined),
+    smtpAllowPrivate: value.SMTP_ALLOW_PRIVATE,
     inbound,
   };
 }

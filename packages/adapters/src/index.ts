@@ -43,6 +43,8 @@ export { DEFAULT_THREAD_YOUNG_GENERATION_MB, keepHeapFlags } from './system/thre
 export { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from './mail/nodemailer-mailer';
 export { composeMessage, nodemailerMessage } from './mail/compose';
 export { ThreadedMailer } from './mail/threaded-mailer';
+export { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
+export { smtpAddressOptions, type SmtpAddressOptions } from './mail/smtp-destination';
 export { ThreadedWebhookSender } from './http/threaded-webhook-sender';
 
 // Templates: Liquid rendering, HTML reading, threaded broadcast rendering.

@@ -8,6 +8,7 @@ import {
   RateLimitCounter,
   RetentionStore,
   SmtpAllowPlaintext,
+  SmtpHostPolicy,
   SmtpProbe,
   Repositories,
   SendRateStore,
@@ -43,6 +44,7 @@ import { SystemClock } from './system/system-clock';
 import type { SecretBox } from './secrets/secret-box';
 import { secretBoxFor } from './secrets/secret-keys';
 import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
+import { DnsSmtpHosts, smtpAddressOptions } from './mail/smtp-destination';
 import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
@@ -105,7 +107,9 @@ export function registerAdapters(
   container.registerInstance(WebhookDestinations, new DnsWebhookDestinations(webhookOptions));
   container.registerInstance(WebhookRetrySchedule, infra.config.webhookRetryScheduleMs);
   container.registerInstance(SmtpAllowPlaintext, infra.config.smtpAllowPlaintext);
-  container.registerInstance(SmtpProbe, new NodemailerSmtpProbe());
+  const smtpAddresses = smtpAddressOptions(infra.config);
+  container.registerInstance(SmtpHostPolicy, new DnsSmtpHosts(smtpAddresses));
+  container.registerInstance(SmtpProbe, new NodemailerSmtpProbe(smtpAddresses));
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   return container;
 }

@@ -32,6 +32,7 @@ export {
   RetentionStore,
   SegmentRepository,
   SendRateStore,
+  SmtpHostPolicy,
   SmtpProbe,
   Templates,
   Transactor,

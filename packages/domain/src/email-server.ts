@@ -11,16 +11,15 @@ export function isSmtpTls(value: unknown): value is SmtpTls {
   return typeof value === 'string' && (SMTP_TLS_MODES as readonly string[]).includes(value);
 }
 
-/** A host name or literal address that can only mean this machine. */
+/**
+ * A host written as this machine: `localhost`, `*.localhost`, `::1` or a dotted 127.0.0.0/8.
+ * Only the admin CLI's default for `--tls` reads it; whether `tls: none` is allowed is decided
+ * on the addresses the host stands for (docs/email-servers.md, "Addresses").
+ */
 export function isLoopbackHost(host: string): boolean {
   const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
-/** `tls: none` may be chosen for a loopback host, or anywhere when the operator allows it. */
-export function plaintextAllowed(host: string, allowPlaintext: boolean): boolean {
-  return allowPlaintext || isLoopbackHost(host);
 }
 
 /** The CLI's choice without `--tls`: `--secure` is implicit TLS, loopback none, else STARTTLS. */

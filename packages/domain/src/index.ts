@@ -123,7 +123,6 @@ export {
   isRedactedPassword,
   isSmtpTls,
   movesConnection,
-  plaintextAllowed,
   REDACTED_PASSWORD,
   redactPassword,
   SMTP_TLS_MODES,

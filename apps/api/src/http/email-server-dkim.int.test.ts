@@ -24,7 +24,7 @@ describe('DKIM keys of an email server', () => {
   beforeAll(async () => {
     api = await startApi();
     smtp = await startSmtpCapture();
-    mailer = new NodemailerMailer(1);
+    mailer = new NodemailerMailer({ allowPrivate: true, allowPlaintext: false }, 1);
     ({ token, channel: { id: channelId } } = await api.fixtures.aTenant());
   });
   afterAll(async () => {

@@ -15,7 +15,7 @@ describe('broadcasts to segments', () => {
   let api: ApiHarness;
   let smtp: SmtpCapture;
   let token: string;
-  const mailer = new NodemailerMailer();
+  const mailer = new NodemailerMailer({ allowPrivate: true, allowPlaintext: false });
 
   beforeAll(async () => {
     smtp = await startSmtpCapture();

@@ -17,7 +17,8 @@ export const EMAIL_SERVER_PATHS: Record<string, Json> = {
     post: authenticated({
       operationId: 'createEmailServer',
       summary: 'Add an email server',
-      description: '`tls` defaults to `starttls`; `none` is refused (422) for a host other than loopback unless SMTP_ALLOW_PLAINTEXT=true.',
+      description:
+        '`tls` defaults to `starttls`; `none` is refused (422) for a host other than loopback unless SMTP_ALLOW_PLAINTEXT=true. A host that is, or resolves to, a loopback, private, link-local or metadata address (IP literals in every numeric form included) is refused (422) unless SMTP_ALLOW_PRIVATE=true.',
       tag: EMAIL_SERVERS,
       permission: 'email_servers_write',
       body: { schema: ref('EmailServerCreateBody') },
@@ -61,7 +62,8 @@ export const EMAIL_SERVER_PATHS: Record<string, Json> = {
     post: authenticated({
       operationId: 'testEmailServerConnection',
       summary: 'Check the connection to an email server',
-      description: 'A real SMTP handshake (TLS as configured, AUTH if set) that sends nothing. A failed handshake is `ok: false`, not an error.',
+      description:
+        'A real SMTP handshake (TLS as configured, AUTH if set) that sends nothing, to the address the host resolves to under the address policy. Every failure answers `ok: false` with one generic message, after the same fixed wait (10 s), whatever failed.',
       tag: EMAIL_SERVERS,
       permission: 'email_servers_write',
       responses: { '200': ok('What the handshake showed.', ref('SmtpCheck')) },

@@ -16,7 +16,7 @@ const BOUNCE_DOMAIN =
   'Set: broadcast emails through the server have the envelope sender `bounces+<token>@<bounce_domain>`, whose delivery status notifications the inbound SMTP listener matches to their recipient.';
 const emailServerInputProperties: Record<string, Schema> = {
   name: nullableString(),
-  host: string('Host name or IP address.'),
+  host: string('Host name or IP address. Loopback, private, link-local and metadata addresses are refused unless SMTP_ALLOW_PRIVATE=true.'),
   port: { type: 'integer', minimum: 1, maximum: 65535 },
   tls: ref('SmtpTls'),
   smtp_username: nullableString(),
@@ -57,14 +57,17 @@ export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
     type: 'string',
     enum: [...SMTP_TLS_MODES],
     description:
-      '`starttls` (default): the server must offer STARTTLS, no AUTH before it; `implicit`: TLS from the first byte; `none`: only for loopback hosts or with SMTP_ALLOW_PLAINTEXT=true.',
+      '`starttls` (default): the server must offer STARTTLS, no AUTH before it; `implicit`: TLS from the first byte; `none`: only for hosts that stand for loopback addresses (`localhost`, `*.localhost`, 127.0.0.0/8, ::1) or with SMTP_ALLOW_PLAINTEXT=true.',
   },
   EmailServerList: page('EmailServer'),
   EmailServerCreateInput: { type: 'object', properties: emailServerInputProperties, required: ['host', 'port'] },
   EmailServerUpdateInput: { type: 'object', properties: emailServerInputProperties },
   EmailServerCreateBody: nestedOrFlat('email_server', 'EmailServerCreateInput'),
   EmailServerUpdateBody: nestedOrFlat('email_server', 'EmailServerUpdateInput'),
-  SmtpCheck: closed({ ok: boolean('The handshake (TLS as configured, AUTH if set) succeeded.'), message: string() }),
+  SmtpCheck: closed({
+    ok: boolean('The handshake (TLS as configured, AUTH if set) succeeded.'),
+    message: string('On success, what was reached; on failure, one generic message for every cause (never the server\'s words).'),
+  }),
   DkimKeyBody: {
     type: 'object',
     properties: {

@@ -14,7 +14,7 @@ describe('public tracking and unsubscribe routes', () => {
   let broadcastId: number;
   let subscriberId: number;
   let channelId: number;
-  const mailer = new NodemailerMailer();
+  const mailer = new NodemailerMailer({ allowPrivate: true, allowPlaintext: false });
   // Real time, moved forward when a test needs the engagement window to pass.
   let offsetMs = 0;
   const clock = { now: () => new Date(Date.now() + offsetMs) };

@@ -44,7 +44,8 @@ export async function startApi(options: { overrides?: readonly Override[]; env?:
   boss.on('error', (error: Error) => logger.error('queue error', { error: error.message }));
   await boss.start();
   const infra: Infrastructure = {
-    config: loadConfig({ DATABASE_URL: database.url, ...options.env }),
+    // The tests' SMTP servers listen on loopback (docs/email-servers.md, "Addresses"); a test may turn it off.
+    config: loadConfig({ DATABASE_URL: database.url, SMTP_ALLOW_PRIVATE: 'true', ...options.env }),
     logger,
     db: database.db,
     boss,

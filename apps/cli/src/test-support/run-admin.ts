@@ -25,7 +25,7 @@ export async function runAdmin(
     err: (text: string) => (stderr += text),
     ...(options.stdin === undefined ? {} : { stdin: Readable.from([options.stdin]) }),
   };
-  const code = await runCli(argv, io, { DATABASE_URL: databaseUrl, ...options.env });
+  const code = await runCli(argv, io, { DATABASE_URL: databaseUrl, SMTP_ALLOW_PRIVATE: 'true', ...options.env });
   let json: unknown;
   try {
     json = JSON.parse(stdout);

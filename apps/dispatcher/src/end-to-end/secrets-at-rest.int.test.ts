@@ -30,7 +30,7 @@ describe('secrets at rest', () => {
     boss = createBoss(api.database.url, 'dispatcher');
     boss.on('error', () => undefined);
     await boss.start();
-    dispatcher = buildContainer({ config: loadConfig({ DATABASE_URL: api.database.url }), logger: dispatcherLogs.logger, db: api.database.db, boss });
+    dispatcher = buildContainer({ config: loadConfig({ DATABASE_URL: api.database.url, SMTP_ALLOW_PRIVATE: 'true' }), logger: dispatcherLogs.logger, db: api.database.db, boss });
     workers = startWorkers(boss, dispatcher, HANDLERS);
   }, 30_000);
   afterAll(async () => {

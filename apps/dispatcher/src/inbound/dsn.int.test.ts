@@ -49,7 +49,7 @@ describe('the inbound SMTP listener matches DSNs to their recipients through VER
 
   beforeAll(async () => {
     h = await startSendingHarness();
-    const config = loadConfig({ DATABASE_URL: h.api.database.url, INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1' });
+    const config = loadConfig({ DATABASE_URL: h.api.database.url, INBOUND_SMTP_PORT: '0', INBOUND_SMTP_HOST: '127.0.0.1', SMTP_ALLOW_PRIVATE: 'true' });
     listener = (await startDsnListener(h.dispatcher, config, logger.logger))!;
     for (const name of ['ann', 'bob', 'cid', 'dee']) {
       expect((await h.request('POST', '/api/v1/subscribers.json', { subscriber: { email: `${name}@example.com` } })).status).toBe(201);

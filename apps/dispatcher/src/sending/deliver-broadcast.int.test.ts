@@ -34,7 +34,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
         return verdicts.get(rcpt)?.shift();
       },
     });
-    const infra: Infrastructure = { config: loadConfig({ DATABASE_URL: database.url }), logger: memoryLogger().logger, db: database.db, boss };
+    const infra: Infrastructure = { config: loadConfig({ DATABASE_URL: database.url, SMTP_ALLOW_PRIVATE: 'true' }), logger: memoryLogger().logger, db: database.db, boss };
     const options: SendingOptions = {
       ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER),
       leaseMs: 2_000,

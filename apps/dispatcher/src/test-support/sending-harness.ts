@@ -52,7 +52,7 @@ export function useSendingHarness(options: SendingHarnessOptions = {}): SendingH
  */
 export async function startSendingHarness(options: SendingHarnessOptions = {}): Promise<SendingHarness> {
   const port = await freePort();
-  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '0', ...options.env };
+  const env = { PUBLIC_URL: `http://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: '0', SMTP_ALLOW_PRIVATE: 'true', ...options.env };
   const api = await startApi({ env });
   const server = http.createServer(api.app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -35,7 +35,7 @@ export interface Stack {
 export async function startStack(options: { verdictFor?: (to: string) => RecipientVerdict } = {}): Promise<Stack> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env = { PUBLIC_URL: url, WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '0' };
+  const env = { PUBLIC_URL: url, WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '0' };
   const api = await startApi({ env });
   const server = http.createServer(api.app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

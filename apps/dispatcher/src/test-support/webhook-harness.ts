@@ -87,7 +87,7 @@ export async function startDispatcherHarness(env: NodeJS.ProcessEnv): Promise<Di
   boss.on('error', () => undefined);
   await boss.start();
   const { logger } = memoryLogger();
-  const infra: Infrastructure = { config: loadConfig({ DATABASE_URL: database.url, ...env }), logger, db: database.db, boss };
+  const infra: Infrastructure = { config: loadConfig({ DATABASE_URL: database.url, SMTP_ALLOW_PRIVATE: 'true', ...env }), logger, db: database.db, boss };
   const container = buildContainer(infra);
   const errors: unknown[] = [];
   let workers: { stop(): Promise<void> } | undefined;

@@ -97,24 +97,82 @@ export class RefusedDestinationError extends Error {
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
+ * The IPv4 address a resolver reads in `host`: getaddrinfo takes inet_aton's forms, one to four
+ * parts, each decimal, octal (leading 0) or hex (0x), the last one filling the bytes left, so
+ * `127.1`, `2130706433`, `0x7f.1` and `0177.0.0.1` all dial 127.0.0.1. Null for anything else.
+ */
+export function ipv4Literal(host: string): string | null {
+  const parts = host.split('.');
+  if (parts.length > 4) return null;
+  const values: number[] = [];
+  for (const part of parts) {
+    if (/^0x[0-9a-f]+$/i.test(part)) values.push(parseInt(part.slice(2), 16));
+    else if (/^0[0-7]*$/.test(part)) values.push(parseInt(part, 8));
+    else if (/^[1-9][0-9]*$/.test(part)) values.push(parseInt(part, 10));
+    else return null;
+  }
+  const last = values.pop()!;
+  if (values.some((v) => v > 255) || !(last < 256 ** (4 - values.length))) return null;
+  for (let shift = 3 - values.length; shift >= 0; shift--) values.push(Math.floor(last / 256 ** shift) % 256);
+  return values.join('.');
+}
+
+/** `localhost` and `*.localhost` (RFC 6761): loopback by definition, never asked of DNS. */
+export function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+const LOCALHOST_ADDRESSES: LookupAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
+/**
+ * The addresses `host` stands for without asking DNS: an IP literal in any form a resolver
+ * accepts (IPv6 with or without brackets), or a localhost name. Null for a DNS name.
+ */
+export function addressesWithoutDns(host: string): LookupAddress[] | null {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  if (net.isIP(bare) === 6) return [{ address: bare, family: 6 }];
+  const v4 = net.isIP(bare) === 4 ? bare : ipv4Literal(bare);
+  if (v4 !== null) return [{ address: v4, family: 4 }];
+  return isLocalhostName(bare) ? LOCALHOST_ADDRESSES : null;
+}
+
+/** Every address `host` stands for: literals and localhost names as they are, names from the resolver. */
+export async function lookupHost(host: string): Promise<LookupAddress[]> {
+  return addressesWithoutDns(host) ?? dns.promises.lookup(host, { all: true });
+}
+
+/** An address that can only mean this machine: 127.0.0.0/8, ::1, and their IPv4-mapped forms. */
+export function isLoopbackAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return address.startsWith('127.');
+  if (family !== 6) return false;
+  const inner = embeddedIpv4(address);
+  if (inner !== null) return inner.startsWith('127.');
+  return ipv6Bytes(address).every((b, i) => b === (i === 15 ? 1 : 0));
+}
+
+/**
  * A `lookup` for outgoing sockets that resolves, then refuses if any address is forbidden.
  * The check happens at connect time on the address actually dialled, so a hostname that
  * resolved to a public address when the endpoint was saved cannot be rebound to an internal one.
  */
 export function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) {
-      callback(error, []);
-      return;
-    }
-    const refused = addresses.find((a) => isForbiddenAddress(a.address));
-    if (refused !== undefined || addresses.length === 0) {
-      callback(new RefusedDestinationError(), []);
-      return;
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
+  lookupHost(hostname).then(
+    (addresses) => {
+      const refused = addresses.find((a) => isForbiddenAddress(a.address));
+      if (refused !== undefined || addresses.length === 0) {
+        callback(new RefusedDestinationError(), []);
+        return;
+      }
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    },
+    (error: NodeJS.ErrnoException) => callback(error, []),
+  );
 }
 
 /**
@@ -126,19 +184,32 @@ export function forbiddenLiteral(hostname: string): string | null {
   return net.isIP(bare) !== 0 && isForbiddenAddress(bare) ? `address ${bare} is not allowed` : null;
 }
 
-/** Resolves a hostname (or takes an IP literal) and tells whether every address is allowed. */
-export async function destinationAllowed(hostname: string): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const bare = hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(bare)) {
-    const refusal = forbiddenLiteral(bare);
-    return refusal === null ? { ok: true } : { ok: false, reason: refusal };
-  }
+/** Where a host may be reached, and the one address a connection to it is pinned to. */
+export type Destination = { ok: true; address: string; family: number } | { ok: false; reason: string };
+
+/**
+ * Resolves `host` once (literals and localhost names without DNS) and, unless `allowPrivate`,
+ * refuses it when any address is forbidden. The caller connects to `address` and nothing else,
+ * so what was checked is what is dialled.
+ */
+export async function resolveDestination(host: string, options: { allowPrivate: boolean }): Promise<Destination> {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const literal = addressesWithoutDns(bare) !== null && !isLocalhostName(bare);
+  let addresses: LookupAddress[];
   try {
-    const addresses = await dns.promises.lookup(bare, { all: true });
-    const refused = addresses.find((a) => isForbiddenAddress(a.address));
-    if (refused) return { ok: false, reason: `${bare} resolves to an address that is not allowed` };
-    return addresses.length > 0 ? { ok: true } : { ok: false, reason: `${bare} does not resolve` };
+    addresses = await lookupHost(bare);
   } catch {
     return { ok: false, reason: `${bare} does not resolve` };
   }
+  if (addresses.length === 0) return { ok: false, reason: `${bare} does not resolve` };
+  if (!options.allowPrivate && addresses.some((a) => isForbiddenAddress(a.address))) {
+    return { ok: false, reason: literal ? `address ${bare} is not allowed` : `${bare} resolves to an address that is not allowed` };
+  }
+  return { ok: true, address: addresses[0]!.address, family: addresses[0]!.family };
+}
+
+/** Resolves a hostname (or takes an IP literal) and tells whether every address is allowed. */
+export async function destinationAllowed(hostname: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const destination = await resolveDestination(hostname, { allowPrivate: false });
+  return destination.ok ? { ok: true } : destination;
 }

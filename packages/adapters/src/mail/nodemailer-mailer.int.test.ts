@@ -4,10 +4,13 @@ import { anEmailServer, eventually, freePort } from '@mailcast/testkit';
 import { DEFAULT_CONNECTIONS_PER_SERVER, NodemailerMailer } from './nodemailer-mailer';
 import { ThreadedMailer } from './threaded-mailer';
 
+/** The servers here listen on loopback (SMTP_ALLOW_PRIVATE). */
+const LOOPBACK = { allowPrivate: true, allowPlaintext: false };
+
 /** Both mailers the dispatcher may use: in-process, and on SMTP threads (the same mailer inside). */
 const MAILERS: Array<[string, (connectionsPerServer: number) => Mailer]> = [
-  ['NodemailerMailer', (connections) => new NodemailerMailer(connections)],
-  ['ThreadedMailer (2 threads)', (connections) => new ThreadedMailer({ threads: 2, connectionsPerServer: connections })],
+  ['NodemailerMailer', (connections) => new NodemailerMailer(LOOPBACK, connections)],
+  ['ThreadedMailer (2 threads)', (connections) => new ThreadedMailer({ threads: 2, connectionsPerServer: connections, addresses: LOOPBACK })],
 ];
 
 describe.each(MAILERS)('%s against a real SMTP server', (_name, makeMailer) => {

@@ -3,8 +3,10 @@ import { smtpFailureKind } from '@mailcast/domain';
 import type DKIM from 'nodemailer/lib/dkim';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { Readable } from 'node:stream';
+import { REFUSED_DESTINATION_CODE } from '../http/address-policy';
 import { composeMessage } from './compose';
 import { ConnectionSlots } from './connection-slots';
+import { pinSmtpHost, type SmtpAddressOptions } from './smtp-destination';
 import { SmtpPool, type SmtpError } from './smtp-pool';
 
 /**
@@ -19,16 +21,17 @@ export const DEFAULT_CONNECTIONS_PER_SERVER = 20;
  * nodemailer's codes for a failed TLS upgrade (STARTTLS required but not offered, or a bad
  * certificate) and a refused login: a misconfigured server, never a verdict on the recipient.
  */
-const SERVER_FAILURES = new Set(['ETLS', 'EAUTH']);
+const SERVER_FAILURES = new Set(['ETLS', 'EAUTH', REFUSED_DESTINATION_CODE]);
 
 /**
  * How nodemailer connects to a server (docs/email-servers.md): `starttls` requires the upgrade
  * (requireTLS), so a server that does not offer it never sees AUTH; `none` never upgrades.
- * Certificates are verified in both TLS modes.
+ * Certificates are verified in both TLS modes. The host is not here: each connection goes to
+ * the address pinSmtpHost resolved for it. Credentials go only with a password: a username
+ * alone (a password cleared by a change of host, port or tls) is no reason to send AUTH.
  */
 export function smtpConnectionOptions(server: EmailServer): SMTPTransport.Options {
   return {
-    host: server.host,
     port: server.port,
     secure: server.tls === 'implicit',
     requireTLS: server.tls === 'starttls',
@@ -36,7 +39,7 @@ export function smtpConnectionOptions(server: EmailServer): SMTPTransport.Option
     connectionTimeout: 30_000,
     greetingTimeout: 30_000,
     socketTimeout: 60_000,
-    ...(server.username ? { auth: { user: server.username, pass: server.password ?? '' } } : {}),
+    ...(server.username && server.password ? { auth: { user: server.username, pass: server.password } } : {}),
   };
 }
 
@@ -70,14 +73,22 @@ function failureOutcome(error: unknown): MailOutcome {
 export class NodemailerMailer implements Mailer {
   private readonly pools = new Map<string, { pool: SmtpPool; slots: ConnectionSlots }>();
 
-  constructor(private readonly connectionsPerServer: number = DEFAULT_CONNECTIONS_PER_SERVER) {}
+  constructor(
+    private readonly addresses: SmtpAddressOptions,
+    private readonly connectionsPerServer: number = DEFAULT_CONNECTIONS_PER_SERVER,
+  ) {}
 
   private poolFor(server: EmailServer): { pool: SmtpPool; slots: ConnectionSlots } {
     const key = `${server.id}|${server.updatedAt.getTime()}|${server.host}|${server.port}|${server.tls}|${server.username ?? ''}|${server.password ?? ''}`;
     let entry = this.pools.get(key);
     if (entry === undefined) {
       const { auth, ...connection } = smtpConnectionOptions(server);
-      const pool = new SmtpPool({ connection, auth: auth?.user ? { user: auth.user, pass: auth.pass ?? '' } : null, dkim: dkimOptions(server) });
+      const pool = new SmtpPool({
+        connection,
+        pin: () => pinSmtpHost(server, this.addresses),
+        auth: auth?.user ? { user: auth.user, pass: auth.pass ?? '' } : null,
+        dkim: dkimOptions(server),
+      });
       entry = { pool, slots: new ConnectionSlots(this.connectionsPerServer) };
       this.pools.set(key, entry);
     }

@@ -39,7 +39,7 @@ async function startServer(socketTimeout?: number) {
   const port = (smtp.server.address() as { port: number }).port;
   return {
     seen,
-    pool: () => new SmtpPool({ connection: { host: '127.0.0.1', port, ignoreTLS: true }, auth: null, dkim: null }),
+    pool: () => new SmtpPool({ connection: { port, ignoreTLS: true }, pin: async () => ({ host: '127.0.0.1' }), auth: null, dkim: null }),
     stop: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
   };
 }

@@ -1,6 +1,7 @@
 import DKIM from 'nodemailer/lib/dkim';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { Readable } from 'node:stream';
+import type { PinnedSmtpHost } from './smtp-destination';
 
 /** What nodemailer's SMTP errors carry: its own code, and the server's answer when there was one. */
 export interface SmtpError {
@@ -25,6 +26,8 @@ interface Connection {
 
 export interface SmtpPoolOptions {
   connection: SMTPConnection.Options;
+  /** Where each new session goes: resolved and checked per connect (pinSmtpHost). */
+  pin: () => Promise<PinnedSmtpHost>;
   auth: { user: string; pass: string } | null;
   dkim: DKIM.Options | null;
 }
@@ -97,9 +100,10 @@ export class SmtpPool {
     return undefined;
   }
 
-  private connect(): Promise<Connection> {
+  private async connect(): Promise<Connection> {
+    const pinned = await this.options.pin();
     return new Promise<Connection>((resolve, reject) => {
-      const smtp = new SMTPConnection(this.options.connection);
+      const smtp = new SMTPConnection({ ...this.options.connection, ...pinned });
       const connection: Connection = { smtp, sending: false, ended: false };
       let settled = false;
       const fail = (error: unknown) => {

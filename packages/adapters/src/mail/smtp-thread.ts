@@ -8,10 +8,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 // for nothing (docs/broadcasts-and-sending.md, "Memory").
 import { MessageWithdrawn } from '@mailcast/core/ports/mail';
 import { NodemailerMailer } from './nodemailer-mailer';
-import type { SmtpThreadReply, SmtpThreadRequest } from './threaded-mailer';
+import type { SmtpThreadData, SmtpThreadReply, SmtpThreadRequest } from './threaded-mailer';
 
 const port = parentPort!;
-const mailer = new NodemailerMailer((workerData as { connectionsPerServer: number }).connectionsPerServer);
+const data = workerData as SmtpThreadData;
+const mailer = new NodemailerMailer(data.addresses, data.connectionsPerServer);
 let outcomes: SmtpThreadReply['outcomes'] = [];
 let inFlight = 0;
 let closing = false;

@@ -32,7 +32,7 @@ describe('NodemailerMailer and a server that offers no STARTTLS', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.server.address() as AddressInfo).port;
-    mailer = new NodemailerMailer(1);
+    mailer = new NodemailerMailer({ allowPrivate: true, allowPlaintext: false }, 1);
   });
   afterAll(async () => {
     await mailer.close();

@@ -8,6 +8,9 @@ import { promisify } from 'node:util';
 import { anEmailServer } from '@mailcast/testkit';
 import { ThreadedMailer } from './threaded-mailer';
 
+/** The servers here listen on loopback (SMTP_ALLOW_PRIVATE). */
+const LOOPBACK = { allowPrivate: true, allowPlaintext: false };
+
 /**
  * What the ThreadedMailer does when a thread dies. The SMTP path itself runs through the real
  * thread script in nodemailer-mailer.int.test.ts; here a thread script that dies on demand
@@ -42,7 +45,7 @@ describe('ThreadedMailer when a thread dies', () => {
   });
 
   it('answers the messages the thread held as a connection failure, then sends on a fresh thread', async () => {
-    const mailer = new ThreadedMailer({ threads: 1, connectionsPerServer: 1, script });
+    const mailer = new ThreadedMailer({ threads: 1, connectionsPerServer: 1, script, addresses: LOOPBACK });
     try {
       await expect(mailer.send(server, email('a@example.com'))).resolves.toEqual({ kind: 'accepted', response: '250 a@example.com' });
       // Handed over in the same turn: one batch, which the thread dies in the middle of.
@@ -57,7 +60,7 @@ describe('ThreadedMailer when a thread dies', () => {
   });
 
   it('answers sends after close as failures without a thread', async () => {
-    const mailer = new ThreadedMailer({ threads: 2, connectionsPerServer: 1, script });
+    const mailer = new ThreadedMailer({ threads: 2, connectionsPerServer: 1, script, addresses: LOOPBACK });
     await mailer.close();
     await expect(mailer.send(server, email('late@example.com'))).resolves.toMatchObject({ kind: 'rejected', permanent: false, code: null });
   });
@@ -72,7 +75,7 @@ describe('ThreadedMailer when a thread dies', () => {
     await writeFile(
       child,
       `const { ThreadedMailer } = require(${JSON.stringify(path.resolve(__dirname, '../../dist/mail/threaded-mailer.js'))});
-       new ThreadedMailer({ threads: 1, connectionsPerServer: 1 })
+       new ThreadedMailer({ threads: 1, connectionsPerServer: 1, addresses: { allowPrivate: true, allowPlaintext: false } })
          .send({ id: 1, host: '127.0.0.1', port: ${port}, tls: 'none', updatedAt: new Date(0) }, ${JSON.stringify(email('x@example.com'))})
          .then((outcome) => console.log(String(outcome.message).startsWith('the SMTP thread') ? outcome.message : outcome.kind));`,
     );

@@ -2,6 +2,7 @@ import { MessageWithdrawn, type Clearance, type EmailServer, type MailOutcome, t
 import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { DEFAULT_THREAD_YOUNG_GENERATION_MB, endThread, startThread } from '../system/threads';
+import type { SmtpAddressOptions } from './smtp-destination';
 
 export interface SmtpThreadSend {
   id: number;
@@ -28,8 +29,16 @@ export interface SmtpThreadReply {
   clearances?: number[];
 }
 
+/** What each thread starts with. */
+export interface SmtpThreadData {
+  connectionsPerServer: number;
+  addresses: SmtpAddressOptions;
+}
+
 export interface ThreadedMailerOptions {
   threads: number;
+  /** SMTP_ALLOW_PRIVATE and SMTP_ALLOW_PLAINTEXT, applied by the threads at every connect. */
+  addresses: SmtpAddressOptions;
   /** Pooled connections per email server, shared out between the threads (at least one each). */
   connectionsPerServer: number;
   /** The thread's script; a test gives its own. Default: the built smtp-thread.js. */
@@ -72,6 +81,7 @@ export class ThreadedMailer implements Mailer {
   private readonly script: string;
   private readonly connectionsPerThread: number;
   private readonly youngGenerationMb: number;
+  private readonly addresses: SmtpAddressOptions;
   private next = 0;
   private ids = 0;
   private flushing = false;
@@ -82,6 +92,7 @@ export class ThreadedMailer implements Mailer {
     const count = Math.max(1, Math.floor(options.threads));
     this.connectionsPerThread = Math.ceil(options.connectionsPerServer / count);
     this.youngGenerationMb = options.youngGenerationMb ?? DEFAULT_THREAD_YOUNG_GENERATION_MB;
+    this.addresses = { allowPrivate: options.addresses.allowPrivate, allowPlaintext: options.addresses.allowPlaintext };
     this.threads = Array.from({ length: count }, () => this.start());
   }
 
@@ -173,7 +184,9 @@ export class ThreadedMailer implements Mailer {
   }
 
   private start(): Thread {
-    const worker = startThread(this.script, this.youngGenerationMb, { workerData: { connectionsPerServer: this.connectionsPerThread } });
+    const worker = startThread(this.script, this.youngGenerationMb, {
+      workerData: { connectionsPerServer: this.connectionsPerThread, addresses: this.addresses } satisfies SmtpThreadData,
+    });
     const thread: Thread = { worker, pending: new Map(), outbox: [], withdrawals: [], clearances: new Map(), given: [], refused: [], refusals: new Map() };
     worker.on('message', (reply: SmtpThreadReply) => {
       for (const id of reply.clearances ?? []) this.clear(thread, id);

@@ -333,7 +333,7 @@ export interface paths {
         put?: never;
         /**
          * Add an email server
-         * @description `tls` defaults to `starttls`; `none` is refused (422) for a host other than loopback unless SMTP_ALLOW_PLAINTEXT=true.
+         * @description `tls` defaults to `starttls`; `none` is refused (422) for a host other than loopback unless SMTP_ALLOW_PLAINTEXT=true. A host that is, or resolves to, a loopback, private, link-local or metadata address (IP literals in every numeric form included) is refused (422) unless SMTP_ALLOW_PRIVATE=true.
          *
          *     Permission: `email_servers_write`.
          */
@@ -420,7 +420,7 @@ export interface paths {
         put?: never;
         /**
          * Check the connection to an email server
-         * @description A real SMTP handshake (TLS as configured, AUTH if set) that sends nothing. A failed handshake is `ok: false`, not an error.
+         * @description A real SMTP handshake (TLS as configured, AUTH if set) that sends nothing, to the address the host resolves to under the address policy. Every failure answers `ok: false` with one generic message, after the same fixed wait (10 s), whatever failed.
          *
          *     Permission: `email_servers_write`.
          */
@@ -1940,7 +1940,7 @@ export interface components {
             dkim_selector?: string | null;
             from_email?: string | null;
             from_name?: string | null;
-            /** @description Host name or IP address. */
+            /** @description Host name or IP address. Loopback, private, link-local and metadata addresses are refused unless SMTP_ALLOW_PRIVATE=true. */
             host: string;
             /** @description At most this many messages per day through the server, all dispatchers together; null: no limit. */
             max_per_day?: number | null;
@@ -1975,7 +1975,7 @@ export interface components {
             dkim_selector?: string | null;
             from_email?: string | null;
             from_name?: string | null;
-            /** @description Host name or IP address. */
+            /** @description Host name or IP address. Loopback, private, link-local and metadata addresses are refused unless SMTP_ALLOW_PRIVATE=true. */
             host?: string;
             /** @description At most this many messages per day through the server, all dispatchers together; null: no limit. */
             max_per_day?: number | null;
@@ -2150,12 +2150,13 @@ export interface components {
             updated_at: string;
         };
         SmtpCheck: {
+            /** @description On success, what was reached; on failure, one generic message for every cause (never the server's words). */
             message: string;
             /** @description The handshake (TLS as configured, AUTH if set) succeeded. */
             ok: boolean;
         };
         /**
-         * @description `starttls` (default): the server must offer STARTTLS, no AUTH before it; `implicit`: TLS from the first byte; `none`: only for loopback hosts or with SMTP_ALLOW_PLAINTEXT=true.
+         * @description `starttls` (default): the server must offer STARTTLS, no AUTH before it; `implicit`: TLS from the first byte; `none`: only for hosts that stand for loopback addresses (`localhost`, `*.localhost`, 127.0.0.0/8, ::1) or with SMTP_ALLOW_PLAINTEXT=true.
          * @enum {string}
          */
         SmtpTls: "starttls" | "implicit" | "none";

@@ -1,6 +1,7 @@
 import { CHANNEL_PERMISSIONS, type SmtpTls } from '@mailcast/domain';
 import type { NewEmailServer } from '../ports';
 import { NotFoundError, ValidationError } from '../errors';
+import { TableSmtpHosts } from '../test-support/email-server-fakes';
 import { CountingRandom, FakeTransactor, fakeRepositories } from '../test-support/fakes';
 import { AddEmailServer } from '../email-servers/add-email-server';
 import { CreateChannel } from './create-channel';
@@ -24,7 +25,7 @@ describe('channels', () => {
     it('adds a server to an existing channel', async () => {
       const repositories = fakeRepositories();
       await repositories.channels.create({ name: 'c' });
-      const added = await new AddEmailServer(new FakeTransactor(repositories), false).execute({ channelId: 1, ...server });
+      const added = await new AddEmailServer(new FakeTransactor(repositories), false, new TableSmtpHosts()).execute({ channelId: 1, ...server });
       expect(added).toMatchObject({ id: 1, channelId: 1, ...server });
     });
 
@@ -41,7 +42,7 @@ describe('channels', () => {
       const repositories = fakeRepositories();
       await repositories.channels.create({ name: 'c' });
       await expect(
-        new AddEmailServer(new FakeTransactor(repositories), false).execute({ channelId: 1, ...server, ...change }),
+        new AddEmailServer(new FakeTransactor(repositories), false, new TableSmtpHosts()).execute({ channelId: 1, ...server, ...change }),
       ).rejects.toEqual(ValidationError.forFields(fields));
       expect(repositories.emailServers.rows).toHaveLength(0);
     });
@@ -53,13 +54,13 @@ describe('channels', () => {
     ])('accepts tls none for %s', async (_name, change, allowPlaintext) => {
       const repositories = fakeRepositories();
       await repositories.channels.create({ name: 'c' });
-      const added = await new AddEmailServer(new FakeTransactor(repositories), allowPlaintext).execute({ channelId: 1, ...server, tls: 'none', ...change });
+      const added = await new AddEmailServer(new FakeTransactor(repositories), allowPlaintext, new TableSmtpHosts()).execute({ channelId: 1, ...server, tls: 'none', ...change });
       expect(added.tls).toBe('none');
     });
 
     it('refuses an unknown channel', async () => {
       await expect(
-        new AddEmailServer(new FakeTransactor(fakeRepositories()), false).execute({ channelId: 3, ...server }),
+        new AddEmailServer(new FakeTransactor(fakeRepositories()), false, new TableSmtpHosts()).execute({ channelId: 3, ...server }),
       ).rejects.toEqual(new NotFoundError('Channel not found'));
     });
   });

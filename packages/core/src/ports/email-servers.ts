@@ -12,6 +12,18 @@ export interface SmtpProbe {
 }
 export const SmtpProbe = Symbol.for('mailcast.SmtpProbe');
 
+/**
+ * The address policy for email server hosts (docs/email-servers.md, "Addresses"): the one
+ * webhook URLs follow, checked when a host is written and again at every connect.
+ */
+export interface SmtpHostPolicy {
+  /** Why `host` may not be an email server's host, or null when it may. */
+  refusal(host: string): Promise<string | null>;
+  /** Whether `host` can only mean this machine (every address it stands for is loopback). */
+  isLoopback(host: string): Promise<boolean>;
+}
+export const SmtpHostPolicy = Symbol.for('mailcast.SmtpHostPolicy');
+
 /** RSA only: nodemailer signs rsa-sha256, and an Ed25519 key would leave messages unsigned. */
 export type DkimAlgorithm = 'rsa';
 

@@ -35,7 +35,7 @@ export type {
 
 export { Clock, RandomSource } from './system';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
-export { DkimKeyGenerator, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
+export { DkimKeyGenerator, SmtpHostPolicy, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
 export type { BounceNotification, BounceRepository } from './bounces';
 export {
