@@ -24,6 +24,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       previousSecretKeys: [],
       dataDir: path.resolve(__dirname, '../../..', '.data'),
       smtpAllowPlaintext: false,
+      segmentTimeoutMs: 5_000,
       trustedProxies: [],
       smtpAllowPrivate: false,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
@@ -49,6 +50,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       MAILCAST_DATA_DIR: '/var/lib/mailcast',
       SMTP_ALLOW_PLAINTEXT: 'true',
       TRUSTED_PROXIES: '10.0.0.7, 192.168.0.0/16,fd00::/8,loopback',
+      MAILCAST_SEGMENT_TIMEOUT_MS: '800',
       SMTP_ALLOW_PRIVATE: 'true',
     });
     expect(config).toEqual({
@@ -68,6 +70,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       previousSecretKeys: [OLD],
       dataDir: '/var/lib/mailcast',
       smtpAllowPlaintext: true,
+      segmentTimeoutMs: 800,
       trustedProxies: ['10.0.0.7', '192.168.0.0/16', 'fd00::/8', 'loopback'],
       smtpAllowPrivate: true,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },

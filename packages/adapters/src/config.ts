@@ -30,6 +30,8 @@ export interface Config {
   dataDir: string;
   /** SMTP_ALLOW_PLAINTEXT: `tls: none` allowed for hosts other than loopback. */
   smtpAllowPlaintext: boolean;
+  /** MAILCAST_SEGMENT_TIMEOUT_MS: how long one segment count or page may run (docs/segments.md, "Bounds"). */
+  segmentTimeoutMs: number;
   /** TRUSTED_PROXIES: the addresses whose X-Forwarded-For is believed; none by default (docs/security.md). */
   trustedProxies: string[];
   /**
@@ -106,6 +108,7 @@ const schema = Joi.object({
   MAILCAST_SECRET_KEYS_PREVIOUS: secretKeys('MAILCAST_SECRET_KEYS_PREVIOUS', true),
   MAILCAST_DATA_DIR: Joi.string(),
   SMTP_ALLOW_PLAINTEXT: Joi.boolean().default(false),
+  MAILCAST_SEGMENT_TIMEOUT_MS: Joi.number().integer().min(1).default(5_000),
   TRUSTED_PROXIES: Joi.string().custom((value: string, helpers) =>
     proxyList(value).every(isProxyEntry)
       ? value
@@ -158,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // From src/ or dist/ of this package alike, as the devkit's dataDirectory does.
     dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
     smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
+    segmentTimeoutMs: value.MAILCAST_SEGMENT_TIMEOUT_MS,
     trustedProxies: proxyList(value.TRUSTED_PROXIES as string | undefined),
     smtpAllowPrivate: value.SMTP_ALLOW_PRIVATE,
     inbound,

@@ -98,7 +98,7 @@ export function registerAdapters(
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
-  container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db));
+  container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db, undefined, infra.config.segmentTimeoutMs));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   container.registerInstance(Templates, new LiquidTemplates());
   container.registerInstance(HtmlReader, new Htmlparser2Reader());

@@ -245,7 +245,7 @@ export { DescribeCaller } from './discovery/describe-caller';
 export { GetChannelStatus } from './discovery/get-channel-status';
 
 // Segments.
-export { SEGMENT_NOT_FOUND, type SegmentFields } from './segments/segment-rules';
+export { SEGMENT_NOT_FOUND, segmentTooSlow, type SegmentFields } from './segments/segment-rules';
 export { CreateSegment } from './segments/create-segment';
 export { UpdateSegment } from './segments/update-segment';
 export { DeleteSegment } from './segments/delete-segment';

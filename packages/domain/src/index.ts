@@ -59,9 +59,11 @@ export {
   unsubscribe,
 } from './subscriber';
 export {
+  MAX_SEGMENT_COST,
   parseSegmentDefinition,
   presentSegmentRule,
   referencedBroadcastIds,
+  segmentCost,
   SEGMENT_FIELDS,
   SEGMENT_OPERATORS,
   type SegmentDefinition,

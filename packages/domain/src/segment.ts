@@ -221,6 +221,22 @@ export function presentSegmentRule(rule: SegmentRule): { field: string; operator
   }
 }
 
+/**
+ * What a rule set may cost to evaluate, in the unit of segmentCost (docs/segments.md, "Bounds").
+ * A substring match (`contains`, `starts_with`, `ends_with`) costs PostgreSQL up to the value's
+ * length in comparisons per character of the text it scans, so its value's length is its price;
+ * 2,000 holds, say, twenty substring rules of 99 characters, or a hundred plain rules.
+ */
+export const MAX_SEGMENT_COST = 2_000;
+
+/** Each rule counts 1, and a substring rule 1 more per character of its value. */
+export function segmentCost(definition: SegmentDefinition): number {
+  return definition.rules.reduce((cost, rule) => {
+    const substring = rule.operator === 'contains' || rule.operator === 'starts_with' || rule.operator === 'ends_with';
+    return cost + 1 + (substring && 'value' in rule && rule.value !== null ? String(rule.value).length : 0);
+  }, 0);
+}
+
 /** The broadcasts an engagement rule names, to check they are the channel's. */
 export function referencedBroadcastIds(definition: SegmentDefinition): number[] {
   const ids = definition.rules.flatMap((r) => (r.kind === 'engagement' && r.broadcastId !== null ? [r.broadcastId] : []));

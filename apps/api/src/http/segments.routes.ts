@@ -23,7 +23,12 @@ export function segmentsRoutes(container: DependencyContainer): Router {
   router.get('/segments/:id.json', async (req, res) => {
     const caller = principal(res, 'segments_read');
     const page = segmentPage(req.query);
-    const found = await container.resolve(GetSegment).execute(caller, { id: id(req.params.id), page });
+    // Once the answer is gone (sent, or its client went away) nothing may still run for it in
+    // PostgreSQL: neither a count nobody waits for, nor the page beside a count that already
+    // answered its time-out (docs/segments.md, "Bounds").
+    const gone = new AbortController();
+    res.on('close', () => gone.abort(new Error('the answer is gone')));
+    const found = await container.resolve(GetSegment).execute(caller, { id: id(req.params.id), page, signal: gone.signal });
     res.json({
       ...presentSegment(found.segment),
       subscribers_count: found.subscribersCount,

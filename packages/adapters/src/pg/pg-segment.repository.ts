@@ -1,6 +1,7 @@
-import type { NewSegment, Page, Segment, SegmentChanges, SegmentRepository, Subscriber } from '@mailcast/core';
+import { segmentTooSlow, ValidationError, type NewSegment, type Page, type Segment, type SegmentChanges, type SegmentRepository, type Subscriber } from '@mailcast/core';
 import { parseSegmentDefinition, presentSegmentRule, type BroadcastStatus, type SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import { ChannelGate } from './channel-gate';
 import { audienceChanges, CountCache } from './count-cache';
 import { segmentPredicate } from './segment-sql';
 import { toSubscriber, type SubscriberRow } from './pg-subscriber.repository';
@@ -39,10 +40,21 @@ const storedRules = (definition: SegmentDefinition) => JSON.stringify(definition
 export const SEGMENT_COUNT_TTL_MS = 30_000;
 export const SEGMENT_COUNT_ALWAYS_EXACT_UP_TO = 1000;
 
+/** How long one segment query may run, and how many of one channel run at once in a process (docs/segments.md, "Bounds"). */
+export const DEFAULT_SEGMENT_TIMEOUT_MS = 5_000;
+export const SEGMENT_QUERIES_PER_CHANNEL = 2;
+
+/** PostgreSQL's query_canceled: a statement time-out, or pg_cancel_backend. */
+const QUERY_CANCELED = '57014';
+
 export class PgSegmentRepository implements SegmentRepository {
+  private readonly gate = new ChannelGate(SEGMENT_QUERIES_PER_CHANNEL);
+  private readonly sharedCounts = new Map<string, { stop: AbortController; waiting: number }>();
+
   constructor(
     private readonly db: Knex,
     private readonly counts = new CountCache(SEGMENT_COUNT_TTL_MS, undefined, undefined, audienceChanges(db)),
+    private readonly timeoutMs = DEFAULT_SEGMENT_TIMEOUT_MS,
   ) {}
 
   async create(segment: NewSegment, now: Date): Promise<Segment> {
@@ -114,27 +126,82 @@ export class PgSegmentRepository implements SegmentRepository {
    * until the audience changes, for at most SEGMENT_COUNT_TTL_MS (docs/segments.md,
    * "subscribers_count"): the same rules share it whichever segment holds them.
    */
-  async countMembers(channelId: number, definition: SegmentDefinition, now: Date): Promise<number> {
-    return (await this.counts.current()).get(JSON.stringify([channelId, definition]), () => this.countNow(channelId, definition, now), SEGMENT_COUNT_ALWAYS_EXACT_UP_TO);
+  async countMembers(channelId: number, definition: SegmentDefinition, now: Date, signal?: AbortSignal): Promise<number> {
+    const key = JSON.stringify([channelId, definition]);
+    // A count still running is shared by every request that asks for it meanwhile, so it is
+    // stopped only once all of them have gone; each one that goes stops waiting at once.
+    const count = () => {
+      const shared = { stop: new AbortController(), waiting: 0 };
+      this.sharedCounts.set(key, shared);
+      return this.countNow(channelId, definition, now, shared.stop.signal).finally(() => this.sharedCounts.delete(key));
+    };
+    const value = (await this.counts.current()).get(key, count, SEGMENT_COUNT_ALWAYS_EXACT_UP_TO);
+    const shared = this.sharedCounts.get(key);
+    if (shared === undefined || signal === undefined) return value;
+    shared.waiting += 1;
+    return new Promise<number>((resolve, reject) => {
+      const leave = () => {
+        if (--shared.waiting === 0) shared.stop.abort(signal.reason);
+        reject(signal.reason as Error);
+      };
+      if (signal.aborted) return leave();
+      signal.addEventListener('abort', leave, { once: true });
+      value.then(resolve, reject).finally(() => signal.removeEventListener('abort', leave));
+    });
   }
 
   /** The members counted by the database now, never kept. */
-  async countNow(channelId: number, definition: SegmentDefinition, now: Date): Promise<number> {
+  async countNow(channelId: number, definition: SegmentDefinition, now: Date, signal?: AbortSignal): Promise<number> {
     const where = segmentPredicate(definition, channelId, now);
-    const { rows } = await this.db.raw<{ rows: Array<{ count: string }> }>(
+    const rows = await this.evaluate<{ count: string }>(
+      channelId,
+      signal,
       `SELECT count(*) AS count FROM subscribers s WHERE s.channel_id = ? AND s.redacted_at IS NULL AND (${where.sql})`,
       [channelId, ...where.bindings],
     );
     return Number(rows[0]?.count ?? 0);
   }
 
-  async members(channelId: number, definition: SegmentDefinition, now: Date, page: Page): Promise<Subscriber[]> {
+  async members(channelId: number, definition: SegmentDefinition, now: Date, page: Page, signal?: AbortSignal): Promise<Subscriber[]> {
     const where = segmentPredicate(definition, channelId, now);
-    const { rows } = await this.db.raw<{ rows: SubscriberRow[] }>(
+    const rows = await this.evaluate<SubscriberRow>(
+      channelId,
+      signal,
       `SELECT s.* FROM subscribers s WHERE s.channel_id = ? AND s.redacted_at IS NULL AND (${where.sql})
         ORDER BY s.id LIMIT ? OFFSET ?`,
       [channelId, ...where.bindings, page.limit, page.offset],
     );
     return rows.map(toSubscriber);
+  }
+
+  /**
+   * One segment query, bounded (docs/segments.md, "Bounds"): it waits its channel's turn without
+   * a connection, runs under a statement time-out set for its transaction alone, and is
+   * cancelled in PostgreSQL when `signal` aborts, so a client that went away leaves no work behind.
+   */
+  private evaluate<R>(channelId: number, signal: AbortSignal | undefined, sql: string, bindings: readonly Knex.Value[]): Promise<R[]> {
+    return this.gate.run(channelId, signal, () =>
+      this.db.transaction(async (trx) => {
+        const { rows: [session] } = await trx.raw<{ rows: Array<{ pid: number }> }>(
+          `SELECT set_config('statement_timeout', ?, true), pg_backend_pid() AS pid`,
+          [String(this.timeoutMs)],
+        );
+        // The connection is kept until a cancel sent for it has been delivered, so it can never
+        // reach a query that the pool has since given the connection to.
+        let cancelling: Promise<unknown> | undefined;
+        const cancel = () => (cancelling = this.db.raw('SELECT pg_cancel_backend(?)', [session!.pid]).catch(() => undefined));
+        signal?.addEventListener('abort', cancel, { once: true });
+        try {
+          signal?.throwIfAborted();
+          return (await trx.raw<{ rows: R[] }>(sql, bindings)).rows;
+        } catch (error) {
+          if ((error as { code?: string }).code === QUERY_CANCELED && signal?.aborted !== true) throw new ValidationError(segmentTooSlow(this.timeoutMs));
+          throw error;
+        } finally {
+          signal?.removeEventListener('abort', cancel);
+          await cancelling;
+        }
+      }),
+    );
   }
 }

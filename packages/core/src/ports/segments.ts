@@ -18,8 +18,13 @@ export interface SegmentRepository {
   update(channelId: number, id: number, changes: SegmentChanges, now: Date): Promise<Segment | null>;
   /** Deletes in one statement unless a broadcast in one of `blockingStatuses` targets it. */
   delete(channelId: number, id: number, blockingStatuses: readonly BroadcastStatus[]): Promise<'deleted' | 'not_found' | 'targeted'>;
-  countMembers(channelId: number, definition: SegmentDefinition, now: Date): Promise<number>;
+  /**
+   * Evaluations are bounded (docs/segments.md, "Bounds"): a few per channel at a time, each under
+   * a statement time-out (a ValidationError past it), and stopped in PostgreSQL when `signal`
+   * aborts (the client went away).
+   */
+  countMembers(channelId: number, definition: SegmentDefinition, now: Date, signal?: AbortSignal): Promise<number>;
   /** Members in subscriber id order. */
-  members(channelId: number, definition: SegmentDefinition, now: Date, page: Page): Promise<Subscriber[]>;
+  members(channelId: number, definition: SegmentDefinition, now: Date, page: Page, signal?: AbortSignal): Promise<Subscriber[]>;
 }
 export const SegmentRepository = Symbol.for('mailcast.SegmentRepository');
