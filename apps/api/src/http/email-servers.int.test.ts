@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../test-support/harness';
+import { recordingSmtpServer } from '../test-support/smtp-server';
 
 /** Email servers over the API (docs/email-servers.md). */
 describe('email servers API', () => {
@@ -96,26 +97,15 @@ describe('email servers API', () => {
    * its own and ran test_connection, and the listener received the stored credentials.
    */
   it('clears the stored password when host, port or tls change without a new one, so it never reaches the new destination', async () => {
-    const heard: string[] = [];
-    const listener = new SMTPServer({
-      disabledCommands: ['STARTTLS'],
-      allowInsecureAuth: true,
-      authOptional: true,
-      logger: false,
-      onAuth(auth, _session, callback) {
-        heard.push(`${auth.username}:${auth.password}`);
-        callback(new Error('no'));
-      },
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    const listenerPort = (listener.server.address() as AddressInfo).port;
+    const listener = await recordingSmtpServer();
+    const listenerPort = listener.port;
     try {
       const created = await post({ host: '127.0.0.1', port: smtpPort, tls: 'none', smtp_username: 'u', smtp_password: 'right-password-123' });
       const writer = await api.fixtures.aToken(channelId, ['email_servers_write']);
       const moved = await request(api.app).patch(`/api/v1/email_servers/${created.body.id}`).set(as(writer)).send({ port: listenerPort });
       const probe = await request(api.app).post(`/api/v1/email_servers/${created.body.id}/test_connection`).set(as(writer));
       expect(probe.status).toBe(200);
-      expect(heard.join()).not.toContain('right-password-123');
+      expect(listener.auths.join()).not.toContain('right-password-123');
       expect([moved.status, moved.body.smtp_password]).toEqual([200, null]);
       // Sending back the redacted form with a move is no new password either.
       await patch(created.body.id, { smtp_password: 'right-password-123' });
@@ -129,7 +119,7 @@ describe('email servers API', () => {
       expect(tls.body.smtp_password).toBeNull();
       expect(JSON.stringify(api.logs)).not.toContain('right-password-123');
     } finally {
-      await new Promise<void>((resolve) => listener.close(() => resolve()));
+      await listener.close();
     }
   });
 
