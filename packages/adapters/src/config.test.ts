@@ -25,6 +25,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       dataDir: path.resolve(__dirname, '../../..', '.data'),
       smtpAllowPlaintext: false,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
+      templateTimeLimitMs: 300,
     });
   });
 
@@ -46,6 +47,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       MAILCAST_SECRET_KEYS_PREVIOUS: `${OLD.toString('base64')},`,
       MAILCAST_DATA_DIR: '/var/lib/mailcast',
       SMTP_ALLOW_PLAINTEXT: 'true',
+      MAILCAST_TEMPLATE_TIME_LIMIT_MS: '750',
     });
     expect(config).toEqual({
       databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
@@ -65,6 +67,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       dataDir: '/var/lib/mailcast',
       smtpAllowPlaintext: true,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
+      templateTimeLimitMs: 750,
     });
   });
 
@@ -91,6 +94,8 @@ describe('loadConfig (docs/operations.md environment)', () => {
     ['MAILCAST_SECRET_KEY', 'c2hvcnQ=', '"MAILCAST_SECRET_KEY" must be the base64 of 32 random bytes (make one with: openssl rand -base64 32)'],
     ['MAILCAST_SECRET_KEYS_PREVIOUS', 'not base64!', '"MAILCAST_SECRET_KEYS_PREVIOUS" must be comma-separated keys, each must be the base64'],
     ['SMTP_ALLOW_PLAINTEXT', 'maybe', '"SMTP_ALLOW_PLAINTEXT" must be a boolean'],
+    ['MAILCAST_TEMPLATE_TIME_LIMIT_MS', '0', '"MAILCAST_TEMPLATE_TIME_LIMIT_MS" must be greater than or equal to 1'],
+    ['MAILCAST_TEMPLATE_TIME_LIMIT_MS', 'soon', '"MAILCAST_TEMPLATE_TIME_LIMIT_MS" must be a number'],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${message}`);

@@ -3,6 +3,7 @@ import Joi from 'joi';
 import path from 'node:path';
 import { loadInboundConfig, type InboundConfig } from './inbound/inbound-config';
 import { decodeSecretKey } from './secrets/secret-box';
+import { DEFAULT_TEMPLATE_TIME_LIMIT_MS } from './templates/threaded-templates';
 
 /** Every process (api, dispatcher, migrate, admin) reads the same variables (docs/operations.md). */
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   smtpAllowPlaintext: boolean;
   /** The bounce and complaint receivers (INBOUND_*, docs/bounces.md). */
   inbound: InboundConfig;
+  /** MAILCAST_TEMPLATE_TIME_LIMIT_MS: one email's Liquid render on a templates thread (docs/templates.md "Rendering"). */
+  templateTimeLimitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +87,7 @@ const schema = Joi.object({
   MAILCAST_SECRET_KEYS_PREVIOUS: secretKeys('MAILCAST_SECRET_KEYS_PREVIOUS', true),
   MAILCAST_DATA_DIR: Joi.string(),
   SMTP_ALLOW_PLAINTEXT: Joi.boolean().default(false),
+  MAILCAST_TEMPLATE_TIME_LIMIT_MS: Joi.number().integer().min(1).default(DEFAULT_TEMPLATE_TIME_LIMIT_MS),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -131,5 +135,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
     smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
     inbound,
+    templateTimeLimitMs: value.MAILCAST_TEMPLATE_TIME_LIMIT_MS,
   };
 }
