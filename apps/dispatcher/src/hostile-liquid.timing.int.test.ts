@@ -78,4 +78,28 @@ describe('hostile Liquid in the dispatcher', () => {
       expect(mail.text).toMatch(/\/confirm\/[A-Za-z0-9_-]{43}/);
     }
   }, 180_000);
+
+  it('fails a hostile broadcast in about one render time limit, not one per recipient, saying why', async () => {
+    await h.api.database.db.raw(
+      `INSERT INTO subscribers (channel_id, email, first_name) SELECT ?, 'reader' || g || '@hostile.example', 'R' || g FROM generate_series(1, 30) g`,
+      [h.channelId],
+    );
+    const started = Date.now();
+    // h.broadcast waits until the broadcast has ended; MAILCAST_RENDER_TIME_LIMIT_MS is 2000 here.
+    const { id, status } = await h.broadcast({ name: 'Hostile', subject: 'Hi', body: HOSTILE_LIQUID }, 120_000);
+    const elapsed = Date.now() - started;
+    expect(status).toBe('failed');
+    const errors = await h.api.database.db('broadcast_recipients').where({ broadcast_id: id }).orderBy('failed_at').pluck('error');
+    // The 30 readers, and the channel's subscribers made by the tests before this one.
+    const { total_recipients: total } = await h.api.database.db('broadcasts').where({ id }).first('total_recipients');
+    expect(total).toBeGreaterThanOrEqual(30);
+    expect(errors).toHaveLength(total);
+    expect(errors.filter((e: string) => e === 'Rendering failed: the render took longer than 2000 ms')).toHaveLength(1);
+    expect(new Set(errors.filter((e: string) => e !== 'Rendering failed: the render took longer than 2000 ms'))).toEqual(
+      new Set(["Rendering failed: not tried: an earlier recipient's render failed (the render took longer than 2000 ms)"]),
+    );
+    console.log(`hostile broadcast of 30 recipients ended after ${elapsed} ms`);
+    // One time limit, the thread's replacement and the job's bookkeeping; not 30 time limits.
+    expect(elapsed).toBeLessThan(10_000);
+  }, 180_000);
 });

@@ -34,7 +34,8 @@ function engine(outputEscape?: 'escape'): Liquid {
     ownPropertyOnly: true,
     strictFilters: true,
     parseLimit: 1_000_000,
-    // Milliseconds per render: what one recipient may hold the event loop (docs/security.md).
+    // Milliseconds per part, checked between tags only: inside one filter chain it is the
+    // thread's time limit that stops a render (docs/templates.md "Rendering").
     renderLimit: RENDER_LIMIT_MS,
     memoryLimit: 50_000_000,
     ...(outputEscape ? { outputEscape } : {}),
