@@ -4,6 +4,7 @@ export { createTestDatabase, cutOffDatabase, withAdmin, type TestDatabase } from
 export { Fixtures } from './fixtures';
 export { memoryLogger } from './logger';
 export { answeringAfter, eventually, freePort } from './net';
+export { HOSTILE_LIQUID } from './hostile-liquid';
 export { findPlaintext } from './plaintext-scan';
 export { dispatcherProcesses, REPO_ROOT, spawnBuilt, spawnDispatcher, stopAll, type DispatcherProcesses, type Spawned } from './process';
 export { anEmailServer, throwawaySecretBox } from './secrets';

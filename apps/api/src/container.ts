@@ -1,5 +1,5 @@
 import { CachedApiTokenRepository, composeContainer, DatabaseToken, LoggerToken, type Database, type Infrastructure, type Logger, type Override } from '@mailcast/adapters';
-import { Clock } from '@mailcast/core';
+import { Clock, Templates } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 
 export type { Override };
@@ -39,7 +39,7 @@ export function buildContainer(infra: Infrastructure, overrides: readonly Overri
   return container;
 }
 
-/** Releases what the api's container opened itself (the revocation listener's connection). */
+/** Releases what the api's container opened itself: the revocation listener's connection, the templates threads. */
 export async function closeContainer(container: DependencyContainer): Promise<void> {
-  await container.resolve(CachedApiTokenRepository).close();
+  await Promise.all([container.resolve(CachedApiTokenRepository).close(), container.resolve<Templates>(Templates).close()]);
 }

@@ -103,7 +103,9 @@ export function smtpThreads(env: NodeJS.ProcessEnv = process.env, cores: number 
 /**
  * Broadcast rendering threads (docs/security.md "HTML"): MAILCAST_RENDER_THREADS (default 1),
  * each with a heap of MAILCAST_RENDER_HEAP_MB (default 256) and MAILCAST_RENDER_TIME_LIMIT_MS
- * (default 2000) per recipient; past either, that recipient fails and the thread is replaced.
+ * (default 2000) per recipient; past either, that recipient fails, the thread is replaced and the
+ * job's remaining recipients fail unrendered (docs/broadcasts-and-sending.md "Content that cannot
+ * be rendered"). The templates threads' limit is the shared MAILCAST_TEMPLATE_TIME_LIMIT_MS.
  */
 export function renderConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig['render'] {
   return {

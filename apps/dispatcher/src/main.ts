@@ -2,7 +2,7 @@
 import { HEAP_FLAGS } from './heap-flags';
 import 'reflect-metadata';
 import { keepHeapFlags, createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger } from '@mailcast/adapters';
-import { BroadcastRendering, Mailer, PriorityMailer, WebhookSender } from '@mailcast/core';
+import { BroadcastRendering, Mailer, PriorityMailer, Templates, WebhookSender } from '@mailcast/core';
 import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
 import os from 'node:os';
@@ -85,11 +85,12 @@ async function main(): Promise<void> {
       // the messages in flight and hands the rest to a fresh job.
       await Promise.all([webhooks.stop(), workers.stop()]);
       await infra.close();
-      // The pooled SMTP connections would otherwise keep the process (and the server) busy.
+      // The pooled SMTP connections and the threads would otherwise keep the process (and the server) busy.
       await Promise.all([
         container.resolve<Mailer>(Mailer).close(),
         container.resolve<Mailer>(PriorityMailer).close(),
         container.resolve<BroadcastRendering>(BroadcastRendering).close(),
+        container.resolve<Templates>(Templates).close(),
         container.resolve<WebhookSender>(WebhookSender).close?.(),
       ]);
       await database.stop();

@@ -28,6 +28,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       trustedProxies: [],
       smtpAllowPrivate: false,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
+      templateTimeLimitMs: 300,
     });
   });
 
@@ -52,6 +53,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       TRUSTED_PROXIES: '10.0.0.7, 192.168.0.0/16,fd00::/8,loopback',
       MAILCAST_SEGMENT_TIMEOUT_MS: '800',
       SMTP_ALLOW_PRIVATE: 'true',
+      MAILCAST_TEMPLATE_TIME_LIMIT_MS: '750',
     });
     expect(config).toEqual({
       databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
@@ -74,6 +76,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       trustedProxies: ['10.0.0.7', '192.168.0.0/16', 'fd00::/8', 'loopback'],
       smtpAllowPrivate: true,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
+      templateTimeLimitMs: 750,
     });
   });
 
@@ -104,6 +107,8 @@ describe('loadConfig (docs/operations.md environment)', () => {
     ['TRUSTED_PROXIES', '10.0.0.0/33', '"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or loopback, linklocal, uniquelocal)'],
     ['TRUSTED_PROXIES', 'proxy.internal', '"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or loopback, linklocal, uniquelocal)'],
     ['SMTP_ALLOW_PRIVATE', 'sure', '"SMTP_ALLOW_PRIVATE" must be a boolean'],
+    ['MAILCAST_TEMPLATE_TIME_LIMIT_MS', '0', '"MAILCAST_TEMPLATE_TIME_LIMIT_MS" must be greater than or equal to 1'],
+    ['MAILCAST_TEMPLATE_TIME_LIMIT_MS', 'soon', '"MAILCAST_TEMPLATE_TIME_LIMIT_MS" must be a number'],
   ])('refuses %s=%s with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${message}`);

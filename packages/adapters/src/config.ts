@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { loadInboundConfig, type InboundConfig } from './inbound/inbound-config';
 import { decodeSecretKey } from './secrets/secret-box';
+import { DEFAULT_TEMPLATE_TIME_LIMIT_MS } from './templates/threaded-templates';
 
 /** Every process (api, dispatcher, migrate, admin) reads the same variables (docs/operations.md). */
 export interface Config {
@@ -41,6 +42,8 @@ export interface Config {
   smtpAllowPrivate: boolean;
   /** The bounce and complaint receivers (INBOUND_*, docs/bounces.md). */
   inbound: InboundConfig;
+  /** MAILCAST_TEMPLATE_TIME_LIMIT_MS: one email's Liquid render on a templates thread (docs/templates.md "Rendering"). */
+  templateTimeLimitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -115,6 +118,7 @@ const schema = Joi.object({
       : helpers.message({ custom: `"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or ${PROXY_RANGE_NAMES.join(', ')})` }),
   ),
   SMTP_ALLOW_PRIVATE: Joi.boolean().default(false),
+  MAILCAST_TEMPLATE_TIME_LIMIT_MS: Joi.number().integer().min(1).default(DEFAULT_TEMPLATE_TIME_LIMIT_MS),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -165,5 +169,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: proxyList(value.TRUSTED_PROXIES as string | undefined),
     smtpAllowPrivate: value.SMTP_ALLOW_PRIVATE,
     inbound,
+    templateTimeLimitMs: value.MAILCAST_TEMPLATE_TIME_LIMIT_MS,
   };
 }

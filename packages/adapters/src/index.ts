@@ -47,8 +47,9 @@ export { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
 export { smtpAddressOptions, type SmtpAddressOptions } from './mail/smtp-destination';
 export { ThreadedWebhookSender } from './http/threaded-webhook-sender';
 
-// Templates: Liquid rendering, HTML reading, threaded broadcast rendering.
+// Templates: Liquid rendering (on threads), HTML reading, threaded broadcast rendering.
 export { LiquidTemplates } from './templates/liquid-templates';
+export { DEFAULT_TEMPLATE_TIME_LIMIT_MS, ThreadedTemplates } from './templates/threaded-templates';
 export { Htmlparser2Reader } from './templates/htmlparser2-reader';
 export {
   DEFAULT_RENDER_HEAP_MB,

@@ -37,7 +37,7 @@ import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { OutboxWakeup } from './pg/outbox-wakeup';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
-import { LiquidTemplates } from './templates/liquid-templates';
+import { ThreadedTemplates } from './templates/threaded-templates';
 import { Htmlparser2Reader } from './templates/htmlparser2-reader';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
@@ -100,7 +100,9 @@ export function registerAdapters(
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db, undefined, infra.config.segmentTimeoutMs));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
-  container.registerInstance(Templates, new LiquidTemplates());
+  // Channel Liquid never runs on the event loop: threads started with the first render, stopped
+  // past the time limit, channels in turn (docs/templates.md "Rendering"). Closed by the app at stop.
+  container.registerInstance(Templates, new ThreadedTemplates({ timeLimitMs: infra.config.templateTimeLimitMs }));
   container.registerInstance(HtmlReader, new Htmlparser2Reader());
   const webhookOptions = { timeoutMs: infra.config.webhookTimeoutMs, allowPrivate: infra.config.webhookAllowPrivate };
   container.registerInstance(WebhookSender, new GotWebhookSender(webhookOptions));

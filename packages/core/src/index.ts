@@ -112,6 +112,7 @@ export {
   type TemplateFields,
   type TemplatePurpose,
   type TemplateRepository,
+  type TemplatePart,
   type TemplateScope,
   type TrackedRecipient,
   type Transactional,

@@ -1,5 +1,5 @@
 import { createBoss, listenForJobs, loadConfig } from '@mailcast/adapters';
-import { BroadcastRendering, Mailer, PriorityMailer } from '@mailcast/core';
+import { BroadcastRendering, Mailer, PriorityMailer, Templates } from '@mailcast/core';
 import { startSmtpCapture, type CapturedMessage, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { eventually, freePort, memoryLogger, suiteResource } from '@mailcast/testkit';
 import http from 'node:http';
@@ -120,6 +120,7 @@ export async function startSendingHarness(options: SendingHarnessOptions = {}): 
         dispatcher.resolve<Mailer>(Mailer).close(),
         dispatcher.resolve<Mailer>(PriorityMailer).close(),
         dispatcher.resolve<BroadcastRendering>(BroadcastRendering).close(),
+        dispatcher.resolve<Templates>(Templates).close(),
       ]);
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,4 +1,4 @@
-import type { TemplateScope, Templates } from '@mailcast/core';
+import type { TemplatePart, TemplateScope, Templates } from '@mailcast/core';
 import { MAX_RENDERED_BODY_LENGTH } from '@mailcast/domain';
 import { CaptureTag, Liquid, type Context, type Template } from 'liquidjs';
 
@@ -34,7 +34,8 @@ function engine(outputEscape?: 'escape'): Liquid {
     ownPropertyOnly: true,
     strictFilters: true,
     parseLimit: 1_000_000,
-    // Milliseconds per render: what one recipient may hold the event loop (docs/security.md).
+    // Milliseconds per part, checked between tags only: inside one filter chain it is the
+    // thread's time limit that stops a render (docs/templates.md "Rendering").
     renderLimit: RENDER_LIMIT_MS,
     memoryLimit: 50_000_000,
     ...(outputEscape ? { outputEscape } : {}),
@@ -57,12 +58,26 @@ export class LiquidTemplates implements Templates {
   }
 
   /**
-   * Rendered synchronously: nothing in a sandboxed template waits (no file system, no async
-   * filters), and the async renderer's promise per tag was a broadcast's main rendering cost.
+   * In the calling thread: the rendering threads' own engine, and unit tests. Anywhere else
+   * channel content renders on ThreadedTemplates (docs/templates.md "Rendering").
    */
-  async render(source: string, scope: TemplateScope, context: 'html' | 'text'): Promise<string> {
-    return this.engines[context].renderSync(this.parse(source, context), scope) as string;
+  async render<const Parts extends readonly TemplatePart[]>(
+    _channelId: number,
+    parts: Parts,
+    scope: TemplateScope,
+  ): Promise<{ -readonly [K in keyof Parts]: string }> {
+    return this.renderParts(parts, scope) as { -readonly [K in keyof Parts]: string };
   }
+
+  /**
+   * Rendered synchronously, in order: nothing in a sandboxed template waits (no file system, no
+   * async filters), and the async renderer's promise per tag was a broadcast's main rendering cost.
+   */
+  renderParts(parts: readonly TemplatePart[], scope: TemplateScope): string[] {
+    return parts.map(({ source, context }) => this.engines[context].renderSync(this.parse(source, context), scope) as string);
+  }
+
+  async close(): Promise<void> {}
 
   private parse(source: string, context: 'html' | 'text'): Template[] {
     const cache = this.parsed[context];

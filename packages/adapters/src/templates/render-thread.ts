@@ -9,7 +9,8 @@ import { parentPort } from 'node:worker_threads';
 import { BroadcastRenderer } from '@mailcast/core/sending/broadcast-renderer';
 import { Htmlparser2Reader } from './htmlparser2-reader';
 import { LiquidTemplates } from './liquid-templates';
-import type { RenderRequest, RenderThreadReply, RenderThreadRequest } from './threaded-broadcast-rendering';
+import type { RenderThreadReply } from './render-threads';
+import type { RenderRequest, RenderThreadRequest } from './threaded-broadcast-rendering';
 
 const port = parentPort!;
 const templates = new LiquidTemplates();

@@ -103,7 +103,7 @@ describe('ThreadedBroadcastRendering when a thread dies', () => {
   });
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
-  it('fails a render past the time limit, replaces the thread and renders what waited behind it', async () => {
+  it("fails a render past the time limit and, without trying them, the job's other recipients; another job renders on the fresh thread", async () => {
     const rendering = new ThreadedBroadcastRendering({ threads: 1, heapMb: 64, timeLimitMs: 200, script });
     try {
       const job = rendering.forJob(await jobFor(aBroadcast({ htmlBody: '<p>x</p>' })));
@@ -111,27 +111,56 @@ describe('ThreadedBroadcastRendering when a thread dies', () => {
         job.render({ recipientId: 1, subscriber: subscriber(1, 'hang') }),
         job.render({ recipientId: 2, subscriber: subscriber(2) }),
       ]);
-      expect(hung).toEqual({ status: 'rejected', reason: new Error('took longer than 200 ms') });
-      // The fresh thread was sent the job's context before its first render.
-      expect(waited).toEqual({ status: 'fulfilled', value: { contexts: 1 } });
-      await expect(job.render({ recipientId: 3, subscriber: subscriber(3) })).resolves.toEqual({ contexts: 1 });
+      const given = new Error("not tried: an earlier recipient's render failed (the render took longer than 200 ms)");
+      expect(hung).toEqual({ status: 'rejected', reason: new Error('the render took longer than 200 ms') });
+      expect(waited).toEqual({ status: 'rejected', reason: given });
+      await expect(job.render({ recipientId: 3, subscriber: subscriber(3) })).rejects.toEqual(given);
+      // The fresh thread was sent the other job's context before its first render.
+      const other = rendering.forJob(await jobFor(aBroadcast({ id: 2, htmlBody: '<p>y</p>' })));
+      await expect(other.render({ recipientId: 4, subscriber: subscriber(4) })).resolves.toEqual({ contexts: 1 });
     } finally {
       await rendering.close();
     }
   });
 
-  it('fails the render that reached the heap limit and sends the job to the fresh thread once', async () => {
+  it("fails the render that reached the heap limit, and the job's other recipients with it", async () => {
     const rendering = new ThreadedBroadcastRendering({ threads: 1, heapMb: 16, timeLimitMs: 60_000, script });
     try {
       const job = rendering.forJob(await jobFor(aBroadcast({ htmlBody: '<p>x</p>' })));
       await expect(job.render({ recipientId: 1, subscriber: subscriber(1) })).resolves.toEqual({ contexts: 1 });
-      await expect(job.render({ recipientId: 2, subscriber: subscriber(2) })).resolves.toEqual({ contexts: 1 });
       const [dead, next] = await Promise.allSettled([
         job.render({ recipientId: 3, subscriber: subscriber(3, 'heap') }),
         job.render({ recipientId: 4, subscriber: subscriber(4) }),
       ]);
       expect(dead.status === 'rejected' && String(dead.reason)).toMatch(/^Error: the rendering thread failed: .*memory limit/);
-      expect(next).toEqual({ status: 'fulfilled', value: { contexts: 1 } });
+      expect(next.status === 'rejected' && String(next.reason)).toMatch(/^Error: not tried: an earlier recipient's render failed \(the rendering thread failed: .*memory limit/);
+      const other = rendering.forJob(await jobFor(aBroadcast({ id: 2, htmlBody: '<p>y</p>' })));
+      await expect(other.render({ recipientId: 5, subscriber: subscriber(5) })).resolves.toEqual({ contexts: 1 });
+    } finally {
+      await rendering.close();
+    }
+  });
+
+  // Issue 34, finding 1: renders waiting for the thread were served first come, first served
+  // across every broadcast of every channel.
+  it("serves channels in turn: one channel's hostile broadcasts delay another's render by one time limit", async () => {
+    const rendering = new ThreadedBroadcastRendering({ threads: 1, heapMb: 64, timeLimitMs: 200, script });
+    try {
+      const settled: string[] = [];
+      const hostile = await Promise.all(
+        [1, 2, 3, 4, 5, 6].map(async (id) => rendering.forJob(await jobFor(aBroadcast({ id, channelId: 1, htmlBody: '<p>x</p>' })))),
+      );
+      const healthy = rendering.forJob(await jobFor(aBroadcast({ id: 7, channelId: 2, htmlBody: '<p>y</p>' })));
+      const attacks = hostile.map((job, i) =>
+        job.render({ recipientId: i + 1, subscriber: subscriber(i + 1, 'hang') }).catch((error: Error) => settled.push(`hostile: ${error.message}`)),
+      );
+      const answer = await healthy.render({ recipientId: 100, subscriber: subscriber(100) });
+      settled.push('healthy');
+      await Promise.all(attacks);
+      expect(answer).toEqual({ contexts: 1 });
+      // Four were on the thread already: the first fails at the limit, then it is channel 2's turn.
+      expect(settled.slice(0, 2)).toEqual(['hostile: the render took longer than 200 ms', 'healthy']);
+      expect(settled).toHaveLength(7);
     } finally {
       await rendering.close();
     }

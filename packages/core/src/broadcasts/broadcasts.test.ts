@@ -1,6 +1,6 @@
 import { PERMISSIONS, usableEmailServers } from '@mailcast/domain';
 import { ValidationError } from '../errors';
-import type { Broadcast, TemplateScope, Templates } from '../ports';
+import type { Broadcast, TemplatePart, TemplateScope, Templates } from '../ports';
 import { FakeTransactor, FixedClock, fakeRepositories } from '../test-support/fakes';
 import { CreateBroadcast } from './create-broadcast';
 import { ScheduleBroadcast } from './schedule-broadcast';
@@ -13,9 +13,10 @@ class FakeTemplates implements Templates {
   check(source: string): string | null {
     return /\{\{(?![^]*\}\})/.test(source) ? 'output not closed' : null;
   }
-  async render(source: string, _scope: TemplateScope): Promise<string> {
-    return source;
+  async render<const Parts extends readonly TemplatePart[]>(_channelId: number, parts: Parts, _scope: TemplateScope) {
+    return parts.map((part) => part.source) as { -readonly [K in keyof Parts]: string };
   }
+  async close(): Promise<void> {}
 }
 
 const NOW = new Date('2026-05-01T10:00:00Z');

@@ -71,7 +71,7 @@ export {
   type WebhookResult,
 } from './webhooks';
 export { Mailer, MessageWithdrawn, PriorityMailer, type Clearance, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
-export { HtmlReader, Templates, type HtmlDocument, type TemplateScope } from './templates';
+export { HtmlReader, Templates, type HtmlDocument, type TemplatePart, type TemplateScope } from './templates';
 export {
   BroadcastRendering,
   type JobRenderer,

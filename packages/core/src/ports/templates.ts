@@ -1,6 +1,12 @@
 /** Variables a template may read; plain data only (docs/broadcasts-and-sending.md). */
 export type TemplateScope = Readonly<Record<string, unknown>>;
 
+/** One Liquid source of an email. `html` escapes every output value for an HTML context; `text` leaves values as they are. */
+export interface TemplatePart {
+  source: string;
+  context: 'html' | 'text';
+}
+
 /**
  * Liquid templates (subject, body, html_body, confirmation emails), rendered sandboxed: no file
  * system, bounded time and memory.
@@ -8,8 +14,14 @@ export type TemplateScope = Readonly<Record<string, unknown>>;
 export interface Templates {
   /** null when the source is valid Liquid, else the parser's message (a 422 at create/update). */
   check(source: string): string | null;
-  /** `html` escapes every output value for an HTML context; `text` leaves values as they are. */
-  render(source: string, scope: TemplateScope, context: 'html' | 'text'): Promise<string>;
+  /**
+   * The parts of one email rendered with one scope, for the channel whose content they are: the
+   * parts together are bounded by one time limit, and channels take turns (docs/templates.md
+   * "Rendering"). Rejects with the reason when a part cannot be rendered.
+   */
+  render<const Parts extends readonly TemplatePart[]>(channelId: number, parts: Parts, scope: TemplateScope): Promise<{ -readonly [K in keyof Parts]: string }>;
+  /** Stops what renders (its threads); renders after it are refused. */
+  close(): Promise<void>;
 }
 export const Templates = Symbol.for('mailcast.Templates');
 

@@ -124,24 +124,37 @@ export class BroadcastRenderer {
       },
       broadcast: { name: b.name, subject: b.subject },
     };
-    const subject = capped('subject', subjectLine(await this.templates.render(b.subject, scope, 'text')));
-
     const body = b.body ?? '';
     const bodyIsHtml = this.bodyIsHtml;
+    const bodyContext = bodyIsHtml ? 'html' : 'text';
+    // Every Liquid part of the email in one render (one time limit, one turn of the channel's,
+    // docs/templates.md "Rendering"): the subject, the HTML part's source, and the text part's
+    // when it has its own (a body beside an html_body).
+    const ownText = Boolean(b.htmlBody) && body.trim() !== '';
+    const [renderedSubject, renderedHtml, renderedText] = await this.templates.render(
+      b.channelId,
+      [
+        { source: b.subject, context: 'text' },
+        b.htmlBody ? { source: b.htmlBody, context: 'html' } : { source: body, context: bodyContext },
+        { source: ownText ? body : '', context: bodyContext },
+      ],
+      scope,
+    );
+    const subject = capped('subject', subjectLine(renderedSubject));
+
     let html: string;
-    if (b.htmlBody) html = await this.templates.render(b.htmlBody, scope, 'html');
-    else if (bodyIsHtml) html = await this.templates.render(body, scope, 'html');
-    else html = textToHtml(capped('text', await this.templates.render(body, scope, 'text')));
+    if (b.htmlBody || bodyIsHtml) html = renderedHtml;
+    else html = textToHtml(capped('text', renderedHtml));
     capped('html', html);
     const doc = this.reader.read(html);
 
     let text: string;
-    if (b.htmlBody && body.trim() !== '') {
+    if (ownText) {
       // An HTML body is rendered escaped like any HTML, then read as text (entities decoded).
-      const rendered = capped(bodyIsHtml ? 'html' : 'text', await this.templates.render(body, scope, bodyIsHtml ? 'html' : 'text'));
+      const rendered = capped(bodyContext, renderedText);
       text = bodyIsHtml ? this.reader.read(rendered).text : rendered;
     } else if (!b.htmlBody && !bodyIsHtml) {
-      text = await this.templates.render(body, scope, 'text');
+      text = renderedHtml;
     } else {
       text = doc.text;
     }

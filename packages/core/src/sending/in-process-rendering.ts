@@ -2,9 +2,9 @@ import type { Broadcast, BroadcastRendering, HtmlReader, JobRenderer, RenderingJ
 import { BroadcastRenderer } from './broadcast-renderer';
 
 /**
- * Broadcasts rendered in the calling process's own event loop, one recipient per turn (the api's
- * preview, unit tests on fakes). The dispatcher renders on a worker thread instead
- * (docs/security.md "HTML").
+ * Broadcasts rendered through the given Templates, one recipient per turn: tests and the bench,
+ * with LiquidTemplates in their own event loop. The dispatcher renders on worker threads instead
+ * (docs/broadcasts-and-sending.md "Rendering threads, channels in turn").
  */
 export class InProcessBroadcastRendering implements BroadcastRendering {
   constructor(

@@ -80,14 +80,20 @@ export async function renderConfirmationEmail(
     },
     channel: { name: scope.channel.name },
   };
+  const parts = (t: Pick<ConfirmationTemplate, 'subject' | 'body'>) =>
+    [
+      { source: t.subject, context: 'text' },
+      { source: t.body, context: 'text' },
+    ] as const;
   let used = template;
   let subject: string;
   let text: string;
   try {
-    [subject, text] = await Promise.all([templates.render(used.subject, values, 'text'), templates.render(used.body, values, 'text')]);
+    [subject, text] = await templates.render(scope.channel.id, parts(used), values);
   } catch {
+    // Invalid, or past the render time limit (docs/templates.md "Rendering"): the built-in one.
     used = DEFAULT_CONFIRMATION_TEMPLATE;
-    [subject, text] = await Promise.all([templates.render(used.subject, values, 'text'), templates.render(used.body, values, 'text')]);
+    [subject, text] = await templates.render(scope.channel.id, parts(used), values);
   }
   // include_unsubscribe_link: a visible link, unless the template already placed one.
   if (scope.unsubscribeUrl !== null && !PLACES_UNSUBSCRIBE.test(used.body)) {

@@ -1,5 +1,5 @@
 import { hashConfirmationToken } from '@mailcast/domain';
-import type { EmailServer, Mailer, MailOutcome, OutgoingEmail, PublicLinks, TemplateScope, Templates } from '../ports';
+import type { EmailServer, Mailer, MailOutcome, OutgoingEmail, PublicLinks, TemplatePart, TemplateScope, Templates } from '../ports';
 import { CountingRandom, FakeJobs, FakeTransactor, FixedClock, fakeRepositories } from '../test-support/fakes';
 import { ConfirmSubscription } from './confirm-subscription';
 import { CreateSubscriber } from './create-subscriber';
@@ -23,11 +23,14 @@ class FakeTemplates implements Templates {
   check(): string | null {
     return null;
   }
-  async render(source: string, scope: TemplateScope): Promise<string> {
-    if (source.includes('BROKEN')) throw new Error('unexpected tag');
+  async render<const Parts extends readonly TemplatePart[]>(_channelId: number, parts: Parts, scope: TemplateScope) {
     const lookup = (path: string) => path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], scope);
-    return source.replace(/\{%[^%]*%\}/g, '').replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_m, path: string) => String(lookup(path) ?? ''));
+    return parts.map(({ source }) => {
+      if (source.includes('BROKEN')) throw new Error('unexpected tag');
+      return source.replace(/\{%[^%]*%\}/g, '').replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_m, path: string) => String(lookup(path) ?? ''));
+    }) as { -readonly [K in keyof Parts]: string };
   }
+  async close(): Promise<void> {}
 }
 const templates = new FakeTemplates();
 

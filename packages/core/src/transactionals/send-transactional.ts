@@ -91,11 +91,17 @@ export class SendTransactional {
     };
     let rendered: { subject: string; text: string; html: string | null; headers: Record<string, string> };
     try {
-      const [subject, text, html] = await Promise.all([
-        this.templates.render(t.subject, scope, 'text'),
-        this.templates.render(t.body, scope, 'text'),
-        t.htmlBody === null ? Promise.resolve(null) : this.templates.render(t.htmlBody, scope, 'html'),
-      ]);
+      // One render for the email's parts, on the channel's turn (docs/templates.md "Rendering").
+      const [subject, text, htmlPart] = await this.templates.render(
+        t.channelId,
+        [
+          { source: t.subject, context: 'text' },
+          { source: t.body, context: 'text' },
+          { source: t.htmlBody ?? '', context: 'html' },
+        ],
+        scope,
+      );
+      const html = t.htmlBody === null ? null : htmlPart;
       const parts = unsubscribeUrl === null ? { text, html, headers: {} } : withUnsubscribeLink(this.reader, unsubscribeUrl, { text, html });
       rendered = { subject: subjectLine(subject), ...parts };
     } catch (error) {
