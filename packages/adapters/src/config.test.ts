@@ -25,6 +25,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       dataDir: path.resolve(__dirname, '../../..', '.data'),
       smtpAllowPlaintext: false,
       segmentTimeoutMs: 5_000,
+      apiStatementTimeoutMs: 30_000,
       trustedProxies: [],
       smtpAllowPrivate: false,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
@@ -52,6 +53,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       SMTP_ALLOW_PLAINTEXT: 'true',
       TRUSTED_PROXIES: '10.0.0.7, 192.168.0.0/16,fd00::/8,loopback',
       MAILCAST_SEGMENT_TIMEOUT_MS: '800',
+      MAILCAST_API_STATEMENT_TIMEOUT_MS: '12000',
       SMTP_ALLOW_PRIVATE: 'true',
       MAILCAST_TEMPLATE_TIME_LIMIT_MS: '750',
     });
@@ -73,6 +75,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       dataDir: '/var/lib/mailcast',
       smtpAllowPlaintext: true,
       segmentTimeoutMs: 800,
+      apiStatementTimeoutMs: 12_000,
       trustedProxies: ['10.0.0.7', '192.168.0.0/16', 'fd00::/8', 'loopback'],
       smtpAllowPrivate: true,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },

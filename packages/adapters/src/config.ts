@@ -31,6 +31,8 @@ export interface Config {
   dataDir: string;
   /** SMTP_ALLOW_PLAINTEXT: `tls: none` allowed for hosts other than loopback. */
   smtpAllowPlaintext: boolean;
+  /** MAILCAST_API_STATEMENT_TIMEOUT_MS: any statement of the api's pool (docs/security.md, "Statement time-outs"). */
+  apiStatementTimeoutMs: number;
   /** MAILCAST_SEGMENT_TIMEOUT_MS: how long one segment count or page may run (docs/segments.md, "Bounds"). */
   segmentTimeoutMs: number;
   /** TRUSTED_PROXIES: the addresses whose X-Forwarded-For is believed; none by default (docs/security.md). */
@@ -112,6 +114,7 @@ const schema = Joi.object({
   MAILCAST_DATA_DIR: Joi.string(),
   SMTP_ALLOW_PLAINTEXT: Joi.boolean().default(false),
   MAILCAST_SEGMENT_TIMEOUT_MS: Joi.number().integer().min(1).default(5_000),
+  MAILCAST_API_STATEMENT_TIMEOUT_MS: Joi.number().integer().min(1).default(30_000),
   TRUSTED_PROXIES: Joi.string().custom((value: string, helpers) =>
     proxyList(value).every(isProxyEntry)
       ? value
@@ -166,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve((value.MAILCAST_DATA_DIR as string | undefined) ?? path.join(__dirname, '../../..', '.data')),
     smtpAllowPlaintext: value.SMTP_ALLOW_PLAINTEXT,
     segmentTimeoutMs: value.MAILCAST_SEGMENT_TIMEOUT_MS,
+    apiStatementTimeoutMs: value.MAILCAST_API_STATEMENT_TIMEOUT_MS,
     trustedProxies: proxyList(value.TRUSTED_PROXIES as string | undefined),
     smtpAllowPrivate: value.SMTP_ALLOW_PRIVATE,
     inbound,

@@ -17,7 +17,7 @@ export { exitOnStartupError, onShutdown } from './process';
 
 // PostgreSQL: the database, migrations, transactions and repositories.
 export { createDatabase, type Database } from './pg/database';
-export { isDatabaseUnavailable } from './pg/unavailable';
+export { isDatabaseUnavailable, isStatementTimeout } from './pg/unavailable';
 export { migrate, readiness } from './pg/migrator';
 export { pgRepositories, PgTransactor } from './pg/pg-transactor';
 export { CachedApiTokenRepository, PgApiTokenRepository } from './pg/pg-api-token.repository';

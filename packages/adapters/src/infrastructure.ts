@@ -17,7 +17,10 @@ export async function openInfrastructure(options: {
   databaseUrl: string;
   role: 'api' | 'dispatcher';
 }): Promise<OpenInfrastructure> {
-  const db = createDatabase(options.databaseUrl, { log: options.logger });
+  // The api answers people: no statement of a request may hold a connection for long. The
+  // dispatcher's statements (queueing a million recipients) legitimately take longer.
+  const statementTimeoutMs = options.role === 'api' ? options.config.apiStatementTimeoutMs : undefined;
+  const db = createDatabase(options.databaseUrl, { log: options.logger, ...(statementTimeoutMs ? { statementTimeoutMs } : {}) });
   const boss = createBoss(options.databaseUrl, options.role);
   boss.on('error', (error: Error) => options.logger.error('queue error', { error: error.message }));
   await boss.start();

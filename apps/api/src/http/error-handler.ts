@@ -1,6 +1,6 @@
 import { ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from '@mailcast/core';
 import { DomainError, escapeHtml } from '@mailcast/domain';
-import { isDatabaseUnavailable, type Logger } from '@mailcast/adapters';
+import { isDatabaseUnavailable, isStatementTimeout, type Logger } from '@mailcast/adapters';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { sendPage } from '../public/page';
@@ -11,6 +11,8 @@ type ErrorBody = { error: string } | { errors: FieldErrors };
 /** The 503 answer while PostgreSQL is out of reach (docs/api-decisions.md, "Database outages"). */
 export const DATABASE_UNAVAILABLE = 'Service unavailable: the database cannot be reached, try again shortly';
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** The 503 answer of a request one of whose statements ran past the api's statement time-out. */
+export const STATEMENT_TIMED_OUT = 'Service unavailable: the request took longer than the database allows, try again shortly';
 
 /** Errors raised by body-parser and other http-errors producers carry status and type. */
 interface HttpError {
@@ -78,6 +80,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         error: error instanceof Error ? error.message : String(error),
       });
       answer(503, { error: DATABASE_UNAVAILABLE }, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
+      return;
+    }
+    // A statement stopped at the api's statement time-out (docs/security.md): the connection is
+    // free again; the request may succeed when the database is less busy.
+    if (isStatementTimeout(error)) {
+      logger.warn('statement time-out', { method: req.method, path: loggablePath(pathOf(req)) });
+      answer(503, { error: STATEMENT_TIMED_OUT }, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
       return;
     }
     // Unexpected: logged in full under an id the caller can quote; the body says nothing more.

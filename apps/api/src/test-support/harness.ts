@@ -1,5 +1,6 @@
 import {
   createBoss,
+  createDatabase,
   DEFAULT_CONNECTIONS_PER_SERVER,
   Htmlparser2Reader,
   LiquidTemplates,
@@ -36,8 +37,12 @@ export function sendingInProcess(publicUrl: string, mailer: Mailer): Override[] 
 }
 
 /** The real api app on a private database; overrides swap single ports (the clock, say). */
-export async function startApi(options: { overrides?: readonly Override[]; env?: NodeJS.ProcessEnv } = {}): Promise<ApiHarness> {
+export async function startApi(
+  options: { overrides?: readonly Override[]; env?: NodeJS.ProcessEnv; statementTimeoutMs?: number } = {},
+): Promise<ApiHarness> {
   const database = await createTestDatabase();
+  // The app's own pool, as openInfrastructure makes the api's, when a test sets a statement time-out.
+  const appDb = options.statementTimeoutMs === undefined ? database.db : createDatabase(database.url, { statementTimeoutMs: options.statementTimeoutMs });
   const boss = createBoss(database.url, 'api');
   const { logger, entries } = memoryLogger();
   // As in openInfrastructure: a lost connection is logged, not an unhandled 'error' event.
@@ -47,7 +52,7 @@ export async function startApi(options: { overrides?: readonly Override[]; env?:
     // The tests' SMTP servers listen on loopback (docs/email-servers.md, "Addresses"); a test may turn it off.
     config: loadConfig({ DATABASE_URL: database.url, SMTP_ALLOW_PRIVATE: 'true', ...options.env }),
     logger,
-    db: database.db,
+    db: appDb,
     boss,
   };
   const container = buildContainer(infra, options.overrides);
@@ -60,6 +65,7 @@ export async function startApi(options: { overrides?: readonly Override[]; env?:
     async close() {
       await closeContainer(container);
       await boss.stop({ graceful: false, close: true, wait: true });
+      if (appDb !== database.db) await appDb.destroy();
       await database.drop();
     },
   };

@@ -17,11 +17,16 @@ interface KnexLog {
  * (migrate, admin) give none: knex's messages repeat the failure their promise already carries,
  * and the command reports that once.
  */
-export function createDatabase(connectionString: string, options: { poolMax?: number; log?: KnexLog } = {}): Database {
+export function createDatabase(
+  connectionString: string,
+  options: { poolMax?: number; log?: KnexLog; statementTimeoutMs?: number } = {},
+): Database {
   const log = options.log;
   return knexFactory({
     client: 'pg',
-    connection: { connectionString, application_name: 'mailcast' },
+    // A statement time-out is a session setting of every connection of the pool, sent with the
+    // connection's start-up: it costs no statement (docs/security.md, "Statement time-outs").
+    connection: { connectionString, application_name: 'mailcast', ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}) },
     pool: { min: 0, max: options.poolMax ?? 10 },
     log: {
       warn: (message: string) => log?.warn(`knex: ${message}`),

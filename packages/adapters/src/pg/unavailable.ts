@@ -34,3 +34,14 @@ const DRIVER_MESSAGES = [
   'Client was closed and is not queryable',
   'timeout expired',
 ];
+
+/**
+ * Whether PostgreSQL stopped a statement at its statement time-out (the api's pool sets one,
+ * docs/security.md "Statement time-outs"): query_canceled, in the server's words for the time-out
+ * rather than for a cancel request.
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; message?: unknown };
+  return e.code === '57014' && typeof e.message === 'string' && e.message.includes('statement timeout');
+}
