@@ -67,7 +67,7 @@ export async function seedLoadDatabase(context: BenchContext): Promise<{ url: st
   const secrets = secretBoxFor(loadConfig(process.env), createLogger({ level: 'warn', production: false, service: 'bench' }));
   const repositories = pgRepositories(db, boss, secrets);
   const channel = await repositories.channels.create({ name: 'Load' });
-  const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, channel.id, [
+  const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId: channel.id }, [
     'broadcasts_read',
     'subscribers_read',
     'subscribers_write',

@@ -3,7 +3,6 @@ import {
   createDatabase,
   migrate,
   type Database,
-  CryptoRandom,
   PgSegmentRepository,
   PgTransactor,
   pgRepositories,
@@ -132,7 +131,6 @@ export const segmentsBench: Bench = {
       pgRepositories(db, boss, secrets),
       new PgTransactor(db, boss, secrets),
       new SystemClock(),
-      new CryptoRandom(),
       { ...defaultSendingOptions('http://bench.test', 1), helperJobs: 0 },
       segments,
     );

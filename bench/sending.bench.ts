@@ -300,7 +300,6 @@ export const sendingBench: Bench = {
       pgRepositories(db, queueBoss, secrets),
       new PgTransactor(db, queueBoss, secrets),
       new SystemClock(),
-      new CryptoRandom(),
       { ...defaultSendingOptions(PUBLIC_URL, MAX_CONNECTIONS), helperJobs: 0 },
       new PgSegmentRepository(db),
     );

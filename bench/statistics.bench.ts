@@ -209,7 +209,7 @@ export const statisticsBench: Bench = {
     const [{ n: events }] = (await db.raw(`SELECT count(*)::bigint AS n FROM email_events WHERE broadcast_id = ?`, [broadcastId])).rows;
 
     const token = formatApiToken(randomBytes(32));
-    await new PgApiTokenRepository(db).create({ channelId, hash: hashApiToken(token), prefix: apiTokenPrefix(token), permissions: ['broadcasts_read'] });
+    await new PgApiTokenRepository(db).create({ channelId, type: 'channel', label: null, hash: hashApiToken(token), prefix: apiTokenPrefix(token), permissions: ['broadcasts_read'] });
     const port = await freePort();
     const api = await startApi(url, port);
     const figures: BenchFigure[] = [];

@@ -141,7 +141,7 @@ export const subscribersBench: Bench = {
     // The api runs as production does, so it needs a secret key; the bench seals nothing with it.
     const secretKey = randomBytes(32);
     const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
-    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, channelId, [...PERMISSIONS]);
+    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId }, [...PERMISSIONS]);
     const headers = { Authorization: `Bearer ${token}` };
 
     const port = await freePort();

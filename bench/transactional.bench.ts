@@ -83,7 +83,7 @@ export const transactionalBench: Bench = {
     const secretKey = randomBytes(32);
     const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
     const channel = await repositories.channels.create({ name: 'Transactional' });
-    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, channel.id, ['transactionals_write', 'transactionals_read']);
+    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId: channel.id }, ['transactionals_write', 'transactionals_read']);
     const sink = startSink();
     const smtpPort = await sink.port;
     await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port: smtpPort, tls: 'none', from_email: 'news@bench.test' });
