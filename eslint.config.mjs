@@ -5,6 +5,22 @@ import tseslint from 'typescript-eslint';
 
 const tests = ['**/*.test.ts', '**/test-support/**'];
 
+/** Core and the send engine read time, wait and draw randomness through their ports (Clock, Timers, RandomSource). */
+const TIME_THROUGH_PORTS = {
+  'no-restricted-globals': [
+    'error',
+    ...['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval'].map((name) => ({
+      name,
+      message: 'wait through the Timers port.',
+    })),
+  ],
+  'no-restricted-properties': [
+    'error',
+    { object: 'Date', property: 'now', message: 'read time through the Clock or Timers port.' },
+    { object: 'Math', property: 'random', message: 'draw randomness through the RandomSource port.' },
+  ],
+};
+
 /** STYLE.md, "Layers and what each may import", made to enforce itself. */
 const INFRASTRUCTURE = ['express', 'knex', 'pg', 'pg-boss', 'got', 'winston', 'nodemailer', 'liquidjs', 'smtp-server', 'joi'];
 
@@ -61,6 +77,26 @@ export default tseslint.config(
           ],
         },
       ],
+      ...TIME_THROUGH_PORTS,
+    },
+  },
+  {
+    // The send engine: the domain alone; time, timers and randomness come through its ports.
+    files: ['packages/send-engine/src/**/*.ts'],
+    ignores: tests,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!@mailcast/domain$|\\.{1,2}/)',
+              message: 'packages/send-engine imports only its own files and @mailcast/domain (STYLE: Layers).',
+            },
+          ],
+        },
+      ],
+      ...TIME_THROUGH_PORTS,
     },
   },
   {

@@ -40,9 +40,9 @@ const common = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper: {
-    '^@mailcast/(domain|core|adapters|devkit|client)$': '<rootDir>/packages/$1/src',
+    '^@mailcast/(domain|send-engine|core|adapters|devkit|client)$': '<rootDir>/packages/$1/src',
     // The few files core exports on their own (package.json "exports"), for worker threads.
-    '^@mailcast/core/(ports/mail|sending/broadcast-renderer)$': '<rootDir>/packages/core/src/$1',
+    '^@mailcast/core/(sending/broadcast-renderer)$': '<rootDir>/packages/core/src/$1',
     '^@mailcast/testkit$': '<rootDir>/test/support',
     // One testkit module alone, for a unit test that must not load the whole kit (it loads the
     // adapters, and with them pg, pg-boss and nodemailer: seconds per file).

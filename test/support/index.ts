@@ -10,3 +10,4 @@ export { dispatcherProcesses, REPO_ROOT, spawnBuilt, spawnDispatcher, stopAll, t
 export { anEmailServer, throwawaySecretBox } from './secrets';
 export { suiteResource } from './suite';
 export { busiestWindow } from './timing';
+export { testClock } from './clock';

@@ -1,5 +1,5 @@
 import { createBoss, loadConfig } from '@mailcast/adapters';
-import { Mailer } from '@mailcast/core';
+import { Mailer, PriorityMailer } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type ParsedEmail, type SmtpCapture } from '@mailcast/devkit';
 import { eventually, freePort, memoryLogger } from '@mailcast/testkit';
 import http from 'node:http';
@@ -55,6 +55,7 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
     await boss.stop({ graceful: false, close: true, wait: true });
     // The pooled SMTP transport and fetch's keep-alive sockets would hold the servers open.
     await dispatcher.resolve<Mailer>(Mailer).close();
+    await dispatcher.resolve<Mailer>(PriorityMailer).close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await smtp.close();

@@ -37,6 +37,7 @@ export { OUTBOX_WAKE } from './pg/outbox-wakeup';
 // Clock and randomness.
 export { CryptoRandom } from './system/crypto-random';
 export { SystemClock } from './system/system-clock';
+export { SystemTimers } from './system/system-timers';
 export { DEFAULT_THREAD_YOUNG_GENERATION_MB, keepHeapFlags } from './system/threads';
 
 // Mail: SMTP through nodemailer, on worker threads.

@@ -4,6 +4,8 @@ import {
   DkimKeyGenerator,
   JobQueue,
   PublicLinks,
+  Mailer,
+  PriorityMailer,
   RandomSource,
   RateLimitCounter,
   RetentionStore,
@@ -11,8 +13,11 @@ import {
   SmtpHostPolicy,
   SmtpProbe,
   Repositories,
+  SendEngine,
+  SendingOptions,
   SendRateStore,
   SubscriberImporter,
+  Timers,
   SegmentRepository,
   Templates,
   HtmlReader,
@@ -23,7 +28,8 @@ import {
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
-import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { SendEngine as Engine } from '@mailcast/send-engine';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
@@ -41,6 +47,7 @@ import { ThreadedTemplates } from './templates/threaded-templates';
 import { Htmlparser2Reader } from './templates/htmlparser2-reader';
 import { CryptoRandom } from './system/crypto-random';
 import { SystemClock } from './system/system-clock';
+import { SystemTimers } from './system/system-timers';
 import type { SecretBox } from './secrets/secret-box';
 import { secretBoxFor } from './secrets/secret-keys';
 import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
@@ -87,6 +94,21 @@ export function registerAdapters(
   container.registerInstance(SecretBoxToken, secrets);
   container.registerInstance(Clock, new SystemClock());
   container.registerInstance(RandomSource, new CryptoRandom());
+  container.registerInstance(Timers, new SystemTimers());
+  // One engine per process, built on first use: the apps register the mailers it sends with.
+  container.register(SendEngine, {
+    useFactory: instanceCachingFactory(
+      (c) =>
+        new Engine({
+          mailer: c.resolve<Mailer>(Mailer),
+          priorityMailer: c.resolve<Mailer>(c.isRegistered(PriorityMailer, true) ? PriorityMailer : Mailer),
+          rates: c.resolve<SendRateStore>(SendRateStore),
+          timers: c.resolve<Timers>(Timers),
+          random: c.resolve<RandomSource>(RandomSource),
+          connections: c.isRegistered(SendingOptions, true) ? c.resolve<SendingOptions>(SendingOptions).smtpConnections : undefined,
+        }),
+    ),
+  });
   // Events written outside a transaction commit with their statement: they wake the relays at once.
   const wakeup = new OutboxWakeup(infra.db);
   const repositories = pgRepositories(infra.db, infra.boss, secrets, () => wakeup.poke());

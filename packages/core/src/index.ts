@@ -27,10 +27,12 @@ export {
   PublicLinks,
   RandomSource,
   RateLimitCounter,
+  Timers,
   Repositories,
   RetentionPolicy,
   RetentionStore,
   SegmentRepository,
+  SendEngine,
   SendRateStore,
   SmtpHostPolicy,
   SmtpProbe,
@@ -211,7 +213,6 @@ export { GetBroadcastLinkStatistics, type BroadcastLinkStatistics } from './stat
 export { defaultSendingOptions, SendingOptions } from './sending/sending-options';
 export { BroadcastRenderer } from './sending/broadcast-renderer';
 export { InProcessBroadcastRendering } from './sending/in-process-rendering';
-export { renderTurns } from './sending/render-turns';
 export { QueueRecipients } from './sending/queue-recipients';
 export { DeliverBroadcast } from './sending/deliver-broadcast';
 export { RecoverStalledBroadcasts } from './sending/recover-stalled-broadcasts';

@@ -1,5 +1,5 @@
 import { createBoss, loadConfig } from '@mailcast/adapters';
-import { Mailer } from '@mailcast/core';
+import { Mailer, PriorityMailer } from '@mailcast/core';
 import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
 import { eventually, findPlaintext, memoryLogger } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
@@ -37,6 +37,7 @@ describe('secrets at rest', () => {
     await workers.stop();
     await boss.stop({ graceful: false, close: true, wait: true });
     await dispatcher.resolve<Mailer>(Mailer).close();
+    await dispatcher.resolve<Mailer>(PriorityMailer).close();
     await smtp.close();
     await api.close();
   });

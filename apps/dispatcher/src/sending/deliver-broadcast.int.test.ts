@@ -1,7 +1,7 @@
 import { createBoss, DEFAULT_CONNECTIONS_PER_SERVER, loadConfig, type Infrastructure } from '@mailcast/adapters';
-import { Clock, DeliverBroadcast, Mailer, SendingOptions, defaultSendingOptions, type Channel } from '@mailcast/core';
+import { Clock, DeliverBroadcast, Mailer, SendingOptions, Timers, defaultSendingOptions, type Channel } from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
-import { createTestDatabase, Fixtures, freePort, memoryLogger, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, Fixtures, freePort, memoryLogger, testClock, type TestDatabase } from '@mailcast/testkit';
 import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { buildContainer } from '../container';
@@ -16,8 +16,8 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
   let verdicts: Map<string, RecipientVerdict[]>;
   let container: DependencyContainer;
   // Time only moves when a test says so: retries are due when the clock is advanced.
-  const clock = { current: Date.now(), now: () => new Date(clock.current) };
-  const advance = (ms: number) => (clock.current += ms);
+  const time = testClock();
+  const advance = time.advance;
 
   /** Called as the SMTP server hears each recipient: a test's way to act mid-send. */
   let onRecipient: ((rcpt: string) => void) | undefined;
@@ -43,7 +43,8 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     };
     container = buildContainer(infra, [
       { token: SendingOptions, value: options },
-      { token: Clock, value: clock },
+      { token: Clock, value: time.clock },
+      { token: Timers, value: time.timers },
     ]);
   });
   afterAll(async () => {
@@ -210,10 +211,10 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     expect(await deliver(b.id)).toBe('waiting');
     const delayed = await database.db('broadcast_recipients').where({ broadcast_id: b.id, subscriber_id: ids[2] }).first();
     expect(delayed).toMatchObject({ status: 'pending', attempts: 1, error: expect.stringContaining('451') });
-    expect(delayed.next_attempt_at.getTime()).toBe(clock.current + 60_000);
+    expect(delayed.next_attempt_at.getTime()).toBe(time.current() + 60_000);
     // The continuation job waits for the retry time.
     const job = await database.db.raw(`SELECT start_after FROM pgboss.job WHERE name = 'broadcasts.send' AND data->>'broadcastId' = ?`, [String(b.id)]);
-    expect(job.rows.map((j: { start_after: Date }) => j.start_after.getTime())).toEqual([clock.current + 60_000]);
+    expect(job.rows.map((j: { start_after: Date }) => j.start_after.getTime())).toEqual([time.current() + 60_000]);
 
     expect(await deliver(b.id)).toBe('waiting');
     advance(60_000);

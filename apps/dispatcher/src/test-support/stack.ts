@@ -1,5 +1,5 @@
 import { createBoss, loadConfig } from '@mailcast/adapters';
-import { Mailer, Templates } from '@mailcast/core';
+import { Mailer, PriorityMailer, Templates } from '@mailcast/core';
 import { startSmtpCapture, type RecipientVerdict, type SmtpCapture } from '@mailcast/devkit';
 import { freePort, memoryLogger } from '@mailcast/testkit';
 import http from 'node:http';
@@ -72,7 +72,7 @@ export async function startStack(options: { verdictFor?: (to: string) => Recipie
     async close() {
       await Promise.all([webhookWorkers.stop(), workers.stop()]);
       await boss.stop({ graceful: false, close: true, wait: true });
-      await Promise.all([dispatcher.resolve<Mailer>(Mailer).close(), dispatcher.resolve<Templates>(Templates).close()]);
+      await Promise.all([dispatcher.resolve<Mailer>(Mailer).close(), dispatcher.resolve<Mailer>(PriorityMailer).close(), dispatcher.resolve<Templates>(Templates).close()]);
       for (const s of [server, receiver]) {
         s.closeAllConnections();
         await new Promise((resolve) => s.close(resolve));

@@ -7,8 +7,8 @@ import * as qp from 'nodemailer/lib/qp';
 
 /**
  * Composing a message (docs/broadcasts-and-sending.md, "The mailer"). nodemailer's MailComposer builds a
- * tree of streams per message: on the sending benchmark that was about 0.5 ms of CPU for a 1 KB
- * message, half of what an SMTP thread spent per message. The shape every Mailcast message has
+ * tree of streams per message, a large share of what an SMTP thread spends per message
+ * (bench/NOTES.md). The shape every Mailcast message has
  * (headers, a text part and an optional HTML alternative, UTF-8) is written here directly with
  * nodemailer's own encoders (RFC 2047 words, quoted-printable, header folding). Anything outside
  * that shape (an address that needs quoting or IDNA, a control character in a header) is left to

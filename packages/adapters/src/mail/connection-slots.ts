@@ -1,6 +1,6 @@
 // The port's own file, not the package: this runs on the SMTP threads, which load only what they use
 // (docs/broadcasts-and-sending.md, "Memory").
-import { MessageWithdrawn } from '@mailcast/core/ports/mail';
+import { MessageWithdrawn } from '@mailcast/send-engine';
 
 interface Waiter {
   start(): void;

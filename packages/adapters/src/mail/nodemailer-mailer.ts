@@ -97,8 +97,8 @@ export class NodemailerMailer implements Mailer {
 
   /**
    * The message is composed to one buffer first and handed to the session whole: it goes to the
-   * socket in a few large writes instead of one per MIME part and line (on the sending benchmark
-   * the SMTP server's CPU per message fell from 0.30 to 0.16 ms), and nothing composes it twice.
+   * socket in a few large writes instead of one per MIME part and line (cheaper for both ends,
+   * bench/NOTES.md), and nothing composes it twice.
    * It then waits for a connection slot, where `signal` can still withdraw it. With `clearance`,
    * the content is a stream that gives nothing until the clearance resolves (the envelope goes
    * meanwhile) and fails, breaking the transaction off, if it rejects.

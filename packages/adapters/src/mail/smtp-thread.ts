@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 // The port's file alone: the whole of core (its use cases, tsyringe) would cost each thread's heap
 // for nothing (docs/broadcasts-and-sending.md, "Memory").
-import { MessageWithdrawn } from '@mailcast/core/ports/mail';
+import { MessageWithdrawn } from '@mailcast/send-engine';
 import { NodemailerMailer } from './nodemailer-mailer';
 import type { SmtpThreadData, SmtpThreadReply, SmtpThreadRequest } from './threaded-mailer';
 

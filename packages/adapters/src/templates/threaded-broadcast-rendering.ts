@@ -1,4 +1,5 @@
-import { renderTurns, type Broadcast, type BroadcastRendering, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from '@mailcast/core';
+import { RenderTurns } from '@mailcast/send-engine';
+import type { Broadcast, BroadcastRendering, JobRenderer, RecipientLinks, RenderedEmail, RenderingJob } from '@mailcast/core';
 import path from 'node:path';
 import { RenderThreads, type RenderThreadsOptions } from './render-threads';
 
@@ -42,6 +43,8 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
   /** Jobs whose content stopped a thread, with what their remaining recipients fail with. */
   private readonly given = new Map<number, string>();
   private jobIds = 0;
+  /** Shared by every job of the process: one recipient's answer per turn of the event loop. */
+  private readonly turns = new RenderTurns(setImmediate);
 
   constructor(options: ThreadedRenderingOptions) {
     this.threads = new RenderThreads<RenderRequest>(
@@ -61,7 +64,7 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
         },
         // Answers reach the sending workers one per turn of the event loop, as renders on it did:
         // a burst of them would otherwise run many recipients' bookkeeping in one turn.
-        pace: () => renderTurns.take(),
+        pace: () => this.turns.take(),
       },
     );
   }

@@ -33,7 +33,7 @@ export type {
   WebhookEndpointChanges,
 } from './entities/webhook';
 
-export { Clock, RandomSource } from './system';
+export { Clock, RandomSource, Timers } from './system';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 export { DkimKeyGenerator, SmtpHostPolicy, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
@@ -70,7 +70,7 @@ export {
   type WebhookPost,
   type WebhookResult,
 } from './webhooks';
-export { Mailer, MessageWithdrawn, PriorityMailer, type Clearance, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
+export { Mailer, MessageWithdrawn, PriorityMailer, SendEngine, type Clearance, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplatePart, type TemplateScope } from './templates';
 export {
   BroadcastRendering,

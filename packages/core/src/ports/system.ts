@@ -1,3 +1,5 @@
+import type { Timers as EngineTimers } from '@mailcast/send-engine';
+
 export interface Clock {
   now(): Date;
 }
@@ -7,3 +9,7 @@ export interface RandomSource {
   bytes(length: number): Uint8Array;
 }
 export const RandomSource = Symbol.for('mailcast.RandomSource');
+
+/** Time in milliseconds and timers: the send engine's, and every wait a use case makes. */
+export type Timers = EngineTimers;
+export const Timers = Symbol.for('mailcast.Timers');

@@ -28,7 +28,6 @@ import type {
   RenderingJob,
   Templates,
 } from '../ports';
-import { renderTurns } from './render-turns';
 
 /** A sending job's renders, and its recipients' VERP return paths (same secret as their tokens). */
 export interface PreparedRendering {
@@ -63,6 +62,8 @@ export class BroadcastRenderer {
     publicUrl: string,
     /** The token a recipient's links carry (domain: trackingToken under the broadcast's secret). */
     private readonly tokenFor: (recipientId: number) => string,
+    /** Waits for this render's turn on the event loop (the send engine's RenderTurns), if shared. */
+    private readonly pace: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.linkByUrl = new Map(links.map((l) => [l.url, l]));
     this.customHeaders = allowedCustomHeaders(broadcast.emailHeaders);
@@ -91,9 +92,9 @@ export class BroadcastRenderer {
   }
 
   /** The renderer of a prepared job, in whichever thread renders it. */
-  static forJob(job: RenderingJob, templates: Templates, reader: HtmlReader): BroadcastRenderer {
+  static forJob(job: RenderingJob, templates: Templates, reader: HtmlReader, pace?: () => Promise<void>): BroadcastRenderer {
     const { trackingSecret } = job;
-    return new BroadcastRenderer(job.broadcast, templates, reader, job.links, job.publicUrl, (id) => trackingToken(trackingSecret, id));
+    return new BroadcastRenderer(job.broadcast, templates, reader, job.links, job.publicUrl, (id) => trackingToken(trackingSecret, id), pace);
   }
 
   /** The distinct static http(s) links of the HTML source (a text body as it will be converted). */
@@ -110,7 +111,7 @@ export class BroadcastRenderer {
 
   async render(recipient: RecipientLinks): Promise<RenderedEmail> {
     // Timers and I/O run between two recipients' renders, whatever the number of workers.
-    await renderTurns.take();
+    await this.pace();
     const b = this.broadcast;
     const s = recipient.subscriber;
     // docs/broadcasts-and-sending.md: exactly these variables are in scope.

@@ -10,6 +10,8 @@ export class InProcessBroadcastRendering implements BroadcastRendering {
   constructor(
     private readonly templates: Templates,
     private readonly reader: HtmlReader,
+    /** The process's render turns (SendEngine.turns); none: renders run back to back. */
+    private readonly turns?: { take(): Promise<void> },
   ) {}
 
   async trackableLinks(broadcast: Broadcast): Promise<Array<{ identifier: string; url: string }>> {
@@ -17,7 +19,8 @@ export class InProcessBroadcastRendering implements BroadcastRendering {
   }
 
   forJob(job: RenderingJob): JobRenderer {
-    const renderer = BroadcastRenderer.forJob(job, this.templates, this.reader);
+    const turns = this.turns;
+    const renderer = BroadcastRenderer.forJob(job, this.templates, this.reader, turns && (() => turns.take()));
     return { render: (recipient) => renderer.render(recipient), close: () => undefined };
   }
 

@@ -1,7 +1,7 @@
 import { sendRetryDelayMs, type EventType } from '@mailcast/domain';
 import type { Broadcast, ClaimedRecipient, EmailEventRecord, MailOutcome, OutboxEvent, OutcomeGroup, RecipientSettlement } from '../ports';
 import { emailEventData } from './event-data';
-import type { DeferredOutcome } from './server-gate';
+import type { DeferredOutcome } from '@mailcast/send-engine';
 
 /**
  * What sending one message came to: the mailer's answer, held back by the server's sending

@@ -1,5 +1,5 @@
 import { DEFAULT_SEND_RETRY_SCHEDULE_MS } from '@mailcast/domain';
-import type { CommitGroupOptions } from './outcome-flusher';
+import type { CommitGroupOptions } from '@mailcast/send-engine';
 
 /** How one dispatcher works a broadcast. Tests shorten the times; production keeps the defaults. */
 export interface SendingOptions {
@@ -55,8 +55,7 @@ export const DEFAULT_SEND_LEASE_MS = 60_000;
  * `smtpConnections`: the mailer's pooled connections per server (the dispatcher reads them from
  * its configuration; the mailer adapter has the default). Five times as many messages are
  * in flight: the connections stay busy while one group of outcomes commits, the next gathers,
- * and messages cross to and from the SMTP thread (three times measured 0.80x and five 0.88x
- * of the bare loop, in back-to-back runs). A group is as large as the connections.
+ * and messages cross to and from the SMTP thread. A group is as large as the connections.
  */
 export function defaultSendingOptions(publicUrl: string, smtpConnections: number): SendingOptions {
   return {

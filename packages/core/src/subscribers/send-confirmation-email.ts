@@ -3,9 +3,9 @@ import { inject, injectable } from 'tsyringe';
 import {
   Clock,
   JobQueue,
-  Mailer,
   PublicLinks,
   RandomSource,
+  SendEngine,
   Templates,
   Transactor,
   type Channel,
@@ -15,7 +15,6 @@ import {
   type Subscriber,
   type SubscriberConfirmation,
 } from '../ports';
-import { forUpTo, retrying } from '../sending/retrying';
 
 /** Used when neither the request nor the channel names a template. */
 export const DEFAULT_CONFIRMATION_TEMPLATE = {
@@ -111,7 +110,7 @@ export async function renderConfirmationEmail(
 export class SendConfirmationEmail {
   constructor(
     @inject(Transactor) private readonly transactor: Transactor,
-    @inject(Mailer) private readonly mailer: Mailer,
+    @inject(SendEngine) private readonly engine: SendEngine,
     @inject(JobQueue) private readonly jobs: JobQueue,
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
@@ -125,7 +124,14 @@ export class SendConfirmationEmail {
     if (typeof prepared === 'string') return prepared;
 
     const email = await this.compose(prepared);
-    const outcome = await this.mailer.send(prepared.server, email);
+    // The server's sending limits hold for confirmations too; they go ahead of broadcasts.
+    const outcome = await this.engine.send([prepared.server], () => email, { priority: true });
+    if (outcome.kind === 'deferred') {
+      // No slot soon (docs/sending-limits.md): the same attempt, once the server has room.
+      const next = { confirmationId: input.confirmationId, attempt };
+      await this.persist(() => this.jobs.send('subscribers.confirmation', next, { startAfter: outcome.until }));
+      return 'retry_scheduled';
+    }
     if (outcome.kind === 'accepted') {
       const now = this.clock.now();
       // The email is out: this must be written (through an outage), or a retry would send it again.
@@ -146,7 +152,7 @@ export class SendConfirmationEmail {
   }
 
   private persist<T>(work: () => Promise<T>): Promise<T> {
-    return retrying(work, forUpTo(THROUGH_AN_OUTAGE_MS));
+    return this.engine.persist(work, THROUGH_AN_OUTAGE_MS);
   }
 
   private prepare(confirmationId: number): Promise<Prepared | 'stale' | 'suppressed' | 'no_email_server'> {

@@ -1,6 +1,6 @@
 import { hashConfirmationToken } from '@mailcast/domain';
 import type { EmailServer, Mailer, MailOutcome, OutgoingEmail, PublicLinks, TemplatePart, TemplateScope, Templates } from '../ports';
-import { CountingRandom, FakeJobs, FakeTransactor, FixedClock, fakeRepositories } from '../test-support/fakes';
+import { CountingRandom, FakeJobs, FakeTransactor, FixedClock, engineOver, fakeRepositories } from '../test-support/fakes';
 import { ConfirmSubscription } from './confirm-subscription';
 import { CreateSubscriber } from './create-subscriber';
 import { CONFIRMATION_EMAIL_RETRY_DELAYS_MS, renderConfirmationEmail, SendConfirmationEmail } from './send-confirmation-email';
@@ -104,7 +104,7 @@ describe('SendConfirmationEmail', () => {
     });
     const mailer = new FakeMailer(outcome);
     const jobs = new FakeJobs();
-    const send = new SendConfirmationEmail(s.transactor, mailer, jobs, s.clock, s.random, links, templates);
+    const send = new SendConfirmationEmail(s.transactor, engineOver(mailer), jobs, s.clock, s.random, links, templates);
     return { ...s, mailer, jobs, send, confirmationId: s.repositories.subscriberConfirmations.rows[0]!.id };
   }
 

@@ -28,7 +28,8 @@ import type {
   Repositories,
   Transactor,
 } from '../ports';
-import { EMAIL_SERVER_DEFAULTS } from '../ports';
+import { EMAIL_SERVER_DEFAULTS, type Mailer, type SendEngine } from '../ports';
+import { SendEngine as Engine } from '@mailcast/send-engine';
 import { FakeRecipientStore } from '../sending/test-support/fake-recipient-store';
 import { FakeWebhookDeliveries, FakeWebhookEndpoints } from './webhook-fakes';
 import { FakeSuppressions } from './suppression-fakes';
@@ -317,4 +318,26 @@ export class CountingRandom implements RandomSource {
   bytes(length: number): Uint8Array {
     return Uint8Array.from({ length }, () => this.next++ % 256);
   }
+}
+
+/** A send engine over `mailer` (bulk and priority alike), Node's timers and an unlimited store. */
+export function engineOver(mailer: Mailer): SendEngine {
+  return new Engine({
+    mailer,
+    priorityMailer: mailer,
+    rates: { change: () => Promise.reject(new Error('no server in these tests has sending limits')) },
+    timers: {
+      now: () => Date.now(),
+      sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+      after: (ms, fn) => {
+        const timer = setTimeout(fn, ms);
+        return () => clearTimeout(timer);
+      },
+      every: (ms, fn) => {
+        const timer = setInterval(fn, ms);
+        return () => clearInterval(timer);
+      },
+    },
+    random: { bytes: (length) => new Uint8Array(length) },
+  });
 }

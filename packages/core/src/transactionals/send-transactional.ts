@@ -1,7 +1,6 @@
 import { emailServerFor, senderAddress, subjectLine, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, HtmlReader, PriorityMailer, RandomSource, Repositories, SendRateStore, Templates, Transactor, type Mailer, type Transactional } from '../ports';
-import { ServerGate } from '../sending/server-gate';
+import { Clock, HtmlReader, RandomSource, Repositories, SendEngine, Templates, Transactor, type Transactional } from '../ports';
 import { SendingOptions } from '../sending/sending-options';
 import { transactionalUnsubscribeUrl, withUnsubscribeLink } from './unsubscribe-link';
 
@@ -41,13 +40,12 @@ export class SendTransactional {
   constructor(
     @inject(Repositories) private readonly repositories: Repositories,
     @inject(Transactor) private readonly transactor: Transactor,
-    @inject(PriorityMailer) private readonly mailer: Mailer,
+    @inject(SendEngine) private readonly engine: SendEngine,
     @inject(Templates) private readonly templates: Templates,
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
     @inject(HtmlReader) private readonly reader: HtmlReader,
-    @inject(SendRateStore) private readonly rates: SendRateStore,
   ) {}
 
   async execute(input: { transactionalId: number; attempt?: number; deferrals?: number }): Promise<TransactionalOutcome> {
@@ -119,7 +117,7 @@ export class SendTransactional {
       headers: rendered.headers,
     };
     // The server's sending limits hold for transactionals too: the same gate as broadcasts.
-    const outcome = await ServerGate.for(this.rates).send([server], Infinity, (s, clearance) => this.mailer.send(s, email, undefined, clearance));
+    const outcome = await this.engine.send([server], () => email, { priority: true });
     if (outcome.kind === 'deferred') {
       // No slot soon (docs/sending-limits.md): back to the queue, no event, no try used up.
       await this.record(t, messageId, { status: 'queued', error: outcome.message }, [], false, async (tx) => {

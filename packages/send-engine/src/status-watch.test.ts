@@ -1,5 +1,6 @@
 import type { BroadcastStatus } from '@mailcast/domain';
 import { watchStatus } from './status-watch';
+import { realTimers } from './test-support/real-timers';
 
 describe('watchStatus: a sending job learns of a pause or an abort within one poll', () => {
   beforeEach(() => jest.useFakeTimers());
@@ -12,7 +13,7 @@ describe('watchStatus: a sending job learns of a pause or an abort within one po
       if (next instanceof Error) throw next;
       return next;
     });
-    const watch = watchStatus(read, 100, () => seen.push('stopped'));
+    const watch = watchStatus(async () => (await read()) === 'sending', 100, () => seen.push('stopped'), realTimers);
     return { seen, read, watch };
   };
 

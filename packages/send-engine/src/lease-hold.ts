@@ -1,3 +1,5 @@
+import type { Timers } from './ports';
+
 /**
  * How long one job's claims are known to last (docs/sending-reliability.md). A claim sets a
  * lease of `leaseMs` in database time; each heartbeat that commits extends every claim of the
@@ -61,9 +63,9 @@ export class LeaseHold {
  * Extends the job's leases every `LeaseHold.heartbeatMs`, one statement at a time (a heartbeat
  * that hangs while the database is away does not pile up others behind it).
  */
-export function startHeartbeat(lease: LeaseHold, leaseMs: number, extend: () => Promise<unknown>): { stop(): void } {
+export function startHeartbeat(lease: LeaseHold, leaseMs: number, extend: () => Promise<unknown>, timers: Timers): { stop(): void } {
   let busy = false;
-  const timer = setInterval(() => {
+  const stop = timers.every(LeaseHold.heartbeatMs(leaseMs), () => {
     if (busy) return;
     busy = true;
     const at = lease.time();
@@ -74,6 +76,6 @@ export function startHeartbeat(lease: LeaseHold, leaseMs: number, extend: () => 
         () => undefined,
       )
       .finally(() => (busy = false));
-  }, LeaseHold.heartbeatMs(leaseMs));
-  return { stop: () => clearInterval(timer) };
+  });
+  return { stop };
 }

@@ -13,13 +13,11 @@ import {
   type SendLimits,
   type SendRateState,
 } from '@mailcast/domain';
-import { MessageWithdrawn, type Clearance, type SendRateStore } from '../ports';
+import { MessageWithdrawn, type Cancel, type Clearance, type SendRateStore, type Timers } from './ports';
 import type { GateOptions } from './gate-options';
 import { ServerReach } from './server-reach';
-import { sleep, until } from './withdrawable-wait';
+import { until } from './withdrawable-wait';
 
-/** Names this process's permits in the shared state: unique enough among live dispatchers. */
-const ownerId = () => `${Date.now().toString(36)}.${Math.random().toString(36).slice(2, 12)}`;
 /**
  * A message's place in a lane: `clearance`, if any, is what its content waits for (Mailer.send);
  * `done` is called once the server answered, or the message ended without it.
@@ -28,6 +26,8 @@ export interface SlotTicket {
   clearance?: Clearance;
   done: () => void;
 }
+/** The lane's own timers: none of them keeps the process alive. */
+const WEAK = { weak: true };
 const NOT_HELD: SlotTicket = { done: () => undefined };
 type Change<T> = (state: SendRateState, now: number) => { state: SendRateState | null; result: T };
 /** A granted slot: when to use it on this process's clock, and its instant on the store's (its permit's). */
@@ -59,15 +59,15 @@ export class ServerLane {
   private waiters = 0;
   private reserving: Promise<void> | null = null;
   /** This process's permits (docs/sending-limits.md): open messages, and releases on the store's clock. */
-  private readonly holder = { id: ownerId(), opens: [] as number[], releases: [] as number[] };
+  private readonly holder: { id: string; opens: number[]; releases: number[] };
   /** Changes to this process's permits, and how many of them the store has. */
   private holdsSeq = 0;
   private writtenSeq = 0;
   private seenSeq = 0;
   private lastWrite = 0;
-  private flushing: ReturnType<typeof setTimeout> | null = null;
-  private renewing: ReturnType<typeof setInterval> | null = null;
-  private sweeping: ReturnType<typeof setTimeout> | null = null;
+  private flushing: Cancel | null = null;
+  private renewing: Cancel | null = null;
+  private sweeping: Cancel | null = null;
   private changing: Promise<void> = Promise.resolve();
   /** Workers waiting for one of this process's permits to be freed. */
   private freed: Array<() => void> = [];
@@ -75,12 +75,16 @@ export class ServerLane {
   /** Whether the server answers, and how fast this process has been sending to it. */
   readonly reach: ServerReach;
 
+  /** @param holderId names this process's permits in the shared state */
   constructor(
     readonly id: number,
     private readonly store: SendRateStore,
     private readonly options: GateOptions,
+    private readonly timers: Timers,
+    holderId: string,
   ) {
     this.reach = new ServerReach(options.backoffMs);
+    this.holder = { id: holderId, opens: [], releases: [] };
   }
 
   /** Whether sending through this server needs slots (limits, or a throttling cap in force). */
@@ -106,7 +110,7 @@ export class ServerLane {
    * call once the server answered, or `defer` with the instant to retry the message at.
    */
   async acquire(signal?: AbortSignal): Promise<SlotTicket | { defer: number }> {
-    if (!this.bound(Date.now())) return NOT_HELD;
+    if (!this.bound(this.timers.now())) return NOT_HELD;
     if (!this.permits) return this.acquireSlot(signal);
     // Beyond the mailer's connections a message would wait in its queue holding a permit: it
     // waits here instead, before it takes a slot.
@@ -153,31 +157,31 @@ export class ServerLane {
         const slot = this.slots.shift();
         if (slot !== undefined) {
           this.reserveAhead();
-          const wait = slot.at - this.lead() - Date.now();
+          const wait = slot.at - this.lead() - this.timers.now();
           if (wait > 0) {
             try {
-              await until(sleep(wait), signal);
+              await until(this.timers.sleep(wait), signal);
             } catch (error) {
               // Withdrawn before its slot: the slot goes unused and its permit frees.
               this.giveUp([slot]);
               throw error;
             }
           }
-          if (Date.now() - slot.at > LATE_SLOT_MS) {
+          if (this.timers.now() - slot.at > LATE_SLOT_MS) {
             this.giveUp([slot]);
             continue;
           }
           return this.ticket(slot, signal);
         }
-        const now = Date.now();
+        const now = this.timers.now();
         if (this.permitBound && (this.nextAt === null || this.nextAt > now + this.options.horizonMs)) {
           // Permits free as answers come, here (which wakes this at once) or at another
           // dispatcher (which writes them within flushMs): ask again soon.
-          await until(Promise.race([sleep(this.options.permitPollMs), new Promise<void>((resolve) => this.freed.push(resolve))]), signal);
+          await until(Promise.race([this.timers.sleep(this.options.permitPollMs), new Promise<void>((resolve) => this.freed.push(resolve))]), signal);
         } else if (this.nextAt !== null && this.nextAt > now + this.options.horizonMs) {
           if (this.nextAt - now > this.options.deferBeyondMs) return { defer: this.nextAt };
           // Ask again once half a horizon of slots is to be had, not a slot at a time.
-          await until(sleep(this.nextAt - this.options.horizonMs / 2 - now), signal);
+          await until(this.timers.sleep(this.nextAt - this.options.horizonMs / 2 - now), signal);
         }
         await (this.reserving ??= this.reserve().finally(() => (this.reserving = null)));
       }
@@ -204,8 +208,8 @@ export class ServerLane {
     let cleared = false;
     return {
       clearance: async () => {
-        const wait = slot.at - Date.now();
-        if (wait > 0) await until(sleep(wait), signal);
+        const wait = slot.at - this.timers.now();
+        if (wait > 0) await until(this.timers.sleep(wait), signal);
         cleared = true;
       },
       done: () => (cleared ? this.answered(slot) : this.giveUp([slot])),
@@ -218,7 +222,7 @@ export class ServerLane {
    */
   private reserveAhead(): void {
     if (this.reserving !== null || this.waiters <= this.slots.length) return;
-    const now = Date.now();
+    const now = this.timers.now();
     const half = this.options.horizonMs / 2;
     if ((this.slots.at(-1)?.at ?? now) - now > half || (this.nextAt !== null && this.nextAt - now > half)) return;
     this.reserving = this.reserve()
@@ -236,7 +240,7 @@ export class ServerLane {
     if (!this.permits) return;
     this.release([slot]);
     // On the store's clock, late rather than early by however far the offset may be off.
-    this.holder.releases.push(Date.now() + this.offsetMs + this.uncertaintyMs + PERMIT_HOLD_MS);
+    this.holder.releases.push(this.timers.now() + this.offsetMs + this.uncertaintyMs + PERMIT_HOLD_MS);
     this.holdsChanged();
     for (const wake of this.freed.splice(0)) wake();
   }
@@ -248,15 +252,15 @@ export class ServerLane {
   private sweepLater(): void {
     const last = this.slots.at(-1);
     if (this.sweeping !== null || last === undefined || !this.permits) return;
-    this.sweeping = setTimeout(() => {
+    const wait = Math.max(0, last.at + LATE_SLOT_MS + 1 - this.timers.now());
+    this.sweeping = this.timers.after(wait, () => {
       this.sweeping = null;
-      const now = Date.now();
+      const now = this.timers.now();
       const late = this.slots.filter((slot) => now - slot.at > LATE_SLOT_MS);
       this.slots = this.slots.filter((slot) => now - slot.at <= LATE_SLOT_MS);
       this.giveUp(late);
       this.sweepLater();
-    }, Math.max(0, last.at + LATE_SLOT_MS + 1 - Date.now()));
-    this.sweeping.unref?.();
+    }, WEAK);
   }
 
   /** Slots given up or dropped: nothing was sent on them, so their permits free at once. */
@@ -284,25 +288,23 @@ export class ServerLane {
   /** Open permits lapse unless written again within their lease: renewed while any are open. */
   private keepLeased(): void {
     if (this.holder.opens.length === 0 && this.renewing !== null) {
-      clearInterval(this.renewing);
+      this.renewing();
       this.renewing = null;
     } else if (this.holder.opens.length > 0 && this.renewing === null) {
-      this.renewing = setInterval(() => {
+      this.renewing = this.timers.every(HOLD_LEASE_MS / 6, () => {
         if (this.renewDue()) this.holdsChanged();
-      }, HOLD_LEASE_MS / 6);
-      this.renewing.unref?.();
+      }, WEAK);
     }
   }
 
   private scheduleFlush(): void {
-    this.flushing ??= setTimeout(() => {
+    this.flushing ??= this.timers.after(this.options.flushMs, () => {
       this.flushing = null;
       if (this.holdsWritten) return;
       void this.change((state, now) => ({ state: { ...state, holds: withHolds(state.holds, this.ownHolds(now), now) }, result: null })).catch(
         () => this.scheduleFlush(),
       );
-    }, this.options.flushMs);
-    this.flushing.unref?.();
+    }, WEAK);
   }
 
   private get holdsWritten(): boolean {
@@ -342,7 +344,7 @@ export class ServerLane {
     after?.(result);
     if (wrote && this.permits) {
       this.writtenSeq = this.seenSeq;
-      this.lastWrite = Date.now();
+      this.lastWrite = this.timers.now();
       // Answers that came during the round trip are written by the next flush.
       if (!this.holdsWritten) this.scheduleFlush();
     }
@@ -351,13 +353,13 @@ export class ServerLane {
 
   /** Open permits lapse unless written again within their lease: renewed while any are open. */
   private renewDue(): boolean {
-    return this.holder.opens.length > 0 && Date.now() - this.lastWrite > HOLD_LEASE_MS / 3;
+    return this.holder.opens.length > 0 && this.timers.now() - this.lastWrite > HOLD_LEASE_MS / 3;
   }
 
   private async reserve(): Promise<void> {
     const wanted = Math.max(1, Math.min(this.options.maxBatch, this.waiters - this.slots.length));
     const holdsDue = !this.holdsWritten || this.renewDue();
-    const started = Date.now();
+    const started = this.timers.now();
     const trip = Math.min(this.tripMs, this.options.horizonMs / 4);
     const result = await this.change(
       (state, now) => {
@@ -372,7 +374,7 @@ export class ServerLane {
         if (this.permits) this.holder.opens.push(...r.slots);
       },
     );
-    this.tripMs = 0.8 * this.tripMs + 0.2 * (Date.now() - started);
+    this.tripMs = 0.8 * this.tripMs + 0.2 * (this.timers.now() - started);
     this.keepLeased();
     this.state = result.state;
     // A slot is used no earlier than its instant on the store's clock, however far the offset is off.
@@ -384,7 +386,7 @@ export class ServerLane {
 
   /** The server asked to slow down: the shared rate is halved, and slots granted at the old rate go. */
   async throttled(): Promise<void> {
-    const observed = this.reach.observedRate(Date.now());
+    const observed = this.reach.observedRate(this.timers.now());
     this.giveUp(this.slots);
     this.slots = [];
     this.nextAt = null;

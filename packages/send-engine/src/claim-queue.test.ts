@@ -1,40 +1,32 @@
-import type { BroadcastStatus } from '@mailcast/domain';
-import type { Broadcast, ClaimedRecipient } from '../ports';
 import { ClaimQueue, type ClaimQueueOptions } from './claim-queue';
 import { LeaseHold } from './lease-hold';
-import { FakeRecipientStore } from './test-support/fake-recipient-store';
+import type { Claim, LeasedWork } from './leased-work';
+import { realTimers } from './test-support/real-timers';
 
 const LEASE_MS = 60_000;
 
-const recipient = (id: number, sendable = true): ClaimedRecipient => ({
-  id,
-  broadcastId: 1,
-  messageId: `<${id}@t>`,
-  attempts: 1,
-  sendable,
-  subscriber: {
-    id, email: `s${id}@example.test`, firstName: null, lastName: null, tags: [], customData: {},
-    isActive: sendable, source: 'api', subscribedAt: new Date(0), unsubscribedAt: null,
-  },
-});
+interface Item {
+  id: number;
+  /** False: the claim itself settles it (an unsendable recipient). */
+  sendable: boolean;
+}
+const item = (id: number, sendable = true): Item => ({ id, sendable });
 
-/** The recipients of one broadcast in a list; a claim takes the next ones past `afterId`. */
-class ClaimingStore extends FakeRecipientStore {
-  status: BroadcastStatus = 'sending';
+/** A list of work items; a claim takes the next ones past `afterId`. */
+class ClaimingStore implements LeasedWork<Item, never> {
+  running = true;
   failuresLeft = 0;
   claims: number[] = [];
   private taken = new Set<number>();
 
   constructor(
-    private readonly list: ClaimedRecipient[],
+    private readonly list: Item[],
     private readonly onClaim: () => void = () => undefined,
-  ) {
-    super();
+  ) {}
+  async goesOn(): Promise<boolean> {
+    return this.running;
   }
-  override async findBroadcast(): Promise<Broadcast | null> {
-    return { id: 1, status: this.status } as Broadcast;
-  }
-  override async claim(_b: number, _w: string, _now: Date, _lease: number, limit: number, afterId: number): Promise<ClaimedRecipient[]> {
+  async claim({ afterId, limit }: { afterId: number; limit: number }): Promise<Claim<Item>> {
     this.onClaim();
     if (this.failuresLeft > 0) {
       this.failuresLeft--;
@@ -43,27 +35,34 @@ class ClaimingStore extends FakeRecipientStore {
     this.claims.push(afterId);
     const batch = this.list.filter((r) => r.id > afterId && !this.taken.has(r.id)).slice(0, limit);
     for (const r of batch) this.taken.add(r.id);
-    return batch;
+    const items = batch.filter((r) => r.sendable);
+    return { items, settled: batch.length - items.length, lastId: batch.at(-1)?.id ?? null };
   }
+  extendLeases = async () => undefined;
+  release = async () => undefined;
+  perform = async (): Promise<never> => {
+    throw new Error('not used by the claim queue');
+  };
+  record = async () => 0;
+  progressed = async () => undefined;
 }
 
-describe('ClaimQueue: the recipients one job sends, claimed ahead under its lease', () => {
+describe('ClaimQueue: the items one job works, claimed ahead under its lease', () => {
   let now: number;
   let lease: LeaseHold;
   let skipped: number[];
   const queue = (store: ClaimingStore, overrides: Partial<ClaimQueueOptions> = {}) =>
-    new ClaimQueue(store, lease, {
-      broadcastId: 1,
+    new ClaimQueue<Item>(store, lease, {
       worker: 'w',
       concurrency: 2,
       claimBatchSize: 3,
       leaseMs: LEASE_MS,
-      now: () => new Date(now),
+      sleep: (ms) => realTimers.sleep(ms),
       handOver: () => false,
       afterClaim: async (n) => void skipped.push(n),
       ...overrides,
     });
-  const drain = async (q: ClaimQueue) => {
+  const drain = async (q: ClaimQueue<Item>) => {
     const ids: number[] = [];
     for (let r = await q.next(); r !== null; r = await q.next()) ids.push(r.id);
     return ids;
@@ -74,8 +73,8 @@ describe('ClaimQueue: the recipients one job sends, claimed ahead under its leas
     skipped = [];
   });
 
-  it('hands out every sendable recipient once, in order, walking forward from the last claim', async () => {
-    const store = new ClaimingStore([1, 2, 3, 4, 5, 6, 7].map((id) => recipient(id, id !== 4)));
+  it('hands out every item to work once, in order, walking forward from the last claim', async () => {
+    const store = new ClaimingStore([1, 2, 3, 4, 5, 6, 7].map((id) => item(id, id !== 4)));
     const q = queue(store);
     expect(await drain(q)).toEqual([1, 2, 3, 5, 6, 7]);
     expect(q.ended).toBe('exhausted');
@@ -85,7 +84,7 @@ describe('ClaimQueue: the recipients one job sends, claimed ahead under its leas
   });
 
   it('tries a failed claim again while its lease holds (the database away), and carries on', async () => {
-    const store = new ClaimingStore([1, 2].map((id) => recipient(id)));
+    const store = new ClaimingStore([1, 2].map((id) => item(id)));
     store.failuresLeft = 2;
     const q = queue(store);
     expect(await drain(q)).toEqual([1, 2]);
@@ -93,7 +92,7 @@ describe('ClaimQueue: the recipients one job sends, claimed ahead under its leas
   });
 
   it('gives up a failing claim once the lease can no longer be proven', async () => {
-    const store = new ClaimingStore([1, 2, 3, 4].map((id) => recipient(id)), () => (now += 30_000));
+    const store = new ClaimingStore([1, 2, 3, 4].map((id) => item(id)), () => (now += 30_000));
     const q = queue(store, { claimBatchSize: 2 });
     expect(await q.next()).toMatchObject({ id: 1 });
     store.failuresLeft = 10;
@@ -105,7 +104,7 @@ describe('ClaimQueue: the recipients one job sends, claimed ahead under its leas
   });
 
   it('hands out nothing more once its lease may have lapsed, and keeps the rest to release', async () => {
-    const store = new ClaimingStore([1, 2, 3].map((id) => recipient(id)));
+    const store = new ClaimingStore([1, 2, 3].map((id) => item(id)));
     const q = queue(store);
     expect(await q.next()).toMatchObject({ id: 1 });
     now += (LEASE_MS * 2) / 3;
@@ -114,9 +113,9 @@ describe('ClaimQueue: the recipients one job sends, claimed ahead under its leas
     expect((await q.unsent()).map((r) => r.id)).toEqual([2, 3]);
   });
 
-  it('stops at a claim that finds the broadcast no longer sending (paused)', async () => {
-    const store = new ClaimingStore([1, 2].map((id) => recipient(id)));
-    store.status = 'paused';
+  it('stops at a claim that finds the run may not go on (a broadcast paused)', async () => {
+    const store = new ClaimingStore([1, 2].map((id) => item(id)));
+    store.running = false;
     const q = queue(store);
     expect(await q.next()).toBeNull();
     expect(q.ended).toBe('stopped');
@@ -124,7 +123,7 @@ describe('ClaimQueue: the recipients one job sends, claimed ahead under its leas
   });
 
   it('hands over at once when the job is to hand over (its slice is up)', async () => {
-    const store = new ClaimingStore([1].map((id) => recipient(id)));
+    const store = new ClaimingStore([1].map((id) => item(id)));
     const q = queue(store, { handOver: () => true });
     expect(await q.next()).toBeNull();
     expect(q.ended).toBe('deadline');

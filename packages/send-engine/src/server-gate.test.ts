@@ -1,23 +1,9 @@
-import type { EmailServer, MailOutcome, SendRateStore } from '../ports';
-import { EMAIL_SERVER_DEFAULTS } from '../ports';
+import type { LimitedServer, MailOutcome, SendRateStore } from './ports';
 import { ServerGate } from './server-gate';
 import { DEFAULT_GATE_OPTIONS } from './gate-options';
+import { countingRandom, realTimers } from './test-support/real-timers';
 
-const server = (limits: Partial<EmailServer>): EmailServer => ({
-  ...EMAIL_SERVER_DEFAULTS,
-  id: 1,
-  channelId: 1,
-  host: '127.0.0.1',
-  port: 2525,
-  tls: 'none',
-  username: null,
-  password: null,
-  fromEmail: null,
-  fromName: null,
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  ...limits,
-});
+const server = (limits: Partial<LimitedServer>): LimitedServer => ({ id: 1, ...limits });
 
 /** A store whose database is away: every change fails. */
 const away: SendRateStore = {
@@ -27,7 +13,7 @@ const away: SendRateStore = {
 describe('ServerGate with the shared limits out of reach', () => {
   it('sends nothing to a limited server and puts the message back in the queue, never failing it', async () => {
     const sent: number[] = [];
-    const gate = new ServerGate(away, DEFAULT_GATE_OPTIONS);
+    const gate = new ServerGate(away, realTimers, countingRandom(), DEFAULT_GATE_OPTIONS);
     const before = Date.now();
     // As a Mailer does: the message's content (here, all of it) waits for the clearance.
     const outcome = await gate.send([server({ maxPerSecond: 50 })], 20, async (s, clearance) => {
@@ -41,7 +27,7 @@ describe('ServerGate with the shared limits out of reach', () => {
   });
 
   it('sends to a server without limits, which never needs the store', async () => {
-    const gate = new ServerGate(away, DEFAULT_GATE_OPTIONS);
+    const gate = new ServerGate(away, realTimers, countingRandom(), DEFAULT_GATE_OPTIONS);
     const outcome = await gate.send([server({})], 20, async (_s, clearance) => {
       expect(clearance).toBeUndefined();
       return { kind: 'accepted', response: '250 OK' };

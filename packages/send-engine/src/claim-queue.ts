@@ -1,34 +1,33 @@
 import type { LeaseHold } from './lease-hold';
-import type { ClaimedRecipient, RecipientStore } from '../ports';
+import type { Claim, LeasedWork, WorkItem } from './leased-work';
 import { retrying } from './retrying';
 
 export type QueueEnd = 'exhausted' | 'deadline' | 'stopped';
 
 export interface ClaimQueueOptions {
-  broadcastId: number;
   /** Names this job in its claims. */
   worker: string;
   /** The queue claims again when fewer than this many recipients wait. */
   concurrency: number;
   claimBatchSize: number;
   leaseMs: number;
-  /** The application clock: when a delayed recipient's retry is due. */
-  now(): Date;
   /** True once the job should hand its remaining work to a fresh job (slice over, shutdown). */
   handOver(): boolean;
-  /** After each claim, with the count of claimed recipients the claim itself skipped (unsendable). */
-  afterClaim(skipped: number): Promise<void>;
+  /** After each claim, with the count of items the claim itself settled. */
+  afterClaim(settled: number): Promise<void>;
+  /** Waits between the tries of a statement through an outage. */
+  sleep(ms: number): Promise<void>;
 }
 
 /**
- * The recipients one job sends, claimed ahead in batches under its lease. Workers take them one
+ * The items one job works, claimed ahead in batches under its lease. Workers take them one
  * at a time with `next()`; a claim runs in the background when the queue runs low. A claim that
  * fails (the database away) is tried again while the lease can still be proven, so a short
  * outage only pauses the job. Nothing more is handed out once the lease may have lapsed: the
  * claims may be another dispatcher's by then.
  */
-export class ClaimQueue {
-  private readonly local: ClaimedRecipient[] = [];
+export class ClaimQueue<T extends WorkItem> {
+  private readonly local: T[] = [];
   private claiming: Promise<void> | null = null;
   private endedAs: QueueEnd | null = null;
   private failure: unknown = null;
@@ -36,7 +35,7 @@ export class ClaimQueue {
   private cursor = 0;
 
   constructor(
-    private readonly recipients: RecipientStore,
+    private readonly work: LeasedWork<T, unknown>,
     private readonly lease: LeaseHold,
     private readonly options: ClaimQueueOptions,
   ) {}
@@ -57,8 +56,8 @@ export class ClaimQueue {
     if (error !== undefined) this.failure ??= error;
   }
 
-  /** The next recipient to send, or null when the job is to send nothing more. */
-  async next(): Promise<ClaimedRecipient | null> {
+  /** The next item to work, or null when the job is to work no more. */
+  async next(): Promise<T | null> {
     while (this.local.length === 0 && this.endedAs === null) await this.startClaim();
     if (this.endedAs === 'stopped' || this.endedAs === 'deadline') return null;
     if (!this.lease.holds()) {
@@ -70,8 +69,8 @@ export class ClaimQueue {
     return recipient;
   }
 
-  /** Waits for a claim under way; answers the claimed recipients that were never handed out. */
-  async unsent(): Promise<ClaimedRecipient[]> {
+  /** Waits for a claim under way; answers the claimed items that were never handed out. */
+  async unsent(): Promise<T[]> {
     if (this.claiming) await this.claiming;
     return this.local.splice(0);
   }
@@ -90,40 +89,38 @@ export class ClaimQueue {
       this.endedAs = 'deadline';
       return;
     }
-    const current = await this.whileLeaseHolds(() => this.recipients.findBroadcast(o.broadcastId));
-    if (current === null || current.status !== 'sending') {
+    if (!(await this.whileLeaseHolds(() => this.work.goesOn()))) {
       this.endedAs = 'stopped';
       return;
     }
     let claimed = await this.claimFrom(this.cursor);
-    if (claimed.length === 0 && this.cursor > 0) {
+    if (claimed.lastId === null && this.cursor > 0) {
       // The rest of the list is done or held by others: what came due behind the cursor (a
       // retry, another worker's lapsed lease) is claimed from the start.
       this.cursor = 0;
       claimed = await this.claimFrom(0);
     }
-    if (claimed.length === 0) {
+    if (claimed.lastId === null) {
       this.endedAs = 'exhausted';
       return;
     }
-    this.cursor = claimed[claimed.length - 1]!.id;
-    const skipped = claimed.filter((c) => !c.sendable).length;
-    for (const c of claimed) if (c.sendable) this.local.push(c);
-    await this.whileLeaseHolds(() => this.options.afterClaim(skipped));
+    this.cursor = claimed.lastId;
+    this.local.push(...claimed.items);
+    await this.whileLeaseHolds(() => this.options.afterClaim(claimed.settled));
   }
 
-  private async claimFrom(afterId: number): Promise<ClaimedRecipient[]> {
+  private claimFrom(afterId: number): Promise<Claim<T>> {
     const o = this.options;
     return this.whileLeaseHolds(async () => {
       const sentAt = this.lease.time();
-      const claimed = await this.recipients.claim(o.broadcastId, o.worker, o.now(), o.leaseMs, o.claimBatchSize, afterId);
+      const claimed = await this.work.claim({ worker: o.worker, afterId, limit: o.claimBatchSize, leaseMs: o.leaseMs });
       this.lease.claimed(sentAt);
       return claimed;
     });
   }
 
   /** A statement tried again through an outage, while the claims already made are still proven. */
-  private whileLeaseHolds<T>(work: () => Promise<T>): Promise<T> {
-    return retrying(work, () => this.lease.holds() && !this.options.handOver());
+  private whileLeaseHolds<R>(work: () => Promise<R>): Promise<R> {
+    return retrying(work, () => this.lease.holds() && !this.options.handOver(), this.options.sleep);
   }
 }

@@ -1,7 +1,5 @@
-import { MessageWithdrawn } from '../ports';
+import { MessageWithdrawn } from './ports';
 
-/** Waits a message to a limited server makes, which a pause or an abort cuts short. */
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** `wait`, unless `signal` aborts first: then MessageWithdrawn. */
 export function until(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
   if (signal === undefined) return wait;

@@ -11,6 +11,9 @@ export class RenderTurns {
   private readonly waiting: Array<() => void> = [];
   private scheduled = false;
 
+  /** @param nextTurn runs a function on the event loop's next turn (Timers.nextTurn) */
+  constructor(private readonly nextTurn: (fn: () => void) => void) {}
+
   take(): Promise<void> {
     return new Promise<void>((resolve) => {
       this.waiting.push(resolve);
@@ -21,13 +24,10 @@ export class RenderTurns {
   private schedule(): void {
     if (this.scheduled || this.waiting.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
+    this.nextTurn(() => {
       this.scheduled = false;
       this.waiting.shift()?.();
       this.schedule();
     });
   }
 }
-
-/** The process's turns, shared by every broadcast's renderer. */
-export const renderTurns = new RenderTurns();

@@ -1,4 +1,4 @@
-import { MessageWithdrawn, type Clearance } from '../ports';
+import { MessageWithdrawn, type Clearance } from './ports';
 import type { ServerLane, SlotTicket } from './server-lane';
 
 /** A message got no slot: it goes back to the queue until `until` (null: a while), never failing. */

@@ -1,3 +1,4 @@
+import { realTimers } from './test-support/real-timers';
 import { OutcomeFlusher } from './outcome-flusher';
 
 /** A write that records each group and waits for the test to let it finish. */
@@ -30,7 +31,7 @@ async function withFakeTimers<T>(work: () => Promise<T>): Promise<T> {
 describe('OutcomeFlusher: group commit of send outcomes', () => {
   it('commits a lone outcome at once when no other message is in flight', async () => {
     const w = recordingWrite();
-    const flusher = new OutcomeFlusher<number>(w.write, { size: 10, maxWaitMs: 60_000 });
+    const flusher = new OutcomeFlusher<number>(w.write, { size: 10, maxWaitMs: 60_000 }, realTimers);
     flusher.begin();
     const done = flusher.push(1);
     await tick();
@@ -43,7 +44,7 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
 
   it('lets outcomes wait for company while other messages are in flight, up to the group size', async () => {
     const w = recordingWrite();
-    const flusher = new OutcomeFlusher<number>(w.write, { size: 3, maxWaitMs: 60_000 });
+    const flusher = new OutcomeFlusher<number>(w.write, { size: 3, maxWaitMs: 60_000 }, realTimers);
     for (let i = 0; i < 5; i++) flusher.begin();
     const first = [flusher.push(1), flusher.push(2)];
     await tick();
@@ -57,7 +58,7 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
 
   it('commits what waits once the last message in flight ends, with or without an outcome', async () => {
     const w = recordingWrite();
-    const flusher = new OutcomeFlusher<number>(w.write, { size: 10, maxWaitMs: 60_000 });
+    const flusher = new OutcomeFlusher<number>(w.write, { size: 10, maxWaitMs: 60_000 }, realTimers);
     flusher.begin();
     flusher.begin();
     const done = flusher.push(1);
@@ -74,7 +75,7 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
     const w = recordingWrite();
     jest.useFakeTimers();
     try {
-      const flusher = new OutcomeFlusher<number>(w.write, { size: 10, maxWaitMs: 30 });
+      const flusher = new OutcomeFlusher<number>(w.write, { size: 10, maxWaitMs: 30 }, realTimers);
       flusher.begin();
       flusher.begin();
       const done = flusher.push(1);
@@ -91,7 +92,7 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
 
   it('runs one commit at a time: what arrives meanwhile forms the next group', async () => {
     const w = recordingWrite();
-    const flusher = new OutcomeFlusher<number>(w.write, { size: 1, maxWaitMs: 60_000 });
+    const flusher = new OutcomeFlusher<number>(w.write, { size: 1, maxWaitMs: 60_000 }, realTimers);
     for (let i = 0; i < 4; i++) flusher.begin();
     const pushed = [flusher.push(1)];
     await tick();
@@ -114,6 +115,7 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
         return group.length;
       },
       { size: 1, maxWaitMs: 60_000 },
+      realTimers,
     );
     flaky.begin();
     await withFakeTimers(() => flaky.push(1));
@@ -126,6 +128,7 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
         throw new Error('connection terminated');
       },
       { size: 1, maxWaitMs: 60_000 },
+      realTimers,
     );
     broken.begin();
     await withFakeTimers(() => expect(broken.push(1)).rejects.toThrow('connection terminated'));
@@ -142,6 +145,7 @@ describe('OutcomeFlusher: group commit of send outcomes', () => {
         return group.length;
       },
       { size: 1, maxWaitMs: 60_000 },
+      realTimers,
       () => away,
     );
     flusher.begin();

@@ -1,11 +1,13 @@
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Runs `work` until it succeeds, waiting between failures (100 ms doubling up to 2 s), for as
  * long as `goOn(error)` allows; then throws the last error. For database writes that are safe
  * to repeat, through an outage.
  */
-export async function retrying<T>(work: () => Promise<T>, goOn: (error: unknown, failures: number) => boolean): Promise<T> {
+export async function retrying<T>(
+  work: () => Promise<T>,
+  goOn: (error: unknown, failures: number) => boolean,
+  sleep: (ms: number) => Promise<void>,
+): Promise<T> {
   for (let failures = 1; ; failures++) {
     try {
       return await work();
@@ -17,7 +19,7 @@ export async function retrying<T>(work: () => Promise<T>, goOn: (error: unknown,
 }
 
 /** A `retrying` limit: go on for `ms` after the first failure. */
-export function forUpTo(ms: number, now: () => number = Date.now): () => boolean {
+export function forUpTo(ms: number, now: () => number): () => boolean {
   let since: number | null = null;
   return () => now() - (since ??= now()) < ms;
 }

@@ -1,0 +1,11 @@
+export * from './ports';
+export { SendEngine, type SendEngineParts } from './send-engine';
+export type { Claim, LeasedWork, RunOptions, WorkItem } from './leased-work';
+export type { LeasedRun } from './leased-run';
+export type { QueueEnd } from './claim-queue';
+export type { CommitGroupOptions } from './outcome-flusher';
+export { DEFAULT_GATE_OPTIONS, type GateOptions } from './gate-options';
+export { sendLimitsOf, type DeferredOutcome, type GatedOutcome } from './server-gate';
+export { RenderTurns } from './render-turns';
+export { retrying, forUpTo } from './retrying';
+export { until } from './withdrawable-wait';
