@@ -1,4 +1,4 @@
-import { createBoss } from '@mailcast/adapters';
+import { createBoss, RENAMED_MIGRATIONS } from '@mailcast/adapters';
 import { QUEUES, RETIRED_QUEUES } from '@mailcast/core';
 import { createTestDatabase, REPO_ROOT, spawnBuilt, type TestDatabase } from '@mailcast/testkit';
 import { readdirSync } from 'node:fs';
@@ -46,6 +46,22 @@ ${MIGRATIONS.map((m) => `  ${m}
 
     const second = await migrate();
     expect(second).toEqual({ code: 0, output: 'database is up to date\n' });
+  });
+
+  it('tells a database that applied migrations under their old names the new ones, and runs none of them again', async () => {
+    expect((await migrate()).code).toBe(0);
+    // As an installation upgraded from before the renaming has them recorded.
+    for (const [before, after] of Object.entries(RENAMED_MIGRATIONS)) {
+      expect(MIGRATIONS).toContain(after);
+      await database.db('knex_migrations').where({ name: after }).update({ name: before });
+    }
+    expect(await migrate()).toEqual({ code: 0, output: 'database is up to date\n' });
+    const names = await database.db('knex_migrations').orderBy('id').pluck('name');
+    expect(names).toEqual(MIGRATIONS);
+  });
+
+  it('names every migration in one scheme: a UTC timestamp to the second, then what it does', () => {
+    for (const name of MIGRATIONS) expect(name).toMatch(/^\d{14}_[a-z0-9_]+\.js$/);
   });
 
   it("removes what an earlier version's queues left: the due-broadcast sweep's queue, its jobs and its cron schedule", async () => {

@@ -18,7 +18,7 @@ export { exitOnStartupError, onShutdown } from './process';
 // PostgreSQL: the database, migrations, transactions and repositories.
 export { createDatabase, type Database } from './pg/database';
 export { isDatabaseUnavailable, isStatementTimeout } from './pg/unavailable';
-export { migrate, readiness } from './pg/migrator';
+export { migrate, readiness, RENAMED_MIGRATIONS } from './pg/migrator';
 export { pgRepositories, PgTransactor } from './pg/pg-transactor';
 export { CachedApiTokenRepository, PgApiTokenRepository } from './pg/pg-api-token.repository';
 export { PgEmailServerRepository } from './pg/pg-email-server.repository';

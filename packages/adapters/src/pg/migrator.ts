@@ -13,11 +13,46 @@ export interface MigrationResult {
 }
 
 /**
+ * Migrations renamed into the one naming scheme, `YYYYMMDDHHMMSS_name.js` (docs/operations.md,
+ * "Migrations"). A database that applied them under their old names is told the new ones before
+ * knex compares the folder with what was applied, so nothing runs twice.
+ */
+export const RENAMED_MIGRATIONS: Readonly<Record<string, string>> = {
+  '2026112501000001_webhook_attempt_leases.js': '20261125010001_webhook_attempt_leases.js',
+  '2026112502000001_engagement_window.js': '20261125020001_engagement_window.js',
+  '2026112504000001_segment_rules.js': '20261125040001_segment_rules.js',
+  '2026112505000001_suppressions.js': '20261125050001_suppressions.js',
+  '2026112505000002_templates.js': '20261125050002_templates.js',
+  '2026112505000003_transactionals.js': '20261125050003_transactionals.js',
+  '2026112507000000_send_limits.js': '20261125070000_send_limits.js',
+  '2026112510000001_confirmation_cap.js': '20261125100001_confirmation_cap.js',
+  '2026112601000001_bounce_notifications.js': '20261126010001_bounce_notifications.js',
+  '2026112602000001_retention_indexes.js': '20261126020001_retention_indexes.js',
+  '2026112603000001_transactional_attempts.js': '20261126030001_transactional_attempts.js',
+  '2026112605000001_send_permits.js': '20261126050001_send_permits.js',
+  '2026112607000001_transactional_unsubscribe_secret.js': '20261126070001_transactional_unsubscribe_secret.js',
+  '2026112608000001_audience_changes.js': '20261126080001_audience_changes.js',
+  '2026112809000001_admin_tokens.js': '20261128090001_admin_tokens.js',
+  '2026112810000001_unquote_addresses.js': '20261128100001_unquote_addresses.js',
+};
+
+/** Applied migrations recorded under an old name take their new one (idempotent). */
+async function renameApplied(db: Database): Promise<void> {
+  if (!(await db.schema.hasTable('knex_migrations'))) return;
+  await db.transaction(async (trx) => {
+    for (const [before, after] of Object.entries(RENAMED_MIGRATIONS)) {
+      await trx('knex_migrations').where({ name: before }).update({ name: after });
+    }
+  });
+}
+
+/**
  * Brings a database to the current schema: the knex migrations, then pg-boss's own schema and
  * the queues the dispatcher works (and none it no longer works). Idempotent, and safe to run
  * while the app runs.
  */
 export async function migrate(db: Database, connectionString: string): Promise<MigrationResult> {
+  await renameApplied(db);
   const [, applied] = (await db.migrate.latest({
     directory: MIGRATIONS_DIRECTORY,
     loadExtensions: ['.js'],

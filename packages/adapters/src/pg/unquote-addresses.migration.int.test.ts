@@ -5,11 +5,11 @@ import { MIGRATIONS_DIRECTORY } from './migrator';
 // docs/subscribers.md, "One form of an address": rows stored before the rule. The migration is
 // run again by hand on a migrated database that holds such rows.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const migration = require(path.join(MIGRATIONS_DIRECTORY, '2026112810000001_unquote_addresses.js')) as {
+const migration = require(path.join(MIGRATIONS_DIRECTORY, '20261128100001_unquote_addresses.js')) as {
   up(db: TestDatabase['db']): Promise<void>;
 };
 
-describe('migration 2026112810000001_unquote_addresses', () => {
+describe('migration 20261128100001_unquote_addresses', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
