@@ -31,7 +31,7 @@ const ESM_ONLY = [
 /** What both projects share: the TypeScript transform and the workspace module names. */
 const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/apps', '<rootDir>/test'],
+  roots: ['<rootDir>/packages', '<rootDir>/apps'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
     // got 14 and part of its tree are ESM-only. Node 20 loads them natively (require(esm)),
@@ -43,10 +43,10 @@ const common = {
     '^@mailcast/(domain|send-engine|core|adapters|devkit|client)$': '<rootDir>/packages/$1/src',
     // The few files core exports on their own (package.json "exports"), for worker threads.
     '^@mailcast/core/(sending/broadcast-renderer)$': '<rootDir>/packages/core/src/$1',
-    '^@mailcast/testkit$': '<rootDir>/test/support',
+    '^@mailcast/testkit$': '<rootDir>/packages/testkit/src',
     // One testkit module alone, for a unit test that must not load the whole kit (it loads the
     // adapters, and with them pg, pg-boss and nodemailer: seconds per file).
-    '^@mailcast/testkit/(.+)$': '<rootDir>/test/support/$1',
+    '^@mailcast/testkit/(.+)$': '<rootDir>/packages/testkit/src/$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.data/'],
   setupFiles: ['reflect-metadata'],
@@ -72,15 +72,15 @@ const config: Config = {
       displayName: 'integration',
       testMatch: ['**/*.int.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '\\.timing\\.int\\.test\\.ts$'],
-      globalSetup: '<rootDir>/test/global-setup.ts',
-      globalTeardown: '<rootDir>/test/global-teardown.ts',
+      globalSetup: '<rootDir>/packages/testkit/src/global-setup.ts',
+      globalTeardown: '<rootDir>/packages/testkit/src/global-teardown.ts',
     },
     {
       ...common,
       displayName: 'timing',
       testMatch: ['**/*.timing.int.test.ts'],
-      globalSetup: '<rootDir>/test/global-setup.ts',
-      globalTeardown: '<rootDir>/test/global-teardown.ts',
+      globalSetup: '<rootDir>/packages/testkit/src/global-setup.ts',
+      globalTeardown: '<rootDir>/packages/testkit/src/global-teardown.ts',
     },
   ],
   maxWorkers: 2,

@@ -6,7 +6,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from '../test/support/net';
+import { freePort } from '../packages/testkit/src/net';
 
 // One free-port helper for tests and benchmarks.
 export { freePort };

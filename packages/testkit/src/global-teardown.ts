@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { ADMIN_URL_ENV, TEMPLATE_ENV } from './support/env';
+import { ADMIN_URL_ENV, TEMPLATE_ENV } from './env';
 
 export default async function globalTeardown(): Promise<void> {
   const cluster = globalThis.__MAILCAST_TEST_PG__;

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
-import { createDatabase, migrate } from '../packages/adapters/src';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../packages/devkit/src';
+import { createDatabase, migrate } from '../../adapters/src';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../devkit/src';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { ADMIN_URL_ENV, TEMPLATE_ENV } from './support/env';
-import { freePort } from './support/net';
+import { ADMIN_URL_ENV, TEMPLATE_ENV } from './env';
+import { freePort } from './net';
 
 declare global {
   var __MAILCAST_TEST_PG__: EmbeddedDatabase | undefined;
