@@ -1,5 +1,6 @@
 import type { SubscriberFilter } from '@mailcast/core';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 
 /**
  * The audience's change counter as it stands now: a value that every statement changing
@@ -27,7 +28,6 @@ export type KeptCounts = Kept<number>;
 
 interface Entry<T> {
   value: Promise<T>;
-  expiresAt: number;
   settled?: { value: T };
   /** What the entry counts against the budget: 1 while it runs, then its value's weight. */
   weight: number;
@@ -46,23 +46,31 @@ export interface Measures<T> {
  * per key and time-to-live instead of once per request, a page costs only its page. Callers that
  * ask for a key being computed share that one computation, so a burst of identical requests runs
  * one query, not one each. A failed computation is not kept. The kept values' total weight is
- * bounded (`maxWeight`); the oldest go first.
+ * bounded (`maxWeight`); the least recently used go first, and a value heavier than the whole
+ * budget is not kept. The store is lru-cache's.
  *
  * With a change counter, results are kept per reading of it (`current()`): a result taken before
  * a committed change is never served after it, and the time-to-live only bounds what the counter
  * cannot see (a change that commits while the query runs, docs/segments.md).
  */
 export class KeptResults<T> {
-  private readonly entries = new Map<string, Entry<T>>();
-  private weight = 0;
+  private readonly entries: LRUCache<string, Entry<T>> | null;
 
   constructor(
-    private readonly ttlMs: number,
-    private readonly maxWeight: number,
+    ttlMs: number,
+    maxWeight: number,
     private readonly measures: Measures<T>,
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
     private readonly changes: ChangeCounter = async () => '',
-  ) {}
+  ) {
+    // lru-cache serves an entry until its age exceeds `ttl`; a value is kept for less than
+    // `ttlMs` (at most the time-to-live, never at it), so the last millisecond is not lru-cache's.
+    const ttl = ttlMs - 1;
+    // It also reads an entry set at instant 0 as one without a time-to-live, which a test clock
+    // starting at 0 would hit: its clock is ours, one second on (ages are the same).
+    const perf = { now: () => now() + 1_000 };
+    this.entries = ttl > 0 ? new LRUCache<string, Entry<T>>({ ttl, ttlResolution: 0, maxSize: maxWeight, sizeCalculation: (e) => e.weight, perf }) : null;
+  }
 
   /** The results kept for the audience as it is now (one read of the change counter). */
   async current(): Promise<Kept<T>> {
@@ -85,62 +93,43 @@ export class KeptResults<T> {
    * find, so it is always current; only large ones are reused. One still running is shared.
    */
   get(key: string, compute: () => Promise<T>, recomputeUpTo = -1): Promise<T> {
-    const at = this.now();
-    const entry = this.entries.get(key);
-    if (entry !== undefined && entry.expiresAt > at && (entry.settled === undefined || this.measures.size(entry.settled.value) > recomputeUpTo)) {
+    const entries = this.entries;
+    if (entries === null) return compute();
+    const entry = entries.get(key);
+    if (entry !== undefined && (entry.settled === undefined || this.measures.size(entry.settled.value) > recomputeUpTo)) {
       return entry.value;
     }
-    if (this.ttlMs <= 0) return compute();
     const value = compute();
-    this.put(key, value, at);
+    this.put(entries, key, value);
     value.catch(() => {
-      if (this.entries.get(key)?.value === value) this.drop(key);
+      if (entries.peek(key)?.value === value) entries.delete(key);
     });
     return value;
   }
 
   /** The kept value of `key` when one has been computed and is still fresh, without computing. */
   known(key: string): T | undefined {
-    const entry = this.entries.get(key);
-    return entry !== undefined && entry.expiresAt > this.now() ? entry.settled?.value : undefined;
+    return this.entries?.peek(key)?.settled?.value;
   }
 
   /** A value known exactly by other means (a page that proves its total) replaces the kept one. */
   remember(key: string, value: T): void {
-    if (this.ttlMs > 0) this.put(key, Promise.resolve(value), this.now(), value);
+    if (this.entries !== null) this.put(this.entries, key, Promise.resolve(value), value);
   }
 
-  private put(key: string, value: Promise<T>, at: number, settled?: T): void {
-    this.drop(key);
-    // Oldest first: a Map iterates in insertion order, and every put re-inserts its key, so the
-    // expired ones are at the front.
-    for (const [k, e] of this.entries) {
-      if (e.expiresAt > at && this.weight < this.maxWeight) break;
-      this.drop(k);
-    }
-    const entry: Entry<T> = { value, expiresAt: at + this.ttlMs, weight: 1 };
-    this.entries.set(key, entry);
-    this.weight += 1;
+  private put(entries: LRUCache<string, Entry<T>>, key: string, value: Promise<T>, settled?: T): void {
+    const entry: Entry<T> = { value, weight: 1 };
+    entries.delete(key);
+    entries.set(key, entry);
     const settle = (v: T) => {
       entry.settled = { value: v };
-      if (this.entries.get(key) !== entry) return;
-      const weight = Math.max(1, this.measures.weigh(v));
-      this.weight += weight - entry.weight;
-      entry.weight = weight;
-      for (const k of this.entries.keys()) {
-        if (this.weight <= this.maxWeight || k === key) break;
-        this.drop(k);
-      }
+      if (entries.peek(key) !== entry) return;
+      // Weighed again once known (a new entry: lru-cache sizes a value when it changes); its
+      // time-to-live still counts from the computation's start.
+      entries.set(key, { ...entry, weight: Math.max(1, this.measures.weigh(v)) }, { noUpdateTTL: true });
     };
     if (settled !== undefined) settle(settled);
     else value.then(settle, () => undefined);
-  }
-
-  private drop(key: string): void {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return;
-    this.entries.delete(key);
-    this.weight -= entry.weight;
   }
 }
 
