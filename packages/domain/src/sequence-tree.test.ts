@@ -6,7 +6,7 @@ import { defaultParent, deleteStep, insertStep, moveStep, SequenceTree, treeChan
  * Trees written as nested lists: `[id, action, children]`; a condition's children are its true
  * and false branches, written `['T', id, children]` / `['F', id, children]`.
  */
-type Spec = [number, string, Spec[]?] | ['T' | 'F', number, Spec[]?];
+type Spec = Array<number | string | Spec[]>;
 
 function build(spec: Spec, parentId: number | null = null, out: StepNode[] = []): StepNode[] {
   if (spec[0] === 'T' || spec[0] === 'F') {

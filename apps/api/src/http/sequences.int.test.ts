@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { expectResponseMatchesDocument } from '../openapi/test-support/match-document';
 import { useApi } from '../test-support/harness';
 
 /** docs/sequences.md: sequences and their step tree through HTTP. */
@@ -298,5 +299,33 @@ describe('sequences API', () => {
     expect((await as().get(`/api/v1/sequences/${id}/steps/${c}`)).status).toBe(404);
     await as().delete(`/api/v1/sequences/${id}/steps/${a}`);
     expect((await shape(id)).tree).toBe(`E(${b})`);
+  });
+
+  it('answers as the OpenAPI document says', async () => {
+    const id = await newSequence({ label: 'Documented', init_tag: 'doc' });
+    const answers = [
+      await as().get('/api/v1/sequences'),
+      await as().patch(`/api/v1/sequences/${id}`, { active: true, unknown_field: 1 }),
+      await as().post(`/api/v1/sequences/${id}/steps`, { subject: 'Hi' }),
+      await as().post(`/api/v1/sequences/${id}/steps`, { action: 'condition', condition_setting: 'any_email_clicked' }),
+      await as().post(`/api/v1/sequences/${id}/steps`, { action: 'make_http_request', url: 'https://93.184.215.14/x', headers: { 'X-A': 'b' } }),
+      await as().get(`/api/v1/sequences/${id}?include_steps=true`),
+      await as().get(`/api/v1/sequences/${id}/steps`),
+      await as().post(`/api/v1/sequences/${id}/add_subscriber`, { subscriber: { email: 'doc@example.com' } }),
+      await as().post(`/api/v1/sequences/${id}/add_subscriber`, { email: 'doc@example.com' }),
+      await as().get(`/api/v1/sequences/${id}/list_subscribers`),
+      await as().delete(`/api/v1/sequences/${id}/remove_subscriber`, { email: 'doc@example.com' }),
+      await as().post(`/api/v1/sequences/${id}/steps`, { action: 'delay' }),
+      await as().get(`/api/v1/sequences/${id}/steps/999999`),
+    ];
+    const steps = answers[6]!.body.data as Array<{ id: number; action: string }>;
+    const email = steps.find((s) => s.action === 'send_email')!.id;
+    answers.push(await as().get(`/api/v1/sequences/${id}/steps/${email}`));
+    const condition = steps.find((s) => s.action === 'condition')!.id;
+    answers.push(await as().post(`/api/v1/sequences/${id}/steps/${condition}/move`, { under_id: steps[0]!.id }));
+    answers.push(await as().delete(`/api/v1/sequences/${id}/steps/${email}`));
+    answers.push(await as().delete(`/api/v1/sequences/${id}`));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 201, 201, 201, 200, 200, 201, 200, 200, 200, 422, 404, 200, 200, 200, 200]);
+    for (const answer of answers) expectResponseMatchesDocument(answer);
   });
 });
