@@ -142,6 +142,11 @@ export class PgSequenceRepository implements SequenceRepository {
     return row ? toSequence(row) : null;
   }
 
+  async channelOf(id: number): Promise<number | null> {
+    const row = (await this.db('sequences').where({ id }).first('channel_id')) as { channel_id: number } | undefined;
+    return row === undefined ? null : Number(row.channel_id);
+  }
+
   async existing(channelId: number, ids: readonly number[]): Promise<number[]> {
     if (ids.length === 0) return [];
     const rows = (await this.db('sequences').where({ channel_id: channelId }).whereIn('id', [...ids]).select('id')) as Array<{ id: number }>;

@@ -21,6 +21,8 @@ export interface SequenceRepository {
   create(channelId: number, settings: SequenceSettings, now: Date): Promise<Sequence>;
   /** `forUpdate` locks the row: tree edits of one sequence take turns on it. */
   findById(channelId: number, id: number, options?: { forUpdate?: boolean }): Promise<Sequence | null>;
+  /** The channel of a sequence, for the operator's tools that name a sequence alone; null when none. */
+  channelOf(id: number): Promise<number | null>;
   /** Those of `ids` that are sequences of the channel. */
   existing(channelId: number, ids: readonly number[]): Promise<number[]>;
   list(channelId: number, page: Page): Promise<{ items: Sequence[]; total: number }>;
