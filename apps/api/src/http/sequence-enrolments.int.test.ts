@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { Repositories } from '@mailcast/core';
 import { useApi } from '../test-support/harness';
 
 /** docs/sequences.md: enrolments through the API, the tag trigger, the leaving rules, pause and resume. */
@@ -182,6 +183,14 @@ describe('sequence enrolments', () => {
       await as().post(`/api/v1/subscribers/${name === 'unsubscribe' ? 'resubscribe' : 'activate'}.json`, { email });
       expect(await statusOf(a, email)).toBe('removed');
     }
+  });
+
+  it('a hard bounce or complaint (the sending pipeline deactivating the subscriber) removes them too', async () => {
+    const id = await newSequence({ active: true });
+    const subscriber = (await enrol(id, { email: 'bounced@example.com' })).body.subscriber.id as number;
+    await api.container.resolve<Repositories>(Repositories).recipients.deactivateSubscriber(subscriber, new Date());
+    expect(await statusOf(id, subscriber)).toBe('removed');
+    expect((await events(id)).at(-1)).toEqual(['sequence.subscriber_removed', 'removed', 'bounced@example.com']);
   });
 
   it('pauses every enrolment when switched off and resumes them when switched on, each with its event', async () => {
