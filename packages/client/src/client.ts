@@ -42,6 +42,13 @@ export type SegmentRule = Schemas['SegmentRule'];
 export type SegmentInput = Schemas['SegmentInput'];
 export type SegmentCreateInput = Schemas['SegmentCreateInput'];
 export type SegmentWithMembers = Schemas['SegmentWithMembers'];
+export type Sequence = Schemas['Sequence'];
+export type SequenceWithSteps = Schemas['SequenceWithSteps'];
+export type SequenceInput = Schemas['SequenceInput'];
+export type SequenceStep = Schemas['SequenceStep'];
+export type SequenceStepInput = Schemas['SequenceStepInput'];
+export type SubscriberSequence = Schemas['SubscriberSequence'];
+export type SequenceSubscriberInput = Schemas['SequenceSubscriberInput'];
 export type EmailServer = Schemas['EmailServer'];
 export type EmailServerCreateInput = Schemas['EmailServerCreateInput'];
 export type EmailServerUpdateInput = Schemas['EmailServerUpdateInput'];
@@ -206,6 +213,32 @@ export class MailcastClient {
     /** `rules` replaces the whole rule list. */
     update: (id: number, segment: SegmentInput) => this.call('updateSegment', { params: { id }, body: { segment } }),
     delete: (id: number) => this.call('deleteSegment', { params: { id } }),
+  };
+
+  /** Sequences, named as the reference service's clients name them. */
+  readonly sequences = {
+    listSequences: (page: Page = {}) => this.call('listSequences', { query: page }),
+    /** `includeSteps` adds every step, depth-first. */
+    getSequence: (id: number, includeSteps = false) => this.call('getSequence', { params: { id }, query: includeSteps ? { include_steps: true } : {} }),
+    createSequence: (sequence: SequenceInput = {}) => this.call('createSequence', { body: { sequence } }),
+    updateSequence: (id: number, sequence: SequenceInput) => this.call('updateSequence', { params: { id }, body: { sequence } }),
+    /** 422 while a move_to_sequence step of another sequence targets it. */
+    deleteSequence: (id: number) => this.call('deleteSequence', { params: { id } }),
+    /** 201 enrolled; 200 with the already_enrolled warning; `restart` starts an ended enrolment again. */
+    addSubscriber: (id: number, subscriber: SequenceSubscriberInput, options: { restart?: boolean } = {}) =>
+      this.call('addSequenceSubscriber', { params: { id }, body: { subscriber, ...options } }),
+    removeSubscriber: (id: number, email: string) => this.call('removeSequenceSubscriber', { params: { id }, body: { subscriber: { email } } }),
+    /** Newest first, 10 a page. */
+    listSubscribers: (id: number, query: QueryOf<'listSequenceSubscribers'> = {}) => this.call('listSequenceSubscribers', { params: { id }, query }),
+    listSteps: (id: number) => this.call('listSequenceSteps', { params: { id } }),
+    getStep: (id: number, stepId: number) => this.call('getSequenceStep', { params: { id, step_id: stepId } }),
+    /** Default action send_email, default parent the end of the main line. */
+    createStep: (id: number, step: SequenceStepInput) => this.call('createSequenceStep', { params: { id }, body: { step } }),
+    updateStep: (id: number, stepId: number, step: SequenceStepInput) =>
+      this.call('updateSequenceStep', { params: { id, step_id: stepId }, body: { step } }),
+    deleteStep: (id: number, stepId: number) => this.call('deleteSequenceStep', { params: { id, step_id: stepId } }),
+    moveStep: (id: number, stepId: number, underId: number) =>
+      this.call('moveSequenceStep', { params: { id, step_id: stepId }, body: { step: { under_id: underId } } }),
   };
 
   readonly emailServers = {

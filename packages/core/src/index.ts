@@ -80,6 +80,15 @@ export {
   type NewChannel,
   type NewEmailServer,
   type NewSegment,
+  type Enrolment,
+  type NewSequenceStep,
+  type Sequence,
+  type SequenceChanges,
+  type SequenceCounts,
+  type SequenceRepository,
+  type SequenceSettings,
+  type SequenceStep,
+  type StepStatistics,
   type NewSubscriber,
   type NewSubscriberConfirmation,
   type NewTransactional,
@@ -253,6 +262,21 @@ export { UpdateSegment } from './segments/update-segment';
 export { DeleteSegment } from './segments/delete-segment';
 export { ListSegments } from './segments/list-segments';
 export { GetSegment, SEGMENT_PAGE_SIZE } from './segments/get-segment';
+export { DEFAULT_SEQUENCE_LABEL, SEQUENCE_NOT_FOUND, STEP_NOT_FOUND } from './sequences/sequence-rules';
+export { CreateSequence } from './sequences/create-sequence';
+export { GetSequence, type SequenceView } from './sequences/get-sequence';
+export { ListSequences } from './sequences/list-sequences';
+export { UpdateSequence } from './sequences/update-sequence';
+export { DeleteSequence } from './sequences/delete-sequence';
+export { CreateStep } from './sequences/create-step';
+export { GetStep, ListSteps } from './sequences/list-steps';
+export { UpdateStep } from './sequences/update-step';
+export { DeleteStep } from './sequences/delete-step';
+export { MoveStep } from './sequences/move-step';
+export type { StepInput } from './sequences/step-rules';
+export { AddSequenceSubscriber, SUBSCRIBER_NOT_ACTIVE, type AddSequenceSubscriberInput, type AddSequenceSubscriberResult } from './sequences/add-sequence-subscriber';
+export { NOT_IN_SEQUENCE, RemoveSequenceSubscriber } from './sequences/remove-sequence-subscriber';
+export { ENROLMENTS_PAGE_SIZE, ListSequenceSubscribers } from './sequences/list-sequence-subscribers';
 
 // Suppressions.
 export { ListSuppressions } from './suppressions/list-suppressions';

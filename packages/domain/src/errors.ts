@@ -23,7 +23,9 @@ export type DomainErrorCode =
   | 'invalid_order'
   | 'invalid_limit'
   | 'invalid_duration'
-  | 'invalid_secret_entropy';
+  | 'invalid_secret_entropy'
+  | 'sequence_step_tree'
+  | 'enrolment_transition';
 
 export class DomainError extends Error {
   override readonly name = 'DomainError';

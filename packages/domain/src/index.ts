@@ -190,3 +190,40 @@ export {
   type SubscriberEventData,
   type WebhookEnvelope,
 } from './events';
+
+// Sequences: the step tree, each action's fields, enrolments.
+export {
+  checkParent,
+  defaultParent,
+  deleteStep,
+  insertStep,
+  moveStep,
+  SequenceTree,
+  treeChanges,
+  type StepNode,
+} from './sequence-tree';
+export {
+  CONDITION_SETTINGS,
+  CREATABLE_STEP_ACTIONS,
+  HTTP_METHODS,
+  MAX_STEP_DELAY_SECONDS,
+  parseStepSettings,
+  STEP_ACTIONS,
+  STEP_FIELDS,
+  type ConditionSetting,
+  type StepAction,
+  type StepFieldErrors,
+  type StepSettings,
+} from './sequence-step';
+export {
+  decideEnrol,
+  ENDED_ENROLMENT_STATUSES,
+  ENROLMENT_STATUSES,
+  isEnrolmentStatus,
+  LIVE_ENROLMENT_STATUSES,
+  pauseTransition,
+  SEQUENCE_ALREADY_COMPLETED,
+  type EnrolDecision,
+  type EnrolmentStatus,
+  type SequenceEventData,
+} from './sequence';

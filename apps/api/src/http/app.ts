@@ -11,6 +11,7 @@ import { broadcastsRoutes } from './broadcasts.routes';
 import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery.routes';
 import { segmentsRoutes } from './segments.routes';
+import { sequencesRoutes } from './sequences.routes';
 import { emailServersRoutes } from './email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
@@ -68,6 +69,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(transactionalsRoutes(container));
   api.use(discoveryRoutes(container));
   api.use(segmentsRoutes(container));
+  api.use(sequencesRoutes(container));
   api.use(emailServersRoutes(container));
   app.use('/api/v1', api);
   // The web dashboard's static files: public like the docs; its calls carry the user's token.

@@ -12,7 +12,7 @@ describe('isolation and permissions on every endpoint', () => {
   let owner: string;
   let ownerChannel: number;
   let stranger: string;
-  let ids: { broadcast: number; endpoint: number; email: string; server: number; segment: number; template: number; transactional: number };
+  let ids: { broadcast: number; endpoint: number; email: string; server: number; segment: number; template: number; transactional: number; sequence: number; step: number };
 
   beforeAll(async () => {
     // Every operation's 401 without a token comes from one address: more than the default failed-auth limit.
@@ -39,9 +39,15 @@ describe('isolation and permissions on every endpoint', () => {
     const transactional = await request(api.app).post('/api/v1/transactionals.json').set(auth).send({ to: 'receipt@example.com', subject: 'S', body: 'B' });
     expect(transactional.status).toBe(201);
     expect((await request(api.app).post('/api/v1/suppressions.json').set(auth).send({ email: 'kept@example.com' })).status).toBe(201);
+    const sequence = await request(api.app).post('/api/v1/sequences').set(auth).send({ sequence: { label: 'Owners' } });
+    expect(sequence.status).toBe(201);
+    const step = await request(api.app).post(`/api/v1/sequences/${sequence.body.id}/steps`).set(auth).send({ step: { subject: 'S' } });
+    expect(step.status).toBe(201);
+    expect((await request(api.app).post(`/api/v1/sequences/${sequence.body.id}/add_subscriber`).set(auth).send({ email: 'owner@example.com' })).status).toBe(201);
     ids = {
       broadcast: broadcast.id, endpoint: endpoint.body.id, email: 'owner@example.com', server: server.body.id,
       segment: segment.body.id, template: template.body.id, transactional: transactional.body.id,
+      sequence: sequence.body.id, step: step.body.id,
     };
   });
   afterAll(() => api.close());
@@ -65,6 +71,7 @@ describe('isolation and permissions on every endpoint', () => {
   const W = 'Webhook endpoint not found';
   const E = 'Email server not found';
   const SEG = 'Segment not found';
+  const SEQ = 'Sequence not found';
   const T = 'Template not found';
   const TX = 'Transactional not found';
   const GLOBAL = 'Admin API token required for global suppressions';
@@ -129,6 +136,20 @@ describe('isolation and permissions on every endpoint', () => {
     { name: 'create segment', method: 'post', path: () => '/api/v1/segments', permission: 'segments_write', body: () => ({ segment: { name: 'Theirs' } }), stranger: { status: 200, empty: () => 0 } },
     { name: 'update segment', method: 'patch', path: () => `/api/v1/segments/${ids.segment}`, permission: 'segments_write', body: () => ({ segment: { name: 'taken' } }), stranger: { status: 404, error: SEG } },
     { name: 'delete segment', method: 'delete', path: () => `/api/v1/segments/${ids.segment}`, permission: 'segments_write', stranger: { status: 404, error: SEG } },
+    { name: 'list sequences', method: 'get', path: () => '/api/v1/sequences', permission: 'sequences_read', stranger: { status: 200, empty: (b) => b.total } },
+    { name: 'create sequence', method: 'post', path: () => '/api/v1/sequences', permission: 'sequences_write', body: () => ({ sequence: { label: 'Theirs' } }), stranger: { status: 200, empty: () => 0 } },
+    { name: 'get sequence', method: 'get', path: () => `/api/v1/sequences/${ids.sequence}?include_steps=true`, permission: 'sequences_read', stranger: { status: 404, error: SEQ } },
+    { name: 'update sequence', method: 'patch', path: () => `/api/v1/sequences/${ids.sequence}`, permission: 'sequences_write', body: () => ({ sequence: { active: true } }), stranger: { status: 404, error: SEQ } },
+    { name: 'delete sequence', method: 'delete', path: () => `/api/v1/sequences/${ids.sequence}`, permission: 'sequences_write', stranger: { status: 404, error: SEQ } },
+    { name: 'add sequence subscriber', method: 'post', path: () => `/api/v1/sequences/${ids.sequence}/add_subscriber`, permission: 'sequences_write', body: () => ({ email: 'theirs@example.com' }), stranger: { status: 404, error: SEQ } },
+    { name: 'remove sequence subscriber', method: 'delete', path: () => `/api/v1/sequences/${ids.sequence}/remove_subscriber`, permission: 'sequences_write', body: () => ({ email: 'owner@example.com' }), stranger: { status: 404, error: SEQ } },
+    { name: 'list sequence subscribers', method: 'get', path: () => `/api/v1/sequences/${ids.sequence}/list_subscribers`, permission: 'sequences_read', stranger: { status: 404, error: SEQ } },
+    { name: 'list sequence steps', method: 'get', path: () => `/api/v1/sequences/${ids.sequence}/steps`, permission: 'sequences_read', stranger: { status: 404, error: SEQ } },
+    { name: 'create sequence step', method: 'post', path: () => `/api/v1/sequences/${ids.sequence}/steps`, permission: 'sequences_write', body: () => ({ step: { subject: 'Theirs' } }), stranger: { status: 404, error: SEQ } },
+    { name: 'get sequence step', method: 'get', path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`, permission: 'sequences_read', stranger: { status: 404, error: SEQ } },
+    { name: 'update sequence step', method: 'patch', path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`, permission: 'sequences_write', body: () => ({ step: { subject: 'taken' } }), stranger: { status: 404, error: SEQ } },
+    { name: 'delete sequence step', method: 'delete', path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`, permission: 'sequences_write', stranger: { status: 404, error: SEQ } },
+    { name: 'move sequence step', method: 'post', path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}/move`, permission: 'sequences_write', body: () => ({ under_id: ids.step }), stranger: { status: 404, error: SEQ } },
     { name: 'list templates', method: 'get', path: () => '/api/v1/templates', permission: 'templates_read', stranger: { status: 200, empty: (b) => b.total } },
     { name: 'get template', method: 'get', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_read', stranger: { status: 404, error: T } },
     { name: 'create template', method: 'post', path: () => '/api/v1/templates', permission: 'templates_write', body: () => ({ template: { label: 'Theirs', subject: 'S', body: 'B' } }), stranger: { status: 200, empty: () => 0 } },
@@ -163,6 +184,9 @@ describe('isolation and permissions on every endpoint', () => {
     endpoints: await api.database.db('webhook_endpoints').orderBy('id').select('id', 'description', 'active'),
     servers: await api.database.db('email_servers').orderBy('id').select('id', 'name', 'dkim_private_key'),
     suppressions: await api.database.db('suppressions').where({ channel_id: ownerChannel }).orderBy('email').select('email'),
+    sequences: await api.database.db('sequences').where({ channel_id: ownerChannel }).orderBy('id').select('id', 'label', 'active'),
+    steps: await api.database.db('sequence_steps').orderBy('id').select('id', 'sequence_id', 'parent_id', 'settings'),
+    enrolments: await api.database.db('subscriber_sequences').where({ channel_id: ownerChannel }).orderBy('id').select('id', 'status'),
   });
 
   /**
@@ -176,7 +200,7 @@ describe('isolation and permissions on every endpoint', () => {
     const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => path.startsWith('/api/v1/') && !WITHOUT_PERMISSION.has(path))
       .flatMap(([path, item]) => Object.keys(item).filter((m) => ['get', 'post', 'patch', 'delete'].includes(m)).map((m) => `${m} ${path}`));
-    const covered = OPERATIONS.map((op) => `${op.method} ${op.path().split('?')[0]!.replace(/\/\d+(?=\/|\.json$|$)/, '/{id}')}`);
+    const covered = OPERATIONS.map((op) => `${op.method} ${op.path().split('?')[0]!.replace(/\/\d+(?=\/|\.json$|$)/, '/{id}').replace(/\/\d+(?=\/|$)/, '/{step_id}')}`);
     expect([...new Set(covered)].sort()).toEqual([...new Set(documented)].sort());
   });
 
@@ -210,6 +234,9 @@ describe('isolation and permissions on every endpoint', () => {
       expect(after.endpoints.slice(0, before.endpoints.length)).toEqual(before.endpoints);
       expect(after.servers.slice(0, before.servers.length)).toEqual(before.servers);
       expect(after.suppressions).toEqual(before.suppressions);
+      expect(after.sequences).toEqual(before.sequences);
+      expect(after.steps.slice(0, before.steps.length)).toEqual(before.steps);
+      expect(after.enrolments).toEqual(before.enrolments);
     });
   });
 });

@@ -24,10 +24,10 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
   }),
   Warnings: arrayOf(
     closed({
-      code: { const: 'unrecognized_parameter' },
+      code: { type: 'string', enum: ['unrecognized_parameter', 'already_enrolled'], description: '`already_enrolled`: add_subscriber found the subscriber in the sequence already.' },
       param: string('The attribute, as the body named it.'),
       message: string(),
     }),
-    'Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some.',
+    'What the request did not do as asked (attributes the API does not take, a subscriber already enrolled): it succeeded all the same. Present only when there are some.',
   ),
 };

@@ -11,6 +11,7 @@ import { TEMPLATE_PATHS, TEMPLATES } from './templates.paths';
 import { TRANSACTIONAL_PATHS, TRANSACTIONALS } from './transactionals.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
 import { SEGMENT_PATHS } from './segments.paths';
+import { SEQUENCE_PATHS, SEQUENCES } from './sequences.paths';
 import { EMAIL_SERVER_PATHS } from './email-servers.paths';
 import { INBOUND, INBOUND_PATHS } from './inbound.paths';
 
@@ -32,6 +33,7 @@ const PATHS: Record<string, Json> = {
   ...TRANSACTIONAL_PATHS,
   ...DISCOVERY_PATHS,
   ...SEGMENT_PATHS,
+  ...SEQUENCE_PATHS,
   ...EMAIL_SERVER_PATHS,
   ...INBOUND_PATHS,
 };
@@ -151,10 +153,7 @@ const WEBHOOK_EVENTS = {
   emailEvent: webhook('emailEvent', 'Email events', EVENT_TYPE_GROUPS.email, ref('EmailEventData')),
   broadcastEvent: webhook('broadcastEvent', 'Broadcast events', EVENT_TYPE_GROUPS.broadcast, ref('BroadcastEventData')),
   attemptExhausted: webhook('attemptExhaustedEvent', 'Retries exhausted', ['message.attempt.exhausted'], ref('AttemptExhaustedEventData')),
-  sequenceEvent: webhook('sequenceEvent', 'Sequence events', EVENT_TYPE_GROUPS.sequence, {
-    type: 'object',
-    description: 'Not specified.',
-  }),
+  sequenceEvent: webhook('sequenceEvent', 'Sequence events', EVENT_TYPE_GROUPS.sequence, ref('SequenceEventData')),
   testWebhook: webhook('testWebhookEvent', 'Test event', ['test.webhook'], {
     type: 'object',
     description: 'Sent by the test operation; the data is informational.',
@@ -186,6 +185,7 @@ export function buildOpenApiDocument(): Json {
       { name: SUBSCRIBERS, description: "The people on the channel's list." },
       { name: WEBHOOKS, description: 'Customer URLs receiving signed event notifications, and their delivery history.' },
       { name: SEGMENTS, description: 'Audiences defined by rules, evaluated when read or sent to.' },
+      { name: SEQUENCES, description: 'Drip automations: a tree of steps each enrolled subscriber walks.' },
       { name: EMAIL_SERVERS, description: 'The SMTP servers a channel sends through: TLS, credentials, sending limits and DKIM.' },
       { name: DISCOVERY, description: 'What a client asks first: who it is, whether the channel can send, and this document.' },
       { name: OPERATIONS, description: 'Health, metrics and this documentation; no authentication.' },

@@ -4,6 +4,7 @@ import { DISCOVERY_SCHEMAS } from './discovery.schemas';
 import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
 import { PREVIEW_SCHEMAS } from './preview.schemas';
 import { SEGMENT_SCHEMAS } from './segments.schemas';
+import { SEQUENCE_SCHEMAS } from './sequences.schemas';
 import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
 import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
@@ -297,6 +298,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...TRANSACTIONAL_SCHEMAS,
   ...DISCOVERY_SCHEMAS,
   ...SEGMENT_SCHEMAS,
+  ...SEQUENCE_SCHEMAS,
   ...PREVIEW_SCHEMAS,
   ...EMAIL_SERVER_SCHEMAS,
 };

@@ -4,6 +4,7 @@ import type { Command } from './command';
 import { emailServerAdd } from './email-server';
 import { segmentCount, segmentCreate } from './segment';
 import { secretsReencrypt } from './secrets';
+import { sequenceEnrol, sequenceList } from './sequence';
 import { subscribersImport } from './subscribers';
 import { templateCreate, templateDelete, templateList } from './template';
 import { transactionalSend, transactionalShow } from './transactional';
@@ -19,6 +20,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'subscribers import': subscribersImport,
   'segment create': segmentCreate,
   'segment count': segmentCount,
+  'sequence list': sequenceList,
+  'sequence enrol': sequenceEnrol,
   'secrets reencrypt': secretsReencrypt,
   'template create': templateCreate,
   'template list': templateList,

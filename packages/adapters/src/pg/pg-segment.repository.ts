@@ -108,17 +108,25 @@ export class PgSegmentRepository implements SegmentRepository {
     return row ? toSegment(row as SegmentRow) : null;
   }
 
-  async delete(channelId: number, id: number, blockingStatuses: readonly BroadcastStatus[]): Promise<'deleted' | 'not_found' | 'targeted'> {
-    // One statement: a broadcast scheduled between a check and the delete cannot slip through.
-    const { rows } = await this.db.raw<{ rows: Array<{ deleted: boolean; targeted: boolean }> }>(
+  async delete(
+    channelId: number,
+    id: number,
+    blockingStatuses: readonly BroadcastStatus[],
+  ): Promise<'deleted' | 'not_found' | 'targeted' | 'in_sequence'> {
+    // One statement: a broadcast scheduled or a sequence pointed at it between a check and the
+    // delete cannot slip through.
+    const { rows } = await this.db.raw<{ rows: Array<{ deleted: boolean; targeted: boolean; in_sequence: boolean }> }>(
       `WITH target AS (SELECT id FROM segments WHERE channel_id = :channelId AND id = :id),
             blocking AS (SELECT 1 FROM broadcasts WHERE channel_id = :channelId AND :id = ANY(segment_ids) AND status = ANY(:statuses)),
-            deleted AS (DELETE FROM segments WHERE id IN (SELECT id FROM target) AND NOT EXISTS (SELECT 1 FROM blocking) RETURNING id)
-       SELECT EXISTS (SELECT 1 FROM deleted) AS deleted, EXISTS (SELECT 1 FROM target) AND EXISTS (SELECT 1 FROM blocking) AS targeted`,
+            sequenced AS (SELECT 1 FROM sequences WHERE channel_id = :channelId AND (init_segment_id = :id OR :id = ANY(excluded_segment_ids))),
+            deleted AS (DELETE FROM segments WHERE id IN (SELECT id FROM target) AND NOT EXISTS (SELECT 1 FROM blocking)
+                          AND NOT EXISTS (SELECT 1 FROM sequenced) RETURNING id)
+       SELECT EXISTS (SELECT 1 FROM deleted) AS deleted, EXISTS (SELECT 1 FROM target) AND EXISTS (SELECT 1 FROM blocking) AS targeted,
+              EXISTS (SELECT 1 FROM target) AND EXISTS (SELECT 1 FROM sequenced) AS in_sequence`,
       { channelId, id, statuses: this.db.raw('?::text[]', [[...blockingStatuses]]) },
     );
     const row = rows[0]!;
-    return row.deleted ? 'deleted' : row.targeted ? 'targeted' : 'not_found';
+    return row.deleted ? 'deleted' : row.targeted ? 'targeted' : row.in_sequence ? 'in_sequence' : 'not_found';
   }
 
   /**

@@ -18,6 +18,7 @@ import { PgSuppressionRepository } from './pg-suppression.repository';
 import { PgTemplateRepository } from './pg-template.repository';
 import { PgIdempotencyStore, PgTransactionalRepository } from './pg-transactional.repository';
 import { PgRecipientStore } from './pg-recipient-store';
+import { PgSequenceRepository } from './pg-sequence.repository';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
@@ -46,6 +47,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     transactionals: new PgTransactionalRepository(db, secrets),
     idempotency: new PgIdempotencyStore(db),
     bounces: new PgBounceRepository(db),
+    sequences: new PgSequenceRepository(db, eventRecorded),
   };
 }
 

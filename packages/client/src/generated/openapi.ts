@@ -631,6 +631,241 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sequences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sequences
+         * @description Most recently created first, each with its counts.
+         *
+         *     Permission: `sequences_read`.
+         */
+        get: operations["listSequences"];
+        put?: never;
+        /**
+         * Create a sequence
+         * @description It starts with its entry point step. 422 naming the field, nothing written: an id (email server, segment, parent sequence, topic) not of this channel; empty `email_server_ids` with `use_any_email_server` false; a segment both `init_segment_id` and excluded; turning off open or click tracking that a condition step reads.
+         *
+         *     Permission: `sequences_write`.
+         */
+        post: operations["createSequence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sequences/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a sequence
+         * @description Permission: `sequences_read`.
+         */
+        get: operations["getSequence"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sequence
+         * @description Steps and enrolments go with it, without events. A sequence that a move_to_sequence step of another sequence targets: 422.
+         *
+         *     Permission: `sequences_write`.
+         */
+        delete: operations["deleteSequence"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a sequence
+         * @description Only the fields given change. `active: false` pauses every active enrolment (`sequence.subscriber_paused` each), `true` resumes every paused one (`sequence.subscriber_resumed`). 422 naming the field, nothing written: an id (email server, segment, parent sequence, topic) not of this channel; empty `email_server_ids` with `use_any_email_server` false; a segment both `init_segment_id` and excluded; turning off open or click tracking that a condition step reads.
+         *
+         *     Permission: `sequences_write`.
+         */
+        patch: operations["updateSequence"];
+        trace?: never;
+    };
+    "/api/v1/sequences/{id}/add_subscriber": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enrol a subscriber
+         * @description An unknown address creates the subscriber. 201: enrolled at the entry point, due now (paused while the sequence is switched off), `sequence.subscriber_added` emitted. 200 with the `already_enrolled` warning: under way already. 422 "Subscriber has already completed this sequence" for an ended enrolment unless `restart: true`; 422 "Subscriber is not active". Also needs `subscribers_write`.
+         *
+         *     Permission: `sequences_write`.
+         */
+        post: operations["addSequenceSubscriber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sequences/{id}/list_subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List enrolments
+         * @description Newest first, 10 a page. Also needs `subscribers_read`.
+         *
+         *     Permission: `sequences_read`.
+         */
+        get: operations["listSequenceSubscribers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sequences/{id}/remove_subscriber": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a subscriber from a sequence
+         * @description The enrolment ends `removed`, with `sequence.subscriber_removed`. Not under way in it: 404. Also needs `subscribers_write`.
+         *
+         *     Permission: `sequences_write`.
+         */
+        delete: operations["removeSequenceSubscriber"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sequences/{id}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List steps
+         * @description Depth-first; send_email steps with their statistics.
+         *
+         *     Permission: `sequences_read`.
+         */
+        get: operations["listSequenceSteps"];
+        put?: never;
+        /**
+         * Create a step
+         * @description Under `parent_id` (default: the end of the main line, following first children and true branches); the parent's former child moves under the new step (a condition's true branch). A condition gets its two branches. 422 naming the field, nothing written: an unknown or non-creatable action, a field its action refuses (a delay outside 1..31536000 s, a time that is not HH:MM, an unknown time zone or condition setting, no tags), Liquid that does not parse, a template or target sequence not of this channel, a URL the webhook rules refuse, a `parent_id` that is not a step of this sequence or is a condition (choose one of its branches).
+         *
+         *     Permission: `sequences_write`.
+         */
+        post: operations["createSequenceStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sequences/{id}/steps/{step_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+                /** @description A step of this sequence. */
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a step
+         * @description A send_email step answers its `statistics`.
+         *
+         *     Permission: `sequences_read`.
+         */
+        get: operations["getSequenceStep"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a step
+         * @description Its child re-attaches to its parent; a condition keeps its true branch and drops the false one. Enrolments waiting on a removed step continue at the step now in its place, at once. The entry point and branches: 422.
+         *
+         *     Permission: `sequences_write`.
+         */
+        delete: operations["deleteSequenceStep"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a step
+         * @description The label and the action's fields; those not given stay. `action` and `parent_id` cannot change (422); the entry point and branches cannot be edited. 422 naming the field, nothing written: an unknown or non-creatable action, a field its action refuses (a delay outside 1..31536000 s, a time that is not HH:MM, an unknown time zone or condition setting, no tags), Liquid that does not parse, a template or target sequence not of this channel, a URL the webhook rules refuse, a `parent_id` that is not a step of this sequence or is a condition (choose one of its branches).
+         *
+         *     Permission: `sequences_write`.
+         */
+        patch: operations["updateSequenceStep"];
+        trace?: never;
+    };
+    "/api/v1/sequences/{id}/steps/{step_id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+                /** @description A step of this sequence. */
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a step
+         * @description The step becomes a child of `under_id`: a plain step moves alone (its child re-attaches to its old parent), a condition with both branches; the target's former child goes under the moved step (a condition: the end of its true branch). 422: the entry point or a branch, under itself or its own subtree, a step of another sequence, a condition, no change.
+         *
+         *     Permission: `sequences_write`.
+         */
+        post: operations["moveSequenceStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/status": {
         parameters: {
             query?: never;
@@ -2149,6 +2384,266 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        Sequence: {
+            /** @description Switched off, every enrolment waits paused; switched on, they resume. */
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The email servers its emails use when use_any_email_server is false. */
+            email_server_ids: number[];
+            /** @description Email steps skip members of these segments. */
+            excluded_segment_ids: number[];
+            id: number;
+            /** @description Members of this segment are enrolled by a periodic sync. */
+            init_segment_id: number | null;
+            /** @description Adding this tag to a subscriber (any path) enrols them while the sequence is active; removing it removes them. */
+            init_tag: string | null;
+            label: string;
+            parent_sequence_id: number | null;
+            /** @description Steps made by the user (not the entry point or condition branches). */
+            steps_count: number;
+            /** @description Enrolments under way (active, paused or in a step). */
+            subscribers_count: number;
+            topic_id: number | null;
+            track_clicks: boolean;
+            track_opens: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            use_any_email_server: boolean;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `sequence` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        SequenceBody: {
+            sequence: components["schemas"]["SequenceInput"];
+        } | components["schemas"]["SequenceInput"];
+        /** @description The fields nested under `subscriber` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        SequenceEmailBody: {
+            subscriber: components["schemas"]["SequenceEmailInput"];
+        } | components["schemas"]["SequenceEmailInput"];
+        SequenceEmailInput: {
+            email: string;
+        };
+        SequenceEventData: {
+            /** @description sequence.subscriber_error only. */
+            error?: string;
+            sequence_id: number;
+            /** @enum {string} */
+            status: "active" | "paused" | "busy" | "completed" | "removed" | "error";
+            /** @description The step the enrolment is at. */
+            step_id: number | null;
+            subscriber: {
+                email: string;
+                id: number;
+            };
+            subscriber_sequence_id: number;
+            /** @description sequence.subscriber_moved only. */
+            target_sequence_id?: number;
+        };
+        SequenceInput: {
+            /** @description Default false. */
+            active?: boolean;
+            /** @description Servers of this channel; not empty when use_any_email_server is false. */
+            email_server_ids?: number[];
+            /** @description Segments of this channel. */
+            excluded_segment_ids?: number[];
+            /** @description A segment of this channel, not also excluded. */
+            init_segment_id?: number | null;
+            init_tag?: string | null;
+            /** @description Default "Untitled sequence". */
+            label?: string;
+            /** @description Alias of label. */
+            name?: string;
+            /** @description Another sequence of this channel. */
+            parent_sequence_id?: number | null;
+            topic_id?: number | null;
+            /** @description Default true. */
+            track_clicks?: boolean;
+            /** @description Default true. */
+            track_opens?: boolean;
+            /** @description Default true. */
+            use_any_email_server?: boolean;
+        };
+        SequenceList: {
+            data: components["schemas"]["Sequence"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
+        /** @description A step: its place in the tree and its action's fields (only those of its action appear). */
+        SequenceStep: {
+            /** @enum {string} */
+            action: "entry_point" | "condition_branch" | "send_email" | "delay" | "delay_until_time" | "condition" | "move_to_sequence" | "add_tag_to_subscriber" | "remove_tag_from_subscriber" | "deactivate_subscriber" | "make_http_request";
+            /** @description send_email: the text body; make_http_request: the request body (Liquid; default: the subscriber as JSON). */
+            body?: string | null;
+            /** @description condition_branch only: which side. */
+            branch?: boolean;
+            /**
+             * @description condition.
+             * @enum {string}
+             */
+            condition_setting?: "any_email_opened" | "previous_email_opened" | "any_email_clicked" | "previous_email_clicked";
+            /** Format: date-time */
+            created_at: string;
+            /** @description delay: whole seconds, 1 to 31536000; condition: seconds before evaluating (default 0). */
+            delay?: number;
+            /** @description make_http_request. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description send_email. */
+            html_body?: string | null;
+            /**
+             * @description make_http_request (default POST).
+             * @enum {string}
+             */
+            http_method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            id: number;
+            label: string | null;
+            /** @description Null for the entry point only. */
+            parent_id: number | null;
+            /** @description Depth-first index in the tree, true branches first. */
+            position: number;
+            /** @description send_email. */
+            preheader?: string | null;
+            sequence_id: number;
+            /** @description send_email steps only: unique subscribers per kind. */
+            statistics?: {
+                bounces: number;
+                clicks: number;
+                delivered: number;
+                opens: number;
+                sent: number;
+                unsubscribes: number;
+            };
+            /** @description send_email: required unless template_id; Liquid. */
+            subject?: string | null;
+            /** @description add_tag_to_subscriber, remove_tag_from_subscriber. */
+            tags?: string[];
+            /** @description move_to_sequence: another sequence of this channel. */
+            target_sequence_id?: number;
+            /** @description send_email: a template of this channel; it fills the fields left empty. */
+            template_id?: number | null;
+            /** @description delay_until_time: HH:MM. */
+            time?: string;
+            /** @description delay_until_time: an IANA time zone (default UTC). */
+            timezone?: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description make_http_request: under the webhook URL rules. */
+            url?: string;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `step` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        SequenceStepBody: {
+            step: components["schemas"]["SequenceStepInput"];
+        } | components["schemas"]["SequenceStepInput"];
+        SequenceStepInput: {
+            /**
+             * @default send_email
+             * @enum {string}
+             */
+            action?: "send_email" | "delay" | "delay_until_time" | "condition" | "move_to_sequence" | "add_tag_to_subscriber" | "remove_tag_from_subscriber" | "deactivate_subscriber" | "make_http_request";
+            /** @description send_email: the text body; make_http_request: the request body (Liquid; default: the subscriber as JSON). */
+            body?: string | null;
+            /**
+             * @description condition.
+             * @enum {string}
+             */
+            condition_setting?: "any_email_opened" | "previous_email_opened" | "any_email_clicked" | "previous_email_clicked";
+            /** @description delay: whole seconds, 1 to 31536000; condition: seconds before evaluating (default 0). */
+            delay?: number;
+            /** @description make_http_request. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description send_email. */
+            html_body?: string | null;
+            /**
+             * @description make_http_request (default POST).
+             * @enum {string}
+             */
+            http_method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            label?: string | null;
+            /** @description Create only: default the end of the main line (first children, true branches). */
+            parent_id?: number;
+            /** @description send_email. */
+            preheader?: string | null;
+            /** @description send_email: required unless template_id; Liquid. */
+            subject?: string | null;
+            /** @description "a,b": read as tags when tags is absent. */
+            taggify_list?: string;
+            /** @description add_tag_to_subscriber, remove_tag_from_subscriber. */
+            tags?: string[];
+            /** @description move_to_sequence: another sequence of this channel. */
+            target_sequence_id?: number;
+            /** @description send_email: a template of this channel; it fills the fields left empty. */
+            template_id?: number | null;
+            /** @description delay_until_time: HH:MM. */
+            time?: string;
+            /** @description delay_until_time: an IANA time zone (default UTC). */
+            timezone?: string;
+            /** @description make_http_request: under the webhook URL rules. */
+            url?: string;
+        };
+        SequenceStepList: {
+            data: components["schemas"]["SequenceStep"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
+        /** @description The fields nested under `step` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        SequenceStepMoveBody: {
+            step: components["schemas"]["SequenceStepMoveInput"];
+        } | components["schemas"]["SequenceStepMoveInput"];
+        SequenceStepMoveInput: {
+            /** @description The new parent: not a condition, not in the moved subtree. */
+            under_id: number;
+        };
+        /** @description The fields nested under `subscriber` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        SequenceSubscriberBody: {
+            /** @description Start an ended enrolment again (default false). */
+            restart?: boolean;
+            subscriber: components["schemas"]["SequenceSubscriberInput"];
+        } | ({
+            /** @description Start an ended enrolment again (default false). */
+            restart?: boolean;
+        } & components["schemas"]["SequenceSubscriberInput"]);
+        SequenceSubscriberInput: {
+            custom_data?: {
+                [key: string]: unknown;
+            };
+            email: string;
+            first_name?: string | null;
+            last_name?: string | null;
+            tags?: string[];
+        };
+        SequenceWithSteps: {
+            /** @description Switched off, every enrolment waits paused; switched on, they resume. */
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The email servers its emails use when use_any_email_server is false. */
+            email_server_ids: number[];
+            /** @description Email steps skip members of these segments. */
+            excluded_segment_ids: number[];
+            id: number;
+            /** @description Members of this segment are enrolled by a periodic sync. */
+            init_segment_id: number | null;
+            /** @description Adding this tag to a subscriber (any path) enrols them while the sequence is active; removing it removes them. */
+            init_tag: string | null;
+            label: string;
+            parent_sequence_id: number | null;
+            /** @description With include_steps=true: every step, depth-first. */
+            steps?: components["schemas"]["SequenceStep"][];
+            /** @description Steps made by the user (not the entry point or condition branches). */
+            steps_count: number;
+            /** @description Enrolments under way (active, paused or in a step). */
+            subscribers_count: number;
+            topic_id: number | null;
+            track_clicks: boolean;
+            track_opens: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            use_any_email_server: boolean;
+        };
         SmtpCheck: {
             /** @description On success, what was reached; on failure, one generic message for every cause (never the server's words). */
             message: string;
@@ -2283,6 +2778,42 @@ export interface components {
             broadcast_channel_id: number;
             pagination: components["schemas"]["Pagination"];
             subscribers: components["schemas"]["Subscriber"][];
+        };
+        SubscriberSequence: {
+            /** Format: date-time */
+            completed_at: string | null;
+            /** @description Null once the path has ended. */
+            current_step_id: number | null;
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the current step falls due.
+             */
+            next_trigger_at: string | null;
+            /** Format: date-time */
+            started_at: string;
+            /** @enum {string} */
+            status: "active" | "paused" | "busy" | "completed" | "removed" | "error";
+            subscriber: {
+                email: string;
+                id: number;
+            };
+            warnings?: components["schemas"]["Warnings"];
+        };
+        SubscriberSequencePage: {
+            pagination: {
+                /** @description Enrolments in the whole list. */
+                count: number;
+                next: number | null;
+                page: number;
+                pages: number;
+                prev: number | null;
+            };
+            subscriber_sequences: components["schemas"]["SubscriberSequence"][];
+        };
+        SubscriberSequenceRemoved: {
+            message: string;
+            subscriber_sequence: components["schemas"]["SubscriberSequence"];
         };
         /** @description Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`. */
         SubscriberUpdateBody: {
@@ -2486,10 +3017,13 @@ export interface components {
         };
         /** @enum {string} */
         TransactionalStatus: "queued" | "awaiting_confirmation" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
-        /** @description Attributes of the body the API does not take: the request succeeded and they were ignored. Present only when there are some. */
+        /** @description What the request did not do as asked (attributes the API does not take, a subscriber already enrolled): it succeeded all the same. Present only when there are some. */
         Warnings: {
-            /** @constant */
-            code: "unrecognized_parameter";
+            /**
+             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already.
+             * @enum {string}
+             */
+            code: "unrecognized_parameter" | "already_enrolled";
             message: string;
             /** @description The attribute, as the body named it. */
             param: string;
@@ -2624,7 +3158,7 @@ export interface components {
             } | null;
             token: {
                 id: number;
-                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write")[];
+                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write" | "sequences_read" | "sequences_write")[];
             };
             /**
              * @description `channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.
@@ -3930,6 +4464,525 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSequences: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sequences. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SequenceList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SequenceBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sequence"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSequence: {
+        parameters: {
+            query?: {
+                /** @description true adds `steps`, depth-first. */
+                include_steps?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sequence. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SequenceWithSteps"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSequence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SequenceBody"];
+            };
+        };
+        responses: {
+            /** @description The sequence. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sequence"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addSequenceSubscriber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SequenceSubscriberBody"];
+            };
+        };
+        responses: {
+            /** @description Already enrolled. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriberSequence"];
+                };
+            };
+            /** @description Enrolled. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriberSequence"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSequenceSubscribers: {
+        parameters: {
+            query?: {
+                /** @description Page, from 1. */
+                page?: number;
+                /** @description Only enrolments in this status. */
+                status?: "active" | "paused" | "busy" | "completed" | "removed" | "error";
+            };
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of enrolments. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriberSequencePage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    removeSequenceSubscriber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SequenceEmailBody"];
+            };
+        };
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriberSequenceRemoved"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSequenceSteps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every step. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SequenceStepList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSequenceStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SequenceStepBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SequenceStep"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSequenceStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+                /** @description A step of this sequence. */
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The step. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SequenceStep"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSequenceStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+                /** @description A step of this sequence. */
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSequenceStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+                /** @description A step of this sequence. */
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SequenceStepBody"];
+            };
+        };
+        responses: {
+            /** @description The step. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SequenceStep"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    moveSequenceStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+                /** @description A step of this sequence. */
+                step_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SequenceStepMoveBody"];
+            };
+        };
+        responses: {
+            /** @description The moved step. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SequenceStep"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5861,8 +6914,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not specified. */
-                    data?: Record<string, never>;
+                    data?: components["schemas"]["SequenceEventData"];
                     /** @enum {string} */
                     type?: "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error";
                 } & components["schemas"]["WebhookEvent"];

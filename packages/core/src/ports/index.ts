@@ -87,4 +87,15 @@ export { Repositories, Transactor } from './transactions';
 export { SendRateStore, type SendRateChange } from './send-rates';
 export type { NewSegment, Segment, SegmentChanges } from './entities/segment';
 export { SegmentRepository } from './segments';
+export type {
+  Enrolment,
+  NewSequenceStep,
+  Sequence,
+  SequenceChanges,
+  SequenceCounts,
+  SequenceSettings,
+  SequenceStep,
+  StepStatistics,
+} from './entities/sequence';
+export type { SequenceRepository } from './sequences';
 export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';

@@ -16,8 +16,8 @@ export interface SegmentRepository {
   /** Most recently created first. */
   list(channelId: number, page: Page): Promise<{ items: Segment[]; total: number }>;
   update(channelId: number, id: number, changes: SegmentChanges, now: Date): Promise<Segment | null>;
-  /** Deletes in one statement unless a broadcast in one of `blockingStatuses` targets it. */
-  delete(channelId: number, id: number, blockingStatuses: readonly BroadcastStatus[]): Promise<'deleted' | 'not_found' | 'targeted'>;
+  /** Deletes in one statement unless a broadcast in one of `blockingStatuses` targets it or a sequence triggers on or excludes it. */
+  delete(channelId: number, id: number, blockingStatuses: readonly BroadcastStatus[]): Promise<'deleted' | 'not_found' | 'targeted' | 'in_sequence'>;
   /**
    * Evaluations are bounded (docs/segments.md, "Bounds"): a few per channel at a time, each under
    * a statement time-out (a ValidationError past it), and stopped in PostgreSQL when `signal`

@@ -9,6 +9,7 @@ import type {
 import type { EmailEvents, EventOutbox } from './events';
 import type { JobQueue } from './jobs';
 import type { RecipientStore } from './recipients';
+import type { SequenceRepository } from './sequences';
 import type { SuppressionRepository } from './suppressions';
 import type { TemplateRepository } from './templates-store';
 import type { IdempotencyStore, TransactionalRepository } from './transactionals';
@@ -36,6 +37,7 @@ export interface Repositories {
   idempotency: IdempotencyStore;
   /** Asynchronous bounces and complaints, and the receivers' replay guard. */
   bounces: BounceRepository;
+  sequences: SequenceRepository;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

@@ -4,6 +4,7 @@ import type { Repositories, Segment, SegmentRepository } from '../ports';
 
 export const SEGMENT_NOT_FOUND = 'Segment not found';
 export const SEGMENT_TARGETED = 'Segment is targeted by a scheduled or sending broadcast';
+export const SEGMENT_IN_SEQUENCE = 'Segment is used by a sequence';
 export const MAX_SEGMENT_NAME = 255;
 
 /** The 422 of an evaluation stopped by its statement time-out (docs/segments.md, "Bounds"). */

@@ -8,6 +8,7 @@ import { TEMPLATE_NOT_FOUND } from './update-template';
 const BUSY = ['future_scheduled', 'scheduled', 'queueing', 'sending', 'paused'] as const;
 
 export const TEMPLATE_IN_USE = 'Template is used by a scheduled or sending broadcast';
+export const TEMPLATE_IN_SEQUENCE = 'Template is used by a sequence step';
 
 @injectable()
 export class DeleteTemplate {
@@ -18,6 +19,7 @@ export class DeleteTemplate {
       const template = await r.templates.findById(caller.channelId, input.id);
       if (template === null) throw new NotFoundError(TEMPLATE_NOT_FOUND);
       if (await r.templates.usedByBroadcasts(template.id, BUSY)) throw new ValidationError(TEMPLATE_IN_USE);
+      if (await r.sequences.usesTemplate(caller.channelId, template.id)) throw new ValidationError(TEMPLATE_IN_SEQUENCE);
       await r.templates.delete(caller.channelId, template.id);
     });
   }

@@ -1,5 +1,6 @@
 import type {
   BounceRepository,
+  SequenceRepository,
   ApiTokenRecord,
   ApiTokenRepository,
   Broadcast,
@@ -247,6 +248,11 @@ const unusedBounces: BounceRepository = new Proxy({} as BounceRepository, {
   get: () => () => Promise.reject(new Error('bounces are not faked')),
 });
 
+/** Sequences are tested against PostgreSQL; a template delete only asks whether a step uses it. */
+const unusedSequences: SequenceRepository = new Proxy({} as SequenceRepository, {
+  get: (_, name) => (name === 'usesTemplate' ? () => Promise.resolve(false) : () => Promise.reject(new Error('sequences are not faked'))),
+});
+
 export function fakeRepositories(): ReturnType<typeof unlinkedFakeRepositories> {
   const repositories = unlinkedFakeRepositories();
   repositories.subscribers.outbox = repositories.outbox;
@@ -272,6 +278,7 @@ function unlinkedFakeRepositories(): Repositories & {
   transactionals: FakeTransactionals;
   idempotency: FakeIdempotency;
   bounces: BounceRepository;
+  sequences: SequenceRepository;
 } {
   return {
     channels: new FakeChannels(),
@@ -292,6 +299,7 @@ function unlinkedFakeRepositories(): Repositories & {
     transactionals: new FakeTransactionals(),
     idempotency: new FakeIdempotency(),
     bounces: unusedBounces,
+    sequences: unusedSequences,
   };
 }
 

@@ -1,0 +1,65 @@
+import type { EnrolmentStatus } from '@mailcast/domain';
+import type { Page } from './entities/page';
+import type {
+  Enrolment,
+  NewSequenceStep,
+  Sequence,
+  SequenceChanges,
+  SequenceCounts,
+  SequenceSettings,
+  SequenceStep,
+  StepStatistics,
+} from './entities/sequence';
+
+/**
+ * Sequences, their step trees and enrolments, scoped by channel (another channel's sequence is
+ * null). Reached through a unit of work, so a tree edit, the enrolments it moves and their
+ * events commit together.
+ */
+export interface SequenceRepository {
+  /** The sequence and its entry point step. */
+  create(channelId: number, settings: SequenceSettings, now: Date): Promise<Sequence>;
+  /** `forUpdate` locks the row: tree edits of one sequence take turns on it. */
+  findById(channelId: number, id: number, options?: { forUpdate?: boolean }): Promise<Sequence | null>;
+  /** The channel of a sequence, for the operator's tools that name a sequence alone; null when none. */
+  channelOf(id: number): Promise<number | null>;
+  /** Those of `ids` that are sequences of the channel. */
+  existing(channelId: number, ids: readonly number[]): Promise<number[]>;
+  list(channelId: number, page: Page): Promise<{ items: Sequence[]; total: number }>;
+  counts(ids: readonly number[]): Promise<Map<number, SequenceCounts>>;
+  update(channelId: number, id: number, changes: SequenceChanges, now: Date): Promise<Sequence>;
+  /** Its steps and enrolments go with it, silently. */
+  delete(channelId: number, id: number): Promise<void>;
+  /** Ids of the channel's other sequences with a move_to_sequence step into `id`. */
+  movingInto(channelId: number, id: number): Promise<number[]>;
+  /** Whether a step of any of the channel's sequences uses the template. */
+  usesTemplate(channelId: number, templateId: number): Promise<boolean>;
+
+  /** Depth-first. */
+  steps(sequenceId: number): Promise<SequenceStep[]>;
+  insertStep(step: NewSequenceStep, now: Date): Promise<SequenceStep>;
+  updateStep(stepId: number, changes: Pick<SequenceStep, 'label' | 'settings'>, now: Date): Promise<void>;
+  /** Writes new parents and positions, then removes steps (children re-attached first). */
+  reshape(changes: ReadonlyArray<{ id: number; parentId: number | null; position: number }>, removed: readonly number[], now: Date): Promise<void>;
+  /** By send_email step id; steps without figures yet answer zeros. */
+  stepStatistics(stepIds: readonly number[]): Promise<Map<number, StepStatistics>>;
+  /**
+   * Enrolments waiting on any of `stepIds` continue at `replacement` (null: the end of their
+   * path) and fall due now, so the runtime picks them up at once. The number moved.
+   */
+  continueAt(stepIds: readonly number[], replacement: number | null, now: Date): Promise<number>;
+
+  findEnrolment(sequenceId: number, subscriberId: number, options?: { forUpdate?: boolean }): Promise<Enrolment | null>;
+  /** A new enrolment at the entry point, due now. */
+  enrol(sequence: Sequence, subscriberId: number, status: EnrolmentStatus, now: Date): Promise<Enrolment>;
+  /** An ended enrolment back at the entry point, its step runs forgotten. */
+  restart(enrolmentId: number, status: EnrolmentStatus, now: Date): Promise<Enrolment>;
+  setStatus(enrolmentId: number, status: EnrolmentStatus, now: Date): Promise<Enrolment>;
+  /** Newest first. */
+  enrolments(sequenceId: number, status: EnrolmentStatus | null, page: Page): Promise<{ items: Enrolment[]; total: number }>;
+  /**
+   * Every enrolment of the sequence in `from` goes to `to` in one statement, each with its
+   * `event` in the outbox. The number changed.
+   */
+  transitionAll(sequenceId: number, from: EnrolmentStatus, to: EnrolmentStatus, event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed', now: Date): Promise<number>;
+}

@@ -1,0 +1,20 @@
+import { inject, injectable } from 'tsyringe';
+import type { Principal } from '../auth/authenticate';
+import { ValidationError } from '../errors';
+import { Transactor } from '../ports';
+import { SEQUENCE_TARGETED, sequenceOrNotFound } from './sequence-rules';
+
+/** Enrolments go with the sequence, without events; a sequence another one moves into stays. */
+@injectable()
+export class DeleteSequence {
+  constructor(@inject(Transactor) private readonly transactor: Transactor) {}
+
+  execute(principal: Principal, input: { id: number }): Promise<void> {
+    return this.transactor.run(async (r) => {
+      await sequenceOrNotFound(r, principal.channelId, input.id, true);
+      const movers = await r.sequences.movingInto(principal.channelId, input.id);
+      if (movers.length > 0) throw new ValidationError(`${SEQUENCE_TARGETED} (${movers.join(', ')})`);
+      await r.sequences.delete(principal.channelId, input.id);
+    });
+  }
+}
