@@ -105,6 +105,9 @@ export {
   transactionalUnsubscribeToken,
   verifyTrackingToken,
   verifyTransactionalUnsubscribeToken,
+  sequenceTokenIds,
+  sequenceUnsubscribeToken,
+  verifySequenceUnsubscribeToken,
 } from './tracking-token';
 export { HOLD_LEASE_MS, PERMIT_HOLD_MS, withHolds, type Holder, type HoldsByOwner, type SendHolds } from './send-permits';
 export {
@@ -227,3 +230,14 @@ export {
   type EnrolmentStatus,
   type SequenceEventData,
 } from './sequence';
+export {
+  evaluateCondition,
+  HTTP_STEP_RETRY_MS,
+  httpStepVerdict,
+  nextDayAt,
+  nextStep,
+  stepDueAt,
+  type EngagementFacts,
+  type HttpStepVerdict,
+  type RuntimeStep,
+} from './sequence-runtime';

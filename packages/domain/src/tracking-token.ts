@@ -55,3 +55,30 @@ export const transactionalTokenId = (token: string): number | null => idOf(TRANS
 
 /** Constant-time check of a transactional token against that transactional's secret. */
 export const verifyTransactionalUnsubscribeToken = (secret: Uint8Array, token: string): boolean => verify(TRANSACTIONAL, secret, token);
+
+/*
+ * A sequence email's unsubscribe link carries `q<enrolment id>.<step id>-<MAC>`, the MAC under a
+ * random secret of the sequence over both ids, so a token names one enrolment's one step.
+ */
+const SEQUENCE_TOKEN = /^q([1-9]\d{0,15})\.([1-9]\d{0,15})-([A-Za-z0-9_-]{22})$/;
+
+const sequenceMac = (secret: Uint8Array, enrolmentId: number, stepId: number) =>
+  createHmac('sha256', secret).update(`sequence-unsubscribe:${enrolmentId}:${stepId}`).digest('base64url').slice(0, MAC_LENGTH);
+
+export const sequenceUnsubscribeToken = (secret: Uint8Array, enrolmentId: number, stepId: number): string =>
+  `q${enrolmentId}.${stepId}-${sequenceMac(secret, enrolmentId, stepId)}`;
+
+/** The enrolment and step a well-formed sequence token names (not yet verified), or null. */
+export function sequenceTokenIds(token: string): { enrolmentId: number; stepId: number } | null {
+  const m = SEQUENCE_TOKEN.exec(token);
+  return m ? { enrolmentId: Number(m[1]), stepId: Number(m[2]) } : null;
+}
+
+/** Constant-time check of a sequence token against its sequence's secret. */
+export function verifySequenceUnsubscribeToken(secret: Uint8Array, token: string): boolean {
+  const m = SEQUENCE_TOKEN.exec(token);
+  if (!m) return false;
+  const expected = Buffer.from(sequenceMac(secret, Number(m[1]), Number(m[2])));
+  const given = Buffer.from(m[3]!);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
