@@ -25,6 +25,8 @@ export interface DispatcherConfig {
   webhookRelay: Partial<Pick<OutboxRelayOptions, 'sweepEveryMs' | 'stalledAfterMs'>>;
   /** Pruning of old rows (docs/retention.md). */
   retention: RetentionSettings;
+  /** The sequence runtime (docs/sequences.md, "Runtime"). */
+  sequences: SequenceRuntimeSettings;
 }
 
 export function loadDispatcherConfig(
@@ -38,7 +40,38 @@ export function loadDispatcherConfig(
     render: renderConfig(env),
     webhookRelay: webhookRelayConfig(env),
     retention: retentionConfig(env),
+    sequences: sequencesConfig(env),
   };
+}
+
+/** How often the sequence runtime looks for due steps when none were left, and how often segments sync. */
+export interface SequenceRuntimeSettings {
+  pollMs: number;
+  segmentSyncMs: number;
+}
+
+/**
+ * SEQUENCE_SEGMENT_SYNC_INTERVAL: how often init_segment_id sequences enrol their segments' new
+ * members, a duration such as `15m` or `500ms` (default 15 minutes). The poll is about a second:
+ * a step falls due at most that long before a dispatcher looks (docs/sequences.md, "Runtime").
+ */
+export function sequencesConfig(env: NodeJS.ProcessEnv = process.env): SequenceRuntimeSettings {
+  const raw = env.SEQUENCE_SEGMENT_SYNC_INTERVAL;
+  let segmentSyncMs = 15 * 60 * 1000;
+  if (raw !== undefined && raw !== '') {
+    const parsed = (() => {
+      try {
+        return parseRetrySchedule(raw);
+      } catch {
+        return [];
+      }
+    })();
+    if (parsed.length !== 1 || !(parsed[0]! > 0)) {
+      throw new Error('Invalid configuration: "SEQUENCE_SEGMENT_SYNC_INTERVAL" must be a duration such as 15m, 30s or 500ms');
+    }
+    segmentSyncMs = parsed[0]!;
+  }
+  return { pollMs: 1_000, segmentSyncMs };
 }
 
 /**

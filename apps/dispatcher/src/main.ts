@@ -14,6 +14,7 @@ import { portOf, startHealthServer } from './health-server';
 import { startDsnListener } from './inbound/dsn-listener';
 import { startWorkers } from './workers/job-workers';
 import { startRetention } from './workers/retention';
+import { startSequenceRuntime } from './workers/sequence-runtime';
 import { startSweeper } from './workers/sweeper';
 import { startWebhookWorkers } from './workers/webhook-workers';
 
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
     });
     const stopSweeper = startSweeper(container, dispatcherConfig.sending.sweepIntervalMs, log);
     const stopRetention = startRetention(container, dispatcherConfig.retention.intervalMs, log);
+    const sequences = startSequenceRuntime(container, dispatcherConfig.sequences, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
       health = await startHealthServer(
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
       await dsn?.close();
       // Both stop fetching and wait for what they hold: a sending job stops claiming, finishes
       // the messages in flight and hands the rest to a fresh job.
-      await Promise.all([webhooks.stop(), workers.stop()]);
+      await Promise.all([webhooks.stop(), workers.stop(), sequences.stop()]);
       await infra.close();
       // The pooled SMTP connections and the threads would otherwise keep the process (and the server) busy.
       await Promise.all([

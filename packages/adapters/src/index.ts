@@ -28,6 +28,7 @@ export { LIST_COUNT_TTL_MS, SubscriberLists, subscriberMatchesQuery, subscriberR
 export { audienceChanges, CountCache, type ChangeCounter, type KeptCounts } from './pg/count-cache';
 export { PgSegmentRepository, SEGMENT_COUNT_TTL_MS } from './pg/pg-segment.repository';
 export { segmentPredicate } from './pg/segment-sql';
+export { PgSequenceRuntime } from './pg/pg-sequence-runtime';
 
 // The job queue (pg-boss) and its notifications.
 export { createBoss } from './queue/boss';

@@ -86,6 +86,12 @@ export {
   type SequenceChanges,
   type SequenceCounts,
   type SequenceRepository,
+  SequenceRuntime,
+  type DueEnrolment,
+  type EnrolmentNext,
+  type SequenceEmailOutcome,
+  type StepEffect,
+  type StepRecord,
   type SequenceSettings,
   type SequenceStep,
   type StepStatistics,
@@ -277,6 +283,8 @@ export type { StepInput } from './sequences/step-rules';
 export { AddSequenceSubscriber, SUBSCRIBER_NOT_ACTIVE, type AddSequenceSubscriberInput, type AddSequenceSubscriberResult } from './sequences/add-sequence-subscriber';
 export { NOT_IN_SEQUENCE, RemoveSequenceSubscriber } from './sequences/remove-sequence-subscriber';
 export { ENROLMENTS_PAGE_SIZE, ListSequenceSubscribers } from './sequences/list-sequence-subscribers';
+export { RunSequenceSteps } from './sequences/run-sequence-steps';
+export { SyncSegmentEnrolments } from './sequences/sync-segment-enrolments';
 
 // Suppressions.
 export { ListSuppressions } from './suppressions/list-suppressions';

@@ -60,8 +60,10 @@ export class GotWebhookSender implements WebhookSender {
       const answer = () =>
         settle({ kind: 'response', status: status ?? 0, body: Buffer.concat(chunks).toString('utf8') });
 
-      const stream = got.stream.post(url, {
-        body: request.body,
+      const method = request.method ?? 'POST';
+      const stream = got.stream(url, {
+        method,
+        ...(method === 'GET' ? {} : { body: request.body }),
         headers: { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT, ...request.headers },
         timeout: { request: this.options.timeoutMs },
         followRedirect: false,

@@ -14,7 +14,7 @@ import type { EnrolmentStatus, StepAction, StepSettings } from '@mailcast/domain
 import type { Knex } from 'knex';
 import { PgEnrolments } from './sequence-enrolments';
 
-interface SequenceRow {
+export interface SequenceRow {
   id: number;
   channel_id: number;
   label: string;
@@ -32,7 +32,7 @@ interface SequenceRow {
   updated_at: Date;
 }
 
-interface StepRow {
+export interface StepRow {
   id: number;
   sequence_id: number;
   parent_id: number | null;
@@ -49,7 +49,7 @@ interface StepRow {
 
 const nullableId = (v: number | null) => (v === null ? null : Number(v));
 
-const toSequence = (row: SequenceRow): Sequence => ({
+export const toSequence = (row: SequenceRow): Sequence => ({
   id: Number(row.id),
   channelId: Number(row.channel_id),
   label: row.label,
@@ -84,7 +84,7 @@ const sequenceColumns = (s: SequenceChanges): Record<string, unknown> => {
 };
 
 /** The two ids a step may point at are columns (foreign keys); the other fields are jsonb. */
-const toStep = (row: StepRow): SequenceStep => {
+export const toStep = (row: StepRow): SequenceStep => {
   const settings: StepSettings = { ...row.settings };
   if (row.action === 'send_email') settings.template_id = nullableId(row.template_id);
   if (row.action === 'move_to_sequence' && row.target_sequence_id !== null) settings.target_sequence_id = Number(row.target_sequence_id);

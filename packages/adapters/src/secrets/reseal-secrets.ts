@@ -11,6 +11,7 @@ const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string; purpose: Se
   { table: 'webhook_endpoints', column: 'secret', purpose: 'webhook_endpoints.secret' },
   { table: 'broadcasts', column: 'tracking_secret', purpose: 'broadcasts.tracking_secret', bytes: true },
   { table: 'transactionals', column: 'unsubscribe_secret', purpose: 'transactionals.unsubscribe_secret', bytes: true, sealedFromStart: true },
+  { table: 'sequences', column: 'unsubscribe_secret', purpose: 'sequences.unsubscribe_secret', bytes: true, sealedFromStart: true },
 ];
 
 const BATCH = 500;

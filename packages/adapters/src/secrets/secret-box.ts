@@ -9,7 +9,8 @@ export type SecretPurpose =
   | 'email_servers.dkim_private_key'
   | 'webhook_endpoints.secret'
   | 'broadcasts.tracking_secret'
-  | 'transactionals.unsubscribe_secret';
+  | 'transactionals.unsubscribe_secret'
+  | 'sequences.unsubscribe_secret';
 
 /** The envelope's version tag; a value without it is legacy plaintext. */
 const PREFIX = 'mcs1';

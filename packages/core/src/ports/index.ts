@@ -98,4 +98,12 @@ export type {
   StepStatistics,
 } from './entities/sequence';
 export type { SequenceRepository } from './sequences';
+export {
+  SequenceRuntime,
+  type DueEnrolment,
+  type EnrolmentNext,
+  type SequenceEmailOutcome,
+  type StepEffect,
+  type StepRecord,
+} from './sequence-runtime';
 export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';

@@ -130,6 +130,8 @@ export const WebhookRetrySchedule = Symbol.for('mailcast.WebhookRetrySchedule');
 
 export interface WebhookPost {
   url: string;
+  /** POST unless given (a sequence's HTTP step may name another). */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Sent byte for byte as given: it is what the signature covers. */
   body: string;
   headers: Readonly<Record<string, string>>;

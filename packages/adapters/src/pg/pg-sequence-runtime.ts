@@ -1,0 +1,181 @@
+import type { DueEnrolment, Sequence, SequenceRuntime, StepRecord } from '@mailcast/core';
+import type { EngagementFacts, RuntimeStep, SegmentDefinition } from '@mailcast/domain';
+import type { Knex } from 'knex';
+import type { SecretBox } from '../secrets/secret-box';
+import { LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
+import { audiencePredicate } from './segment-sql';
+import { toSequence, toStep, type SequenceRow, type StepRow } from './pg-sequence.repository';
+import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
+import { commitStepRecord } from './sequence-step-records';
+
+const SECRET = 'sequences.unsubscribe_secret';
+
+interface ClaimedRow extends SubscriberRow {
+  id: number;
+  sequence_id: number;
+  channel_id: number;
+  current_step_id: number | null;
+  next_trigger_at: Date | null;
+  attempts: number;
+  started_at: Date;
+  sendable: boolean;
+}
+
+/**
+ * The sequence runtime's statements (docs/sequences.md, "Runtime"). Due work is found by time
+ * on the partial index of active enrolments, and lapsed leases on the partial index of busy ones;
+ * leases are set and judged in database time, due times in the application's.
+ */
+export class PgSequenceRuntime implements SequenceRuntime {
+  constructor(
+    private readonly db: Knex,
+    private readonly secrets: SecretBox,
+    /** Told after a commit that recorded outbox events (wakes the relays). */
+    private readonly eventRecorded?: () => void,
+  ) {}
+
+  async claim(worker: string, now: Date, leaseMs: number, limit: number): Promise<DueEnrolment[]> {
+    const { rows } = await this.db.raw<{ rows: ClaimedRow[] }>(
+      `WITH due AS (
+         SELECT id FROM subscriber_sequences WHERE status = 'active' AND next_trigger_at <= :now
+          ORDER BY next_trigger_at LIMIT :limit FOR UPDATE SKIP LOCKED
+       ), lapsed AS (
+         SELECT id FROM subscriber_sequences WHERE status = 'busy' AND lease_until <= now()
+          LIMIT :limit FOR UPDATE SKIP LOCKED
+       ), picked AS (SELECT id FROM due UNION SELECT id FROM lapsed)
+       UPDATE subscriber_sequences e
+          SET status = 'busy', claimed_by = :worker, lease_until = ${LEASE_UNTIL}
+         FROM picked p, subscribers s
+        WHERE e.id = p.id AND s.id = e.subscriber_id
+       RETURNING e.id, e.sequence_id, e.channel_id, e.current_step_id, e.next_trigger_at, e.attempts, e.started_at,
+                 ${SUBSCRIBER_COLUMNS}, (${SENDABLE}) AS sendable`,
+      { now, limit, worker, leaseMs },
+    );
+    return rows
+      .map((r) => ({
+        id: Number(r.id),
+        sequenceId: Number(r.sequence_id),
+        channelId: Number(r.channel_id),
+        currentStepId: r.current_step_id === null ? null : Number(r.current_step_id),
+        nextTriggerAt: r.next_trigger_at,
+        attempts: r.attempts,
+        startedAt: r.started_at,
+        sendable: r.sendable,
+        subscriber: toSubscriber({ ...r, subscriber_id: Number(r.subscriber_id) }),
+      }))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  async extendLeases(worker: string, leaseMs: number): Promise<void> {
+    await this.db.raw(`UPDATE subscriber_sequences SET lease_until = ${LEASE_UNTIL} WHERE claimed_by = :worker AND status = 'busy'`, { worker, leaseMs });
+  }
+
+  async release(worker: string): Promise<void> {
+    await this.db.raw(`UPDATE subscriber_sequences SET status = 'active', claimed_by = NULL, lease_until = NULL WHERE claimed_by = ? AND status = 'busy'`, [worker]);
+  }
+
+  async sequence(id: number): Promise<{ sequence: Sequence; steps: RuntimeStep[] } | null> {
+    const row = (await this.db('sequences').where({ id }).first('*')) as SequenceRow | undefined;
+    if (row === undefined) return null;
+    const steps = ((await this.db('sequence_steps').where({ sequence_id: id }).orderBy(['position', 'id']).select('*')) as StepRow[]).map(toStep);
+    return { sequence: toSequence(row), steps: steps.map((s) => ({ id: s.id, action: s.action, parentId: s.parentId, branch: s.branch, settings: s.settings })) };
+  }
+
+  async hasRun(enrolmentId: number, stepId: number): Promise<boolean> {
+    return (await this.db('sequence_step_runs').where({ enrolment_id: enrolmentId, step_id: stepId }).first('step_id')) !== undefined;
+  }
+
+  async engagement(enrolmentId: number): Promise<EngagementFacts> {
+    const { rows } = await this.db.raw<{ rows: Array<Record<string, number | boolean | null>> }>(
+      `WITH mine AS (
+         SELECT v.sequence_step_id, v.type, v.occurred_at FROM subscriber_sequences e
+           JOIN email_events v ON v.sequence_id = e.sequence_id AND v.subscriber_id = e.subscriber_id AND v.occurred_at >= e.started_at
+          WHERE e.id = ?
+       ), previous AS (SELECT sequence_step_id FROM mine WHERE type = 'processed' ORDER BY occurred_at DESC LIMIT 1)
+       SELECT count(*) FILTER (WHERE type = 'processed')::int AS emails,
+              coalesce(bool_or(type = 'opened'), false) AS any_opened, coalesce(bool_or(type = 'clicked'), false) AS any_clicked,
+              coalesce(bool_or(type = 'opened' AND sequence_step_id = (SELECT sequence_step_id FROM previous)), false) AS previous_opened,
+              coalesce(bool_or(type = 'clicked' AND sequence_step_id = (SELECT sequence_step_id FROM previous)), false) AS previous_clicked
+         FROM mine`,
+      [enrolmentId],
+    );
+    const r = rows[0]!;
+    return {
+      emails: Number(r.emails),
+      anyOpened: r.any_opened === true,
+      anyClicked: r.any_clicked === true,
+      previousOpened: r.previous_opened === true,
+      previousClicked: r.previous_clicked === true,
+    };
+  }
+
+  async suppressed(channelId: number, email: string): Promise<boolean> {
+    const { rows } = await this.db.raw<{ rows: Array<{ suppressed: boolean }> }>(
+      `SELECT ${SUPPRESSED} AS suppressed FROM (SELECT CAST(? AS bigint) AS channel_id, CAST(? AS text) AS email) s`,
+      [channelId, email],
+    );
+    return rows[0]?.suppressed === true;
+  }
+
+  async inSegments(channelId: number, subscriberId: number, definitions: readonly SegmentDefinition[], now: Date): Promise<boolean> {
+    const audience = audiencePredicate(definitions, channelId, now);
+    const { rows } = await this.db.raw<{ rows: unknown[] }>(
+      `SELECT 1 FROM subscribers s WHERE s.id = ? AND s.channel_id = ? AND (${audience.sql})`,
+      [subscriberId, channelId, ...audience.bindings],
+    );
+    return rows.length > 0;
+  }
+
+  async unsubscribeSecret(sequenceId: number, candidate: Uint8Array): Promise<Uint8Array> {
+    const { rows } = await this.db.raw<{ rows: Array<{ secret: string }> }>(
+      'UPDATE sequences SET unsubscribe_secret = COALESCE(unsubscribe_secret, ?) WHERE id = ? RETURNING unsubscribe_secret AS secret',
+      [this.secrets.seal(SECRET, candidate), sequenceId],
+    );
+    if (!rows[0]) throw new Error(`sequence ${sequenceId} does not exist`);
+    return this.secrets.open(SECRET, rows[0].secret);
+  }
+
+  async record(worker: string, records: readonly StepRecord[]): Promise<number> {
+    let committed = 0;
+    for (const record of records) {
+      if (await this.db.transaction((trx) => commitStepRecord(trx, worker, record))) committed++;
+    }
+    if (committed > 0) this.eventRecorded?.();
+    return committed;
+  }
+
+  async segmentTriggered(): Promise<Sequence[]> {
+    const rows = (await this.db('sequences').where({ active: true }).whereNotNull('init_segment_id').orderBy('id').select('*')) as SequenceRow[];
+    return rows.map(toSequence);
+  }
+
+  async enrolSegment(sequence: Sequence, definition: SegmentDefinition, now: Date): Promise<number> {
+    const audience = audiencePredicate([definition], sequence.channelId, now);
+    const { rows } = await this.db.raw<{ rows: Array<{ count: number }> }>(
+      `WITH entry AS (
+         SELECT q.id AS sequence_id, q.channel_id, t.id AS step_id FROM sequences q
+           JOIN sequence_steps t ON t.sequence_id = q.id AND t.action = 'entry_point'
+          WHERE q.id = :sequenceId AND q.active
+       ), joined AS (
+         INSERT INTO subscriber_sequences (sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
+         SELECT entry.sequence_id, s.id, entry.channel_id, 'active', :now, :now, entry.step_id, :now, :now
+           FROM entry JOIN subscribers s ON s.channel_id = entry.channel_id
+          WHERE ${SENDABLE} AND (:audience)
+            AND NOT EXISTS (SELECT 1 FROM subscriber_sequences x WHERE x.sequence_id = entry.sequence_id AND x.subscriber_id = s.id)
+          ORDER BY s.id
+         ON CONFLICT (sequence_id, subscriber_id) DO NOTHING
+         RETURNING *
+       ), recorded AS (
+         INSERT INTO events (channel_id, type, data, created_at)
+         SELECT e.channel_id, 'sequence.subscriber_added', ${ENROLMENT_EVENT_DATA}, :now
+           FROM joined e JOIN subscribers s ON s.id = e.subscriber_id ORDER BY e.id
+         RETURNING 1
+       )
+       SELECT count(*)::int AS count FROM recorded`,
+      { sequenceId: sequence.id, now, audience: this.db.raw(audience.sql, audience.bindings) },
+    );
+    const count = rows[0]!.count;
+    if (count > 0) this.eventRecorded?.();
+    return count;
+  }
+}

@@ -1,0 +1,81 @@
+import {
+  editHtml,
+  listUnsubscribeHeaders,
+  preheaderHtml,
+  renderedPartTooLong,
+  subjectLine,
+  textToHtml,
+  unsubscribeFooterHtml,
+  unsubscribeFooterText,
+  type HtmlEdit,
+  type StepSettings,
+} from '@mailcast/domain';
+import type { HtmlReader, RenderedEmail, SubscriberSnapshot, Templates } from '../ports';
+
+function capped(part: 'subject' | 'text' | 'html', value: string): string {
+  const tooLong = renderedPartTooLong(part, value);
+  if (tooLong !== null) throw new Error(tooLong);
+  return value;
+}
+
+/** The Liquid scope of a sequence email (docs/sequences.md, "Runtime"): exactly these variables. */
+export function sequenceScope(subscriber: SubscriberSnapshot, sequence: { id: number; label: string }) {
+  return {
+    subscriber: {
+      email: subscriber.email,
+      first_name: subscriber.firstName,
+      last_name: subscriber.lastName,
+      tags: subscriber.tags,
+      custom_data: subscriber.customData,
+    },
+    sequence: { id: sequence.id, label: sequence.label },
+  };
+}
+
+/**
+ * Renders one send_email step for one subscriber as broadcasts are rendered (one Liquid render
+ * of every part, the preheader first in the body, the unsubscribe link last, RFC 8058 headers),
+ * without open or click tracking.
+ */
+export async function renderSequenceEmail(
+  templates: Templates,
+  reader: HtmlReader,
+  input: {
+    channelId: number;
+    settings: StepSettings;
+    scope: ReturnType<typeof sequenceScope>;
+    unsubscribeUrl: string;
+  },
+): Promise<RenderedEmail> {
+  const s = input.settings;
+  const body = s.body ?? '';
+  const bodyIsHtml = reader.isHtml(body);
+  const bodyContext = bodyIsHtml ? 'html' : 'text';
+  const ownText = Boolean(s.html_body) && body.trim() !== '';
+  const [renderedSubject, renderedHtml, renderedText] = await templates.render(
+    input.channelId,
+    [
+      { source: s.subject ?? '', context: 'text' },
+      s.html_body ? { source: s.html_body, context: 'html' } : { source: body, context: bodyContext },
+      { source: ownText ? body : '', context: bodyContext },
+    ],
+    input.scope,
+  );
+  const subject = capped('subject', subjectLine(renderedSubject));
+  let html = s.html_body || bodyIsHtml ? renderedHtml : textToHtml(capped('text', renderedHtml));
+  capped('html', html);
+  const doc = reader.read(html);
+  let text: string;
+  if (ownText) text = bodyIsHtml ? reader.read(capped(bodyContext, renderedText)).text : capped(bodyContext, renderedText);
+  else if (!s.html_body && !bodyIsHtml) text = renderedHtml;
+  else text = doc.text;
+
+  const edits: HtmlEdit[] = [];
+  const bodyStart = doc.bodyStart ?? 0;
+  if (s.preheader) edits.push({ start: bodyStart, end: bodyStart, text: preheaderHtml(s.preheader) });
+  const bodyEnd = doc.bodyEnd ?? html.length;
+  edits.push({ start: bodyEnd, end: bodyEnd, text: unsubscribeFooterHtml(input.unsubscribeUrl) });
+  text += unsubscribeFooterText(input.unsubscribeUrl);
+  html = editHtml(html, edits);
+  return { subject, text, html, headers: listUnsubscribeHeaders(input.unsubscribeUrl) };
+}
