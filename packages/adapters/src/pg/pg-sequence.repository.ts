@@ -9,9 +9,13 @@ import type {
   SequenceSettings,
   SequenceStep,
   StepStatistics,
+  SubscriberSnapshot,
 } from '@mailcast/core';
 import type { EnrolmentStatus, StepAction, StepSettings } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import type { SecretBox } from '../secrets/secret-box';
+import { AGGREGATE_SHARDS } from './pg-email-events';
+import { SUBSCRIBER_COLUMNS, toSubscriber, type SubscriberRow } from './recipient-sql';
 import { PgEnrolments } from './sequence-enrolments';
 
 export interface SequenceRow {
@@ -123,6 +127,7 @@ export class PgSequenceRepository implements SequenceRepository {
   constructor(
     private readonly db: Knex,
     eventRecorded?: () => void,
+    private readonly secrets?: SecretBox,
   ) {
     this.enrolmentRows = new PgEnrolments(db, eventRecorded);
   }
@@ -288,5 +293,45 @@ export class PgSequenceRepository implements SequenceRepository {
 
   transitionAll(sequenceId: number, from: EnrolmentStatus, to: EnrolmentStatus, event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed', now: Date): Promise<number> {
     return this.enrolmentRows.transitionAll(sequenceId, from, to, event, now);
+  }
+
+  async findUnsubscribeTarget(
+    enrolmentId: number,
+  ): Promise<{ channelId: number; sequenceId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null> {
+    const { rows } = await this.db.raw<{ rows: Array<SubscriberRow & { channel_id: number; sequence_id: number; secret: string | null }> }>(
+      `SELECT e.channel_id, e.sequence_id, q.unsubscribe_secret AS secret, ${SUBSCRIBER_COLUMNS}
+         FROM subscriber_sequences e JOIN sequences q ON q.id = e.sequence_id JOIN subscribers s ON s.id = e.subscriber_id
+        WHERE e.id = ?`,
+      [enrolmentId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      channelId: Number(row.channel_id),
+      sequenceId: Number(row.sequence_id),
+      subscriber: toSubscriber({ ...row, subscriber_id: Number(row.subscriber_id) }),
+      secret: row.secret === null || this.secrets === undefined ? null : this.secrets.open('sequences.unsubscribe_secret', row.secret),
+    };
+  }
+
+  async recordUnsubscribe(
+    t: { channelId: number; sequenceId: number; subscriberId: number; enrolmentId: number; stepId: number },
+    at: Date,
+  ): Promise<void> {
+    await this.db('email_events').insert({
+      channel_id: t.channelId,
+      subscriber_id: t.subscriberId,
+      type: 'unsubscribed',
+      occurred_at: at,
+      data: '{}',
+      sequence_id: t.sequenceId,
+      sequence_step_id: t.stepId,
+    });
+    await this.db.raw(
+      `INSERT INTO sequence_step_statistics AS t (step_id, counter, shard, recipients, events)
+       SELECT id, 'unsubscribed', ?, 1, 1 FROM sequence_steps WHERE id = ?
+       ON CONFLICT (step_id, counter, shard) DO UPDATE SET recipients = t.recipients + 1, events = t.events + 1`,
+      [t.enrolmentId % AGGREGATE_SHARDS, t.stepId],
+    );
   }
 }

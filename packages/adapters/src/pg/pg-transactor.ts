@@ -47,7 +47,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     transactionals: new PgTransactionalRepository(db, secrets),
     idempotency: new PgIdempotencyStore(db),
     bounces: new PgBounceRepository(db),
-    sequences: new PgSequenceRepository(db, eventRecorded),
+    sequences: new PgSequenceRepository(db, eventRecorded, secrets),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { EnrolmentStatus } from '@mailcast/domain';
 import type { Page } from './entities/page';
+import type { SubscriberSnapshot } from './recipients';
 import type {
   Enrolment,
   NewSequenceStep,
@@ -62,4 +63,9 @@ export interface SequenceRepository {
    * `event` in the outbox. The number changed.
    */
   transitionAll(sequenceId: number, from: EnrolmentStatus, to: EnrolmentStatus, event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed', now: Date): Promise<number>;
+
+  /** Whom a sequence email's unsubscribe token names: the enrolment's subscriber, and the sequence's link secret. */
+  findUnsubscribeTarget(enrolmentId: number): Promise<{ channelId: number; sequenceId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null>;
+  /** An unsubscribe through a sequence email's link: its email event and the step's counter. */
+  recordUnsubscribe(target: { channelId: number; sequenceId: number; subscriberId: number; enrolmentId: number; stepId: number }, at: Date): Promise<void>;
 }

@@ -25,6 +25,7 @@ export class UnsubscribeByToken {
       const subscriber = await r.recipients.unsubscribeSubscriber(t.subscriber.id, at);
       if (subscriber === null) return { email: t.subscriber.email, changed: false };
       if (t.recipient !== null) await r.emailEvents.record(recipientEvent(t.recipient, 'unsubscribed', at));
+      if (t.sequenceStep !== undefined) await r.sequences.recordUnsubscribe({ channelId: t.channelId, subscriberId: subscriber.id, ...t.sequenceStep }, at);
       await r.outbox.record({
         channelId: t.channelId,
         type: 'subscriber.unsubscribed',
