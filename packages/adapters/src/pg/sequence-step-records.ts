@@ -13,6 +13,18 @@ interface MovedRow {
   email: string;
 }
 
+interface BouncedRow {
+  id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  subscribed_at: Date;
+  unsubscribed_at: Date | null;
+  is_active: boolean;
+  custom_data: Record<string, unknown>;
+  source: string;
+}
+
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 /**
@@ -159,7 +171,7 @@ async function applyEffect(trx: Knex.Transaction, r: StepRecord, effect: StepEff
         `INSERT INTO suppressions (channel_id, email, reason, created_at) VALUES (?, ?, 'bounce', ?) ON CONFLICT ON CONSTRAINT suppressions_unique DO NOTHING`,
         [e.channelId, e.subscriber.email, r.at],
       );
-      const { rows } = await trx.raw<{ rows: Array<Record<string, any>> }>(
+      const { rows } = await trx.raw<{ rows: BouncedRow[] }>(
         'UPDATE subscribers SET is_active = false, updated_at = ? WHERE id = ? AND is_active RETURNING *',
         [r.at, e.subscriber.id],
       );
