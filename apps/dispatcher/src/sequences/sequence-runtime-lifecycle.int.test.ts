@@ -116,7 +116,8 @@ describe('sequence runtime: lifecycle', () => {
     const { id } = await h.sequence([{ action: 'send_email', subject: 'Shared' }]);
     const emails = Array.from({ length: 200 }, (_, i) => `shared${i}@example.com`);
     for (let i = 0; i < emails.length; i += 20) await Promise.all(emails.slice(i, i + 20).map((email) => h.enrol(id, email)));
-    const [one, two] = [h.dispatcher(), h.dispatcher()];
+    // Small claims, so the two dispatchers' claims interleave all along.
+    const [one, two] = [h.dispatcher({ claimBatchSize: 5, concurrency: 5 }), h.dispatcher({ claimBatchSize: 5, concurrency: 5 })];
     const [a, b] = await Promise.all([h.runDue(one), h.runDue(two)]);
     expect(a + b).toBe(400);
     expect(a).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 import { createBoss, loadConfig } from '@mailcast/adapters';
-import { BroadcastRendering, Clock, Mailer, PriorityMailer, RunSequenceSteps, SyncSegmentEnrolments, Templates, Timers, WebhookSender } from '@mailcast/core';
+import { BroadcastRendering, Clock, Mailer, PriorityMailer, RunSequenceSteps, SyncSegmentEnrolments, Templates, Timers, WebhookSender, type SendingOptions } from '@mailcast/core';
 import { startSmtpCapture, type CapturedMessage, type SmtpCapture } from '@mailcast/devkit';
 import { freePort, memoryLogger, suiteResource, testClock } from '@mailcast/testkit';
 import http from 'node:http';
@@ -25,7 +25,8 @@ export interface SequenceHarness {
   /** The dispatchers' clock: it moves only when the test says (and never behind real time). */
   clock: ReturnType<typeof testClock>;
   /** A dispatcher on the shared database and clock (a second one shares the work with the first). */
-  dispatcher(): DependencyContainer;
+  /** `sending` changes the dispatcher's sending options (smaller claims, fewer in flight). */
+  dispatcher(sending?: Partial<SendingOptions>): DependencyContainer;
   /** One runtime turn of `on` (the first dispatcher by default), the clock caught up with real time first. */
   runDue(on?: DependencyContainer): Promise<number>;
   syncSegments(): Promise<number>;
@@ -79,14 +80,15 @@ export async function startSequenceHarness(extraEnv: Record<string, string> = {}
   await boss.start();
   const clock = testClock(Date.now());
   const containers: DependencyContainer[] = [];
-  const dispatcher = () => {
+  const dispatcher = (sending: Partial<SendingOptions> = {}) => {
+    const config = loadDispatcherConfig(baseUrl, { ...process.env, ...env });
     const c = buildContainer(
       { config: loadConfig({ DATABASE_URL: api.database.url, ...env }), logger: memoryLogger().logger, db: api.database.db, boss },
       [
         { token: Clock, value: clock.clock },
         { token: Timers, value: clock.timers },
       ],
-      { config: loadDispatcherConfig(baseUrl, { ...process.env, ...env }), workerName: `test-${containers.length}` },
+      { config: { ...config, sending: { ...config.sending, ...sending } }, workerName: `test-${containers.length}` },
     );
     containers.push(c);
     return c;
