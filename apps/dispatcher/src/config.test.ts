@@ -1,5 +1,5 @@
 import { DEFAULT_CONNECTIONS_PER_SERVER } from '@mailcast/adapters';
-import { loadDispatcherConfig, renderConfig, sendingConfig, smtpConnections, smtpThreads, webhookRelayConfig } from './config';
+import { loadDispatcherConfig, renderConfig, sendingConfig, sequencesConfig, smtpConnections, smtpThreads, webhookRelayConfig } from './config';
 
 describe('the dispatcher configuration', () => {
   it('reads every setting at once, with the defaults when nothing is set', () => {
@@ -68,6 +68,17 @@ describe('the dispatcher configuration', () => {
     });
     it('rejects a value that is not a positive integer', () => {
       expect(() => webhookRelayConfig({ MAILCAST_WEBHOOK_STALLED_MS: '0' })).toThrow('"MAILCAST_WEBHOOK_STALLED_MS" must be a positive integer');
+    });
+  });
+
+  describe('sequence runtime', () => {
+    it('syncs segments every 15 minutes unless SEQUENCE_SEGMENT_SYNC_INTERVAL says, and polls about every second', () => {
+      expect(sequencesConfig({})).toEqual({ pollMs: 1_000, segmentSyncMs: 900_000 });
+      expect(sequencesConfig({ SEQUENCE_SEGMENT_SYNC_INTERVAL: '30s' }).segmentSyncMs).toBe(30_000);
+      expect(sequencesConfig({ SEQUENCE_SEGMENT_SYNC_INTERVAL: '250ms' }).segmentSyncMs).toBe(250);
+    });
+    it.each(['soon', '1s,2s', '0s'])('refuses SEQUENCE_SEGMENT_SYNC_INTERVAL=%s, naming the variable', (value) => {
+      expect(() => sequencesConfig({ SEQUENCE_SEGMENT_SYNC_INTERVAL: value })).toThrow('"SEQUENCE_SEGMENT_SYNC_INTERVAL" must be a duration');
     });
   });
 });
