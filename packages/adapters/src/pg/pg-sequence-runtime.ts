@@ -20,6 +20,8 @@ interface ClaimedRow extends SubscriberRow {
   attempts: number;
   started_at: Date;
   sendable: boolean;
+  suppressed: boolean;
+  ran: boolean;
 }
 
 /**
@@ -49,7 +51,8 @@ export class PgSequenceRuntime implements SequenceRuntime {
          FROM picked p, subscribers s
         WHERE e.id = p.id AND s.id = e.subscriber_id
        RETURNING e.id, e.sequence_id, e.channel_id, e.current_step_id, e.next_trigger_at, e.attempts, e.started_at,
-                 ${SUBSCRIBER_COLUMNS}, (${SENDABLE}) AS sendable`,
+                 ${SUBSCRIBER_COLUMNS}, (${SENDABLE}) AS sendable, ${SUPPRESSED} AS suppressed,
+                 EXISTS (SELECT 1 FROM sequence_step_runs r WHERE r.enrolment_id = e.id AND r.step_id = e.current_step_id) AS ran`,
       { now, limit, worker, leaseMs },
     );
     return rows
@@ -62,6 +65,8 @@ export class PgSequenceRuntime implements SequenceRuntime {
         attempts: r.attempts,
         startedAt: r.started_at,
         sendable: r.sendable,
+        suppressed: r.suppressed,
+        currentStepRan: r.ran,
         subscriber: toSubscriber({ ...r, subscriber_id: Number(r.subscriber_id) }),
       }))
       .sort((a, b) => a.id - b.id);
@@ -80,10 +85,6 @@ export class PgSequenceRuntime implements SequenceRuntime {
     if (row === undefined) return null;
     const steps = ((await this.db('sequence_steps').where({ sequence_id: id }).orderBy(['position', 'id']).select('*')) as StepRow[]).map(toStep);
     return { sequence: toSequence(row), steps: steps.map((s) => ({ id: s.id, action: s.action, parentId: s.parentId, branch: s.branch, settings: s.settings })) };
-  }
-
-  async hasRun(enrolmentId: number, stepId: number): Promise<boolean> {
-    return (await this.db('sequence_step_runs').where({ enrolment_id: enrolmentId, step_id: stepId }).first('step_id')) !== undefined;
   }
 
   async engagement(enrolmentId: number): Promise<EngagementFacts> {
@@ -110,14 +111,6 @@ export class PgSequenceRuntime implements SequenceRuntime {
     };
   }
 
-  async suppressed(channelId: number, email: string): Promise<boolean> {
-    const { rows } = await this.db.raw<{ rows: Array<{ suppressed: boolean }> }>(
-      `SELECT ${SUPPRESSED} AS suppressed FROM (SELECT CAST(? AS bigint) AS channel_id, CAST(? AS text) AS email) s`,
-      [channelId, email],
-    );
-    return rows[0]?.suppressed === true;
-  }
-
   async inSegments(channelId: number, subscriberId: number, definitions: readonly SegmentDefinition[], now: Date): Promise<boolean> {
     const audience = audiencePredicate(definitions, channelId, now);
     const { rows } = await this.db.raw<{ rows: unknown[] }>(
@@ -128,6 +121,9 @@ export class PgSequenceRuntime implements SequenceRuntime {
   }
 
   async unsubscribeSecret(sequenceId: number, candidate: Uint8Array): Promise<Uint8Array> {
+    // Read first: the write (once per sequence) would otherwise lock the row at every turn.
+    const kept = (await this.db('sequences').where({ id: sequenceId }).first('unsubscribe_secret')) as { unsubscribe_secret: string | null } | undefined;
+    if (kept?.unsubscribe_secret) return this.secrets.open(SECRET, kept.unsubscribe_secret);
     const { rows } = await this.db.raw<{ rows: Array<{ secret: string }> }>(
       'UPDATE sequences SET unsubscribe_secret = COALESCE(unsubscribe_secret, ?) WHERE id = ? RETURNING unsubscribe_secret AS secret',
       [this.secrets.seal(SECRET, candidate), sequenceId],

@@ -15,6 +15,10 @@ export interface DueEnrolment {
   startedAt: Date;
   /** The subscriber may be sent to (active, confirmed, not redacted). */
   sendable: boolean;
+  /** The address is on the channel's or the global suppression list. */
+  suppressed: boolean;
+  /** The (enrolment, current step) pair is already in sequence_step_runs: it is not run again. */
+  currentStepRan: boolean;
   subscriber: SubscriberSnapshot;
 }
 
@@ -78,12 +82,8 @@ export interface SequenceRuntime {
   release(worker: string): Promise<void>;
   /** The sequence with its steps as they are now; null when deleted. */
   sequence(id: number): Promise<{ sequence: Sequence; steps: RuntimeStep[] } | null>;
-  /** Whether the (enrolment, step) pair has run already. */
-  hasRun(enrolmentId: number, stepId: number): Promise<boolean>;
   /** The opens and clicks recorded for the emails this enrolment was sent since it started. */
   engagement(enrolmentId: number): Promise<EngagementFacts>;
-  /** Whether the address is on the channel's or the global suppression list. */
-  suppressed(channelId: number, email: string): Promise<boolean>;
   /** Whether the subscriber is a member of any of the segments. */
   inSegments(channelId: number, subscriberId: number, definitions: readonly SegmentDefinition[], now: Date): Promise<boolean>;
   /** The sequence's random unsubscribe secret, created on first use (concurrent callers agree). */

@@ -115,7 +115,7 @@ export class StepPerformer {
     const step = loaded.steps.find((s) => s.id === e.currentStepId);
     // The path ended (its last step was deleted while the enrolment waited on it).
     if (step === undefined) return { ...base, ranStepId: null, next: { status: 'completed' } };
-    if (await this.p.runtime.hasRun(e.id, step.id)) {
+    if (e.currentStepRan) {
       return { ...base, ranStepId: null, next: this.advance(loaded.steps, step.id, at) };
     }
     const ran = (extra: Partial<StepRecord> = {}): StepRecord => ({ ...base, ranStepId: step.id, next: this.advance(loaded.steps, step.id, at), ...extra });
@@ -148,7 +148,7 @@ export class StepPerformer {
     const moveOn = this.advance(l.steps, step.id, at);
     const skipped: StepRecord = { enrolment: e, ranStepId: step.id, next: moveOn, effects: [], at };
     // docs/sequences.md: not sendable, suppressed or excluded subscribers are skipped and move on.
-    if (!e.sendable || (await p.runtime.suppressed(e.channelId, e.subscriber.email))) return skipped;
+    if (!e.sendable || e.suppressed) return skipped;
     if (l.excluded.length > 0 && (await p.runtime.inSegments(e.channelId, e.subscriber.id, l.excluded, at))) return skipped;
 
     // One Message-ID per (enrolment run, step): a resend after a crash keeps it.
