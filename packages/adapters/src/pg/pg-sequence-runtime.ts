@@ -3,11 +3,10 @@ import type { EngagementFacts, RuntimeStep, SegmentDefinition } from '@mailcast/
 import type { Knex } from 'knex';
 import type { SecretBox } from '../secrets/secret-box';
 import { LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
-import { AGGREGATE_SHARDS } from './pg-email-events';
 import { audiencePredicate } from './segment-sql';
 import { toSequence, toStep, type SequenceRow, type StepRow } from './pg-sequence.repository';
 import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
-import { commitStepRecord } from './sequence-step-records';
+import { commitStepRecords } from './sequence-step-records';
 
 const SECRET = 'sequences.unsubscribe_secret';
 
@@ -132,18 +131,10 @@ export class PgSequenceRuntime implements SequenceRuntime {
     return this.secrets.open(SECRET, rows[0].secret);
   }
 
-  /**
-   * A group in one transaction (one commit for many steps). The records go in the order of the
-   * counter rows they add to, so two dispatchers' groups take those rows' locks in one order.
-   */
+  /** A group in one transaction: a handful of statements for many steps (docs/sequences.md, "Runtime"). */
   async record(worker: string, records: readonly StepRecord[]): Promise<number> {
-    const shard = (r: StepRecord) => r.enrolment.id % AGGREGATE_SHARDS;
-    const ordered = [...records].sort((x, y) => (x.email?.stepId ?? 0) - (y.email?.stepId ?? 0) || shard(x) - shard(y) || x.enrolment.id - y.enrolment.id);
-    const committed = await this.db.transaction(async (trx) => {
-      let n = 0;
-      for (const record of ordered) if (await commitStepRecord(trx, worker, record)) n++;
-      return n;
-    });
+    const ordered = [...records].sort((x, y) => x.enrolment.id - y.enrolment.id);
+    const committed = await this.db.transaction((trx) => commitStepRecords(trx, worker, ordered));
     if (committed > 0) this.eventRecorded?.();
     return committed;
   }

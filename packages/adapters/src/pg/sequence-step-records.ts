@@ -27,78 +27,108 @@ interface BouncedRow {
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
+/** A group's enrolment moves and step runs in one statement: only rows still busy under the worker's claim move. */
+const MOVE_STATEMENT = `
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset(:records::jsonb) AS r(
+    id bigint, status text, park boolean, step_id bigint, due_at timestamptz, attempts int, error text, ended boolean, ran_step_id bigint, at timestamptz)
+), moved AS (
+  UPDATE subscriber_sequences e
+     SET status = CASE WHEN i.status = 'active' AND (i.park OR NOT q.active) THEN 'paused' ELSE i.status END,
+         current_step_id = COALESCE(i.step_id, e.current_step_id),
+         next_trigger_at = i.due_at, attempts = i.attempts, error = i.error,
+         completed_at = CASE WHEN i.ended THEN i.at END,
+         claimed_by = NULL, lease_until = NULL, updated_at = i.at
+    FROM input i, sequences q, subscribers s
+   WHERE e.id = i.id AND e.status = 'busy' AND e.claimed_by = :worker AND q.id = e.sequence_id AND s.id = e.subscriber_id
+  RETURNING e.id, e.sequence_id, e.channel_id, e.status, e.current_step_id, s.id AS subscriber_id, s.email, i.ran_step_id, i.at
+), runs AS (
+  INSERT INTO sequence_step_runs (enrolment_id, step_id, created_at)
+  SELECT id, ran_step_id, at FROM moved WHERE ran_step_id IS NOT NULL
+  ON CONFLICT DO NOTHING
+)
+SELECT id, sequence_id, channel_id, status, current_step_id, subscriber_id, email FROM moved`;
+
 /**
- * Commits one step's record in `trx` (docs/sequences.md, "Runtime"). The enrolment moves first,
- * and only while it is still busy under `worker`'s claim: a record whose claim was lost (its
- * lease lapsed, another dispatcher took it, the subscriber left) changes nothing else. Then the
- * step's run, the email's events and counters, the effects and the sequence.* events. Answers
- * whether it committed anything.
+ * Commits a group of step records in `trx` (docs/sequences.md, "Runtime"). The enrolments move
+ * first, each only while still busy under `worker`'s claim: a record whose claim was lost (its
+ * lease lapsed, another dispatcher took it, the subscriber left) changes nothing else. Then, for
+ * those that moved, the emails' events and counters and the effects, in order, and last the
+ * sequence.* events. Answers how many records committed.
  */
-export async function commitStepRecord(trx: Knex.Transaction, worker: string, r: StepRecord): Promise<boolean> {
-  const e = r.enrolment;
-  const next = r.next;
-  const ended = next.status !== 'active';
-  const { rows } = await trx.raw<{ rows: MovedRow[] }>(
-    `UPDATE subscriber_sequences e
-        SET status = CASE WHEN CAST(:status AS text) = 'active' AND (CAST(:park AS boolean) OR NOT q.active) THEN 'paused' ELSE CAST(:status AS text) END,
-            current_step_id = COALESCE(CAST(:stepId AS bigint), e.current_step_id),
-            next_trigger_at = CAST(:dueAt AS timestamptz), attempts = :attempts, error = CAST(:error AS text),
-            completed_at = CASE WHEN CAST(:ended AS boolean) THEN CAST(:at AS timestamptz) END,
-            claimed_by = NULL, lease_until = NULL, updated_at = :at
-       FROM sequences q, subscribers s
-      WHERE e.id = :id AND e.status = 'busy' AND e.claimed_by = :worker AND q.id = e.sequence_id AND s.id = e.subscriber_id
-      RETURNING e.id, e.sequence_id, e.channel_id, e.status, e.current_step_id, s.id AS subscriber_id, s.email`,
-    {
-      id: e.id,
-      worker,
+export async function commitStepRecords(trx: Knex.Transaction, worker: string, records: readonly StepRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
+  const input = records.map((r) => {
+    const next = r.next;
+    return {
+      id: r.enrolment.id,
       status: next.status,
       park: r.park === true,
-      stepId: next.status === 'active' ? next.stepId : r.ranStepId,
-      dueAt: next.status === 'active' ? next.dueAt : null,
+      step_id: next.status === 'active' ? next.stepId : r.ranStepId,
+      due_at: next.status === 'active' ? next.dueAt.toISOString() : null,
       attempts: next.status === 'active' ? next.attempts : 0,
       error: next.status === 'error' ? next.error : null,
-      ended,
-      at: r.at,
-    },
-  );
-  const moved = rows[0];
-  if (moved === undefined) return false;
-  if (r.ranStepId !== null) {
-    await trx.raw('INSERT INTO sequence_step_runs (enrolment_id, step_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [e.id, r.ranStepId, r.at]);
-  }
-  const event = (type: string, extra: Record<string, unknown> = {}) =>
-    trx('events').insert({
-      channel_id: moved.channel_id,
+      ended: next.status !== 'active',
+      ran_step_id: r.ranStepId,
+      at: r.at.toISOString(),
+    };
+  });
+  const { rows } = await trx.raw<{ rows: MovedRow[] }>(MOVE_STATEMENT, { records: JSON.stringify(input), worker });
+  const moved = new Map(rows.map((row) => [Number(row.id), row]));
+  const events: Array<Record<string, unknown>> = [];
+  const emails: EmailRows = { emailEvents: [], counters: new Map(), outbox: [] };
+  for (const r of records) if (r.email !== undefined && moved.has(r.enrolment.id)) emailRows(emails, r);
+  await writeEmailRows(trx, emails);
+  for (const r of records) {
+    const row = moved.get(r.enrolment.id);
+    if (row === undefined) continue;
+    for (const effect of r.effects) await applyEffect(trx, r, effect);
+    const type =
+      row.status === 'paused'
+        ? 'sequence.subscriber_paused'
+        : r.movedTo !== undefined
+          ? 'sequence.subscriber_moved'
+          : row.status === 'completed'
+            ? 'sequence.subscriber_completed'
+            : row.status === 'error'
+              ? 'sequence.subscriber_error'
+              : null;
+    if (type === null) continue;
+    const extra = r.movedTo !== undefined ? { target_sequence_id: r.movedTo } : r.next.status === 'error' ? { error: r.next.error } : {};
+    events.push({
+      channel_id: row.channel_id,
       type,
       data: JSON.stringify({
-        sequence_id: Number(moved.sequence_id),
-        subscriber_sequence_id: Number(moved.id),
-        status: moved.status,
-        step_id: moved.current_step_id === null ? null : Number(moved.current_step_id),
-        subscriber: { id: Number(moved.subscriber_id), email: moved.email },
+        sequence_id: Number(row.sequence_id),
+        subscriber_sequence_id: Number(row.id),
+        status: row.status,
+        step_id: row.current_step_id === null ? null : Number(row.current_step_id),
+        subscriber: { id: Number(row.subscriber_id), email: row.email },
         ...extra,
       }),
       created_at: r.at,
     });
-  if (r.email !== undefined) await recordEmail(trx, r);
-  for (const effect of r.effects) await applyEffect(trx, r, effect);
-  if (moved.status === 'paused') await event('sequence.subscriber_paused');
-  else if (r.movedTo !== undefined) await event('sequence.subscriber_moved', { target_sequence_id: r.movedTo });
-  else if (moved.status === 'completed') await event('sequence.subscriber_completed');
-  else if (moved.status === 'error') await event('sequence.subscriber_error', { error: next.status === 'error' ? next.error : null });
-  return true;
+  }
+  if (events.length > 0) await trx('events').insert(events);
+  return moved.size;
 }
 
-/** The email's rows in email_events, the step's counters (sharded as the broadcasts'), and email.* events. */
-async function recordEmail(trx: Knex.Transaction, r: StepRecord): Promise<void> {
+/** The rows a group's emails add: email_events, counter increments and email.* outbox events. */
+interface EmailRows {
+  emailEvents: Array<Record<string, unknown>>;
+  counters: Map<string, { step_id: number; counter: string; shard: number; n: number }>;
+  outbox: Array<Record<string, unknown>>;
+}
+
+/** One email's rows in email_events, the step's counters (sharded as the broadcasts'), and email.* events. */
+function emailRows(rows: EmailRows, r: StepRecord): void {
   const m = r.email!;
   const e = r.enrolment;
   const kinds = [...(m.handed ? ['processed'] : []), m.kind];
-  const counters = kinds.filter((k) => k !== 'failed');
   const data = (k: string) =>
     k === 'processed' ? {} : k === 'delivered' ? { response: m.reason } : k === 'bounced' ? { code: m.code, reason: m.reason } : { reason: m.reason };
-  await trx('email_events').insert(
-    kinds.map((k) => ({
+  for (const k of kinds) {
+    rows.emailEvents.push({
       channel_id: e.channelId,
       subscriber_id: e.subscriber.id,
       type: k,
@@ -106,15 +136,13 @@ async function recordEmail(trx: Knex.Transaction, r: StepRecord): Promise<void> 
       data: JSON.stringify(data(k)),
       sequence_id: e.sequenceId,
       sequence_step_id: m.stepId,
-    })),
-  );
-  if (counters.length > 0) {
-    await trx.raw(
-      `INSERT INTO sequence_step_statistics AS t (step_id, counter, shard, recipients, events)
-       SELECT ?, c, ?, 1, 1 FROM unnest(?::text[]) AS c
-       ON CONFLICT (step_id, counter, shard) DO UPDATE SET recipients = t.recipients + 1, events = t.events + 1`,
-      [m.stepId, e.id % AGGREGATE_SHARDS, counters],
-    );
+    });
+    if (k === 'failed') continue;
+    const shard = e.id % AGGREGATE_SHARDS;
+    const key = `${m.stepId}:${k}:${shard}`;
+    const counter = rows.counters.get(key) ?? { step_id: m.stepId, counter: k, shard, n: 0 };
+    counter.n++;
+    rows.counters.set(key, counter);
   }
   const base = {
     receipt_id: e.id,
@@ -136,9 +164,25 @@ async function recordEmail(trx: Knex.Transaction, r: StepRecord): Promise<void> 
     sequence_step_id: m.stepId,
   };
   const types = [...(m.handed ? ['email.sent'] : []), m.kind === 'delivered' ? 'email.delivered' : m.kind === 'bounced' ? 'email.bounced' : 'email.failed'];
-  await trx('events').insert(
-    types.map((type) => ({ channel_id: e.channelId, type, data: JSON.stringify({ ...base, delivered: type === 'email.delivered' }), created_at: r.at })),
-  );
+  for (const type of types) {
+    rows.outbox.push({ channel_id: e.channelId, type, data: JSON.stringify({ ...base, delivered: type === 'email.delivered' }), created_at: r.at });
+  }
+}
+
+/** A group's email rows in three statements; counters in key order, so concurrent groups lock them in one order. */
+async function writeEmailRows(trx: Knex.Transaction, rows: EmailRows): Promise<void> {
+  if (rows.emailEvents.length === 0) return;
+  await trx('email_events').insert(rows.emailEvents);
+  const counters = [...rows.counters.values()].sort((a, b) => a.step_id - b.step_id || a.counter.localeCompare(b.counter) || a.shard - b.shard);
+  if (counters.length > 0) {
+    await trx.raw(
+      `INSERT INTO sequence_step_statistics AS t (step_id, counter, shard, recipients, events)
+       SELECT c.step_id, c.counter, c.shard, c.n, c.n FROM jsonb_to_recordset(?::jsonb) AS c(step_id bigint, counter text, shard smallint, n bigint)
+       ON CONFLICT (step_id, counter, shard) DO UPDATE SET recipients = t.recipients + excluded.recipients, events = t.events + excluded.events`,
+      [JSON.stringify(counters)],
+    );
+  }
+  await trx('events').insert(rows.outbox);
 }
 
 /**
