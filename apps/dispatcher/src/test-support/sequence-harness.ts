@@ -7,7 +7,7 @@ import type PgBoss from 'pg-boss';
 import type { DependencyContainer } from 'tsyringe';
 import { startApi, type ApiHarness } from '../../../api/src/test-support/harness';
 import { loadDispatcherConfig } from '../config';
-import { buildContainer } from '../container';
+import { buildContainer, type Override } from '../container';
 
 /** A request the HTTP receiver got. */
 export interface Hit {
@@ -26,7 +26,7 @@ export interface SequenceHarness {
   clock: ReturnType<typeof testClock>;
   /** A dispatcher on the shared database and clock (a second one shares the work with the first). */
   /** `sending` changes the dispatcher's sending options (smaller claims, fewer in flight). */
-  dispatcher(sending?: Partial<SendingOptions>): DependencyContainer;
+  dispatcher(sending?: Partial<SendingOptions>, overrides?: readonly Override[]): DependencyContainer;
   /** One runtime turn of `on` (the first dispatcher by default), the clock caught up with real time first. */
   runDue(on?: DependencyContainer): Promise<number>;
   syncSegments(): Promise<number>;
@@ -80,13 +80,14 @@ export async function startSequenceHarness(extraEnv: Record<string, string> = {}
   await boss.start();
   const clock = testClock(Date.now());
   const containers: DependencyContainer[] = [];
-  const dispatcher = (sending: Partial<SendingOptions> = {}) => {
+  const dispatcher = (sending: Partial<SendingOptions> = {}, overrides: readonly Override[] = []) => {
     const config = loadDispatcherConfig(baseUrl, { ...process.env, ...env });
     const c = buildContainer(
       { config: loadConfig({ DATABASE_URL: api.database.url, ...env }), logger: memoryLogger().logger, db: api.database.db, boss },
       [
         { token: Clock, value: clock.clock },
         { token: Timers, value: clock.timers },
+        ...overrides,
       ],
       { config: { ...config, sending: { ...config.sending, ...sending } }, workerName: `test-${containers.length}` },
     );
