@@ -97,6 +97,18 @@ describe('sequence runtime: lifecycle', () => {
     expect(h.received('paused@example.com')).toHaveLength(1);
   });
 
+  it('an enrolment the runtime holds when its sequence is switched off is parked, its due time kept', async () => {
+    const { id } = await h.sequence([{ action: 'send_email', subject: 'Not while off' }]);
+    const enrolled = await h.enrol(id, 'racing@example.com');
+    // Switched off between the pause statement's look and the claim: the row is still active.
+    await h.api.database.db('sequences').where({ id }).update({ active: false });
+    await h.runDue();
+    expect(h.received('racing@example.com')).toHaveLength(0);
+    const parked = await h.enrolment(id, 'racing@example.com');
+    expect(parked).toMatchObject({ status: 'paused', current_step_id: enrolled.current_step_id, next_trigger_at: enrolled.next_trigger_at });
+    expect((await h.events('sequence.subscriber_paused')).map((e) => e.data.subscriber.email)).toContain('racing@example.com');
+  });
+
   it('a step already run is not run again, and a dead dispatcher\'s lapsed claims are taken over', async () => {
     const { id, steps } = await h.sequence([{ action: 'send_email', subject: 'Once' }, { action: 'send_email', subject: 'Twice?' }]);
     const ran = await h.enrol(id, 'ran@example.com');
