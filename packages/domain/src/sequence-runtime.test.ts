@@ -1,7 +1,13 @@
 import { evaluateCondition, httpStepVerdict, nextDayAt, nextStep, stepDueAt, type EngagementFacts, type RuntimeStep } from './sequence-runtime';
 import { sequenceTokenIds, sequenceUnsubscribeToken, verifySequenceUnsubscribeToken } from './tracking-token';
 
-const step = (id: number, action: RuntimeStep['action'], parentId: number | null, settings: RuntimeStep['settings'] = {}, branch: boolean | null = null): RuntimeStep => ({
+const step = (
+  id: number,
+  action: RuntimeStep['action'],
+  parentId: number | null,
+  settings: RuntimeStep['settings'] = {},
+  branch: boolean | null = null,
+): RuntimeStep => ({
   id,
   action,
   parentId,
@@ -58,7 +64,13 @@ describe('nextStep', () => {
     expect(nextStep(tree, 7)).toBeNull();
   });
   test('an empty branch ends the path', () => {
-    expect(nextStep(tree.filter((s) => s.id !== 7), 3, false)).toBeNull();
+    expect(
+      nextStep(
+        tree.filter((s) => s.id !== 7),
+        3,
+        false,
+      ),
+    ).toBeNull();
   });
   test('an unknown step ends the path', () => expect(nextStep(tree, 99)).toBeNull());
 });

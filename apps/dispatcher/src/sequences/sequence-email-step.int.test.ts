@@ -36,7 +36,11 @@ describe('sequence runtime: send_email', () => {
     expect(h.received('ana@example.com')).toHaveLength(1);
 
     // The one-click POST unsubscribes and counts for the step.
-    const oneClick = await fetch(unsubscribe, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const oneClick = await fetch(unsubscribe, {
+      method: 'POST',
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(oneClick.status).toBe(200);
     const step = await h.request('GET', `/api/v1/sequences/${id}/steps/${steps[0]}`);
     expect(step.body.statistics).toEqual({ sent: 1, delivered: 1, opens: 0, clicks: 0, bounces: 0, unsubscribes: 1 });
@@ -46,7 +50,10 @@ describe('sequence runtime: send_email', () => {
     const segment = await h.request('POST', '/api/v1/segments', { segment: { name: 'VIP', rules: [{ field: 'tags', operator: 'includes', value: 'vip' }] } });
     expect(segment.status).toBe(201);
     const { id, steps } = await h.sequence(
-      [{ action: 'send_email', subject: 'One' }, { action: 'add_tag_to_subscriber', tags: ['done'] }],
+      [
+        { action: 'send_email', subject: 'One' },
+        { action: 'add_tag_to_subscriber', tags: ['done'] },
+      ],
       { excluded_segment_ids: [segment.body.id] },
     );
     expect((await h.request('POST', '/api/v1/suppressions.json', { email: 'blocked@example.com' })).status).toBe(201);
@@ -66,7 +73,10 @@ describe('sequence runtime: send_email', () => {
 
   it('a hard bounce is recorded for the step, suppresses the address and removes the subscriber from the sequence', async () => {
     const bouncing = 'bounce-550@example.com';
-    const { id, steps } = await h.sequence([{ action: 'send_email', subject: 'One' }, { action: 'send_email', subject: 'Two' }]);
+    const { id, steps } = await h.sequence([
+      { action: 'send_email', subject: 'One' },
+      { action: 'send_email', subject: 'Two' },
+    ]);
     await h.enrol(id, bouncing);
     await h.runDue();
     expect((await h.enrolment(id, bouncing)).status).toBe('removed');

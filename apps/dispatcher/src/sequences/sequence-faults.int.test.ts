@@ -12,7 +12,9 @@ describe('sequence runtime: a killed dispatcher', () => {
     const real = h.dispatcher().resolve<SequenceRuntime>(SequenceRuntime);
     const killed = new Proxy(real, {
       get: (target, name) => {
-        if (name === 'record') return (_worker: string, records: readonly StepRecord[]) => (records.some((r) => r.email) ? Promise.reject(new Error('killed')) : real.record(_worker, records));
+        if (name === 'record')
+          return (_worker: string, records: readonly StepRecord[]) =>
+            records.some((r) => r.email) ? Promise.reject(new Error('killed')) : real.record(_worker, records);
         const value: unknown = Reflect.get(target, name);
         return typeof value === 'function' ? value.bind(target) : value;
       },

@@ -31,14 +31,19 @@ describe('sequence runtime: make_http_request', () => {
 
   it('a 4xx errs at once with subscriber_error', async () => {
     h.receiver.status.set('/gone', 410);
-    const { id } = await h.sequence([{ action: 'make_http_request', url: h.receiver.url('/gone') }, { action: 'send_email', subject: 'Never' }]);
+    const { id } = await h.sequence([
+      { action: 'make_http_request', url: h.receiver.url('/gone') },
+      { action: 'send_email', subject: 'Never' },
+    ]);
     await h.enrol(id, 'fourxx@example.com');
     await h.runDue();
     const e = await h.enrolment(id, 'fourxx@example.com');
     expect(e.status).toBe('error');
     expect(h.receiver.hits.filter((x) => x.path === '/gone')).toHaveLength(1);
     const errors = (await h.events('sequence.subscriber_error')).map((x) => x.data).filter((d) => d.sequence_id === id);
-    expect(errors).toEqual([expect.objectContaining({ status: 'error', error: 'HTTP 410', subscriber: expect.objectContaining({ email: 'fourxx@example.com' }) })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ status: 'error', error: 'HTTP 410', subscriber: expect.objectContaining({ email: 'fourxx@example.com' }) }),
+    ]);
     expect(h.received('fourxx@example.com')).toHaveLength(0);
   });
 
@@ -60,7 +65,11 @@ describe('sequence runtime: make_http_request', () => {
     expect(h.received('bystander@example.com')).toHaveLength(1);
     expect(hits()).toBe(1);
 
-    for (const [wait, expected] of [[MINUTE, 2], [5 * MINUTE, 3], [30 * MINUTE, 4]] as const) {
+    for (const [wait, expected] of [
+      [MINUTE, 2],
+      [5 * MINUTE, 3],
+      [30 * MINUTE, 4],
+    ] as const) {
       h.clock.advance(wait - 1_000);
       await h.runDue();
       expect(hits()).toBe(expected - 1);

@@ -46,7 +46,11 @@ describe('sequence runtime: lifecycle', () => {
   });
 
   it('leaving during a delay: an unsubscribe or a deactivation sends nothing more', async () => {
-    const { id } = await h.sequence([{ action: 'send_email', subject: 'First' }, { action: 'delay', delay: 3600 }, { action: 'send_email', subject: 'Second' }]);
+    const { id } = await h.sequence([
+      { action: 'send_email', subject: 'First' },
+      { action: 'delay', delay: 3600 },
+      { action: 'send_email', subject: 'Second' },
+    ]);
     await h.enrol(id, 'unsub@example.com');
     await h.enrol(id, 'deact@example.com');
     await h.runDue();
@@ -73,7 +77,11 @@ describe('sequence runtime: lifecycle', () => {
     await h.runDue();
     expect(subjects(h.received('deleted@example.com'))).toEqual(['A', 'B']);
 
-    const second = await h.sequence([{ action: 'delay', delay: 600 }, { action: 'send_email', subject: 'A' }, { action: 'send_email', subject: 'B' }]);
+    const second = await h.sequence([
+      { action: 'delay', delay: 600 },
+      { action: 'send_email', subject: 'A' },
+      { action: 'send_email', subject: 'B' },
+    ]);
     await h.enrol(second.id, 'moved@example.com');
     await h.runDue();
     // B moved right under the delay while the subscriber waits on it: B comes before A.
@@ -84,7 +92,10 @@ describe('sequence runtime: lifecycle', () => {
   });
 
   it('switched off, enrolments pause; switched on, overdue steps run at once', async () => {
-    const { id } = await h.sequence([{ action: 'delay', delay: 60 }, { action: 'send_email', subject: 'After the pause' }]);
+    const { id } = await h.sequence([
+      { action: 'delay', delay: 60 },
+      { action: 'send_email', subject: 'After the pause' },
+    ]);
     await h.enrol(id, 'paused@example.com');
     await h.runDue();
     await h.request('PATCH', `/api/v1/sequences/${id}`, { active: false });
@@ -109,14 +120,20 @@ describe('sequence runtime: lifecycle', () => {
     expect((await h.events('sequence.subscriber_paused')).map((e) => e.data.subscriber.email)).toContain('racing@example.com');
   });
 
-  it('a step already run is not run again, and a dead dispatcher\'s lapsed claims are taken over', async () => {
-    const { id, steps } = await h.sequence([{ action: 'send_email', subject: 'Once' }, { action: 'send_email', subject: 'Twice?' }]);
+  it("a step already run is not run again, and a dead dispatcher's lapsed claims are taken over", async () => {
+    const { id, steps } = await h.sequence([
+      { action: 'send_email', subject: 'Once' },
+      { action: 'send_email', subject: 'Twice?' },
+    ]);
     const ran = await h.enrol(id, 'ran@example.com');
     const orphan = await h.enrol(id, 'orphan@example.com');
     // As if a dispatcher recorded the first email, then died holding both enrolments.
     await h.api.database.db('sequence_step_runs').insert({ enrolment_id: ran.id, step_id: steps[0], created_at: new Date() });
     await h.api.database.db('subscriber_sequences').whereIn('id', [ran.id, orphan.id]).update({ current_step_id: steps[0] });
-    const claimed = await h.dispatcher().resolve<SequenceRuntime>(SequenceRuntime).claim('dead', new Date(Date.now() + 1_000), 1, 10);
+    const claimed = await h
+      .dispatcher()
+      .resolve<SequenceRuntime>(SequenceRuntime)
+      .claim('dead', new Date(Date.now() + 1_000), 1, 10);
     expect(claimed.map((c) => c.id).sort()).toEqual([ran.id, orphan.id].sort());
     await new Promise((resolve) => setTimeout(resolve, 20));
     await h.runDue();
@@ -138,7 +155,11 @@ describe('sequence runtime: lifecycle', () => {
     for (const m of h.smtp.messages) for (const to of m.to) if (to.startsWith('shared')) counts.set(to, (counts.get(to) ?? 0) + 1);
     expect(counts.size).toBe(200);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    const statuses = await h.api.database.db('subscriber_sequences').where({ sequence_id: id }).groupBy('status').select('status', h.api.database.db.raw('count(*)::int AS n'));
+    const statuses = await h.api.database
+      .db('subscriber_sequences')
+      .where({ sequence_id: id })
+      .groupBy('status')
+      .select('status', h.api.database.db.raw('count(*)::int AS n'));
     expect(statuses).toEqual([{ status: 'completed', n: 200 }]);
   });
 

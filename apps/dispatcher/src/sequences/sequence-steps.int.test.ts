@@ -7,7 +7,10 @@ describe('sequence runtime: steps', () => {
   const h = useSequenceHarness();
 
   it('delay: waits from arrival; an edit reaches only later arrivals', async () => {
-    const { id, steps } = await h.sequence([{ action: 'delay', delay: 600 }, { action: 'send_email', subject: 'After the wait' }]);
+    const { id, steps } = await h.sequence([
+      { action: 'delay', delay: 600 },
+      { action: 'send_email', subject: 'After the wait' },
+    ]);
     await h.enrol(id, 'early@example.com');
     await h.runDue();
     const waiting = await h.enrolment(id, 'early@example.com');
@@ -63,7 +66,13 @@ describe('sequence runtime: steps', () => {
     // The open as tracking records it for this enrolment's email.
     const reader = await h.api.database.db('subscribers').where({ email: 'reader@example.com', channel_id: h.channelId }).first('id');
     await h.api.database.db('email_events').insert({
-      channel_id: h.channelId, subscriber_id: reader.id, type: 'opened', occurred_at: new Date(), data: '{}', sequence_id: id, sequence_step_id: steps[0],
+      channel_id: h.channelId,
+      subscriber_id: reader.id,
+      type: 'opened',
+      occurred_at: new Date(),
+      data: '{}',
+      sequence_id: id,
+      sequence_step_id: steps[0],
     });
     h.clock.advance(30 * MINUTE);
     expect(await h.runDue()).toBe(0);
@@ -87,7 +96,10 @@ describe('sequence runtime: steps', () => {
 
   it('add and remove tags go through the subscribers trigger: an init_tag sequence enrols the tagged subscriber', async () => {
     const follow = await h.sequence([{ action: 'send_email', subject: 'You are a customer' }], { init_tag: 'customer' });
-    const { id } = await h.sequence([{ action: 'add_tag_to_subscriber', tags: ['customer', 'x'] }, { action: 'remove_tag_from_subscriber', tags: ['lead'] }]);
+    const { id } = await h.sequence([
+      { action: 'add_tag_to_subscriber', tags: ['customer', 'x'] },
+      { action: 'remove_tag_from_subscriber', tags: ['lead'] },
+    ]);
     await h.enrol(id, 'buyer@example.com', { tags: ['lead'] });
     await h.runDue();
     const row = await h.api.database.db('subscribers').where({ email: 'buyer@example.com', channel_id: h.channelId }).first('tags');
@@ -110,7 +122,10 @@ describe('sequence runtime: steps', () => {
 
   it('move_to_sequence: completes here with subscriber_moved and starts the target, unless under way there', async () => {
     const target = await h.sequence([{ action: 'send_email', subject: 'Target' }]);
-    const { id } = await h.sequence([{ action: 'move_to_sequence', target_sequence_id: target.id }, { action: 'send_email', subject: 'Never here' }]);
+    const { id } = await h.sequence([
+      { action: 'move_to_sequence', target_sequence_id: target.id },
+      { action: 'send_email', subject: 'Never here' },
+    ]);
     await h.enrol(id, 'mover@example.com');
     await h.runDue();
     expect((await h.enrolment(id, 'mover@example.com')).status).toBe('completed');

@@ -1,5 +1,16 @@
 import { createBoss, loadConfig } from '@mailcast/adapters';
-import { BroadcastRendering, Clock, Mailer, PriorityMailer, RunSequenceSteps, SyncSegmentEnrolments, Templates, Timers, WebhookSender, type SendingOptions } from '@mailcast/core';
+import {
+  BroadcastRendering,
+  Clock,
+  Mailer,
+  PriorityMailer,
+  RunSequenceSteps,
+  SyncSegmentEnrolments,
+  Templates,
+  Timers,
+  WebhookSender,
+  type SendingOptions,
+} from '@mailcast/core';
 import { startSmtpCapture, type CapturedMessage, type SmtpCapture } from '@mailcast/devkit';
 import { freePort, memoryLogger, suiteResource, testClock } from '@mailcast/testkit';
 import http from 'node:http';
@@ -45,7 +56,10 @@ export interface SequenceHarness {
 }
 
 export function useSequenceHarness(env: Record<string, string> = {}): SequenceHarness {
-  return suiteResource(() => startSequenceHarness(env), (h) => h.close());
+  return suiteResource(
+    () => startSequenceHarness(env),
+    (h) => h.close(),
+  );
 }
 
 /**
@@ -55,7 +69,14 @@ export function useSequenceHarness(env: Record<string, string> = {}): SequenceHa
 export async function startSequenceHarness(extraEnv: Record<string, string> = {}): Promise<SequenceHarness> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const env = { PUBLIC_URL: baseUrl, RATE_LIMIT_PER_MINUTE: '0', SMTP_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '2000', ...extraEnv };
+  const env = {
+    PUBLIC_URL: baseUrl,
+    RATE_LIMIT_PER_MINUTE: '0',
+    SMTP_ALLOW_PRIVATE: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    ...extraEnv,
+  };
   const api = await startApi({ env });
   const server = http.createServer(api.app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -84,11 +105,7 @@ export async function startSequenceHarness(extraEnv: Record<string, string> = {}
     const config = loadDispatcherConfig(baseUrl, { ...process.env, ...env });
     const c = buildContainer(
       { config: loadConfig({ DATABASE_URL: api.database.url, ...env }), logger: memoryLogger().logger, db: api.database.db, boss },
-      [
-        { token: Clock, value: clock.clock },
-        { token: Timers, value: clock.timers },
-        ...overrides,
-      ],
+      [{ token: Clock, value: clock.clock }, { token: Timers, value: clock.timers }, ...overrides],
       { config: { ...config, sending: { ...config.sending, ...sending } }, workerName: `test-${containers.length}` },
     );
     containers.push(c);

@@ -76,14 +76,19 @@ export class PgSequenceRuntime implements SequenceRuntime {
   }
 
   async release(worker: string): Promise<void> {
-    await this.db.raw(`UPDATE subscriber_sequences SET status = 'active', claimed_by = NULL, lease_until = NULL WHERE claimed_by = ? AND status = 'busy'`, [worker]);
+    await this.db.raw(`UPDATE subscriber_sequences SET status = 'active', claimed_by = NULL, lease_until = NULL WHERE claimed_by = ? AND status = 'busy'`, [
+      worker,
+    ]);
   }
 
   async sequence(id: number): Promise<{ sequence: Sequence; steps: RuntimeStep[] } | null> {
     const row = (await this.db('sequences').where({ id }).first('*')) as SequenceRow | undefined;
     if (row === undefined) return null;
     const steps = ((await this.db('sequence_steps').where({ sequence_id: id }).orderBy(['position', 'id']).select('*')) as StepRow[]).map(toStep);
-    return { sequence: toSequence(row), steps: steps.map((s) => ({ id: s.id, action: s.action, parentId: s.parentId, branch: s.branch, settings: s.settings })) };
+    return {
+      sequence: toSequence(row),
+      steps: steps.map((s) => ({ id: s.id, action: s.action, parentId: s.parentId, branch: s.branch, settings: s.settings })),
+    };
   }
 
   async engagement(enrolmentId: number): Promise<EngagementFacts> {
@@ -112,10 +117,11 @@ export class PgSequenceRuntime implements SequenceRuntime {
 
   async inSegments(channelId: number, subscriberId: number, definitions: readonly SegmentDefinition[], now: Date): Promise<boolean> {
     const audience = audiencePredicate(definitions, channelId, now);
-    const { rows } = await this.db.raw<{ rows: unknown[] }>(
-      `SELECT 1 FROM subscribers s WHERE s.id = ? AND s.channel_id = ? AND (${audience.sql})`,
-      [subscriberId, channelId, ...audience.bindings],
-    );
+    const { rows } = await this.db.raw<{ rows: unknown[] }>(`SELECT 1 FROM subscribers s WHERE s.id = ? AND s.channel_id = ? AND (${audience.sql})`, [
+      subscriberId,
+      channelId,
+      ...audience.bindings,
+    ]);
     return rows.length > 0;
   }
 

@@ -25,9 +25,7 @@ export interface DueEnrolment {
 /** Where the enrolment goes once its step is recorded. */
 export type EnrolmentNext =
   /** Waits at `stepId` until `dueAt` (the next step, or the same one tried again). */
-  | { status: 'active'; stepId: number; dueAt: Date; attempts: number }
-  | { status: 'completed' }
-  | { status: 'error'; error: string };
+  { status: 'active'; stepId: number; dueAt: Date; attempts: number } | { status: 'completed' } | { status: 'error'; error: string };
 
 /** A sequence email's outcome, for email_events, the step's counters and the email.* events. */
 export interface SequenceEmailOutcome {

@@ -128,7 +128,12 @@ export class StepPerformer {
         return { ...ran(), next: this.advance(loaded.steps, step.id, at, result) };
       }
       case 'move_to_sequence':
-        return { ...ran(), next: { status: 'completed' }, effects: [{ kind: 'move', targetSequenceId: s.target_sequence_id! }], movedTo: s.target_sequence_id! };
+        return {
+          ...ran(),
+          next: { status: 'completed' },
+          effects: [{ kind: 'move', targetSequenceId: s.target_sequence_id! }],
+          movedTo: s.target_sequence_id!,
+        };
       case 'add_tag_to_subscriber':
         return ran({ effects: [{ kind: 'add_tags', tags: s.tags ?? [] }] });
       case 'remove_tag_from_subscriber':
@@ -188,7 +193,11 @@ export class StepPerformer {
     if (plan.kind === 'delayed' || plan.kind === 'deferred') {
       // The same step again later; a deferral (the server's limits) costs no attempt.
       const again = plan.settlement.status === 'pending' ? plan.settlement.nextAttemptAt : at;
-      return { ...skipped, ranStepId: null, next: { status: 'active', stepId: step.id, dueAt: again, attempts: plan.kind === 'deferred' ? e.attempts : attempt } };
+      return {
+        ...skipped,
+        ranStepId: null,
+        next: { status: 'active', stepId: step.id, dueAt: again, attempts: plan.kind === 'deferred' ? e.attempts : attempt },
+      };
     }
     const email = { stepId: step.id, messageId, kind: plan.kind, handed: plan.handed, reason: plan.reason, code: plan.code };
     return { ...skipped, email, effects: plan.kind === 'bounced' ? [{ kind: 'bounce' }] : [] };
