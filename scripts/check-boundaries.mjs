@@ -1,5 +1,5 @@
 // Fails CI when the domain package stops being pure: a declared dependency, or an import of
-// anything but its own files and node:crypto (docs/operations.md, Layers; issue: the domain is reusable).
+// anything but its own files and node:crypto (docs/operations.md, "Architecture").
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 

@@ -37,7 +37,7 @@ export function createApp(container: DependencyContainer): Express {
   app.disable('x-powered-by');
   // X-Forwarded-For names the client only when the peer is a proxy the operator listed: from
   // anyone else it is whatever the caller wrote, and would split the per-address limits
-  // (docs/security.md, "Client addresses").
+  // (docs/security.md, "Per-address limits").
   app.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
   // Clients send tags[]=a&tags[]=b and custom_data[key]=value (docs/api-decisions.md): nested parsing.
   app.set('query parser', 'extended');

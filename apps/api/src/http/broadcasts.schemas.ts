@@ -5,7 +5,7 @@ import { keysOf, type BodyShape } from './warnings';
 
 /**
  * The body of a create, update or schedule call: nested under `broadcast` (as the spec shows)
- * or flat at the top level (docs/api-decisions.md "Compatibility"). No body at all is an empty one.
+ * or flat at the top level (docs/api-decisions.md "Two body forms"). No body at all is an empty one.
  */
 function unwrap(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};

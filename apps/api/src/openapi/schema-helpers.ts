@@ -44,7 +44,7 @@ export const page = (item: string): Schema =>
   closed({ data: arrayOf(ref(item)), total: integer('Number of items in the whole list, before limit and offset.') });
 
 /**
- * docs/api-decisions.md "Compatibility": bodies arrive nested under the resource key (canonical, as the
+ * docs/api-decisions.md "Two body forms": bodies arrive nested under the resource key (canonical, as the
  * spec shows) or flat at the top level. `anyOf`, not `oneOf`: a nested body of optional fields
  * would also satisfy the open flat form.
  */

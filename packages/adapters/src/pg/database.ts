@@ -40,7 +40,7 @@ export function createDatabase(
 /**
  * pg-boss speaks `executeSql(text, values)` with $n placeholders. Inside a knex transaction the
  * job insert must run on that transaction's own connection, so it commits or rolls back with
- * the change (docs/operations.md, Transactions and jobs); knex hands a transaction's client its connection.
+ * the change (docs/operations.md, "How a change happens"); knex hands a transaction's client its connection.
  */
 export function transactionExecutor(trx: Knex.Transaction): {
   executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;

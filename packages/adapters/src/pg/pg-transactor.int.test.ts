@@ -4,7 +4,7 @@ import { createBoss } from '../queue/boss';
 import { PgTransactor } from './pg-transactor';
 
 /**
- * docs/operations.md, Transactions and jobs. A change, the event it emits (outbox) and the job it
+ * docs/operations.md, "How a change happens". A change, the event it emits (outbox) and the job it
  * triggers commit together or not at all.
  */
 describe('PgTransactor: change, outbox event and job in one transaction', () => {

@@ -44,7 +44,7 @@ export const Repositories = Symbol.for('mailcast.Repositories');
 
 /**
  * Runs work in one database transaction: the state change, the events it emits and the jobs
- * it triggers commit together or not at all (docs/operations.md, Transactions and jobs).
+ * it triggers commit together or not at all (docs/operations.md, "How a change happens").
  */
 export interface Transactor {
   run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;
