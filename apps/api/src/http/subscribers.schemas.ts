@@ -50,21 +50,34 @@ const MESSAGES = {
 const fieldKeys = {
   first_name: text,
   last_name: text,
-  ip_address: text,
-  source: Joi.string().trim().min(1).max(255),
+  ip_address: text.description('IP address captured at signup.'),
+  source: Joi.string().trim().min(1).max(255).description('How the subscriber was added, e.g. api_subscription, import, form.'),
   tags,
-  custom_data: Joi.object().unknown(true),
+  custom_data: Joi.object().unknown(true).description('Arbitrary key-value JSON.'),
 };
 
-const createFieldsSchema = Joi.object({
-  email: Joi.string().max(MAX_TEXT).required(),
-  subscribed_at: Joi.date().iso(),
+/** A create body's subscriber fields (the OpenAPI document's SubscriberCreateInput). */
+export const createFieldsSchema = Joi.object({
+  email: Joi.string().max(MAX_TEXT).required().description('Required; syntactic check only.'),
+  subscribed_at: Joi.date().iso().description('Overrides the subscription time.'),
   // Honoured on create only: an import of inactive subscribers stays inactive.
-  is_active: Joi.boolean(),
+  is_active: Joi.boolean()
+    .description('`false` creates the subscriber inactive (an existing one is updated and left inactive).')
+    .meta({ 'x-openapi': { default: true } }),
   ...fieldKeys,
-}).unknown(true);
+  // The use case fills it in, not joi: a create that updates an existing subscriber keeps its source.
+  source: fieldKeys.source.meta({ 'x-openapi': { default: 'api_subscription' } }),
+})
+  .unknown(true)
+  .description('`tag_list` is refused with 422 `{"error": "tag_list is not supported; use tags"}`.');
 
-const updateFieldsSchema = Joi.object({ email: Joi.string().max(MAX_TEXT), ...fieldKeys }).unknown(true);
+/** An update body's subscriber fields (SubscriberUpdateInput). */
+export const updateFieldsSchema = Joi.object({
+  email: Joi.string().max(MAX_TEXT).description('Identifies the subscriber, unless a top-level `email` is given.'),
+  ...fieldKeys,
+})
+  .unknown(true)
+  .description('`tags` and `custom_data` replace the existing values. `tag_list` is refused with 422.');
 
 /** What create and update bodies may carry; anything else is answered with a warning. */
 export const SUBSCRIBER_CREATE_BODY: BodyShape = {
@@ -76,16 +89,23 @@ export const SUBSCRIBER_UPDATE_BODY: BodyShape = { key: 'subscriber', fields: ke
 
 const templateId = Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER);
 
-const doubleOptInSchema = Joi.object({
-  double_opt_in: Joi.alternatives().try(
-    Joi.boolean(),
-    Joi.object({
-      reply_to: Joi.string().email({ tlds: false }).max(MAX_TEXT).allow(null),
-      confirmation_template_id: templateId.allow(null),
-      include_unsubscribe_link: Joi.boolean(),
-    }).unknown(true),
-  ),
-  confirmation_template_id: templateId.allow(null),
+/** The options object of `double_opt_in` (DoubleOptInOptions). */
+export const doubleOptInOptionsSchema = Joi.object({
+  reply_to: Joi.string().email({ tlds: false }).max(MAX_TEXT).allow(null).description('Reply-to of the confirmation email.'),
+  confirmation_template_id: templateId.allow(null).description("Confirmation template; default: the channel's default template."),
+  include_unsubscribe_link: Joi.boolean().meta({ 'x-openapi': { default: true } }),
+})
+  .unknown(true)
+  .description('Options of the confirmation email.');
+
+/** The create body's parameters beside the subscriber, at the top level. */
+export const doubleOptInSchema = Joi.object({
+  double_opt_in: Joi.alternatives()
+    .try(Joi.boolean(), doubleOptInOptionsSchema.meta({ 'x-openapi': { $ref: '#/components/schemas/DoubleOptInOptions' } }))
+    .description(
+      'Double opt-in: `true`, or an object of options. A confirmation email is sent; the subscriber receives no broadcast until confirmed.',
+    ),
+  confirmation_template_id: templateId.allow(null).description('Confirmation template (may also be given inside double_opt_in).'),
 }).unknown(true);
 
 /** Joi details → the spec's field-keyed errors (a nested path is named by its first segment). */
