@@ -34,9 +34,11 @@ const scheduledTimezone = () => Joi.string().description('IANA timezone name, e.
 /** The fields of a create or update body; the OpenAPI document's BroadcastInput is made from it. */
 export const broadcastSchema = Joi.object({
   name: text().description('Internal name, not shown to recipients.'),
+  // null passes here and is the use case's blank subject (422): the document leaves it out.
   subject: Joi.string()
     .allow('', null)
-    .description('Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can\'t be blank".'),
+    .description('Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can\'t be blank".')
+    .meta({ 'x-openapi': { type: 'string' } }),
   preheader: text().description('Preview text.'),
   // A source over the rendered cap is refused at save (docs/security.md "Templates").
   body: text().max(MAX_RENDERED_BODY_LENGTH).description('Rich text body; a Liquid template.'),
