@@ -205,11 +205,18 @@ export function parseUpdateBody(body: unknown): UpdateSubscriberInput {
   return input;
 }
 
+const byEmail = Joi.string().pattern(/\S/).description('The subscriber, by address (case-insensitive).');
+const tagList = tags.min(1);
+
+/** `{email}` of the by-email operations (EmailBody). */
+export const emailBodySchema = Joi.object({ email: byEmail.required() }).unknown(true);
+/** `{email, tags}` of add_tag and remove_tag (TagsBody). */
+export const tagsBodySchema = emailBodySchema.keys({ tags: tagList.required() });
+
 /** `{email}` of the by-email operations; DELETE clients may also send it in the query. */
 export function parseEmailParam(source: Body): string {
-  const email = source.email;
-  if (typeof email !== 'string' || email.trim() === '') throw new ValidationError(EMAIL_REQUIRED);
-  return email;
+  if (emailBodySchema.validate(source, { convert: false }).error) throw new ValidationError(EMAIL_REQUIRED);
+  return source.email as string;
 }
 
 /** `{email, tags}`: a single string counts as one tag. */
@@ -217,7 +224,7 @@ export function parseTagsBody(source: Body): { email: string; tags: string[] } {
   const email = parseEmailParam(source);
   const raw = typeof source.tags === 'string' ? [source.tags] : source.tags;
   if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) throw new ValidationError(TAGS_REQUIRED);
-  const { value, error } = tags.min(1).validate(raw);
+  const { value, error } = tagList.validate(raw);
   if (error) throw new ValidationError('tags must be an array of non-blank strings');
   return { email, tags: value as string[] };
 }

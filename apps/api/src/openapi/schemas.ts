@@ -1,6 +1,6 @@
 import { BROADCAST_STATUSES, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
 import { broadcastSchema, scheduleSchema } from '../http/broadcasts.schemas';
-import { createFieldsSchema, doubleOptInOptionsSchema, doubleOptInSchema, updateFieldsSchema } from '../http/subscribers.schemas';
+import { createFieldsSchema, doubleOptInOptionsSchema, doubleOptInSchema, emailBodySchema, tagsBodySchema, updateFieldsSchema } from '../http/subscribers.schemas';
 import { arrayOf, boolean, closed, dateTime, freeObject, integer, nestedOrFlat, nullableDateTime, nullableString, number, page, requestSchema, string, warned, ref, type Schema } from './schema-helpers';
 import { DISCOVERY_SCHEMAS } from './discovery.schemas';
 import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
@@ -211,12 +211,8 @@ export const SCHEMAS: Record<string, Schema> = {
     },
     'A double opt-in create that sent a confirmation email.',
   )),
-  EmailBody: { type: 'object', properties: { email: string('The subscriber, by address (case-insensitive).') }, required: ['email'] },
-  TagsBody: {
-    type: 'object',
-    properties: { email: string('The subscriber, by address (case-insensitive).'), tags: arrayOf(string()) },
-    required: ['email', 'tags'],
-  },
+  EmailBody: requestSchema(emailBodySchema),
+  TagsBody: requestSchema(tagsBodySchema),
 
   ...WEBHOOK_SCHEMAS,
 
