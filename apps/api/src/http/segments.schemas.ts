@@ -40,12 +40,19 @@ export function segmentBody(body: unknown): SegmentFields {
   };
 }
 
-const pageSchema = Joi.object({
-  page: Joi.number().integer().min(1).max(1_000_000_000).messages({ '*': 'page must be a positive integer' }),
+/** The query of a segment read (its page of members). */
+export const pageQuerySchema = Joi.object({
+  page: Joi.number()
+    .integer()
+    .min(1)
+    .max(1_000_000_000)
+    .messages({ '*': 'page must be a positive integer' })
+    .description('Page of members, from 1 (250 a page).')
+    .meta({ 'x-openapi': { default: 1 } }),
 }).unknown(true);
 
 export function segmentPage(query: unknown): number {
-  const { value, error } = pageSchema.validate(query ?? {}, { convert: true });
+  const { value, error } = pageQuerySchema.validate(query ?? {}, { convert: true });
   if (error) throw new ValidationError(error.details[0]!.message);
   return (value as { page?: number }).page ?? 1;
 }

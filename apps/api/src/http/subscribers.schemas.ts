@@ -208,7 +208,7 @@ export function parseUpdateBody(body: unknown): UpdateSubscriberInput {
 const byEmail = Joi.string().pattern(/\S/).description('The subscriber, by address (case-insensitive).');
 const tagList = tags.min(1);
 
-/** `{email}` of the by-email operations (EmailBody). */
+/** `{email}` of the by-email operations (EmailBody), and the query of find.json. */
 export const emailBodySchema = Joi.object({ email: byEmail.required() }).unknown(true);
 /** `{email, tags}` of add_tag and remove_tag (TagsBody). */
 export const tagsBodySchema = emailBodySchema.keys({ tags: tagList.required() });
@@ -229,27 +229,51 @@ export function parseTagsBody(source: Body): { email: string; tags: string[] } {
   return { email, tags: value as string[] };
 }
 
-const listSchema = Joi.object({
-  is_active: Joi.string().valid('true', 'false').messages({ '*': 'is_active must be true or false' }),
-  source: Joi.string().messages({ '*': 'source must be a string' }),
-  email: Joi.string().allow('').messages({ '*': 'email must be a string' }),
+const page = Joi.number()
+  .integer()
+  .min(1)
+  .max(1_000_000_000)
+  .messages({ '*': 'page must be a positive integer' })
+  .description('Page number.')
+  .meta({ 'x-openapi': { default: 1 } });
+
+/** The list query (the document's listSubscribers parameters). */
+export const listQuerySchema = Joi.object({
+  is_active: Joi.string().valid('true', 'false').messages({ '*': 'is_active must be true or false' }).description('Active or not.'),
+  source: Joi.string().messages({ '*': 'source must be a string' }).description('Exact source.'),
+  email: Joi.string()
+    .allow('')
+    .messages({ '*': 'email must be a string' })
+    .description('Partial, case-insensitive match (a domain part matches every address containing it).'),
   confirmation_status: Joi.string()
     .valid('confirmed', 'unconfirmed')
-    .messages({ '*': 'confirmation_status must be confirmed or unconfirmed' }),
-  created_after: Joi.date().iso().messages({ '*': 'created_after must be an ISO 8601 datetime' }),
-  created_before: Joi.date().iso().messages({ '*': 'created_before must be an ISO 8601 datetime' }),
+    .messages({ '*': 'confirmation_status must be confirmed or unconfirmed' })
+    .description('Confirmed or not.'),
+  created_after: Joi.date().iso().messages({ '*': 'created_after must be an ISO 8601 datetime' }).description('Created on or after.'),
+  created_before: Joi.date().iso().messages({ '*': 'created_before must be an ISO 8601 datetime' }).description('Created on or before.'),
+  // `tags[]=a&tags[]=b` arrives as an array, a lone `tags=a` as a string: the document names the first.
   tags: Joi.alternatives()
     .try(Joi.array().items(Joi.string()), Joi.string())
-    .messages({ '*': 'tags must be a list of strings' }),
+    .messages({ '*': 'tags must be a list of strings' })
+    .description('The subscriber has every listed tag (AND). Repeated: `tags[]=a&tags[]=b`.')
+    .meta({
+      'x-openapi': { type: 'array', items: { type: 'string' } },
+      'x-openapi-parameter': { name: 'tags[]', style: 'form', explode: true },
+    }),
   custom_data: Joi.object()
     .pattern(Joi.string(), Joi.string().allow(''))
-    .messages({ '*': 'custom_data must be key=value pairs' }),
-  page: Joi.number().integer().min(1).max(1_000_000_000).messages({ '*': 'page must be a positive integer' }),
+    .messages({ '*': 'custom_data must be key=value pairs' })
+    .description('Containment: `custom_data[key]=value` for each pair; numeric strings are read as numbers, true/false as booleans.')
+    .meta({
+      'x-openapi': { type: 'object', additionalProperties: { type: 'string' } },
+      'x-openapi-parameter': { style: 'deepObject', explode: true },
+    }),
+  page,
 }).unknown(true);
 
 /** The spec's list query → a filter and a page number (422 `{error}` for a malformed value). */
 export function parseListQuery(query: unknown): { filter: SubscriberFilter; page: number } {
-  const { value, error } = listSchema.validate(query ?? {}, { abortEarly: false, convert: true });
+  const { value, error } = listQuerySchema.validate(query ?? {}, { abortEarly: false, convert: true });
   if (error) throw new ValidationError([...new Set(error.details.map((d) => d.message))].join(', '));
   const v = value as Body;
   const filter: SubscriberFilter = {};

@@ -20,13 +20,14 @@ function fieldsOf(body: unknown): Body {
 
 const NON_EMPTY = 'must be a non-empty array of addresses';
 
-/** The body of a single add or remove, its fields flat or nested (SuppressionEmailBody). */
+/** The body of a single add or remove, its fields flat or nested (SuppressionEmailBody), and the query of check.json. */
 export const suppressionEmailSchema = Joi.object({
   email: Joi.string()
     .pattern(/\S/)
     .max(1000)
     .required()
-    .messages({ 'string.max': 'is invalid', '*': "can't be blank" }),
+    .messages({ 'string.max': 'is invalid', '*': "can't be blank" })
+    .description('The address.'),
 }).unknown(true);
 
 /** The body of a bulk add or remove (SuppressionEmailsBody). The count is the use case's bound. */
@@ -56,13 +57,20 @@ export function parseSuppressionEmails(body: unknown): string[] {
   return fields.emails as string[];
 }
 
-const listSchema = Joi.object({
-  email: Joi.string().allow('').max(1000).messages({ '*': 'email must be a string' }),
-  page: Joi.number().integer().min(1).max(1_000_000_000).messages({ '*': 'page must be a positive integer' }),
+/** The list query (the document's list parameters of both lists). */
+export const listQuerySchema = Joi.object({
+  email: Joi.string().allow('').max(1000).messages({ '*': 'email must be a string' }).description('Partial, case-insensitive match.'),
+  page: Joi.number()
+    .integer()
+    .min(1)
+    .max(1_000_000_000)
+    .messages({ '*': 'page must be a positive integer' })
+    .description('Page number.')
+    .meta({ 'x-openapi': { default: 1 } }),
 }).unknown(true);
 
 export function parseSuppressionListQuery(query: unknown): { emailContains?: string; page: number } {
-  const { value, error } = listSchema.validate(query ?? {}, { abortEarly: false, convert: true });
+  const { value, error } = listQuerySchema.validate(query ?? {}, { abortEarly: false, convert: true });
   if (error) throw new ValidationError([...new Set(error.details.map((d) => d.message))].join(', '));
   const v = value as Body;
   const page = (v.page as number | undefined) ?? 1;

@@ -22,11 +22,11 @@ export const endpointSchema = Joi.object({
     .meta({ 'x-openapi': { type: 'string', format: 'uri' } }),
   description: Joi.string().allow('', null).messages({ '*': 'Description must be a string' }),
   event_types: Joi.array()
-    .items(Joi.string().meta({ 'x-openapi': EVENT_TYPE }))
+    .items(Joi.string())
     .allow(null)
     .messages({ '*': 'Event types must be an array of strings' })
     .description('Subscribed event types.')
-    .meta({ 'x-openapi': { type: 'array' } }),
+    .meta({ 'x-openapi': { type: 'array', items: EVENT_TYPE } }),
   retries_to_attempt: Joi.number()
     .integer()
     .min(0)

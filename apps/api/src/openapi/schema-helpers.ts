@@ -74,15 +74,39 @@ export function nestedOrFlat(key: string, input: string, extra: Record<string, S
  * - `.unknown(true)` on an object with named keys means "ignored, and answered with a warning"
  *   (docs/discovery.md, Warnings), not "part of the shape": the keys are the documented shape. An
  *   object without named keys (`custom_data`) stays free.
- * - `.meta({ 'x-openapi': {...} })` adds what the use case checks rather than joi (an event type,
- *   a segment rule, a value that is refused as blank): a schema with `$ref` replaces the field's
- *   converted one, any other is merged over it.
+ * - `.meta({ 'x-openapi': {...} })` says what the use case checks rather than joi (an event type,
+ *   a segment rule, a null that is refused as blank, a default it fills in): one with `type` or
+ *   `$ref` stands instead of the converted schema (its description kept), any other is merged
+ *   over it.
  */
 export function requestSchema(joi: Joi.Schema): Schema {
   return tidy(parseJoi(joi as never, 'open-api-3.1')) as Schema;
 }
 
 const DOCUMENT_ONLY = 'x-openapi';
+const PARAMETER = 'x-openapi-parameter';
+
+/**
+ * The query parameters of a joi query schema, one per key: its description becomes the
+ * parameter's. `.meta({ 'x-openapi-parameter': {...} })` on a key sets what only a parameter has
+ * (a `tags[]` name, a `deepObject` style).
+ */
+export function queryParameters(joi: Joi.ObjectSchema): Schema[] {
+  const converted = parseJoi(joi as never, 'open-api-3.1') as Schema;
+  const required = (converted.required ?? []) as string[];
+  return Object.entries((converted.properties ?? {}) as Record<string, Schema>).map(([name, property]) => {
+    const { [PARAMETER]: parameter, ...rest } = property;
+    const { description, ...schema } = tidy(rest) as Schema;
+    return {
+      name,
+      in: 'query',
+      required: required.includes(name),
+      ...(description !== undefined ? { description } : {}),
+      schema,
+      ...(parameter as Schema | undefined),
+    };
+  });
+}
 
 function tidy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(tidy);
@@ -95,5 +119,6 @@ function tidy(value: unknown): unknown {
     else delete node.properties;
   }
   if (extra === undefined) return node;
-  return '$ref' in extra ? { ...extra, ...(node.description && !extra.description ? { description: node.description } : {}) } : { ...node, ...extra };
+  if (!('$ref' in extra) && !('type' in extra)) return { ...node, ...extra };
+  return { ...(node.description !== undefined ? { description: node.description } : {}), ...extra };
 }
