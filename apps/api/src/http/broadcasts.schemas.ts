@@ -25,40 +25,65 @@ const NO_LINE_BREAK = /^[^\r\n]*$/;
 const text = () => Joi.string().allow('', null);
 const ids = () => Joi.array().items(Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER));
 
-const broadcastSchema = Joi.object({
-  name: text(),
-  subject: Joi.string().allow('', null),
-  preheader: text(),
+const scheduledSendAt = () =>
+  Joi.string().description(
+    'ISO 8601 time. Without an offset it is wall-clock time in scheduled_timezone; with an offset it is an absolute instant.',
+  );
+const scheduledTimezone = () => Joi.string().description('IANA timezone name, e.g. Europe/Berlin.');
+
+/** The fields of a create or update body; the OpenAPI document's BroadcastInput is made from it. */
+export const broadcastSchema = Joi.object({
+  name: text().description('Internal name, not shown to recipients.'),
+  // null passes here and is the use case's blank subject (422): the document leaves it out.
+  subject: Joi.string()
+    .allow('', null)
+    .description('Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can\'t be blank".')
+    .meta({ 'x-openapi': { type: 'string' } }),
+  preheader: text().description('Preview text.'),
   // A source over the rendered cap is refused at save (docs/security.md "Templates").
-  body: text().max(MAX_RENDERED_BODY_LENGTH),
-  html_body: text().max(MAX_RENDERED_BODY_LENGTH),
-  include_unsubscribe_link: Joi.boolean(),
-  reply_to: text(),
-  track_opens: Joi.boolean(),
-  track_clicks: Joi.boolean(),
-  use_any_email_server: Joi.boolean(),
-  email_headers: Joi.array().items(
-    Joi.object({
-      key: Joi.string()
-        .pattern(HEADER_NAME)
-        .max(76)
-        .required()
-        .custom((value: string, helpers) => (isReservedHeader(value) ? helpers.error('header.reserved') : value))
-        .messages({
-          'string.pattern.base': '{#label} must be a header name (printable ASCII, no spaces or colons)',
-          'header.reserved': '{#label} {#value} is set by Mailcast and cannot be overridden',
-        }),
-      value: Joi.string().allow('').pattern(NO_LINE_BREAK).max(998).required().messages({
-        'string.pattern.base': '{#label} must not contain line breaks',
-      }),
-    }),
-  ),
+  body: text().max(MAX_RENDERED_BODY_LENGTH).description('Rich text body; a Liquid template.'),
+  html_body: text().max(MAX_RENDERED_BODY_LENGTH).description('Raw HTML body; a Liquid template.'),
+  include_unsubscribe_link: Joi.boolean().description('Adds a visible unsubscribe link (the List-Unsubscribe headers are always sent).'),
+  reply_to: text().description('Reply-to email address.'),
+  track_opens: Joi.boolean().description("Open tracking. Default: the channel's setting."),
+  track_clicks: Joi.boolean().description("Click tracking. Default: the channel's setting."),
+  use_any_email_server: Joi.boolean().description('Use any email server of the channel.'),
+  email_headers: Joi.array()
+    .items(
+      Joi.object({
+        key: Joi.string()
+          .pattern(HEADER_NAME)
+          .max(76)
+          .required()
+          .custom((value: string, helpers) => (isReservedHeader(value) ? helpers.error('header.reserved') : value))
+          .messages({
+            'string.pattern.base': '{#label} must be a header name (printable ASCII, no spaces or colons)',
+            'header.reserved': '{#label} {#value} is set by Mailcast and cannot be overridden',
+          })
+          .description('Header name.'),
+        value: Joi.string()
+          .allow('')
+          .pattern(NO_LINE_BREAK)
+          .max(998)
+          .required()
+          .messages({ 'string.pattern.base': '{#label} must not contain line breaks' })
+          .description('Header value.'),
+      }).description('A custom email header.'),
+    )
+    .description('Custom headers added to every email.'),
   tags: Joi.array().items(Joi.string().min(1)),
-  segment_ids: ids(),
-  template_id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER).allow(null),
-  email_server_ids: ids(),
-  scheduled_send_at: Joi.string().allow(null),
-  scheduled_timezone: Joi.string().allow(null),
+  segment_ids: ids().description('Segments targeted; empty means every active subscriber of the channel.'),
+  template_id: Joi.number()
+    .integer()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .allow(null)
+    .description(
+      'A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422.',
+    ),
+  email_server_ids: ids().description('Email servers to send through.'),
+  scheduled_send_at: scheduledSendAt().allow(null),
+  scheduled_timezone: scheduledTimezone().allow(null),
 })
   // Fields the service owns (id, status, counters) and unknown ones are ignored, as read-back
   // objects are often sent back whole.
@@ -102,9 +127,10 @@ export function broadcastInput(rawBody: unknown): BroadcastInput {
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as BroadcastInput;
 }
 
-const scheduleSchema = Joi.object({
-  scheduled_send_at: Joi.string(),
-  scheduled_timezone: Joi.string(),
+/** The fields of a schedule_broadcast body (the document's ScheduleInput). */
+export const scheduleSchema = Joi.object({
+  scheduled_send_at: scheduledSendAt(),
+  scheduled_timezone: scheduledTimezone(),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: false, errors: { wrap: { label: false } } });

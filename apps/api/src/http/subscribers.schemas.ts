@@ -50,21 +50,34 @@ const MESSAGES = {
 const fieldKeys = {
   first_name: text,
   last_name: text,
-  ip_address: text,
-  source: Joi.string().trim().min(1).max(255),
+  ip_address: text.description('IP address captured at signup.'),
+  source: Joi.string().trim().min(1).max(255).description('How the subscriber was added, e.g. api_subscription, import, form.'),
   tags,
-  custom_data: Joi.object().unknown(true),
+  custom_data: Joi.object().unknown(true).description('Arbitrary key-value JSON.'),
 };
 
-const createFieldsSchema = Joi.object({
-  email: Joi.string().max(MAX_TEXT).required(),
-  subscribed_at: Joi.date().iso(),
+/** A create body's subscriber fields (the OpenAPI document's SubscriberCreateInput). */
+export const createFieldsSchema = Joi.object({
+  email: Joi.string().max(MAX_TEXT).required().description('Required; syntactic check only.'),
+  subscribed_at: Joi.date().iso().description('Overrides the subscription time.'),
   // Honoured on create only: an import of inactive subscribers stays inactive.
-  is_active: Joi.boolean(),
+  is_active: Joi.boolean()
+    .description('`false` creates the subscriber inactive (an existing one is updated and left inactive).')
+    .meta({ 'x-openapi': { default: true } }),
   ...fieldKeys,
-}).unknown(true);
+  // The use case fills it in, not joi: a create that updates an existing subscriber keeps its source.
+  source: fieldKeys.source.meta({ 'x-openapi': { default: 'api_subscription' } }),
+})
+  .unknown(true)
+  .description('`tag_list` is refused with 422 `{"error": "tag_list is not supported; use tags"}`.');
 
-const updateFieldsSchema = Joi.object({ email: Joi.string().max(MAX_TEXT), ...fieldKeys }).unknown(true);
+/** An update body's subscriber fields (SubscriberUpdateInput). */
+export const updateFieldsSchema = Joi.object({
+  email: Joi.string().max(MAX_TEXT).description('Identifies the subscriber, unless a top-level `email` is given.'),
+  ...fieldKeys,
+})
+  .unknown(true)
+  .description('`tags` and `custom_data` replace the existing values. `tag_list` is refused with 422.');
 
 /** What create and update bodies may carry; anything else is answered with a warning. */
 export const SUBSCRIBER_CREATE_BODY: BodyShape = {
@@ -76,16 +89,23 @@ export const SUBSCRIBER_UPDATE_BODY: BodyShape = { key: 'subscriber', fields: ke
 
 const templateId = Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER);
 
-const doubleOptInSchema = Joi.object({
-  double_opt_in: Joi.alternatives().try(
-    Joi.boolean(),
-    Joi.object({
-      reply_to: Joi.string().email({ tlds: false }).max(MAX_TEXT).allow(null),
-      confirmation_template_id: templateId.allow(null),
-      include_unsubscribe_link: Joi.boolean(),
-    }).unknown(true),
-  ),
-  confirmation_template_id: templateId.allow(null),
+/** The options object of `double_opt_in` (DoubleOptInOptions). */
+export const doubleOptInOptionsSchema = Joi.object({
+  reply_to: Joi.string().email({ tlds: false }).max(MAX_TEXT).allow(null).description('Reply-to of the confirmation email.'),
+  confirmation_template_id: templateId.allow(null).description("Confirmation template; default: the channel's default template."),
+  include_unsubscribe_link: Joi.boolean().meta({ 'x-openapi': { default: true } }),
+})
+  .unknown(true)
+  .description('Options of the confirmation email.');
+
+/** The create body's parameters beside the subscriber, at the top level. */
+export const doubleOptInSchema = Joi.object({
+  double_opt_in: Joi.alternatives()
+    .try(Joi.boolean(), doubleOptInOptionsSchema.meta({ 'x-openapi': { $ref: '#/components/schemas/DoubleOptInOptions' } }))
+    .description(
+      'Double opt-in: `true`, or an object of options. A confirmation email is sent; the subscriber receives no broadcast until confirmed.',
+    ),
+  confirmation_template_id: templateId.allow(null).description('Confirmation template (may also be given inside double_opt_in).'),
 }).unknown(true);
 
 /** Joi details → the spec's field-keyed errors (a nested path is named by its first segment). */
@@ -185,11 +205,18 @@ export function parseUpdateBody(body: unknown): UpdateSubscriberInput {
   return input;
 }
 
+const byEmail = Joi.string().pattern(/\S/).description('The subscriber, by address (case-insensitive).');
+const tagList = tags.min(1);
+
+/** `{email}` of the by-email operations (EmailBody), and the query of find.json. */
+export const emailBodySchema = Joi.object({ email: byEmail.required() }).unknown(true);
+/** `{email, tags}` of add_tag and remove_tag (TagsBody). */
+export const tagsBodySchema = emailBodySchema.keys({ tags: tagList.required() });
+
 /** `{email}` of the by-email operations; DELETE clients may also send it in the query. */
 export function parseEmailParam(source: Body): string {
-  const email = source.email;
-  if (typeof email !== 'string' || email.trim() === '') throw new ValidationError(EMAIL_REQUIRED);
-  return email;
+  if (emailBodySchema.validate(source, { convert: false }).error) throw new ValidationError(EMAIL_REQUIRED);
+  return source.email as string;
 }
 
 /** `{email, tags}`: a single string counts as one tag. */
@@ -197,32 +224,56 @@ export function parseTagsBody(source: Body): { email: string; tags: string[] } {
   const email = parseEmailParam(source);
   const raw = typeof source.tags === 'string' ? [source.tags] : source.tags;
   if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) throw new ValidationError(TAGS_REQUIRED);
-  const { value, error } = tags.min(1).validate(raw);
+  const { value, error } = tagList.validate(raw);
   if (error) throw new ValidationError('tags must be an array of non-blank strings');
   return { email, tags: value as string[] };
 }
 
-const listSchema = Joi.object({
-  is_active: Joi.string().valid('true', 'false').messages({ '*': 'is_active must be true or false' }),
-  source: Joi.string().messages({ '*': 'source must be a string' }),
-  email: Joi.string().allow('').messages({ '*': 'email must be a string' }),
+const page = Joi.number()
+  .integer()
+  .min(1)
+  .max(1_000_000_000)
+  .messages({ '*': 'page must be a positive integer' })
+  .description('Page number.')
+  .meta({ 'x-openapi': { default: 1 } });
+
+/** The list query (the document's listSubscribers parameters). */
+export const listQuerySchema = Joi.object({
+  is_active: Joi.string().valid('true', 'false').messages({ '*': 'is_active must be true or false' }).description('Active or not.'),
+  source: Joi.string().messages({ '*': 'source must be a string' }).description('Exact source.'),
+  email: Joi.string()
+    .allow('')
+    .messages({ '*': 'email must be a string' })
+    .description('Partial, case-insensitive match (a domain part matches every address containing it).'),
   confirmation_status: Joi.string()
     .valid('confirmed', 'unconfirmed')
-    .messages({ '*': 'confirmation_status must be confirmed or unconfirmed' }),
-  created_after: Joi.date().iso().messages({ '*': 'created_after must be an ISO 8601 datetime' }),
-  created_before: Joi.date().iso().messages({ '*': 'created_before must be an ISO 8601 datetime' }),
+    .messages({ '*': 'confirmation_status must be confirmed or unconfirmed' })
+    .description('Confirmed or not.'),
+  created_after: Joi.date().iso().messages({ '*': 'created_after must be an ISO 8601 datetime' }).description('Created on or after.'),
+  created_before: Joi.date().iso().messages({ '*': 'created_before must be an ISO 8601 datetime' }).description('Created on or before.'),
+  // `tags[]=a&tags[]=b` arrives as an array, a lone `tags=a` as a string: the document names the first.
   tags: Joi.alternatives()
     .try(Joi.array().items(Joi.string()), Joi.string())
-    .messages({ '*': 'tags must be a list of strings' }),
+    .messages({ '*': 'tags must be a list of strings' })
+    .description('The subscriber has every listed tag (AND). Repeated: `tags[]=a&tags[]=b`.')
+    .meta({
+      'x-openapi': { type: 'array', items: { type: 'string' } },
+      'x-openapi-parameter': { name: 'tags[]', style: 'form', explode: true },
+    }),
   custom_data: Joi.object()
     .pattern(Joi.string(), Joi.string().allow(''))
-    .messages({ '*': 'custom_data must be key=value pairs' }),
-  page: Joi.number().integer().min(1).max(1_000_000_000).messages({ '*': 'page must be a positive integer' }),
+    .messages({ '*': 'custom_data must be key=value pairs' })
+    .description('Containment: `custom_data[key]=value` for each pair; numeric strings are read as numbers, true/false as booleans.')
+    .meta({
+      'x-openapi': { type: 'object', additionalProperties: { type: 'string' } },
+      'x-openapi-parameter': { style: 'deepObject', explode: true },
+    }),
+  page,
 }).unknown(true);
 
 /** The spec's list query → a filter and a page number (422 `{error}` for a malformed value). */
 export function parseListQuery(query: unknown): { filter: SubscriberFilter; page: number } {
-  const { value, error } = listSchema.validate(query ?? {}, { abortEarly: false, convert: true });
+  const { value, error } = listQuerySchema.validate(query ?? {}, { abortEarly: false, convert: true });
   if (error) throw new ValidationError([...new Set(error.details.map((d) => d.message))].join(', '));
   const v = value as Body;
   const filter: SubscriberFilter = {};

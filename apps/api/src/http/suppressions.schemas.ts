@@ -1,4 +1,5 @@
 import { ValidationError } from '@mailcast/core';
+import { SUPPRESSION_BULK_LIMIT } from '@mailcast/domain';
 import Joi from 'joi';
 
 /** The HTTP edge of the suppression routes: shapes in, typed input out (docs/suppressions.md). */
@@ -17,29 +18,59 @@ function fieldsOf(body: unknown): Body {
   return root;
 }
 
+const NON_EMPTY = 'must be a non-empty array of addresses';
+
+/** The body of a single add or remove, its fields flat or nested (SuppressionEmailBody), and the query of check.json. */
+export const suppressionEmailSchema = Joi.object({
+  email: Joi.string()
+    .pattern(/\S/)
+    .max(1000)
+    .required()
+    .messages({ 'string.max': 'is invalid', '*': "can't be blank" })
+    .description('The address.'),
+}).unknown(true);
+
+/** The body of a bulk add or remove (SuppressionEmailsBody). The count is the use case's bound. */
+export const suppressionEmailsSchema = Joi.object({
+  emails: Joi.array()
+    .items(Joi.string().allow('').max(1000))
+    .min(1)
+    .required()
+    .messages({ 'any.required': NON_EMPTY, 'array.base': NON_EMPTY, 'array.min': NON_EMPTY, '*': 'must be an array of strings' })
+    .description(`At most ${SUPPRESSION_BULK_LIMIT.toLocaleString('en')}.`),
+}).unknown(true);
+
+function check(schema: Joi.ObjectSchema, fields: Body): void {
+  const { error } = schema.validate(fields, { convert: false, errors: { wrap: { label: false } } });
+  if (error) throw ValidationError.forFields({ [String(error.details[0]!.path[0])]: [error.details[0]!.message] });
+}
+
 export function parseSuppressionEmail(body: unknown): string {
-  const email = fieldsOf(body).email;
-  if (typeof email !== 'string' || email.trim() === '') throw ValidationError.forFields({ email: ["can't be blank"] });
-  if (email.length > 1000) throw ValidationError.forFields({ email: ['is invalid'] });
-  return email;
+  const fields = fieldsOf(body);
+  check(suppressionEmailSchema, fields);
+  return fields.email as string;
 }
 
 export function parseSuppressionEmails(body: unknown): string[] {
-  const emails = fieldsOf(body).emails;
-  if (!Array.isArray(emails) || emails.length === 0) throw ValidationError.forFields({ emails: ['must be a non-empty array of addresses'] });
-  if (!emails.every((e): e is string => typeof e === 'string' && e.length <= 1000)) {
-    throw ValidationError.forFields({ emails: ['must be an array of strings'] });
-  }
-  return emails;
+  const fields = fieldsOf(body);
+  check(suppressionEmailsSchema, fields);
+  return fields.emails as string[];
 }
 
-const listSchema = Joi.object({
-  email: Joi.string().allow('').max(1000).messages({ '*': 'email must be a string' }),
-  page: Joi.number().integer().min(1).max(1_000_000_000).messages({ '*': 'page must be a positive integer' }),
+/** The list query (the document's list parameters of both lists). */
+export const listQuerySchema = Joi.object({
+  email: Joi.string().allow('').max(1000).messages({ '*': 'email must be a string' }).description('Partial, case-insensitive match.'),
+  page: Joi.number()
+    .integer()
+    .min(1)
+    .max(1_000_000_000)
+    .messages({ '*': 'page must be a positive integer' })
+    .description('Page number.')
+    .meta({ 'x-openapi': { default: 1 } }),
 }).unknown(true);
 
 export function parseSuppressionListQuery(query: unknown): { emailContains?: string; page: number } {
-  const { value, error } = listSchema.validate(query ?? {}, { abortEarly: false, convert: true });
+  const { value, error } = listQuerySchema.validate(query ?? {}, { abortEarly: false, convert: true });
   if (error) throw new ValidationError([...new Set(error.details.map((d) => d.message))].join(', '));
   const v = value as Body;
   const page = (v.page as number | undefined) ?? 1;

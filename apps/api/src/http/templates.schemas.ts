@@ -11,14 +11,22 @@ const MAX_SOURCE = 500_000;
 const source = Joi.string().max(MAX_SOURCE).allow('', null);
 
 const fields = {
-  label: Joi.string().trim().min(1).max(255),
+  label: Joi.string().trim().min(1).max(255).description('Required on create.'),
   subject: Joi.string().max(1000).allow('', null),
   preheader: Joi.string().max(1000).allow('', null),
   body: source,
   html_body: source,
-  template_purpose: Joi.string().valid('broadcast', 'confirmation'),
-  default_confirmation: Joi.boolean(),
+  template_purpose: Joi.string().valid('broadcast', 'confirmation').meta({ 'x-openapi': { default: 'broadcast' } }),
+  default_confirmation: Joi.boolean().description('Confirmation templates only; makes the previous default an ordinary one.'),
 };
+
+/** The fields of an update body, and of a create body but for its required label (TemplateInput). */
+export const templateSchema = Joi.object(fields)
+  .unknown(true)
+  .description(
+    'Every Liquid field is checked at save: invalid Liquid is a 422 `{"errors": {field: ["is not valid Liquid: … line:L, col:C"]}}`.',
+  );
+const createSchema = templateSchema.keys({ label: fields.label.required() });
 
 const MESSAGES = {
   'any.required': "can't be blank",
@@ -33,7 +41,7 @@ const MESSAGES = {
 function parse(raw: unknown, create: boolean): TemplateInput {
   const root = isObject(raw) ? raw : {};
   const body = isObject(root.template) ? root.template : root;
-  const schema = Joi.object(create ? { ...fields, label: fields.label.required() } : fields).unknown(true);
+  const schema = create ? createSchema : templateSchema;
   const { value, error } = schema.validate(body, { abortEarly: false, convert: false, messages: MESSAGES, errors: { wrap: { label: false } } });
   if (error) {
     const errors: Record<string, string[]> = {};

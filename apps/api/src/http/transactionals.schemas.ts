@@ -5,24 +5,37 @@ import Joi from 'joi';
 /** The HTTP edge of transactional email (docs/transactionals.md). */
 
 const text = Joi.string().max(500_000);
-const schema = Joi.object({
-  to: Joi.string().max(1000).required(),
+const id = Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** The body of a transactional send (the OpenAPI document's TransactionalInput). */
+export const transactionalSchema = Joi.object({
+  to: Joi.string().max(1000).required().description('The recipient; the subscriber is created on first send.'),
   subject: Joi.string().max(1000),
-  body: text,
-  html_body: text.allow(null),
+  body: text.description('Plain text; Liquid.'),
+  html_body: text.allow(null).description('Liquid; values are HTML-escaped.'),
   preheader: Joi.string().max(1000).allow(null),
   reply_to: Joi.string().max(1000).allow('', null),
-  data: Joi.object().unknown(true),
+  data: Joi.object().unknown(true).description('In Liquid scope as `data`.'),
   subscriber: Joi.object({
     first_name: Joi.string().max(1000).allow('', null),
     last_name: Joi.string().max(1000).allow('', null),
-    custom_data: Joi.object().unknown(true),
+    custom_data: Joi.object().unknown(true).description('Stored on a new subscriber.'),
   }).unknown(true),
-  include_unsubscribe_link: Joi.boolean(),
-  double_opt_in: Joi.boolean(),
-  email_server_id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER),
-  template_id: Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER),
-}).unknown(true);
+  include_unsubscribe_link: Joi.boolean()
+    .description(
+      'Adds a visible unsubscribe link to the text and HTML parts (unless the content already places `{{ unsubscribe_url }}`) and the `List-Unsubscribe` and `List-Unsubscribe-Post` (RFC 8058 one-click) headers. The link is the public unsubscribe page `/u/{token}`, for this recipient in this channel. Default false: none of these, as for a password reset.',
+    )
+    .meta({ 'x-openapi': { default: false } }),
+  double_opt_in: Joi.boolean().description(
+    'Holds the email (status awaiting_confirmation) and sends the recipient a confirmation email, unless they confirmed before; the email goes out when they confirm.',
+  ),
+  email_server_id: id.description("One of the channel's email servers; default its first."),
+  template_id: id.description('A broadcast template whose fields fill those not given.'),
+})
+  .unknown(true)
+  .description(
+    'Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber`, `data` and `unsubscribe_url` (empty unless `include_unsubscribe_link`).',
+  );
 
 const MESSAGES = {
   'any.required': "can't be blank",
@@ -39,7 +52,7 @@ const MESSAGES = {
 
 export function parseTransactionalBody(raw: unknown): TransactionalInput {
   const body = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {};
-  const { value, error } = schema.validate(body, { abortEarly: false, convert: false, messages: MESSAGES, errors: { wrap: { label: false } } });
+  const { value, error } = transactionalSchema.validate(body, { abortEarly: false, convert: false, messages: MESSAGES, errors: { wrap: { label: false } } });
   if (error) {
     const errors: Record<string, string[]> = {};
     for (const d of error.details) (errors[String(d.path[0] ?? 'base')] ??= []).push(d.message);

@@ -1,4 +1,5 @@
 import { ValidationError, type CreateWebhookEndpointInput, type UpdateWebhookEndpointInput } from '@mailcast/core';
+import { DEFAULT_RETRIES_TO_ATTEMPT, MAX_RETRIES_TO_ATTEMPT } from '@mailcast/domain';
 import Joi from 'joi';
 import { keysOf, type BodyShape } from './warnings';
 
@@ -7,18 +8,40 @@ import { keysOf, type BodyShape } from './warnings';
  * field in the spec's field order, joined with ", " into one `{error}` like the spec's blank
  * fields; what a value means (known event types, allowed destinations) is the use case's.
  */
-const fields = Joi.object({
-  url: Joi.string().allow('', null).messages({ '*': 'Url must be a string' }),
+const EVENT_TYPE = { $ref: '#/components/schemas/EventType' };
+
+/**
+ * The fields of a create or update body (WebhookEndpointCreateInput and UpdateInput). A null url
+ * or event_types passes here and is the use case's "can't be blank": the document leaves null out.
+ */
+export const endpointSchema = Joi.object({
+  url: Joi.string()
+    .allow('', null)
+    .messages({ '*': 'Url must be a string' })
+    .description('HTTPS URL receiving the payloads; loopback, private and metadata addresses are refused.')
+    .meta({ 'x-openapi': { type: 'string', format: 'uri' } }),
   description: Joi.string().allow('', null).messages({ '*': 'Description must be a string' }),
-  event_types: Joi.array().items(Joi.string()).allow(null).messages({ '*': 'Event types must be an array of strings' }),
-  retries_to_attempt: Joi.number().integer().min(0).max(20).messages({ '*': 'Retries to attempt must be an integer from 0 to 20' }),
-  active: Joi.boolean().messages({ '*': 'Active must be true or false' }),
+  event_types: Joi.array()
+    .items(Joi.string())
+    .allow(null)
+    .messages({ '*': 'Event types must be an array of strings' })
+    .description('Subscribed event types.')
+    .meta({ 'x-openapi': { type: 'array', items: EVENT_TYPE } }),
+  retries_to_attempt: Joi.number()
+    .integer()
+    .min(0)
+    .max(MAX_RETRIES_TO_ATTEMPT)
+    .messages({ '*': `Retries to attempt must be an integer from 0 to ${MAX_RETRIES_TO_ATTEMPT}` })
+    .meta({ 'x-openapi': { default: DEFAULT_RETRIES_TO_ATTEMPT } }),
+  active: Joi.boolean()
+    .messages({ '*': 'Active must be true or false' })
+    .meta({ 'x-openapi': { default: true } }),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: false });
 
 /** What a create or update body may carry; anything else is answered with a warning. */
-export const WEBHOOK_ENDPOINT_BODY: BodyShape = { key: 'webhook_endpoint', fields: keysOf(fields) };
+export const WEBHOOK_ENDPOINT_BODY: BodyShape = { key: 'webhook_endpoint', fields: keysOf(endpointSchema) };
 
 /** docs/api-decisions.md: the body under `webhook_endpoint` as the spec shows, or flat. */
 function unwrap(body: unknown): Record<string, unknown> {
@@ -36,7 +59,7 @@ interface EndpointFields {
 }
 
 function validated(body: unknown): EndpointFields {
-  const { value, error } = fields.validate(unwrap(body));
+  const { value, error } = endpointSchema.validate(unwrap(body));
   if (error) throw new ValidationError([...new Set(error.details.map((d) => d.message))].join(', '));
   return value as EndpointFields;
 }
@@ -65,8 +88,12 @@ export function updateEndpointBody(id: number, body: unknown): UpdateWebhookEndp
   };
 }
 
-const testSchema = Joi.object({
-  event_type: Joi.string().messages({ '*': 'Event type must be a string' }),
+/** The body of the test call (WebhookTestBody). */
+export const testSchema = Joi.object({
+  event_type: Joi.string()
+    .messages({ '*': 'Event type must be a string' })
+    .description('`test.webhook`, or a type the endpoint subscribes to (else 422).')
+    .meta({ 'x-openapi': { ...EVENT_TYPE, default: 'test.webhook' } }),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: false });

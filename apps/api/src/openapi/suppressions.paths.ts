@@ -1,5 +1,7 @@
 import type { Permission } from '@mailcast/domain';
-import { authenticated, type Json, ok, query } from './operation';
+import { listQuerySchema, suppressionEmailSchema } from '../http/suppressions.schemas';
+import { authenticated, type Json, ok } from './operation';
+import { queryParameters } from './schema-helpers';
 import { ref } from './schemas';
 
 export const SUPPRESSIONS = 'Suppressions';
@@ -19,10 +21,7 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
         description: 'Newest first, 250 per page.',
         tag,
         permission: 'suppressions_read',
-        parameters: [
-          query('email', { type: 'string' }, 'Partial, case-insensitive match.'),
-          query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number.'),
-        ],
+        parameters: queryParameters(listQuerySchema),
         responses: { '200': ok('A page of the list.', ref('SuppressionList')) },
         errors: errors('422'),
       }),
@@ -81,7 +80,7 @@ export const SUPPRESSION_PATHS: Record<string, Json> = {
       description: "Reads the channel's list, then the installation-wide one.",
       tag: SUPPRESSIONS,
       permission: 'suppressions_read',
-      parameters: [query('email', { type: 'string' }, 'The address.', { required: true })],
+      parameters: queryParameters(suppressionEmailSchema),
       responses: { '200': ok('The answer.', ref('SuppressionCheck')) },
       errors: ['422'],
     }),
