@@ -1,9 +1,8 @@
 // First: the heap bounds are set before any other module grows the heap.
 import { HEAP_FLAGS } from './heap-flags';
 import 'reflect-metadata';
-import { keepHeapFlags, createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger } from '@mailcast/adapters';
+import { keepHeapFlags, createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger, resolveDatabase } from '@mailcast/adapters';
 import { BroadcastRendering, Mailer, PriorityMailer, Templates, WebhookSender } from '@mailcast/core';
-import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
 import os from 'node:os';
 import { Histogram } from 'prom-client';
@@ -24,7 +23,7 @@ async function main(): Promise<void> {
     const config = loadConfig();
     logger = createLogger({ level: config.logLevel, production: config.production, service: 'dispatcher' });
     const dispatcherConfig = loadDispatcherConfig(config.publicUrl);
-    const database = await resolveDatabase(config.databaseUrl);
+    const database = await resolveDatabase(config.databaseUrl, () => import('@mailcast/devkit'));
     // V8 resets one of them whenever it configures a thread's isolate: set again as each comes online.
     keepHeapFlags(HEAP_FLAGS);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
