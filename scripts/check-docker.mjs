@@ -11,7 +11,7 @@
 // --repo clones another repository (default: this one); --keep leaves the temporary folder.
 // As root it runs the services in a network namespace of their own (`unshare --net`), so the
 // ports compose names are free whatever else runs on this machine; otherwise on the host's.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, createWriteStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';

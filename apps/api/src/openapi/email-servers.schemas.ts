@@ -1,5 +1,5 @@
 import { SMTP_TLS_MODES } from '@mailcast/domain';
-import { dkimSchema, emailServerSchema } from '../http/email-servers.schemas';
+import { dkimSchema, emailServerSchema } from '../http/email-servers/email-servers.schemas';
 import { boolean, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
 
 const limitField = (unit: string): Schema => ({

@@ -1,6 +1,6 @@
 import { BROADCAST_STATUSES, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
-import { broadcastSchema, scheduleSchema } from '../http/broadcasts.schemas';
-import { createFieldsSchema, doubleOptInOptionsSchema, doubleOptInSchema, emailBodySchema, tagsBodySchema, updateFieldsSchema } from '../http/subscribers.schemas';
+import { broadcastSchema, scheduleSchema } from '../http/broadcasts/broadcasts.schemas';
+import { createFieldsSchema, doubleOptInOptionsSchema, doubleOptInSchema, emailBodySchema, tagsBodySchema, updateFieldsSchema } from '../http/subscribers/subscribers.schemas';
 import { arrayOf, boolean, closed, dateTime, freeObject, integer, nestedOrFlat, nullableDateTime, nullableString, number, page, requestSchema, string, warned, ref, type Schema } from './schema-helpers';
 import { DISCOVERY_SCHEMAS } from './discovery.schemas';
 import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';

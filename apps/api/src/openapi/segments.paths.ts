@@ -1,4 +1,4 @@
-import { pageQuerySchema } from '../http/segments.schemas';
+import { pageQuerySchema } from '../http/segments/segments.schemas';
 import { authenticated, type Json, ok, param, SEGMENTS } from './operation';
 import { queryParameters } from './schema-helpers';
 import { ref } from './schemas';

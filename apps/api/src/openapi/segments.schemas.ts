@@ -1,6 +1,6 @@
 import { SEGMENT_FIELDS, SEGMENT_OPERATORS } from '@mailcast/domain';
 import { arrayOf, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
-import { segmentSchema } from '../http/segments.schemas';
+import { segmentSchema } from '../http/segments/segments.schemas';
 
 const segmentProperties: Record<string, Schema> = {
   id: integer(),

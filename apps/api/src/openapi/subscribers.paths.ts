@@ -1,4 +1,4 @@
-import { emailBodySchema, listQuerySchema } from '../http/subscribers.schemas';
+import { emailBodySchema, listQuerySchema } from '../http/subscribers/subscribers.schemas';
 import { authenticated, type Json, ok, subscriberByEmail, SUBSCRIBERS } from './operation';
 import { queryParameters } from './schema-helpers';
 import { ref } from './schemas';

@@ -1,5 +1,5 @@
 import type { Permission } from '@mailcast/domain';
-import { listQuerySchema, suppressionEmailSchema } from '../http/suppressions.schemas';
+import { listQuerySchema, suppressionEmailSchema } from '../http/suppressions/suppressions.schemas';
 import { authenticated, type Json, ok } from './operation';
 import { queryParameters } from './schema-helpers';
 import { ref } from './schemas';

@@ -1,6 +1,6 @@
 import { SUPPRESSION_REASONS } from '@mailcast/domain';
 import type Joi from 'joi';
-import { suppressionEmailSchema, suppressionEmailsSchema } from '../http/suppressions.schemas';
+import { suppressionEmailSchema, suppressionEmailsSchema } from '../http/suppressions/suppressions.schemas';
 import { arrayOf, boolean, closed, dateTime, integer, ref, requestSchema, string, type Schema } from './schema-helpers';
 
 /** The fields flat, or the same fields under `suppression` (the global list's routes also take `global_suppression`). */

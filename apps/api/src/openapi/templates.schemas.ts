@@ -1,4 +1,4 @@
-import { templateSchema } from '../http/templates.schemas';
+import { templateSchema } from '../http/templates/templates.schemas';
 import { boolean, closed, dateTime, integer, nestedOrFlat, nullableString, page, requestSchema, string, type Schema } from './schema-helpers';
 
 /** Broadcast and confirmation templates. Spread into SCHEMAS by schemas.ts. */

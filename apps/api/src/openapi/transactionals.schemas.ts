@@ -1,5 +1,5 @@
 import { TRANSACTIONAL_STATUSES } from '@mailcast/domain';
-import { transactionalSchema } from '../http/transactionals.schemas';
+import { transactionalSchema } from '../http/transactionals/transactionals.schemas';
 import { closed, dateTime, integer, nullableDateTime, nullableString, ref, requestSchema, string, type Schema } from './schema-helpers';
 
 /** Transactional emails. Spread into SCHEMAS by schemas.ts. */

@@ -1,5 +1,5 @@
 import { EVENT_TYPES, MAX_RETRIES_TO_ATTEMPT } from '@mailcast/domain';
-import { endpointSchema, testSchema } from '../http/webhook-endpoints.schemas';
+import { endpointSchema, testSchema } from '../http/webhook-endpoints/webhook-endpoints.schemas';
 import { arrayOf, boolean, closed, dateTime, freeObject, integer, nestedOrFlat, nullableDateTime, nullableString, number, page, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
 
 const endpointInput = requestSchema(endpointSchema);
