@@ -9,4 +9,13 @@ import { transactionalBench } from './transactional.bench';
 import { webhooksBench } from './webhooks.bench';
 
 /** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
-export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, dashboardBench, webhooksBench, apiLoadBench, segmentsBench, transactionalBench];
+export const BENCHES: readonly Bench[] = [
+  subscribersBench,
+  sendingBench,
+  statisticsBench,
+  dashboardBench,
+  webhooksBench,
+  apiLoadBench,
+  segmentsBench,
+  transactionalBench,
+];

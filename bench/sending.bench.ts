@@ -181,10 +181,16 @@ export const sendingBench: Bench = {
     const { renderer } = await BroadcastRenderer.prepare(stored!, repositories.recipients, rendering, new CryptoRandom(), PUBLIC_URL);
     const suffix = `${randomBytes(6).toString('hex')}@${new URL(PUBLIC_URL).hostname}`;
     const out = createWriteStream(messagesFile);
-    const subscribers = await db('subscribers').where({ channel_id: channel.id }).orderBy('id').select('id', 'email', 'first_name', 'last_name', 'tags', 'custom_data');
+    const subscribers = await db('subscribers')
+      .where({ channel_id: channel.id })
+      .orderBy('id')
+      .select('id', 'email', 'first_name', 'last_name', 'tags', 'custom_data');
     for (const s of subscribers) {
       const subscriber = { id: s.id, email: s.email, firstName: s.first_name, lastName: s.last_name, tags: s.tags, customData: s.custom_data };
-      const email = await renderer.render({ recipientId: s.id, subscriber: { ...subscriber, isActive: true, source: 'api', subscribedAt: new Date(), unsubscribedAt: null } });
+      const email = await renderer.render({
+        recipientId: s.id,
+        subscriber: { ...subscriber, isActive: true, source: 'api', subscribedAt: new Date(), unsubscribedAt: null },
+      });
       const message = nodemailerMessage({
         messageId: `<${broadcast.id}.${s.id}.${suffix}>`,
         from: { email: 'news@bench.test', name: null },
@@ -199,7 +205,12 @@ export const sendingBench: Bench = {
     const bareRun = async (raw: boolean) => {
       context.log(`bare nodemailer loop (${raw ? 'raw, as the mailer sends' : 'sendMail'}): ${MESSAGES} messages`);
       const bare = node(['-e', BARE], {
-        ...process.env, MESSAGES_FILE: messagesFile, RAW: raw ? '1' : '0', PORT: String(port), CONCURRENCY: String(CONCURRENCY), MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+        ...process.env,
+        MESSAGES_FILE: messagesFile,
+        RAW: raw ? '1' : '0',
+        PORT: String(port),
+        CONCURRENCY: String(CONCURRENCY),
+        MAX_CONNECTIONS: String(MAX_CONNECTIONS),
       });
       const { ms, peakKb, n } = JSON.parse(await bare.firstLine) as { ms: number; peakKb: number; n: number };
       await bare.exited;
@@ -239,9 +250,8 @@ export const sendingBench: Bench = {
     }
     const pipelineMs = Number(process.hrtime.bigint() - start) / 1e6;
     const peakMb = memoryKb(dispatcher.child.pid!, 'VmHWM') / 1024;
-    const counts = (
-      await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id])
-    ).rows as Array<{ status: string; n: number }>;
+    const counts = (await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id]))
+      .rows as Array<{ status: string; n: number }>;
     const webhooksBySent = receiver?.received() ?? 0;
     dispatcher.child.kill('SIGTERM');
     await dispatcher.exited;
@@ -328,10 +338,31 @@ export const sendingBench: Bench = {
       title: 'Sending (issue 4: broadcasts)',
       setup: `${MESSAGES} personalised, tracked messages through a spawned dispatcher to a local SMTP sink vs a bare nodemailer pooled loop in the same run; then ${queued?.totalRecipients} recipients materialised (of ${Math.round(MATERIALIZE / 0.98)} subscribers, 2% inactive). Sizes: SENDING_BENCH_MESSAGES, SENDING_BENCH_RECIPIENTS.`,
       figures: [
-        { metric: 'pipeline throughput', value: pipelineRate, unit: 'msg/s', ceiling: bareRate, target: '>= 0.8x bare nodemailer', met: pipelineRate >= 0.8 * bareRate },
-        { metric: 'dispatcher peak memory (VmHWM)', value: peakMb, unit: 'MB', ceiling: barePeakMb, target: '<= 1.3x the bare sender (issue 21)', met: peakMb <= 1.3 * barePeakMb },
+        {
+          metric: 'pipeline throughput',
+          value: pipelineRate,
+          unit: 'msg/s',
+          ceiling: bareRate,
+          target: '>= 0.8x bare nodemailer',
+          met: pipelineRate >= 0.8 * bareRate,
+        },
+        {
+          metric: 'dispatcher peak memory (VmHWM)',
+          value: peakMb,
+          unit: 'MB',
+          ceiling: barePeakMb,
+          target: '<= 1.3x the bare sender (issue 21)',
+          met: peakMb <= 1.3 * barePeakMb,
+        },
         ...limited.figures,
-        { metric: `materialise ${queued?.totalRecipients ?? 0} recipients`, value: queueMs / 1000, unit: 's', ceiling: bareQueueMs / 1000, target: '< 10 s', met: queueMs < 10_000 },
+        {
+          metric: `materialise ${queued?.totalRecipients ?? 0} recipients`,
+          value: queueMs / 1000,
+          unit: 's',
+          ceiling: bareQueueMs / 1000,
+          target: '< 10 s',
+          met: queueMs < 10_000,
+        },
       ],
       notes,
     };

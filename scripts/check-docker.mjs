@@ -12,7 +12,20 @@
 // As root it runs the services in a network namespace of their own (`unshare --net`), so the
 // ports compose names are free whatever else runs on this machine; otherwise on the host's.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, createWriteStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  createWriteStream,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
@@ -89,7 +102,7 @@ function envPairs(text) {
     return pairs;
   }
   const re = /([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|'[^']*'|\S*)\s*/y;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     re.lastIndex = i;
     const m = re.exec(text);
     if (!m) fail(`ENV ${text}: not understood`);
@@ -236,7 +249,14 @@ export function parseEnvFile(text, name) {
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)=(.*)$/.exec(line);
     if (!m) fail(`${name}:${i + 1}: not NAME=value`);
     const v = m[2].trim();
-    env[m[1]] = /^"(.*)"$/.test(v) ? v.slice(1, -1).replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1') : /^'(.*)'$/.test(v) ? v.slice(1, -1) : v.replace(/\s+#.*$/, '');
+    env[m[1]] = /^"(.*)"$/.test(v)
+      ? v
+          .slice(1, -1)
+          .replace(/\\n/g, '\n')
+          .replace(/\\(["\\])/g, '$1')
+      : /^'(.*)'$/.test(v)
+        ? v.slice(1, -1)
+        : v.replace(/\s+#.*$/, '');
   });
   return env;
 }
@@ -299,7 +319,11 @@ function developmentLeftovers(app, lock) {
       if (r === 'node_modules') continue;
       if (/\.(test|spec)\.[cm]?[jt]s$|\.tsbuildinfo$|^tsconfig.*\.json$/.test(name) && r !== 'migrations/tsconfig.json') found.push(r);
       else if (lstatSync(full).isDirectory()) {
-        if (['src', 'test-support', 'test', 'packages/devkit', 'apps/dev', 'packages/client'].includes(name) || ['packages/devkit', 'apps/dev', 'packages/client'].includes(r)) found.push(`${r}/`);
+        if (
+          ['src', 'test-support', 'test', 'packages/devkit', 'apps/dev', 'packages/client'].includes(name) ||
+          ['packages/devkit', 'apps/dev', 'packages/client'].includes(r)
+        )
+          found.push(`${r}/`);
         else walk(full, r);
       }
     }
@@ -355,7 +379,8 @@ function build(context, dockerfileRel, workdir) {
           for (const source of step.sources) {
             const rel = path.posix.normalize(source).replace(/^\/+/, '').replace(/\/+$/, '');
             const full = from ? path.join(from.rootfs, path.posix.resolve(from.cwd, source)) : path.join(context, rel === '.' ? '' : rel);
-            if (!existsSync(full) || (!from && rel !== '.' && isOut(rel))) fail(`COPY ${source}: not found in ${from ? `stage ${step.from}` : 'the build context'}`);
+            if (!existsSync(full) || (!from && rel !== '.' && isOut(rel)))
+              fail(`COPY ${source}: not found in ${from ? `stage ${step.from}` : 'the build context'}`);
             const isDir = statSync(full).isDirectory();
             const dest = isDir || !toDir ? inside(step.dest) : path.join(inside(step.dest), path.basename(full));
             copyInto(full, dest, isOut, from ? null : rel === '.' ? '' : rel);
@@ -391,7 +416,10 @@ const freePort = () =>
 
 const portIsFree = (port) =>
   new Promise((resolve) => {
-    const server = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    const server = net
+      .createServer()
+      .once('error', () => resolve(false))
+      .listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -412,7 +440,9 @@ function startOrder(services) {
 
 function dependsOn(service) {
   const d = service.depends_on ?? [];
-  return Array.isArray(d) ? d.map((name) => ({ name, condition: 'service_started' })) : Object.entries(d).map(([name, v]) => ({ name, condition: v?.condition ?? 'service_started' }));
+  return Array.isArray(d)
+    ? d.map((name) => ({ name, condition: 'service_started' }))
+    : Object.entries(d).map(([name, v]) => ({ name, condition: v?.condition ?? 'service_started' }));
 }
 
 /** The users an official node image has, by name. */
@@ -432,7 +462,11 @@ async function up(state) {
   const asUser = process.getuid?.() === 0 ? { uid: user.uid, gid: user.gid } : {};
 
   const oneShot = new Set(
-    Object.values(services).flatMap((s) => dependsOn(s).filter((d) => d.condition === 'service_completed_successfully').map((d) => d.name)),
+    Object.values(services).flatMap((s) =>
+      dependsOn(s)
+        .filter((d) => d.condition === 'service_completed_successfully')
+        .map((d) => d.name),
+    ),
   );
 
   const environment = (name, service) => {
@@ -471,7 +505,8 @@ async function up(state) {
     exited.then(() => (entry.done = true));
     return entry;
   };
-  const failWithLog = (entry, message) => fail(`${message}\n--- ${entry.name}'s output (last lines) ---\n${entry.tail().trim().split('\n').slice(-25).join('\n')}`);
+  const failWithLog = (entry, message) =>
+    fail(`${message}\n--- ${entry.name}'s output (last lines) ---\n${entry.tail().trim().split('\n').slice(-25).join('\n')}`);
 
   try {
     for (const name of startOrder(services)) {
@@ -522,13 +557,21 @@ async function up(state) {
       for (let answered = null; answered !== 200; await sleep(250)) {
         if (entry.done) failWithLog(entry, `${name} exited before ${url} answered 200`);
         if (Date.now() > deadline) failWithLog(entry, `${name}: ${url} did not answer 200 within 90 s (last: ${answered ?? 'no answer'})`);
-        answered = await fetch(url).then((r) => r.status, () => null);
+        answered = await fetch(url).then(
+          (r) => r.status,
+          () => null,
+        );
       }
       say(`${name}: ${url} answers 200`);
       // The container's own health check, as the engine would run it.
       const check = service.healthcheck?.test ?? (image.healthcheck ? ['CMD', ...image.healthcheck] : null);
       if (check && service.healthcheck?.disable !== true) {
-        const hc = check[0] === 'CMD-SHELL' ? ['/bin/sh', '-c', check[1]] : check[0] === 'CMD' ? check.slice(1) : fail(`${name}: healthcheck ${JSON.stringify(check)} not understood`);
+        const hc =
+          check[0] === 'CMD-SHELL'
+            ? ['/bin/sh', '-c', check[1]]
+            : check[0] === 'CMD'
+              ? check.slice(1)
+              : fail(`${name}: healthcheck ${JSON.stringify(check)} not understood`);
         const result = spawnSync(hc[0], hc.slice(1), { cwd: path.join(image.rootfs, image.cwd), env, timeout: 10_000, ...asUser });
         if (result.status !== 0) failWithLog(entry, `${name}: its health check \`${hc.join(' ')}\` failed (exit ${result.status ?? result.signal})`);
         say(`${name}: health check passes`);
@@ -540,7 +583,8 @@ async function up(state) {
     for (const api of apis) {
       const page = await fetch(`http://127.0.0.1:${api.port}/app/`);
       const body = await page.text();
-      if (page.status !== 200 || !/text\/html/.test(page.headers.get('content-type') ?? '')) failWithLog(api, `${api.name}: /app answered ${page.status}: ${body.slice(0, 200)}`);
+      if (page.status !== 200 || !/text\/html/.test(page.headers.get('content-type') ?? ''))
+        failWithLog(api, `${api.name}: /app answered ${page.status}: ${body.slice(0, 200)}`);
       const script = /src="([^"]*app\.js)"/.exec(body)?.[1] ?? failWithLog(api, `${api.name}: /app is not the dashboard's page`);
       const bundle = await fetch(new URL(script, `http://127.0.0.1:${api.port}/app/`));
       if (bundle.status !== 200) fail(`${api.name}: the dashboard's ${script} answered ${bundle.status}`);
@@ -552,7 +596,8 @@ async function up(state) {
       const grace = durationMs(services[entry.name].stop_grace_period, 10_000);
       entry.child.kill('SIGTERM');
       const code = await Promise.race([entry.exited, sleep(grace).then(() => 'timeout')]);
-      if (code !== 0) failWithLog(entry, `${entry.name} did not stop cleanly on SIGTERM (${code === 'timeout' ? `still running after ${grace} ms` : `exit ${code}`})`);
+      if (code !== 0)
+        failWithLog(entry, `${entry.name} did not stop cleanly on SIGTERM (${code === 'timeout' ? `still running after ${grace} ms` : `exit ${code}`})`);
       say(`${entry.name}: stopped`);
     }
   } finally {
@@ -590,7 +635,13 @@ async function main() {
     say(`clean clone of ${sha.slice(0, 12)} in ${workdir}`);
 
     const compose = loadCompose(path.join(context, COMPOSE_FILE));
-    const builds = [...new Set(Object.values(compose.services ?? {}).filter((s) => s.build).map((s) => JSON.stringify(s.build)))];
+    const builds = [
+      ...new Set(
+        Object.values(compose.services ?? {})
+          .filter((s) => s.build)
+          .map((s) => JSON.stringify(s.build)),
+      ),
+    ];
     if (builds.length !== 1) fail(`compose: expected one image built by every app service, found ${builds.length}`);
     const spec = JSON.parse(builds[0]);
     if (spec.target !== undefined || spec.args !== undefined) fail('compose: build target and args are not understood by this rehearsal');
@@ -611,7 +662,11 @@ async function main() {
     const unshare = process.getuid?.() === 0 && spawnSync('unshare', ['--net', 'true']).status === 0;
     if (unshare) {
       say('services in a network namespace of their own');
-      const child = spawn('unshare', ['--net', '/bin/sh', '-c', 'ip link set lo up && exec "$@"', 'sh', process.execPath, import.meta.filename, '--up', state], { stdio: 'inherit' });
+      const child = spawn(
+        'unshare',
+        ['--net', '/bin/sh', '-c', 'ip link set lo up && exec "$@"', 'sh', process.execPath, import.meta.filename, '--up', state],
+        { stdio: 'inherit' },
+      );
       const code = await new Promise((resolve) => child.once('exit', (c, s) => resolve(c ?? s)));
       if (code !== 0) throw new CheckError('the services did not run as compose describes (above)');
     } else {

@@ -7,9 +7,7 @@ import { UsageError, type CommandIo } from './commands/command';
 import { COMMANDS } from './commands';
 import { buildContainer } from './container';
 
-const USAGE = ['usage: npm run -s admin -- <command> [--json]', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join(
-  '\n',
-);
+const USAGE = ['usage: npm run -s admin -- <command> [--json]', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
 
 interface Output {
   out(text: string): void;
@@ -87,7 +85,8 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
   } catch (error) {
     if (error instanceof UsageError) return fail(`${error.message}\nusage: ${command.usage}`, 2);
     if (error instanceof AppError) return fail(error.message, 1);
-    if (isDatabaseUnavailable(error)) return fail(`the database cannot be reached (${(error as Error).message}); check DATABASE_URL and that PostgreSQL is running`, 1);
+    if (isDatabaseUnavailable(error))
+      return fail(`the database cannot be reached (${(error as Error).message}); check DATABASE_URL and that PostgreSQL is running`, 1);
     throw error;
   } finally {
     await db.destroy();

@@ -7,9 +7,7 @@ async function main(): Promise<void> {
   const db = createDatabase(database.url, { poolMax: 2 });
   try {
     const { applied } = await migrate(db, database.url);
-    process.stdout.write(
-      applied.length === 0 ? 'database is up to date\n' : `applied ${applied.length} migration(s):\n  ${applied.join('\n  ')}\n`,
-    );
+    process.stdout.write(applied.length === 0 ? 'database is up to date\n' : `applied ${applied.length} migration(s):\n  ${applied.join('\n  ')}\n`);
   } finally {
     await db.destroy();
     await database.stop();

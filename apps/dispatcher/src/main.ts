@@ -1,7 +1,20 @@
 // First: the heap bounds are set before any other module grows the heap.
 import { HEAP_FLAGS } from './heap-flags';
 import 'reflect-metadata';
-import { keepHeapFlags, createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger, resolveDatabase } from '@mailcast/adapters';
+import {
+  keepHeapFlags,
+  createLogger,
+  createMetricsRegistry,
+  exitOnStartupError,
+  listenForJobs,
+  readiness,
+  loadConfig,
+  onShutdown,
+  openInfrastructure,
+  OUTBOX_WAKE,
+  type Logger,
+  resolveDatabase,
+} from '@mailcast/adapters';
 import { BroadcastRendering, Mailer, PriorityMailer, Templates, WebhookSender } from '@mailcast/core';
 import type http from 'node:http';
 import os from 'node:os';
@@ -52,8 +65,7 @@ async function main(): Promise<void> {
     });
     const webhooks = startWebhookWorkers(infra.boss, container, {
       relay: dispatcherConfig.webhookRelay,
-      onError: (error, context) =>
-        log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
+      onError: (error, context) => log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });
     // Jobs announced with NOTIFY (transactional email) are fetched at once, not at the next poll,
     // and so are outbox events whose writer announced them after its commit.
@@ -64,11 +76,7 @@ async function main(): Promise<void> {
     const stopRetention = startRetention(container, dispatcherConfig.retention.intervalMs, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
-      health = await startHealthServer(
-        config.dispatcherMetricsPort,
-        { isHealthy: () => !stopping, readiness: () => readiness(infra.db) },
-        metrics,
-      );
+      health = await startHealthServer(config.dispatcherMetricsPort, { isHealthy: () => !stopping, readiness: () => readiness(infra.db) }, metrics);
       logger.info(`dispatcher health and metrics on http://localhost:${portOf(health)}/healthz, /readyz and /metrics`);
     }
     const dsn = await startDsnListener(container, config, logger);

@@ -3,15 +3,7 @@
 // Configuration, logging, wiring and process lifecycle.
 export { loadConfig, type Config } from './config';
 export { createLogger, type Logger } from './logger';
-export {
-  composeContainer,
-  ConfigToken,
-  DatabaseToken,
-  LoggerToken,
-  SecretBoxToken,
-  type Infrastructure,
-  type Override,
-} from './register';
+export { composeContainer, ConfigToken, DatabaseToken, LoggerToken, SecretBoxToken, type Infrastructure, type Override } from './register';
 export { openInfrastructure } from './infrastructure';
 export { exitOnStartupError, onShutdown } from './process';
 

@@ -4,16 +4,7 @@ import 'reflect-metadata';
 // Core's public names, by area: the ports and the use cases the apps, tests and benchmarks use.
 
 // Errors, ports (interfaces, tokens, entity types) and job names.
-export {
-  AppError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  RateLimitedError,
-  UnauthorizedError,
-  ValidationError,
-  type FieldErrors,
-} from './errors';
+export { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from './errors';
 export {
   BroadcastRendering,
   Clock,
@@ -160,12 +151,7 @@ export { GenerateDkimKey } from './email-servers/generate-dkim-key';
 export { CheckRateLimit } from './limits/check-rate-limit';
 
 // Subscribers and confirmations.
-export {
-  CreateSubscriber,
-  type CreateSubscriberInput,
-  type DoubleOptInOptions,
-  type SubscriberFields,
-} from './subscribers/create-subscriber';
+export { CreateSubscriber, type CreateSubscriberInput, type DoubleOptInOptions, type SubscriberFields } from './subscribers/create-subscriber';
 export { UpdateSubscriber, type UpdateSubscriberInput } from './subscribers/update-subscriber';
 export { FindSubscriber } from './subscribers/find-subscriber';
 export { ListSubscribers } from './subscribers/list-subscribers';
@@ -274,7 +260,12 @@ export { UpdateStep } from './sequences/update-step';
 export { DeleteStep } from './sequences/delete-step';
 export { MoveStep } from './sequences/move-step';
 export type { StepInput } from './sequences/step-rules';
-export { AddSequenceSubscriber, SUBSCRIBER_NOT_ACTIVE, type AddSequenceSubscriberInput, type AddSequenceSubscriberResult } from './sequences/add-sequence-subscriber';
+export {
+  AddSequenceSubscriber,
+  SUBSCRIBER_NOT_ACTIVE,
+  type AddSequenceSubscriberInput,
+  type AddSequenceSubscriberResult,
+} from './sequences/add-sequence-subscriber';
 export { NOT_IN_SEQUENCE, RemoveSequenceSubscriber } from './sequences/remove-sequence-subscriber';
 export { ENROLMENTS_PAGE_SIZE, ListSequenceSubscribers } from './sequences/list-sequence-subscribers';
 

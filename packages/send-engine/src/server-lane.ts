@@ -253,14 +253,18 @@ export class ServerLane {
     const last = this.slots.at(-1);
     if (this.sweeping !== null || last === undefined || !this.permits) return;
     const wait = Math.max(0, last.at + LATE_SLOT_MS + 1 - this.timers.now());
-    this.sweeping = this.timers.after(wait, () => {
-      this.sweeping = null;
-      const now = this.timers.now();
-      const late = this.slots.filter((slot) => now - slot.at > LATE_SLOT_MS);
-      this.slots = this.slots.filter((slot) => now - slot.at <= LATE_SLOT_MS);
-      this.giveUp(late);
-      this.sweepLater();
-    }, WEAK);
+    this.sweeping = this.timers.after(
+      wait,
+      () => {
+        this.sweeping = null;
+        const now = this.timers.now();
+        const late = this.slots.filter((slot) => now - slot.at > LATE_SLOT_MS);
+        this.slots = this.slots.filter((slot) => now - slot.at <= LATE_SLOT_MS);
+        this.giveUp(late);
+        this.sweepLater();
+      },
+      WEAK,
+    );
   }
 
   /** Slots given up or dropped: nothing was sent on them, so their permits free at once. */
@@ -291,20 +295,28 @@ export class ServerLane {
       this.renewing();
       this.renewing = null;
     } else if (this.holder.opens.length > 0 && this.renewing === null) {
-      this.renewing = this.timers.every(HOLD_LEASE_MS / 6, () => {
-        if (this.renewDue()) this.holdsChanged();
-      }, WEAK);
+      this.renewing = this.timers.every(
+        HOLD_LEASE_MS / 6,
+        () => {
+          if (this.renewDue()) this.holdsChanged();
+        },
+        WEAK,
+      );
     }
   }
 
   private scheduleFlush(): void {
-    this.flushing ??= this.timers.after(this.options.flushMs, () => {
-      this.flushing = null;
-      if (this.holdsWritten) return;
-      void this.change((state, now) => ({ state: { ...state, holds: withHolds(state.holds, this.ownHolds(now), now) }, result: null })).catch(
-        () => this.scheduleFlush(),
-      );
-    }, WEAK);
+    this.flushing ??= this.timers.after(
+      this.options.flushMs,
+      () => {
+        this.flushing = null;
+        if (this.holdsWritten) return;
+        void this.change((state, now) => ({ state: { ...state, holds: withHolds(state.holds, this.ownHolds(now), now) }, result: null })).catch(() =>
+          this.scheduleFlush(),
+        );
+      },
+      WEAK,
+    );
   }
 
   private get holdsWritten(): boolean {

@@ -51,8 +51,15 @@ export class Fixtures {
    */
   aCaptureServer(channelId: number, port: number, overrides: Partial<NewEmailServer> = {}): Promise<EmailServer> {
     return this.repositories.emailServers.create({
-      channelId, host: '127.0.0.1', port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null, ...overrides,
+      channelId,
+      host: '127.0.0.1',
+      port,
+      tls: 'none',
+      username: null,
+      password: null,
+      fromEmail: null,
+      fromName: null,
+      ...overrides,
     });
   }
 
@@ -84,10 +91,7 @@ export class Fixtures {
 
   /** A subscriber inserted directly (not through the API), created at `now`. */
   async aSubscriber(channelId: number, email: string, overrides: Partial<NewSubscriber> = {}, now = new Date()): Promise<Subscriber> {
-    const subscriber = await this.repositories.subscribers.insertIfAbsent(
-      { channelId, email, requiresConfirmation: false, ...overrides },
-      now,
-    );
+    const subscriber = await this.repositories.subscribers.insertIfAbsent({ channelId, email, requiresConfirmation: false, ...overrides }, now);
     if (subscriber === null) throw new Error(`subscriber ${email} already exists`);
     return subscriber;
   }

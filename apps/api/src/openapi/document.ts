@@ -2,7 +2,20 @@ import { EVENT_TYPE_GROUPS, PERMISSIONS, WEBHOOK_HEADERS } from '@mailcast/domai
 import { pageSchema } from '../http/params';
 import { queryParameters } from './schema-helpers';
 import { ref, SCHEMAS, eventOf, type Schema } from './schemas';
-import { BROADCASTS, DISCOVERY, SEGMENTS, EMAIL_SERVERS, json, type Json, OPERATIONS, RATE_LIMIT_HEADERS, PUBLIC, STATISTICS, SUBSCRIBERS, WEBHOOKS } from './operation';
+import {
+  BROADCASTS,
+  DISCOVERY,
+  SEGMENTS,
+  EMAIL_SERVERS,
+  json,
+  type Json,
+  OPERATIONS,
+  RATE_LIMIT_HEADERS,
+  PUBLIC,
+  STATISTICS,
+  SUBSCRIBERS,
+  WEBHOOKS,
+} from './operation';
 import { BROADCAST_PATHS } from './broadcasts.paths';
 import { SUBSCRIBER_PATHS } from './subscribers.paths';
 import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
@@ -66,10 +79,11 @@ const COMPONENTS = {
     'Retry-After': { description: 'Whole seconds until the window rolls over (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } },
   },
   responses: {
-    Unauthorized: errorResponse(
-      'A missing or invalid token, or a token without the permission of the operation: always `{"error": "Unauthorized"}`.',
-      { type: 'object', allOf: [ref('Error')], properties: { error: { const: 'Unauthorized' } } },
-    ),
+    Unauthorized: errorResponse('A missing or invalid token, or a token without the permission of the operation: always `{"error": "Unauthorized"}`.', {
+      type: 'object',
+      allOf: [ref('Error')],
+      properties: { error: { const: 'Unauthorized' } },
+    }),
     Forbidden: errorResponse(
       'A valid token asking for what only an admin (cross-channel) token may do, e.g. `{"error": "Admin API token required for global suppressions"}`.',
       ref('Error'),

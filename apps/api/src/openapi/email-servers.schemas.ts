@@ -19,27 +19,29 @@ const emailServerInput = requestSchema(emailServerSchema);
 
 /** Email servers (SMTP) and their DKIM keys. Spread into SCHEMAS by schemas.ts. */
 export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
-  EmailServer: warned(closed({
-    id: integer(),
-    name: nullableString(),
-    host: string(),
-    port: integer(),
-    tls: ref('SmtpTls'),
-    smtp_username: nullableString(),
-    smtp_password: nullableString(
-      'Write-only; a stored password is shown as exactly 8 `•`, nothing of its value or length. Sending the 8 `•` back leaves the password unchanged, unless the same write changes `host`, `port` or `tls`, which clears a password it does not give again.',
-    ),
-    from_email: nullableString(),
-    from_name: nullableString(),
-    ...emailServerLimits,
-    dkim_domain: nullableString(),
-    dkim_selector: nullableString(),
-    bounce_domain: nullableString(BOUNCE_DOMAIN),
-    dkim_key_present: boolean('A DKIM key was generated: every message through the server is signed.'),
-    active: boolean(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-  })),
+  EmailServer: warned(
+    closed({
+      id: integer(),
+      name: nullableString(),
+      host: string(),
+      port: integer(),
+      tls: ref('SmtpTls'),
+      smtp_username: nullableString(),
+      smtp_password: nullableString(
+        'Write-only; a stored password is shown as exactly 8 `•`, nothing of its value or length. Sending the 8 `•` back leaves the password unchanged, unless the same write changes `host`, `port` or `tls`, which clears a password it does not give again.',
+      ),
+      from_email: nullableString(),
+      from_name: nullableString(),
+      ...emailServerLimits,
+      dkim_domain: nullableString(),
+      dkim_selector: nullableString(),
+      bounce_domain: nullableString(BOUNCE_DOMAIN),
+      dkim_key_present: boolean('A DKIM key was generated: every message through the server is signed.'),
+      active: boolean(),
+      created_at: dateTime(),
+      updated_at: dateTime(),
+    }),
+  ),
   SmtpTls: {
     type: 'string',
     enum: [...SMTP_TLS_MODES],
@@ -54,7 +56,7 @@ export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
   EmailServerUpdateBody: nestedOrFlat('email_server', 'EmailServerUpdateInput'),
   SmtpCheck: closed({
     ok: boolean('The handshake (TLS as configured, AUTH if set) succeeded.'),
-    message: string('On success, what was reached; on failure, one generic message for every cause (never the server\'s words).'),
+    message: string("On success, what was reached; on failure, one generic message for every cause (never the server's words)."),
   }),
   DkimKeyBody: requestSchema(dkimSchema),
   DkimRecord: closed({

@@ -1,7 +1,31 @@
 import { BROADCAST_STATUSES, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
 import { broadcastSchema, scheduleSchema } from '../http/broadcasts/broadcasts.schemas';
-import { createFieldsSchema, doubleOptInOptionsSchema, doubleOptInSchema, emailBodySchema, tagsBodySchema, updateFieldsSchema } from '../http/subscribers/subscribers.schemas';
-import { arrayOf, boolean, closed, dateTime, freeObject, integer, nestedOrFlat, nullableDateTime, nullableString, number, page, requestSchema, string, warned, ref, type Schema } from './schema-helpers';
+import {
+  createFieldsSchema,
+  doubleOptInOptionsSchema,
+  doubleOptInSchema,
+  emailBodySchema,
+  tagsBodySchema,
+  updateFieldsSchema,
+} from '../http/subscribers/subscribers.schemas';
+import {
+  arrayOf,
+  boolean,
+  closed,
+  dateTime,
+  freeObject,
+  integer,
+  nestedOrFlat,
+  nullableDateTime,
+  nullableString,
+  number,
+  page,
+  requestSchema,
+  string,
+  warned,
+  ref,
+  type Schema,
+} from './schema-helpers';
 import { DISCOVERY_SCHEMAS } from './discovery.schemas';
 import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
 import { PREVIEW_SCHEMAS } from './preview.schemas';
@@ -41,33 +65,35 @@ export const SCHEMAS: Record<string, Schema> = {
 
   BroadcastStatus: { type: 'string', enum: [...BROADCAST_STATUSES] },
   EmailHeader: emailHeader,
-  Broadcast: warned(closed({
-    id: integer(),
-    name: nullableString('Internal name.'),
-    subject: string(),
-    preheader: nullableString(),
-    body: nullableString('Rich text body.'),
-    html_body: nullableString('Raw HTML body; null when not used.'),
-    include_unsubscribe_link: boolean(),
-    reply_to: nullableString(),
-    status: ref('BroadcastStatus'),
-    track_opens: boolean(),
-    track_clicks: boolean(),
-    total_recipients: integer(),
-    broadcast_recipients_count: integer('Recipient records processed so far.'),
-    percentage_complete: number('0 to 100.'),
-    scheduled_send_at: nullableDateTime('UTC instant.'),
-    scheduled_timezone: nullableString('IANA timezone name.'),
-    sent_at: nullableDateTime(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-    tags: arrayOf(string()),
-    segment_ids: arrayOf(integer()),
-    template_id: { type: ['integer', 'null'], description: 'The template the broadcast was written from.' },
-    email_server_ids: arrayOf(integer()),
-    use_any_email_server: boolean('Echoed input field.'),
-    email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
-  })),
+  Broadcast: warned(
+    closed({
+      id: integer(),
+      name: nullableString('Internal name.'),
+      subject: string(),
+      preheader: nullableString(),
+      body: nullableString('Rich text body.'),
+      html_body: nullableString('Raw HTML body; null when not used.'),
+      include_unsubscribe_link: boolean(),
+      reply_to: nullableString(),
+      status: ref('BroadcastStatus'),
+      track_opens: boolean(),
+      track_clicks: boolean(),
+      total_recipients: integer(),
+      broadcast_recipients_count: integer('Recipient records processed so far.'),
+      percentage_complete: number('0 to 100.'),
+      scheduled_send_at: nullableDateTime('UTC instant.'),
+      scheduled_timezone: nullableString('IANA timezone name.'),
+      sent_at: nullableDateTime(),
+      created_at: dateTime(),
+      updated_at: dateTime(),
+      tags: arrayOf(string()),
+      segment_ids: arrayOf(integer()),
+      template_id: { type: ['integer', 'null'], description: 'The template the broadcast was written from.' },
+      email_server_ids: arrayOf(integer()),
+      use_any_email_server: boolean('Echoed input field.'),
+      email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
+    }),
+  ),
   BroadcastInput: broadcastInput,
   BroadcastCreateInput: {
     ...broadcastInput,
@@ -155,22 +181,24 @@ export const SCHEMAS: Record<string, Schema> = {
     links: arrayOf(ref('LinkItem')),
   }),
 
-  Subscriber: warned(closed({
-    id: integer(),
-    email: string('Lower-cased and trimmed.'),
-    first_name: nullableString(),
-    last_name: nullableString(),
-    ip_address: nullableString(),
-    is_active: boolean(),
-    source: string(),
-    subscribed_at: dateTime(),
-    unsubscribed_at: nullableDateTime('Null while subscribed.'),
-    confirmed_at: nullableDateTime(),
-    confirmation_status: { type: 'string', enum: ['confirmed', 'unconfirmed'] },
-    created_at: dateTime(),
-    tags: arrayOf(string()),
-    custom_data: freeObject('Arbitrary key-value JSON.'),
-  })),
+  Subscriber: warned(
+    closed({
+      id: integer(),
+      email: string('Lower-cased and trimmed.'),
+      first_name: nullableString(),
+      last_name: nullableString(),
+      ip_address: nullableString(),
+      is_active: boolean(),
+      source: string(),
+      subscribed_at: dateTime(),
+      unsubscribed_at: nullableDateTime('Null while subscribed.'),
+      confirmed_at: nullableDateTime(),
+      confirmation_status: { type: 'string', enum: ['confirmed', 'unconfirmed'] },
+      created_at: dateTime(),
+      tags: arrayOf(string()),
+      custom_data: freeObject('Arbitrary key-value JSON.'),
+    }),
+  ),
   Pagination: closed({
     total: integer(),
     count: integer('Subscribers on this page.'),
@@ -189,8 +217,7 @@ export const SCHEMAS: Record<string, Schema> = {
   DoubleOptInOptions: requestSchema(doubleOptInOptionsSchema),
   SubscriberCreateBody: nestedOrFlat('subscriber', 'SubscriberCreateInput', doubleOptInProperties),
   SubscriberUpdateBody: {
-    description:
-      'Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`.',
+    description: 'Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`.',
     anyOf: [
       {
         type: 'object',
@@ -201,17 +228,19 @@ export const SCHEMAS: Record<string, Schema> = {
       { type: 'object', title: 'Flat', allOf: [ref('SubscriberUpdateInput')], required: ['email'] },
     ],
   },
-  DoubleOptInResult: warned(closed(
-    {
-      id: integer(),
-      email: string(),
-      first_name: nullableString(),
-      confirmed_at: { type: 'null' },
-      confirmation_status: { const: 'pending' },
-      confirmation_url: { type: 'string', format: 'uri', description: 'The public confirmation page.' },
-    },
-    'A double opt-in create that sent a confirmation email.',
-  )),
+  DoubleOptInResult: warned(
+    closed(
+      {
+        id: integer(),
+        email: string(),
+        first_name: nullableString(),
+        confirmed_at: { type: 'null' },
+        confirmation_status: { const: 'pending' },
+        confirmation_url: { type: 'string', format: 'uri', description: 'The public confirmation page.' },
+      },
+      'A double opt-in create that sent a confirmation email.',
+    ),
+  ),
   EmailBody: requestSchema(emailBodySchema),
   TagsBody: requestSchema(tagsBodySchema),
 

@@ -60,7 +60,8 @@ export const SEGMENT_PATHS: Record<string, Json> = {
     delete: authenticated({
       operationId: 'deleteSegment',
       summary: 'Delete a segment',
-      description: 'A segment that a scheduled, sending or paused broadcast targets cannot be deleted: 422 "Segment is targeted by a scheduled or sending broadcast".',
+      description:
+        'A segment that a scheduled, sending or paused broadcast targets cannot be deleted: 422 "Segment is targeted by a scheduled or sending broadcast".',
       tag: SEGMENTS,
       permission: 'segments_write',
       responses: { '200': ok('Deleted.', ref('Message')) },

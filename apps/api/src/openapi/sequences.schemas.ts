@@ -1,5 +1,19 @@
 import { CONDITION_SETTINGS, ENROLMENT_STATUSES, HTTP_METHODS, MAX_STEP_DELAY_SECONDS, STEP_ACTIONS } from '@mailcast/domain';
-import { arrayOf, boolean, closed, dateTime, integer, nestedOrFlat, nullableDateTime, nullableString, page, ref, string, warned, type Schema } from './schema-helpers';
+import {
+  arrayOf,
+  boolean,
+  closed,
+  dateTime,
+  integer,
+  nestedOrFlat,
+  nullableDateTime,
+  nullableString,
+  page,
+  ref,
+  string,
+  warned,
+  type Schema,
+} from './schema-helpers';
 
 const nullableInteger = (description?: string): Schema => ({ type: ['integer', 'null'], ...(description ? { description } : {}) });
 const ids = (description: string): Schema => arrayOf(integer(), description);
@@ -66,14 +80,17 @@ const stepBase: Record<string, Schema> = {
   updated_at: dateTime(),
 };
 
-const statistics = closed({
-  sent: integer(),
-  delivered: integer(),
-  opens: integer(),
-  clicks: integer(),
-  bounces: integer(),
-  unsubscribes: integer(),
-}, 'send_email steps only: unique subscribers per kind.');
+const statistics = closed(
+  {
+    sent: integer(),
+    delivered: integer(),
+    opens: integer(),
+    clicks: integer(),
+    bounces: integer(),
+    unsubscribes: integer(),
+  },
+  'send_email steps only: unique subscribers per kind.',
+);
 
 /** Sequences, steps and enrolments. Spread into SCHEMAS by schemas.ts. */
 export const SEQUENCE_SCHEMAS: Record<string, Schema> = {
@@ -111,7 +128,11 @@ export const SEQUENCE_SCHEMAS: Record<string, Schema> = {
   },
   SequenceStepBody: nestedOrFlat('step', 'SequenceStepInput'),
   SequenceStepMoveBody: nestedOrFlat('step', 'SequenceStepMoveInput'),
-  SequenceStepMoveInput: { type: 'object', properties: { under_id: integer('The new parent: not a condition, not in the moved subtree.') }, required: ['under_id'] },
+  SequenceStepMoveInput: {
+    type: 'object',
+    properties: { under_id: integer('The new parent: not a condition, not in the moved subtree.') },
+    required: ['under_id'],
+  },
   SubscriberSequence: warned(
     closed({
       id: integer(),

@@ -60,12 +60,7 @@ export const SUBSCRIBER_PATHS: Record<string, Json> = {
     'Administrative: is_active false, unsubscribed_at unchanged; reversed by activate.',
     'The subscriber, is_active false.',
   ),
-  '/api/v1/subscribers/activate.json': subscriberByEmail(
-    'activateSubscriber',
-    'Activate a subscriber',
-    'is_active true.',
-    'The subscriber, is_active true.',
-  ),
+  '/api/v1/subscribers/activate.json': subscriberByEmail('activateSubscriber', 'Activate a subscriber', 'is_active true.', 'The subscriber, is_active true.'),
   '/api/v1/subscribers/add_tag.json': {
     post: authenticated({
       operationId: 'addSubscriberTags',
@@ -115,5 +110,4 @@ export const SUBSCRIBER_PATHS: Record<string, Json> = {
       errors: ['404', '422'],
     }),
   },
-
 };

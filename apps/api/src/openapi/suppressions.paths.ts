@@ -50,7 +50,8 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
       post: authenticated({
         operationId: `add${idPart}InBulk`,
         summary: `Add up to 10,000 addresses to the ${scope} suppression list`,
-        description: 'More than 10,000 entries: 422 and nothing is written. Malformed entries are counted in `invalid` and listed in `invalid_emails`, the others added.',
+        description:
+          'More than 10,000 entries: 422 and nothing is written. Malformed entries are counted in `invalid` and listed in `invalid_emails`, the others added.',
         tag,
         permission: write,
         body: { schema: ref('SuppressionEmailsBody') },

@@ -11,7 +11,7 @@ export const TEMPLATE_SCHEMAS: Record<string, Schema> = {
     body: nullableString('Liquid.'),
     html_body: nullableString('Liquid.'),
     template_purpose: { type: 'string', enum: ['broadcast', 'confirmation'] },
-    default_confirmation: boolean('The channel\'s default confirmation template (one at most).'),
+    default_confirmation: boolean("The channel's default confirmation template (one at most)."),
     created_at: dateTime(),
     updated_at: dateTime(),
   }),

@@ -1,25 +1,44 @@
 import { EVENT_TYPES, MAX_RETRIES_TO_ATTEMPT } from '@mailcast/domain';
 import { endpointSchema, testSchema } from '../http/webhook-endpoints/webhook-endpoints.schemas';
-import { arrayOf, boolean, closed, dateTime, freeObject, integer, nestedOrFlat, nullableDateTime, nullableString, number, page, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
+import {
+  arrayOf,
+  boolean,
+  closed,
+  dateTime,
+  freeObject,
+  integer,
+  nestedOrFlat,
+  nullableDateTime,
+  nullableString,
+  number,
+  page,
+  ref,
+  requestSchema,
+  string,
+  warned,
+  type Schema,
+} from './schema-helpers';
 
 const endpointInput = requestSchema(endpointSchema);
 
 /** Webhook endpoints, deliveries and the event payloads they carry. Spread into SCHEMAS by schemas.ts. */
 export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
   EventType: { type: 'string', enum: [...EVENT_TYPES] },
-  WebhookEndpoint: warned(closed({
-    id: integer(),
-    url: string(),
-    description: nullableString(),
-    active: boolean(),
-    event_types: arrayOf(ref('EventType')),
-    retries_to_attempt: { type: 'integer', minimum: 0, maximum: MAX_RETRIES_TO_ATTEMPT },
-    secret: string('`whsec_` + Base64 of 32 random bytes in the creation response; elsewhere redacted: `whsec_`, `*` characters, the last four characters.'),
-    last_response_code: { type: ['integer', 'null'], description: 'HTTP status of the most recent delivery.' },
-    last_sent_at: nullableDateTime(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-  })),
+  WebhookEndpoint: warned(
+    closed({
+      id: integer(),
+      url: string(),
+      description: nullableString(),
+      active: boolean(),
+      event_types: arrayOf(ref('EventType')),
+      retries_to_attempt: { type: 'integer', minimum: 0, maximum: MAX_RETRIES_TO_ATTEMPT },
+      secret: string('`whsec_` + Base64 of 32 random bytes in the creation response; elsewhere redacted: `whsec_`, `*` characters, the last four characters.'),
+      last_response_code: { type: ['integer', 'null'], description: 'HTTP status of the most recent delivery.' },
+      last_sent_at: nullableDateTime(),
+      created_at: dateTime(),
+      updated_at: dateTime(),
+    }),
+  ),
   WebhookEndpointList: page('WebhookEndpoint'),
   // Required on create by the use case ("can't be blank"), not by joi: update shares the fields.
   WebhookEndpointCreateInput: { ...endpointInput, required: ['url', 'event_types'] },

@@ -13,9 +13,7 @@ import { DASHBOARD_DIR } from '../../../api/src/http/dashboard.routes';
  * otherwise a folder under the temp directory (the pages are still rendered and captured).
  */
 export const SCREENSHOTS =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? path.resolve(__dirname, '../../../../docs/screenshots')
-    : path.join(os.tmpdir(), 'mailcast-screenshots');
+  process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../../../docs/screenshots') : path.join(os.tmpdir(), 'mailcast-screenshots');
 
 /**
  * The Chromium inside the @sparticuz/chromium npm package (unpacked to the temp directory on
@@ -27,8 +25,19 @@ export async function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({
     executablePath: await chromium.executablePath(),
     headless: 'shell',
-    args: ['--no-sandbox', '--no-zygote', '--disable-setuid-sandbox', '--disable-dev-shm-usage', '--use-gl=angle', '--use-angle=swiftshader',
-      '--enable-unsafe-swiftshader', '--font-render-hinting=none', '--no-first-run', '--no-default-browser-check', '--lang=en-US'],
+    args: [
+      '--no-sandbox',
+      '--no-zygote',
+      '--disable-setuid-sandbox',
+      '--disable-dev-shm-usage',
+      '--use-gl=angle',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--font-render-hinting=none',
+      '--no-first-run',
+      '--no-default-browser-check',
+      '--lang=en-US',
+    ],
     defaultViewport: { width: 1280, height: 900 },
     // Under LANG=C Chromium reports the locale en-US@posix, which Intl (and so uPlot) rejects.
     env: { ...process.env, LANG: 'en_US.UTF-8' },
@@ -70,7 +79,8 @@ export async function waitForText(page: Page, selector: string, text: string, ti
 /** Clicks the button or link whose text is `label` (exactly, trimmed). */
 export async function clickText(page: Page, label: string, selector = 'button, a'): Promise<void> {
   const handle = await page.waitForFunction(
-    (sel: string, want: string) => [...document.querySelectorAll<HTMLElement>(sel)].find((el) => (el.textContent ?? '').trim() === want && !(el as HTMLButtonElement).disabled),
+    (sel: string, want: string) =>
+      [...document.querySelectorAll<HTMLElement>(sel)].find((el) => (el.textContent ?? '').trim() === want && !(el as HTMLButtonElement).disabled),
     {},
     selector,
     label,

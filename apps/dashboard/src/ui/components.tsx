@@ -53,7 +53,19 @@ export function Progress({ broadcast }: { broadcast: Broadcast }) {
   );
 }
 
-export function Pager({ offset, limit, count, total, onChange }: { offset: number; limit: number; count: number; total?: number; onChange(offset: number): void }) {
+export function Pager({
+  offset,
+  limit,
+  count,
+  total,
+  onChange,
+}: {
+  offset: number;
+  limit: number;
+  count: number;
+  total?: number;
+  onChange(offset: number): void;
+}) {
   const hasNext = total === undefined ? count === limit : offset + count < total;
   if (offset === 0 && !hasNext) return null;
   return (

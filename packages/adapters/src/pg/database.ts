@@ -17,10 +17,7 @@ interface KnexLog {
  * (migrate, admin) give none: knex's messages repeat the failure their promise already carries,
  * and the command reports that once.
  */
-export function createDatabase(
-  connectionString: string,
-  options: { poolMax?: number; log?: KnexLog; statementTimeoutMs?: number } = {},
-): Database {
+export function createDatabase(connectionString: string, options: { poolMax?: number; log?: KnexLog; statementTimeoutMs?: number } = {}): Database {
   const log = options.log;
   return knexFactory({
     client: 'pg',

@@ -5,11 +5,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  * copied from one column into another does not open (docs/secrets.md).
  */
 export type SecretPurpose =
-  | 'email_servers.password'
-  | 'email_servers.dkim_private_key'
-  | 'webhook_endpoints.secret'
-  | 'broadcasts.tracking_secret'
-  | 'transactionals.unsubscribe_secret';
+  'email_servers.password' | 'email_servers.dkim_private_key' | 'webhook_endpoints.secret' | 'broadcasts.tracking_secret' | 'transactionals.unsubscribe_secret';
 
 /** The envelope's version tag; a value without it is legacy plaintext. */
 const PREFIX = 'mcs1';
@@ -71,9 +67,7 @@ export class SecretBox {
     const keyId = match[1]!;
     const key = this.keys.get(keyId);
     if (key === undefined) {
-      throw new SecretKeyError(
-        `a stored ${purpose} is sealed with key ${keyId}, which is neither MAILCAST_SECRET_KEY nor in MAILCAST_SECRET_KEYS_PREVIOUS`,
-      );
+      throw new SecretKeyError(`a stored ${purpose} is sealed with key ${keyId}, which is neither MAILCAST_SECRET_KEY nor in MAILCAST_SECRET_KEYS_PREVIOUS`);
     }
     const raw = Buffer.from(match[2]!, 'base64url');
     if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretKeyError(`a stored ${purpose} is truncated`);

@@ -61,5 +61,11 @@ export interface SequenceRepository {
    * Every enrolment of the sequence in `from` goes to `to` in one statement, each with its
    * `event` in the outbox. The number changed.
    */
-  transitionAll(sequenceId: number, from: EnrolmentStatus, to: EnrolmentStatus, event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed', now: Date): Promise<number>;
+  transitionAll(
+    sequenceId: number,
+    from: EnrolmentStatus,
+    to: EnrolmentStatus,
+    event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed',
+    now: Date,
+  ): Promise<number>;
 }

@@ -1,11 +1,7 @@
 import type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 import type { BroadcastRepository } from './broadcasts';
 import type { BounceRepository } from './bounces';
-import type {
-  ConfirmationTemplateRepository,
-  SubscriberConfirmationRepository,
-  SubscriberRepository,
-} from './subscribers';
+import type { ConfirmationTemplateRepository, SubscriberConfirmationRepository, SubscriberRepository } from './subscribers';
 import type { EmailEvents, EventOutbox } from './events';
 import type { JobQueue } from './jobs';
 import type { RecipientStore } from './recipients';

@@ -27,13 +27,21 @@ describe('broadcast preview', () => {
   });
 
   const preview = (body: unknown, as = token, id = broadcastId) =>
-    request(api.app).post(`/api/v1/broadcasts/${id}/preview`).set('Authorization', `Bearer ${as}`).send(body as object);
+    request(api.app)
+      .post(`/api/v1/broadcasts/${id}/preview`)
+      .set('Authorization', `Bearer ${as}`)
+      .send(body as object);
 
-  it('renders subject, text and HTML with the subscriber\'s data, with links untracked and no open pixel', async () => {
+  it("renders subject, text and HTML with the subscriber's data, with links untracked and no open pixel", async () => {
     const res = await preview({ email: ' ANN@example.com ' });
     expect(res.status).toBe(200);
     expectResponseMatchesDocument(res);
-    expect(res.body).toMatchObject({ subscriber_email: 'ann@example.com', subject: 'Hello Ann', preheader: 'Inside: news', text: expect.stringContaining('Hi Ann') });
+    expect(res.body).toMatchObject({
+      subscriber_email: 'ann@example.com',
+      subject: 'Hello Ann',
+      preheader: 'Inside: news',
+      text: expect.stringContaining('Hi Ann'),
+    });
     expect(res.body.html).toContain('<p>Plan gold</p>');
     expect(res.body.html).toContain('href="https://example.com/a"');
     expect(res.body.html).toContain('Inside: news');
@@ -43,7 +51,7 @@ describe('broadcast preview', () => {
     expect(await api.database.db('email_events').where({ broadcast_id: broadcastId })).toEqual([]);
   });
 
-  it('answers the API\'s errors: unknown subscriber or broadcast 404, no email 422, a token without subscribers_read 401', async () => {
+  it("answers the API's errors: unknown subscriber or broadcast 404, no email 422, a token without subscribers_read 401", async () => {
     const unknown = await preview({ email: 'nobody@example.com' });
     expect([unknown.status, unknown.body]).toEqual([404, { error: 'Subscriber not found' }]);
     const missing = await preview({});

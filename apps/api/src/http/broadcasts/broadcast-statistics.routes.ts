@@ -1,10 +1,4 @@
-import {
-  BROADCAST_NOT_FOUND,
-  GetBroadcastLinkStatistics,
-  GetBroadcastStatistics,
-  GetBroadcastTimeline,
-  ValidationError,
-} from '@mailcast/core';
+import { BROADCAST_NOT_FOUND, GetBroadcastLinkStatistics, GetBroadcastStatistics, GetBroadcastTimeline, ValidationError } from '@mailcast/core';
 import { Router } from 'express';
 import Joi from 'joi';
 import type { DependencyContainer } from 'tsyringe';
@@ -31,9 +25,7 @@ export function broadcastStatisticsRoutes(container: DependencyContainer): Route
 
   router.get('/broadcasts/:id/statistics', async (req, res) => {
     const caller = principal(res, 'broadcasts_read');
-    const result = await container
-      .resolve(GetBroadcastStatistics)
-      .execute(caller, { id: idParam(req.params.id, BROADCAST_NOT_FOUND) });
+    const result = await container.resolve(GetBroadcastStatistics).execute(caller, { id: idParam(req.params.id, BROADCAST_NOT_FOUND) });
     res.json(presentStatistics(result.broadcast, result.summary));
   });
 

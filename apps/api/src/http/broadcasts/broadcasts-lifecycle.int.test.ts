@@ -197,9 +197,7 @@ describe('broadcast lifecycle routes', () => {
         ['broadcast.scheduled', 'future_scheduled', '2026-03-02T14:30:00.000Z'],
       ]);
       const jobs = await jobsFor(api, 'broadcasts.due', b.id);
-      expect(jobs.map((j) => [j.data, j.start_after.toISOString()])).toEqual([
-        [{ broadcastId: b.id, version: 1 }, '2026-03-02T14:30:00.000Z'],
-      ]);
+      expect(jobs.map((j) => [j.data, j.start_after.toISOString()])).toEqual([[{ broadcastId: b.id, version: 1 }, '2026-03-02T14:30:00.000Z']]);
     });
 
     it('takes an offset as an absolute instant (flat form), and reschedules from future_scheduled', async () => {
@@ -246,7 +244,12 @@ describe('broadcast lifecycle routes', () => {
       ['a time in the past', {}, { scheduled_send_at: '2026-03-01T11:59:59Z', scheduled_timezone: 'UTC' }, 'Scheduled send time must be in the future'],
       ['the current time', {}, { scheduled_send_at: '2026-03-01T12:00:00Z', scheduled_timezone: 'UTC' }, 'Scheduled send time must be in the future'],
       // 12:30 in Berlin (UTC+1 in March) is 11:30Z, before now.
-      ['a wall-clock time that is past in its zone', {}, { scheduled_send_at: '2026-03-01T12:30:00', scheduled_timezone: 'Europe/Berlin' }, 'Scheduled send time must be in the future'],
+      [
+        'a wall-clock time that is past in its zone',
+        {},
+        { scheduled_send_at: '2026-03-01T12:30:00', scheduled_timezone: 'Europe/Berlin' },
+        'Scheduled send time must be in the future',
+      ],
       ['an unreadable time', {}, { scheduled_send_at: 'tomorrow', scheduled_timezone: 'UTC' }, 'Scheduled send time is invalid'],
       ['a number for the time', {}, { scheduled_send_at: 1767261600, scheduled_timezone: 'UTC' }, 'scheduled_send_at must be a string'],
     ])('refuses %s with 422, no event, no job', async (_label, stored, body, message) => {
@@ -293,17 +296,14 @@ describe('broadcast lifecycle routes', () => {
       expect((await api.database.db('broadcasts').where({ id: b.id }).first('version')).version).toBe(2);
     });
 
-    it.each(['draft', 'scheduled', 'sending', 'sent', 'aborted'])(
-      'refuses %s: 422 "Broadcast is not scheduled"',
-      async (status) => {
-        const b = await aDraft();
-        await setStatus(api, b.id, status);
-        const res = await mine.post(`/api/v1/broadcasts/${b.id}/cancel_schedule`);
-        expect(res.status).toBe(422);
-        expect(res.body).toEqual({ error: 'Broadcast is not scheduled' });
-        expect(await statusOf(b.id)).toBe(status);
-      },
-    );
+    it.each(['draft', 'scheduled', 'sending', 'sent', 'aborted'])('refuses %s: 422 "Broadcast is not scheduled"', async (status) => {
+      const b = await aDraft();
+      await setStatus(api, b.id, status);
+      const res = await mine.post(`/api/v1/broadcasts/${b.id}/cancel_schedule`);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ error: 'Broadcast is not scheduled' });
+      expect(await statusOf(b.id)).toBe(status);
+    });
   });
 
   describe('pause, resume and abort (docs/broadcasts-and-sending.md: beyond the spec)', () => {

@@ -1,14 +1,5 @@
 import { startApi, type ApiHarness } from '../../test-support/harness';
-import {
-  aSegment,
-  anEmailServer,
-  broadcastEvents,
-  client,
-  clockOverride,
-  jobsFor,
-  setStatus,
-  SettableClock,
-} from '../../test-support/broadcasts';
+import { aSegment, anEmailServer, broadcastEvents, client, clockOverride, jobsFor, setStatus, SettableClock } from '../../test-support/broadcasts';
 
 /** Spec: Broadcasts Create / Update / Delete, their error rows, docs/api-decisions.md body forms. */
 describe('broadcast create, update and delete', () => {
@@ -168,20 +159,125 @@ describe('broadcast create, update and delete', () => {
       [{ subject: 'S', email_headers: [{ key: 'X-A', value: 'a\r\nBcc: x@y.test' }] }, 'email_headers[0].value must not contain line breaks'],
       [{ subject: 'S', email_headers: [{ key: 'X-A' }] }, 'email_headers[0].value is required'],
       [{ subject: 'S', email_headers: [{ key: 'From', value: 'a@b.test' }] }, 'email_headers[0].key From is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Return-Path', value: 'v' }] }, 'email_headers[1].key Return-Path is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Resent-From', value: 'v' }] }, 'email_headers[1].key Resent-From is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Resent-Message-ID', value: 'v' }] }, 'email_headers[1].key Resent-Message-ID is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'DKIM-Signature', value: 'v' }] }, 'email_headers[1].key DKIM-Signature is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'dkim-foo', value: 'v' }] }, 'email_headers[1].key dkim-foo is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Content-Disposition', value: 'v' }] }, 'email_headers[1].key Content-Disposition is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Content-Type', value: 'v' }] }, 'email_headers[1].key Content-Type is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'MIME-Version', value: 'v' }] }, 'email_headers[1].key MIME-Version is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Received', value: 'v' }] }, 'email_headers[1].key Received is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'Sender', value: 'v' }] }, 'email_headers[1].key Sender is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'X-Ok', value: 'v' }, { key: 'ARC-Seal', value: 'v' }] }, 'email_headers[1].key ARC-Seal is set by Mailcast and cannot be overridden'],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'Return-Path', value: 'v' },
+          ],
+        },
+        'email_headers[1].key Return-Path is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'Resent-From', value: 'v' },
+          ],
+        },
+        'email_headers[1].key Resent-From is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'Resent-Message-ID', value: 'v' },
+          ],
+        },
+        'email_headers[1].key Resent-Message-ID is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'DKIM-Signature', value: 'v' },
+          ],
+        },
+        'email_headers[1].key DKIM-Signature is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'dkim-foo', value: 'v' },
+          ],
+        },
+        'email_headers[1].key dkim-foo is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'Content-Disposition', value: 'v' },
+          ],
+        },
+        'email_headers[1].key Content-Disposition is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'Content-Type', value: 'v' },
+          ],
+        },
+        'email_headers[1].key Content-Type is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'MIME-Version', value: 'v' },
+          ],
+        },
+        'email_headers[1].key MIME-Version is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'Received', value: 'v' },
+          ],
+        },
+        'email_headers[1].key Received is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'Sender', value: 'v' },
+          ],
+        },
+        'email_headers[1].key Sender is set by Mailcast and cannot be overridden',
+      ],
+      [
+        {
+          subject: 'S',
+          email_headers: [
+            { key: 'X-Ok', value: 'v' },
+            { key: 'ARC-Seal', value: 'v' },
+          ],
+        },
+        'email_headers[1].key ARC-Seal is set by Mailcast and cannot be overridden',
+      ],
       // The Postmark receiver matches bounces by it (docs/bounces.md): another channel's message id here would make this channel's bounce theirs.
-      [{ subject: 'S', email_headers: [{ key: 'X-PM-Metadata-mailcast-message-id', value: '<1.2.x@y>' }] }, 'email_headers[0].key X-PM-Metadata-mailcast-message-id is set by Mailcast and cannot be overridden'],
-      [{ subject: 'S', email_headers: [{ key: 'x-pm-metadata-MAILCAST-Message-Id', value: '<1.2.x@y>' }] }, 'email_headers[0].key x-pm-metadata-MAILCAST-Message-Id is set by Mailcast and cannot be overridden'],
+      [
+        { subject: 'S', email_headers: [{ key: 'X-PM-Metadata-mailcast-message-id', value: '<1.2.x@y>' }] },
+        'email_headers[0].key X-PM-Metadata-mailcast-message-id is set by Mailcast and cannot be overridden',
+      ],
+      [
+        { subject: 'S', email_headers: [{ key: 'x-pm-metadata-MAILCAST-Message-Id', value: '<1.2.x@y>' }] },
+        'email_headers[0].key x-pm-metadata-MAILCAST-Message-Id is set by Mailcast and cannot be overridden',
+      ],
       [{ subject: 'S', html_body: 'x'.repeat(524_289) }, 'html_body length must be less than or equal to 524288 characters long'],
       [{ subject: 'S', body: 'x'.repeat(524_289) }, 'body length must be less than or equal to 524288 characters long'],
       [{ subject: 'S', reply_to: 'not an address' }, 'Reply to is not a valid email address'],
@@ -196,7 +292,7 @@ describe('broadcast create, update and delete', () => {
       expect(await count()).toBe(before);
     });
 
-    it("refuses segments and email servers of another channel (422), as if they did not exist", async () => {
+    it('refuses segments and email servers of another channel (422), as if they did not exist', async () => {
       const res = await mine.post('/api/v1/broadcasts', {
         broadcast: { subject: 'S', segment_ids: [segmentId, theirSegmentId], email_server_ids: [theirServerId, 999999] },
       });

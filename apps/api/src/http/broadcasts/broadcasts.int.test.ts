@@ -106,12 +106,9 @@ describe('broadcast reads and channel isolation (spec: Broadcasts List / Get)', 
     expect(res.body).toEqual({ error: message });
   });
 
-  it.each(['0', 'abc', '-1', '1.5', '99999999999999999999', '1e3', '%00'])(
-    'answers the id %s with 404, never 500',
-    async (id) => {
-      const res = await as(mine.token).get(`/api/v1/broadcasts/${id}`);
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: 'Broadcast not found' });
-    },
-  );
+  it.each(['0', 'abc', '-1', '1.5', '99999999999999999999', '1e3', '%00'])('answers the id %s with 404, never 500', async (id) => {
+    const res = await as(mine.token).get(`/api/v1/broadcasts/${id}`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'Broadcast not found' });
+  });
 });

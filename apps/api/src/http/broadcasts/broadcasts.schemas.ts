@@ -26,9 +26,7 @@ const text = () => Joi.string().allow('', null);
 const ids = () => Joi.array().items(Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER));
 
 const scheduledSendAt = () =>
-  Joi.string().description(
-    'ISO 8601 time. Without an offset it is wall-clock time in scheduled_timezone; with an offset it is an absolute instant.',
-  );
+  Joi.string().description('ISO 8601 time. Without an offset it is wall-clock time in scheduled_timezone; with an offset it is an absolute instant.');
 const scheduledTimezone = () => Joi.string().description('IANA timezone name, e.g. Europe/Berlin.');
 
 /** The fields of a create or update body; the OpenAPI document's BroadcastInput is made from it. */

@@ -9,7 +9,6 @@ import { useApi } from '../../test-support/harness';
 describe('discovery API', () => {
   const api = useApi();
 
-
   const get = (path: string, token: string) => request(api.app).get(path).set('Authorization', `Bearer ${token}`);
 
   it('whoami names the token, its permissions and its channel, for a token of any permission', async () => {

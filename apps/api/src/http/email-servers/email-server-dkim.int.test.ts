@@ -8,7 +8,10 @@ import { startApi, type ApiHarness } from '../../test-support/harness';
 // mailauth is an independent DKIM implementation; this sub-path works on Node 20.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { dkimVerify } = require('mailauth/lib/dkim/verify') as {
-  dkimVerify(input: Buffer, options: { resolver: (name: string, type: string) => Promise<string[][]> }): Promise<{
+  dkimVerify(
+    input: Buffer,
+    options: { resolver: (name: string, type: string) => Promise<string[][]> },
+  ): Promise<{
     results: Array<{ signingDomain: string; selector: string; status: { result: string } }>;
   }>;
 };
@@ -25,7 +28,10 @@ describe('DKIM keys of an email server', () => {
     api = await startApi();
     smtp = await startSmtpCapture();
     mailer = new NodemailerMailer({ allowPrivate: true, allowPlaintext: false }, 1);
-    ({ token, channel: { id: channelId } } = await api.fixtures.aTenant());
+    ({
+      token,
+      channel: { id: channelId },
+    } = await api.fixtures.aTenant());
   });
   afterAll(async () => {
     await mailer.close();
@@ -86,7 +92,10 @@ describe('DKIM keys of an email server', () => {
     const res = await request(api.app).post(`/api/v1/email_servers/${created.body.id}/generate_dkim_key`).set(auth()).send({});
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ errors: { dkim_domain: ["can't be blank (the server has no from_email to take it from)"] } });
-    const ed = await request(api.app).post(`/api/v1/email_servers/${created.body.id}/generate_dkim_key`).set(auth()).send({ algorithm: 'ed25519', dkim_domain: 'example.com' });
+    const ed = await request(api.app)
+      .post(`/api/v1/email_servers/${created.body.id}/generate_dkim_key`)
+      .set(auth())
+      .send({ algorithm: 'ed25519', dkim_domain: 'example.com' });
     expect([ed.status, ed.body]).toEqual([422, { error: 'Algorithm must be rsa (Ed25519 signing is not supported)' }]);
     expect((await request(api.app).get(`/api/v1/email_servers/${created.body.id}`).set(auth())).body.dkim_key_present).toBe(false);
   });

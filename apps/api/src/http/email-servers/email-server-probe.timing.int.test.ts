@@ -61,7 +61,10 @@ describe('test_connection failures', () => {
   afterAll(() => api.close());
 
   async function timedCheck(port: number, extra: object = {}): Promise<{ body: unknown; ms: number }> {
-    const created = await request(api.app).post('/api/v1/email_servers').set(as(a.token)).send({ host: '127.0.0.1', port, tls: 'none', ...extra });
+    const created = await request(api.app)
+      .post('/api/v1/email_servers')
+      .set(as(a.token))
+      .send({ host: '127.0.0.1', port, tls: 'none', ...extra });
     expect(created.status).toBe(201);
     const started = performance.now();
     const res = await request(api.app).post(`/api/v1/email_servers/${created.body.id}/test_connection`).set(as(a.token));
@@ -106,7 +109,7 @@ describe('test_connection failures', () => {
     }
   });
 
-  it('answers a refused login with the same words, never the server\'s', async () => {
+  it("answers a refused login with the same words, never the server's", async () => {
     const smtp = new SMTPServer({
       disabledCommands: ['STARTTLS'],
       allowInsecureAuth: true,

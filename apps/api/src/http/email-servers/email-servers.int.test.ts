@@ -20,7 +20,10 @@ describe('email servers API', () => {
     // A failed check waits 1 s here, not 10 (email-server-addresses.int.test.ts times it).
     const probe = new NodemailerSmtpProbe({ allowPrivate: true, allowPlaintext: false }, { failureMs: 1_000 });
     api = await startApi({ env: { RATE_LIMIT_PER_MINUTE: '0' }, overrides: [{ token: SmtpProbe, value: probe }] });
-    ({ token, channel: { id: channelId } } = await api.fixtures.aTenant());
+    ({
+      token,
+      channel: { id: channelId },
+    } = await api.fixtures.aTenant());
     smtp = new SMTPServer({
       disabledCommands: ['STARTTLS'],
       allowInsecureAuth: true,
@@ -44,22 +47,53 @@ describe('email servers API', () => {
   });
 
   const as = (t: string) => ({ Authorization: `Bearer ${t}` });
-  const post = (body: unknown) => request(api.app).post('/api/v1/email_servers').set(as(token)).send(body as object);
-  const patch = (id: number, body: unknown) => request(api.app).patch(`/api/v1/email_servers/${id}`).set(as(token)).send(body as object);
+  const post = (body: unknown) =>
+    request(api.app)
+      .post('/api/v1/email_servers')
+      .set(as(token))
+      .send(body as object);
+  const patch = (id: number, body: unknown) =>
+    request(api.app)
+      .patch(`/api/v1/email_servers/${id}`)
+      .set(as(token))
+      .send(body as object);
 
   it('creates, shows the password only redacted, lists, reads and keeps it sealed', async () => {
     const created = await post({
       email_server: {
-        name: 'SES', host: 'email-smtp.eu-west-1.amazonaws.com', port: 587, smtp_username: 'AKIA', smtp_password: 'BHr9-very-long-secret-value',
-        from_email: 'news@example.com', max_per_second: 14, dkim_domain: 'example.com', dkim_selector: 's1',
+        name: 'SES',
+        host: 'email-smtp.eu-west-1.amazonaws.com',
+        port: 587,
+        smtp_username: 'AKIA',
+        smtp_password: 'BHr9-very-long-secret-value',
+        from_email: 'news@example.com',
+        max_per_second: 14,
+        dkim_domain: 'example.com',
+        dkim_selector: 's1',
       },
     });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      id: expect.any(Number), name: 'SES', host: 'email-smtp.eu-west-1.amazonaws.com', port: 587, tls: 'starttls',
-      smtp_username: 'AKIA', smtp_password: '••••••••', from_email: 'news@example.com', from_name: null,
-      max_per_second: 14, max_per_minute: null, max_per_hour: null, max_per_day: null, dkim_domain: 'example.com', dkim_selector: 's1',
-      bounce_domain: null, dkim_key_present: false, active: true, created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.any(Number),
+      name: 'SES',
+      host: 'email-smtp.eu-west-1.amazonaws.com',
+      port: 587,
+      tls: 'starttls',
+      smtp_username: 'AKIA',
+      smtp_password: '••••••••',
+      from_email: 'news@example.com',
+      from_name: null,
+      max_per_second: 14,
+      max_per_minute: null,
+      max_per_hour: null,
+      max_per_day: null,
+      dkim_domain: 'example.com',
+      dkim_selector: 's1',
+      bounce_domain: null,
+      dkim_key_present: false,
+      active: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     expect(JSON.stringify(created.body)).not.toContain('very-long-secret');
     const read = await request(api.app).get(`/api/v1/email_servers/${created.body.id}`).set(as(token));
@@ -88,7 +122,10 @@ describe('email servers API', () => {
     expect(changed.body.smtp_password).toBe('••••••••');
     const failed = await request(api.app).post(`/api/v1/email_servers/${created.body.id}/test_connection`).set(as(token));
     // One generic answer for every failure, never the server's words (docs/email-servers.md).
-    expect(failed.body).toEqual({ ok: false, message: 'Could not connect to the server, complete its TLS handshake or authenticate (check host, port, tls and credentials)' });
+    expect(failed.body).toEqual({
+      ok: false,
+      message: 'Could not connect to the server, complete its TLS handshake or authenticate (check host, port, tls and credentials)',
+    });
     expect(smtpEvents).not.toContain('MAIL FROM');
   });
 
@@ -133,7 +170,10 @@ describe('email servers API', () => {
 
   it.each([
     [{ port: 587 }, { errors: { host: ["can't be blank"] } }],
-    [{ host: 'smtp.example.com', port: 587, tls: 'none' }, { errors: { tls: ['none is allowed only for a loopback host, or with SMTP_ALLOW_PLAINTEXT=true'] } }],
+    [
+      { host: 'smtp.example.com', port: 587, tls: 'none' },
+      { errors: { tls: ['none is allowed only for a loopback host, or with SMTP_ALLOW_PLAINTEXT=true'] } },
+    ],
     [{ host: 'smtp.example.com', port: 587, tls: 'ssl' }, { error: 'Tls must be one of starttls, implicit, none' }],
     [{ host: 'smtp.example.com', port: 70000 }, { errors: { port: ['must be an integer from 1 to 65535'] } }],
     [{ host: 'smtp.example.com', port: 587, max_per_hour: 0 }, { error: 'Max per hour must be a positive integer or null' }],

@@ -4,7 +4,11 @@ import Joi from 'joi';
 import { keysOf, type BodyShape } from '../warnings';
 
 /** Request shapes of the email server routes (docs/email-servers.md); meaning is the use case's. */
-const text = (label: string) => Joi.string().max(1000).allow('', null).messages({ '*': `${label} must be a string` });
+const text = (label: string) =>
+  Joi.string()
+    .max(1000)
+    .allow('', null)
+    .messages({ '*': `${label} must be a string` });
 const limit = (label: string, unit: string) =>
   Joi.number()
     .integer()
@@ -61,10 +65,21 @@ const blankToNull = (value: unknown) => (value === '' ? null : value);
 
 /** API field → entity field; an empty string clears a text field. */
 const MAPPING: Array<[string, keyof EmailServerChanges]> = [
-  ['name', 'name'], ['host', 'host'], ['port', 'port'], ['tls', 'tls'], ['smtp_username', 'username'],
-  ['smtp_password', 'password'], ['from_email', 'fromEmail'], ['from_name', 'fromName'],
-  ['max_per_second', 'maxPerSecond'], ['max_per_minute', 'maxPerMinute'], ['max_per_hour', 'maxPerHour'],
-  ['max_per_day', 'maxPerDay'], ['dkim_domain', 'dkimDomain'], ['dkim_selector', 'dkimSelector'], ['bounce_domain', 'bounceDomain'],
+  ['name', 'name'],
+  ['host', 'host'],
+  ['port', 'port'],
+  ['tls', 'tls'],
+  ['smtp_username', 'username'],
+  ['smtp_password', 'password'],
+  ['from_email', 'fromEmail'],
+  ['from_name', 'fromName'],
+  ['max_per_second', 'maxPerSecond'],
+  ['max_per_minute', 'maxPerMinute'],
+  ['max_per_hour', 'maxPerHour'],
+  ['max_per_day', 'maxPerDay'],
+  ['dkim_domain', 'dkimDomain'],
+  ['dkim_selector', 'dkimSelector'],
+  ['bounce_domain', 'bounceDomain'],
   ['active', 'active'],
 ];
 
@@ -107,10 +122,7 @@ export const dkimSchema = Joi.object({
     .max(253)
     .messages({ '*': 'Dkim domain must be a string' })
     .description("Default: the server's dkim_domain, else the domain of its from_email."),
-  dkim_selector: Joi.string()
-    .max(253)
-    .messages({ '*': 'Dkim selector must be a string' })
-    .description("Default: the server's dkim_selector, else `mailcast`."),
+  dkim_selector: Joi.string().max(253).messages({ '*': 'Dkim selector must be a string' }).description("Default: the server's dkim_selector, else `mailcast`."),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: false });

@@ -13,12 +13,20 @@ import { useApi } from '../../test-support/harness';
  * (docs/segments.md, "Bounds").
  */
 // Distinct values (PostgreSQL folds identical OR arms into one), each failing only at its `b`.
-const hostileRules = Array.from({ length: 100 }, (_, i) => ({ field: 'custom_data.note', operator: 'contains', value: `${'a'.repeat(999 - i)}b${'c'.repeat(i)}` }));
+const hostileRules = Array.from({ length: 100 }, (_, i) => ({
+  field: 'custom_data.note',
+  operator: 'contains',
+  value: `${'a'.repeat(999 - i)}b${'c'.repeat(i)}`,
+}));
 const COST_MESSAGE = (cost: number) =>
   `cost ${cost} to evaluate, more than the maximum of 2000 (each rule costs 1, and a contains, starts_with or ends_with rule 1 more per character of its value)`;
 
 /** Rules at the bound: twenty substring rules of 99 characters, each failing only at its `b`. */
-const atBoundRules = Array.from({ length: 20 }, (_, i) => ({ field: 'custom_data.note', operator: 'contains', value: `${'a'.repeat(98 - i)}b${'c'.repeat(i)}` }));
+const atBoundRules = Array.from({ length: 20 }, (_, i) => ({
+  field: 'custom_data.note',
+  operator: 'contains',
+  value: `${'a'.repeat(98 - i)}b${'c'.repeat(i)}`,
+}));
 
 /**
  * Channel A's subscribers with 90 KB of custom data each, a segment at the bound over them (a few
@@ -65,7 +73,11 @@ describe('segment bounds at write time', () => {
   it('refuses a rule set past the cost bound with a 422 naming it, and writes nothing', async () => {
     const refused = await post({ segment: { name: 'hostile', match: 'any', rules: hostileRules } });
     expect([refused.status, refused.body]).toEqual([422, { errors: { rules: [COST_MESSAGE(100_100)] } }]);
-    const justOver = Array.from({ length: 20 }, (_, i) => ({ field: 'first_name', operator: i === 0 ? 'starts_with' : 'contains', value: 'x'.repeat(i === 0 ? 100 : 99) }));
+    const justOver = Array.from({ length: 20 }, (_, i) => ({
+      field: 'first_name',
+      operator: i === 0 ? 'starts_with' : 'contains',
+      value: 'x'.repeat(i === 0 ? 100 : 99),
+    }));
     expect((await post({ name: 'one over', rules: justOver })).body).toEqual({ errors: { rules: [COST_MESSAGE(2_001)] } });
     expect(await api.database.db('segments').count()).toEqual([{ count: 0 }]);
     const atBound = justOver.map((r) => ({ ...r, value: 'x'.repeat(99) }));

@@ -20,9 +20,7 @@ describe('broadcasts to segments', () => {
   beforeAll(async () => {
     smtp = await startSmtpCapture();
     api = await startApi({
-      overrides: [
-        ...sendingInProcess(PUBLIC_URL, mailer),
-      ],
+      overrides: [...sendingInProcess(PUBLIC_URL, mailer)],
     });
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });
     token = await api.fixtures.aToken(channel.id);
@@ -58,7 +56,9 @@ describe('broadcasts to segments', () => {
   /** Creates and sends a broadcast through the pipeline; the messages it delivered. */
   async function send(segmentIds: number[], html = '<p>Hi</p>'): Promise<{ id: number; received: CapturedMessage[] }> {
     const before = smtp.messages.length;
-    const created = await post('/api/v1/broadcasts', { broadcast: { subject: 'News', body: 'Hi', html_body: html, segment_ids: segmentIds, track_clicks: true } });
+    const created = await post('/api/v1/broadcasts', {
+      broadcast: { subject: 'News', body: 'Hi', html_body: html, segment_ids: segmentIds, track_clicks: true },
+    });
     expect(created.status).toBe(201);
     const id = created.body.id as number;
     await api.database.db('broadcasts').where({ id }).update({ status: 'scheduled' });

@@ -18,8 +18,22 @@ describe('segments API', () => {
     const f = api.fixtures;
     const jan = new Date('2026-01-15T00:00:00Z');
     const jun = new Date('2026-06-15T00:00:00Z');
-    ids.ann = (await f.aSubscriber(channelId, 'ann@acme.com', { firstName: 'Ann', lastName: 'Lee', source: 'import', tags: ['vip', 'beta'], customData: { plan: 'pro', seats: 10, trial: false } }, jan)).id;
-    ids.bob = (await f.aSubscriber(channelId, 'bob@other.org', { firstName: 'Bob', source: 'api_subscription', tags: ['beta'], customData: { plan: 'free', seats: 2 } }, jun)).id;
+    ids.ann = (
+      await f.aSubscriber(
+        channelId,
+        'ann@acme.com',
+        { firstName: 'Ann', lastName: 'Lee', source: 'import', tags: ['vip', 'beta'], customData: { plan: 'pro', seats: 10, trial: false } },
+        jan,
+      )
+    ).id;
+    ids.bob = (
+      await f.aSubscriber(
+        channelId,
+        'bob@other.org',
+        { firstName: 'Bob', source: 'api_subscription', tags: ['beta'], customData: { plan: 'free', seats: 2 } },
+        jun,
+      )
+    ).id;
     ids.cy = (await f.aSubscriber(channelId, 'cy@acme.com', { customData: { plan: 'Pro Max', seats: '7' } }, jun)).id;
     ids.dee = (await f.aSubscriber(channelId, 'dee@acme.org', { firstName: '', requiresConfirmation: true, tags: ['vip'] }, jun)).id;
     await api.database.db('subscribers').where({ id: ids.cy }).update({ is_active: false, confirmed_at: jun });
@@ -65,7 +79,11 @@ describe('segments API', () => {
     ['custom equals string', { field: 'custom_data.plan', operator: 'equals', value: 'pro' }, ['ann@acme.com']],
     ['custom equals number', { field: 'custom_data.seats', operator: 'equals', value: 2 }, ['bob@other.org']],
     ['custom equals boolean', { field: 'custom_data.trial', operator: 'equals', value: false }, ['ann@acme.com']],
-    ['custom not_equals (missing included)', { field: 'custom_data.plan', operator: 'not_equals', value: 'pro' }, ['bob@other.org', 'cy@acme.com', 'dee@acme.org']],
+    [
+      'custom not_equals (missing included)',
+      { field: 'custom_data.plan', operator: 'not_equals', value: 'pro' },
+      ['bob@other.org', 'cy@acme.com', 'dee@acme.org'],
+    ],
     ['custom contains', { field: 'custom_data.plan', operator: 'contains', value: 'PRO' }, ['ann@acme.com', 'cy@acme.com']],
     ['custom starts_with', { field: 'custom_data.plan', operator: 'starts_with', value: 'fr' }, ['bob@other.org']],
     ['custom ends_with', { field: 'custom_data.plan', operator: 'ends_with', value: 'max' }, ['cy@acme.com']],
@@ -94,7 +112,12 @@ describe('segments API', () => {
   });
 
   it('creates flat or nested, lists, reads a page of members, updates and deletes', async () => {
-    const created = await as().post('/api/v1/segments', { name: ' VIPs ', description: 'Top', rules: [{ field: 'tags', operator: 'includes', value: 'vip' }], colour: 'gold' });
+    const created = await as().post('/api/v1/segments', {
+      name: ' VIPs ',
+      description: 'Top',
+      rules: [{ field: 'tags', operator: 'includes', value: 'vip' }],
+      colour: 'gold',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(Number),
@@ -135,7 +158,18 @@ describe('segments API', () => {
   });
 
   it.each<[object, object]>([
-    [{ segment: { name: 'x', rules: [{ field: 'email', operator: 'contains', value: 'a' }, { field: 'colour', operator: 'equals', value: 'red' }] } }, { 'rules[1]': ['field colour is not known'] }],
+    [
+      {
+        segment: {
+          name: 'x',
+          rules: [
+            { field: 'email', operator: 'contains', value: 'a' },
+            { field: 'colour', operator: 'equals', value: 'red' },
+          ],
+        },
+      },
+      { 'rules[1]': ['field colour is not known'] },
+    ],
     [{ name: 'x', rules: [{ field: 'tags', operator: 'gt', value: 1 }] }, { 'rules[0]': ['operator gt does not apply to tags'] }],
     [{ name: 'x', rules: [{ field: 'custom_data.seats', operator: 'gt', value: 'many' }] }, { 'rules[0]': ['value must be a number'] }],
     [{ name: 'x', rules: [{ field: 'opened_broadcast', operator: 'equals', value: 999999 }] }, { 'rules[0]': ['broadcast 999999 does not exist'] }],

@@ -26,7 +26,8 @@ describe('sequence enrolments', () => {
   const enrol = (id: number, body: object) => as().post(`/api/v1/sequences/${id}/add_subscriber`, body);
   /** The sequence events of one sequence, oldest first, as [type, status, email]. */
   const events = async (sequenceId: number) => {
-    const rows = (await api.database.db('events')
+    const rows = (await api.database
+      .db('events')
       .where({ channel_id: channelId })
       .whereLike('type', 'sequence.%')
       .whereRaw(`(data->>'sequence_id')::bigint = ?`, [sequenceId])
@@ -36,7 +37,8 @@ describe('sequence enrolments', () => {
   };
   /** An enrolment's status, by the subscriber's address or id (a redacted address is a placeholder). */
   const statusOf = async (sequenceId: number, who: string | number) => {
-    const row = await api.database.db('subscriber_sequences as e')
+    const row = await api.database
+      .db('subscriber_sequences as e')
       .join('subscribers as s', 's.id', 'e.subscriber_id')
       .where({ 'e.sequence_id': sequenceId, 's.channel_id': channelId, ...(typeof who === 'number' ? { 's.id': who } : { 's.email': who }) })
       .first('e.status');
@@ -80,7 +82,10 @@ describe('sequence enrolments', () => {
     expect([again.status, again.body.warnings]).toEqual([200, [{ code: 'already_enrolled', param: 'email', message: expect.any(String) }]]);
 
     const removed = await as().delete(`/api/v1/sequences/${id}/remove_subscriber`, { subscriber: { email: 'ann@example.com' } });
-    expect(removed.body).toEqual({ message: 'Subscriber removed from sequence', subscriber_sequence: expect.objectContaining({ status: 'removed', next_trigger_at: null }) });
+    expect(removed.body).toEqual({
+      message: 'Subscriber removed from sequence',
+      subscriber_sequence: expect.objectContaining({ status: 'removed', next_trigger_at: null }),
+    });
     expect((await as().delete(`/api/v1/sequences/${id}/remove_subscriber`, { email: 'ann@example.com' })).status).toBe(404);
     expect((await as().delete(`/api/v1/sequences/${id}/remove_subscriber`, { email: 'nobody@example.com' })).status).toBe(404);
 
@@ -113,7 +118,9 @@ describe('sequence enrolments', () => {
     const second = await as().get(`/api/v1/sequences/${id}/list_subscribers?page=2`);
     expect([second.body.subscriber_sequences.length, second.body.pagination]).toEqual([2, { prev: 1, next: null, count: 12, pages: 2, page: 2 }]);
     const removed = await as().get(`/api/v1/sequences/${id}/list_subscribers?status=removed`);
-    expect(removed.body.subscriber_sequences).toEqual([expect.objectContaining({ status: 'removed', subscriber: expect.objectContaining({ email: 'p0@example.com' }) })]);
+    expect(removed.body.subscriber_sequences).toEqual([
+      expect.objectContaining({ status: 'removed', subscriber: expect.objectContaining({ email: 'p0@example.com' }) }),
+    ]);
     expect((await as().get(`/api/v1/sequences/${id}/list_subscribers?status=lost`)).status).toBe(422);
     expect((await as().get(`/api/v1/sequences/${id}`)).body.subscribers_count).toBe(11);
   });
@@ -136,7 +143,9 @@ describe('sequence enrolments', () => {
     expect(await statusOf(id, 'upper@example.com')).toBeNull();
     expect(await statusOf(off, 'created@example.com')).toBeNull();
     // Tagged before the sequence existed: not enrolled.
-    expect((await api.database.db('subscriber_sequences as e').join('subscribers as s', 's.id', 'e.subscriber_id').where('s.email', 'before@example.com')).length).toBe(0);
+    expect(
+      (await api.database.db('subscriber_sequences as e').join('subscribers as s', 's.id', 'e.subscriber_id').where('s.email', 'before@example.com')).length,
+    ).toBe(0);
 
     const removed = await as().delete('/api/v1/subscribers/remove_tag.json', { email: 'tagged@example.com', tags: ['vip'] });
     expect(removed.status).toBe(200);
@@ -152,10 +161,14 @@ describe('sequence enrolments', () => {
   it('enrols every subscriber a bulk statement tags (as an import writes), each with its event', async () => {
     const id = await newSequence({ active: true, init_tag: 'bulk' });
     for (const n of [1, 2, 3]) await api.fixtures.aSubscriber(channelId, `bulk${n}@example.com`);
-    await api.database.db('subscribers').where({ channel_id: channelId }).whereLike('email', 'bulk%').update({
-      tags: api.database.db.raw(`array_append(tags, 'bulk')`),
-      updated_at: new Date(),
-    });
+    await api.database
+      .db('subscribers')
+      .where({ channel_id: channelId })
+      .whereLike('email', 'bulk%')
+      .update({
+        tags: api.database.db.raw(`array_append(tags, 'bulk')`),
+        updated_at: new Date(),
+      });
     expect((await events(id)).map((e) => e[2]).sort()).toEqual(['bulk1@example.com', 'bulk2@example.com', 'bulk3@example.com']);
   });
 
@@ -227,13 +240,20 @@ describe('sequence enrolments', () => {
     // The runtime would have put them here: one waiting on the delay for a day, one on each branch.
     const later = new Date(Date.now() + 86_400_000);
     const park = (email: string, stepId: number) =>
-      api.database.db('subscriber_sequences').whereIn('subscriber_id', api.database.db('subscribers').where({ channel_id: channelId, email }).select('id'))
-        .where({ sequence_id: id }).update({ current_step_id: stepId, next_trigger_at: later });
+      api.database
+        .db('subscriber_sequences')
+        .whereIn('subscriber_id', api.database.db('subscribers').where({ channel_id: channelId, email }).select('id'))
+        .where({ sequence_id: id })
+        .update({ current_step_id: stepId, next_trigger_at: later });
     await park('w1@example.com', delay);
     await park('w2@example.com', noEmail);
     await park('w3@example.com', yesEmail);
     const waiting = async (email: string) => {
-      const list = (await as().get(`/api/v1/sequences/${id}/list_subscribers`)).body.subscriber_sequences as Array<{ current_step_id: number; next_trigger_at: string; subscriber: { email: string } }>;
+      const list = (await as().get(`/api/v1/sequences/${id}/list_subscribers`)).body.subscriber_sequences as Array<{
+        current_step_id: number;
+        next_trigger_at: string;
+        subscriber: { email: string };
+      }>;
       return list.find((e) => e.subscriber.email === email)!;
     };
 

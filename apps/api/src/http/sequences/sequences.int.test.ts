@@ -160,20 +160,36 @@ describe('sequences API', () => {
     const template = (await as().post('/api/v1/templates', { label: 'T', subject: 'Templated', body: 'Hello' })).body.id as number;
     const email = await as().post(`/api/v1/sequences/${id}/steps`, { step: { subject: 'Hi {{ subscriber.first_name }}', body: 'B' } });
     expect(email.body).toEqual({
-      id: expect.any(Number), sequence_id: id, action: 'send_email', label: null, parent_id: expect.any(Number), position: 1,
-      subject: 'Hi {{ subscriber.first_name }}', preheader: null, body: 'B', html_body: null, template_id: null,
-      created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.any(Number),
+      sequence_id: id,
+      action: 'send_email',
+      label: null,
+      parent_id: expect.any(Number),
+      position: 1,
+      subject: 'Hi {{ subscriber.first_name }}',
+      preheader: null,
+      body: 'B',
+      html_body: null,
+      template_id: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     const fromTemplate = await as().post(`/api/v1/sequences/${id}/steps`, { template_id: template });
     expect(fromTemplate.body).toMatchObject({ subject: 'Templated', body: 'Hello', template_id: template });
     const cases: Array<[object, object]> = [
       [{ action: 'delay', delay: 3600 }, { delay: 3600 }],
-      [{ action: 'delay_until_time', time: '09:00', timezone: 'America/New_York' }, { time: '09:00', timezone: 'America/New_York' }],
+      [
+        { action: 'delay_until_time', time: '09:00', timezone: 'America/New_York' },
+        { time: '09:00', timezone: 'America/New_York' },
+      ],
       [{ action: 'move_to_sequence', target_sequence_id: target }, { target_sequence_id: target }],
       [{ action: 'add_tag_to_subscriber', taggify_list: 'a,b' }, { tags: ['a', 'b'] }],
       [{ action: 'remove_tag_from_subscriber', tags: ['a'] }, { tags: ['a'] }],
       [{ action: 'deactivate_subscriber', label: 'Stop' }, { label: 'Stop' }],
-      [{ action: 'make_http_request', url: 'https://93.184.215.14/hook' }, { http_method: 'POST', url: 'https://93.184.215.14/hook', headers: {}, body: null }],
+      [
+        { action: 'make_http_request', url: 'https://93.184.215.14/hook' },
+        { http_method: 'POST', url: 'https://93.184.215.14/hook', headers: {}, body: null },
+      ],
     ];
     for (const [body, fields] of cases) {
       const answer = await as().post(`/api/v1/sequences/${id}/steps`, body);
@@ -221,7 +237,11 @@ describe('sequences API', () => {
     const changed = await as().patch(`/api/v1/sequences/${id}/steps/${step}`, { step: { subject: 'Two', label: 'First' } });
     expect(changed.body).toMatchObject({ subject: 'Two', body: 'Body', label: 'First' });
     const entry = (await shape(id)).steps[0]!.id;
-    for (const [body, field] of [[{ action: 'delay' }, 'action'], [{ parent_id: step }, 'parent_id'], [{ subject: '' }, 'subject']] as const) {
+    for (const [body, field] of [
+      [{ action: 'delay' }, 'action'],
+      [{ parent_id: step }, 'parent_id'],
+      [{ subject: '' }, 'subject'],
+    ] as const) {
       const answer = await as().patch(`/api/v1/sequences/${id}/steps/${step}`, body);
       expect([answer.status, Object.keys(answer.body.errors)]).toEqual([422, [field]]);
     }

@@ -42,7 +42,13 @@ export function sequencesRoutes(container: DependencyContainer): Router {
   const id = (raw: string | string[] | undefined) => idParam(raw, SEQUENCE_NOT_FOUND);
   const stepId = (raw: string | string[] | undefined) => idParam(raw, STEP_NOT_FOUND);
   /** A sequence's answer: always with its counts, read after the change. */
-  const answerSequence = async (res: Response, caller: ReturnType<typeof principal>, sequenceId: number, status: number, warnings = [] as ReturnType<typeof unrecognizedParameters>) => {
+  const answerSequence = async (
+    res: Response,
+    caller: ReturnType<typeof principal>,
+    sequenceId: number,
+    status: number,
+    warnings = [] as ReturnType<typeof unrecognizedParameters>,
+  ) => {
     const view = await container.resolve(GetSequence).execute(caller, { id: sequenceId, includeSteps: false });
     res.status(status).json(withWarnings(presentSequence(view.sequence, view.counts), warnings));
   };

@@ -137,7 +137,9 @@ export function removeSubscriberEmail(body: unknown, query: unknown): string {
 
 const listQuery = Joi.object({
   page: Joi.number().integer().min(1).max(1_000_000_000).messages({ '*': 'must be a positive integer' }),
-  status: Joi.string().valid(...ENROLMENT_STATUSES).messages({ '*': `must be one of ${ENROLMENT_STATUSES.join(', ')}` }),
+  status: Joi.string()
+    .valid(...ENROLMENT_STATUSES)
+    .messages({ '*': `must be one of ${ENROLMENT_STATUSES.join(', ')}` }),
 }).unknown(true);
 
 export function enrolmentsQuery(query: unknown): { page: number; status: EnrolmentStatus | null } {

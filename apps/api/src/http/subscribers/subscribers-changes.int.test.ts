@@ -19,7 +19,12 @@ describe('subscriber changes in parallel', () => {
   const send = (method: 'post' | 'patch' | 'delete', path: string, body: object) =>
     request(api.app)[method](`/api/v1${path}`).set('Authorization', `Bearer ${token}`).send(body);
   const eventsFor = async (subscriberId: number) =>
-    (await api.database.db('events').where({ channel_id: channelId }).whereRaw(`(data->>'subscriber_id')::bigint = ?`, [subscriberId]).orderBy('id').select('type', 'data')) as Array<{
+    (await api.database
+      .db('events')
+      .where({ channel_id: channelId })
+      .whereRaw(`(data->>'subscriber_id')::bigint = ?`, [subscriberId])
+      .orderBy('id')
+      .select('type', 'data')) as Array<{
       type: string;
       data: Record<string, unknown>;
     }>;

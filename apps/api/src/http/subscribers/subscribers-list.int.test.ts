@@ -14,7 +14,10 @@ describe('subscriber list (spec: List query parameters, pagination)', () => {
     token = tenant.token;
     const f = api.fixtures;
     const alice = await f.aSubscriber(channelId, 'alice@alpha.com', { tags: ['a', 'b'], customData: { plan: 'pro', seats: 5, trial: false } }, day(1));
-    await api.database.db('subscribers').where({ id: alice.id }).update({ confirmed_at: day(5) });
+    await api.database
+      .db('subscribers')
+      .where({ id: alice.id })
+      .update({ confirmed_at: day(5) });
     const bob = await f.aSubscriber(channelId, 'bob@beta.com', { source: 'import', tags: ['a'], customData: { plan: 'free', seats: '5' } }, day(2));
     await api.database.db('subscribers').where({ id: bob.id }).update({ is_active: false });
     await f.aSubscriber(channelId, 'carol@alpha-corp.com', { source: 'form', tags: ['b'], customData: { trial: true } }, day(3));
@@ -77,7 +80,10 @@ describe('subscriber list (spec: List query parameters, pagination)', () => {
     ['?email=alpha&tags[]=a', ['alice@alpha.com']],
     ['?email=alpha&custom_data[trial]=true', ['carol@alpha-corp.com']],
     ['?email=al&tags[]=a', ['alice@alpha.com']],
-    ['?is_active=true&email=alpha&tags[]=b&custom_data[plan]=pro&created_after=2026-01-01T00:00:00Z&source=api_subscription&confirmation_status=confirmed', ['alice@alpha.com']],
+    [
+      '?is_active=true&email=alpha&tags[]=b&custom_data[plan]=pro&created_after=2026-01-01T00:00:00Z&source=api_subscription&confirmation_status=confirmed',
+      ['alice@alpha.com'],
+    ],
   ])('%s', async (query, expected) => {
     expect(await emails(query)).toEqual(expected);
   });
@@ -147,10 +153,9 @@ describe('subscriber list (spec: List query parameters, pagination)', () => {
     });
 
     it('one more (501): a last page of one', async () => {
-      await api.database.db.raw(
-        `INSERT INTO subscribers (channel_id, email, created_at) VALUES (?, 'p0@paged.test', TIMESTAMPTZ '2026-01-01')`,
-        [pagedChannelId],
-      );
+      await api.database.db.raw(`INSERT INTO subscribers (channel_id, email, created_at) VALUES (?, 'p0@paged.test', TIMESTAMPTZ '2026-01-01')`, [
+        pagedChannelId,
+      ]);
       const last = await page(3);
       expect(last.pagination).toEqual({ total: 501, count: 1, from: 501, to: 501, current: 3, total_pages: 3 });
       expect(last.subscribers.map((s) => s.email)).toEqual(['p0@paged.test']);

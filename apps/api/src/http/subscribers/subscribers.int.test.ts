@@ -13,10 +13,22 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; docs/subscri
   });
 
   const auth = (t = token) => ({ Authorization: `Bearer ${t}` });
-  const post = (path: string, body: unknown, t = token) => request(api.app).post(`/api/v1${path}`).set(auth(t)).send(body as object);
+  const post = (path: string, body: unknown, t = token) =>
+    request(api.app)
+      .post(`/api/v1${path}`)
+      .set(auth(t))
+      .send(body as object);
   const get = (path: string, t = token) => request(api.app).get(`/api/v1${path}`).set(auth(t));
-  const patch = (body: unknown, t = token) => request(api.app).patch('/api/v1/subscribers.json').set(auth(t)).send(body as object);
-  const del = (path: string, body: unknown, t = token) => request(api.app).delete(`/api/v1${path}`).set(auth(t)).send(body as object);
+  const patch = (body: unknown, t = token) =>
+    request(api.app)
+      .patch('/api/v1/subscribers.json')
+      .set(auth(t))
+      .send(body as object);
+  const del = (path: string, body: unknown, t = token) =>
+    request(api.app)
+      .delete(`/api/v1${path}`)
+      .set(auth(t))
+      .send(body as object);
 
   /** Outbox rows written since `afterId`, for one channel. */
   async function eventsSince(afterId: number, channel = channelId): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
@@ -340,7 +352,9 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; docs/subscri
         .db('broadcast_recipients')
         .insert({ broadcast_id: broadcast.id, subscriber_id: id, status: 'sent', message_id: '<m1@example.com>' })
         .returning('id');
-      await api.database.db('email_events').insert({ channel_id: channelId, broadcast_id: broadcast.id, recipient_id: recipient.id, subscriber_id: id, type: 'opened' });
+      await api.database
+        .db('email_events')
+        .insert({ channel_id: channelId, broadcast_id: broadcast.id, recipient_id: recipient.id, subscriber_id: id, type: 'opened' });
       const mark = await lastEventId();
 
       const res = await post('/subscribers/redact.json', { email: 'GDPR@example.com' });

@@ -31,8 +31,7 @@ import { unrecognizedParameters, withWarnings } from '../warnings';
 
 type Body = Record<string, unknown>;
 
-const bodyOf = (req: Request): Body =>
-  typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as Body) : {};
+const bodyOf = (req: Request): Body => (typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as Body) : {});
 
 /** DELETE clients often send their parameters in the query string; the body wins when both do. */
 const paramsOf = (req: Request): Body => ({ ...(req.query as Body), ...bodyOf(req) });
@@ -84,11 +83,7 @@ export function subscribersRoutes(container: DependencyContainer): Router {
     res.json(withWarnings(presentSubscriber(subscriber), unrecognizedParameters(req.body, SUBSCRIBER_UPDATE_BODY)));
   });
 
-  const byEmail = (
-    method: 'post' | 'delete',
-    name: string,
-    run: (caller: Principal, params: Body) => Promise<Subscriber>,
-  ) => {
+  const byEmail = (method: 'post' | 'delete', name: string, run: (caller: Principal, params: Body) => Promise<Subscriber>) => {
     router[method](path(`/subscribers/${name}`), async (req, res) => {
       const caller = principal(res, 'subscribers_write');
       res.json(presentSubscriber(await run(caller, method === 'delete' ? paramsOf(req) : bodyOf(req))));

@@ -102,9 +102,7 @@ export const doubleOptInOptionsSchema = Joi.object({
 export const doubleOptInSchema = Joi.object({
   double_opt_in: Joi.alternatives()
     .try(Joi.boolean(), doubleOptInOptionsSchema.meta({ 'x-openapi': { $ref: '#/components/schemas/DoubleOptInOptions' } }))
-    .description(
-      'Double opt-in: `true`, or an object of options. A confirmation email is sent; the subscriber receives no broadcast until confirmed.',
-    ),
+    .description('Double opt-in: `true`, or an object of options. A confirmation email is sent; the subscriber receives no broadcast until confirmed.'),
   confirmation_template_id: templateId.allow(null).description('Confirmation template (may also be given inside double_opt_in).'),
 }).unknown(true);
 

@@ -22,12 +22,7 @@ const NON_EMPTY = 'must be a non-empty array of addresses';
 
 /** The body of a single add or remove, its fields flat or nested (SuppressionEmailBody), and the query of check.json. */
 export const suppressionEmailSchema = Joi.object({
-  email: Joi.string()
-    .pattern(/\S/)
-    .max(1000)
-    .required()
-    .messages({ 'string.max': 'is invalid', '*': "can't be blank" })
-    .description('The address.'),
+  email: Joi.string().pattern(/\S/).max(1000).required().messages({ 'string.max': 'is invalid', '*': "can't be blank" }).description('The address.'),
 }).unknown(true);
 
 /** The body of a bulk add or remove (SuppressionEmailsBody). The count is the use case's bound. */

@@ -16,16 +16,16 @@ const fields = {
   preheader: Joi.string().max(1000).allow('', null),
   body: source,
   html_body: source,
-  template_purpose: Joi.string().valid('broadcast', 'confirmation').meta({ 'x-openapi': { default: 'broadcast' } }),
+  template_purpose: Joi.string()
+    .valid('broadcast', 'confirmation')
+    .meta({ 'x-openapi': { default: 'broadcast' } }),
   default_confirmation: Joi.boolean().description('Confirmation templates only; makes the previous default an ordinary one.'),
 };
 
 /** The fields of an update body, and of a create body but for its required label (TemplateInput). */
 export const templateSchema = Joi.object(fields)
   .unknown(true)
-  .description(
-    'Every Liquid field is checked at save: invalid Liquid is a 422 `{"errors": {field: ["is not valid Liquid: … line:L, col:C"]}}`.',
-  );
+  .description('Every Liquid field is checked at save: invalid Liquid is a 422 `{"errors": {field: ["is not valid Liquid: … line:L, col:C"]}}`.');
 const createSchema = templateSchema.keys({ label: fields.label.required() });
 
 const MESSAGES = {

@@ -80,12 +80,24 @@ describe('webhook endpoints API', () => {
     [{ webhook_endpoint: { url: '  ', event_types: ['email.sent'] } }, "Url can't be blank"],
     [{ webhook_endpoint: { url: 'https://example.com' } }, "Event types can't be blank"],
     [{ webhook_endpoint: { url: 'https://example.com', event_types: ['email.sent', 'nope.nope'] } }, 'Event types contains unknown event type(s): nope.nope'],
-    [{ webhook_endpoint: { url: 'https://example.com', event_types: ['email.sent'], retries_to_attempt: 21 } }, 'Retries to attempt must be an integer from 0 to 20'],
-    [{ webhook_endpoint: { url: 'https://example.com', event_types: ['email.sent'], retries_to_attempt: -1 } }, 'Retries to attempt must be an integer from 0 to 20'],
-    [{ webhook_endpoint: { url: 'https://example.com', event_types: ['email.sent'], retries_to_attempt: 1.5 } }, 'Retries to attempt must be an integer from 0 to 20'],
+    [
+      { webhook_endpoint: { url: 'https://example.com', event_types: ['email.sent'], retries_to_attempt: 21 } },
+      'Retries to attempt must be an integer from 0 to 20',
+    ],
+    [
+      { webhook_endpoint: { url: 'https://example.com', event_types: ['email.sent'], retries_to_attempt: -1 } },
+      'Retries to attempt must be an integer from 0 to 20',
+    ],
+    [
+      { webhook_endpoint: { url: 'https://example.com', event_types: ['email.sent'], retries_to_attempt: 1.5 } },
+      'Retries to attempt must be an integer from 0 to 20',
+    ],
     [{ webhook_endpoint: { url: 'ftp://example.com', event_types: ['email.sent'] } }, 'Url must use HTTPS'],
     [{ webhook_endpoint: { url: 'not a url', event_types: ['email.sent'] } }, 'Url is not a valid URL'],
-    [{ webhook_endpoint: { url: 5, event_types: 'email.sent', active: 'yes' } }, 'Url must be a string, Event types must be an array of strings, Active must be true or false'],
+    [
+      { webhook_endpoint: { url: 5, event_types: 'email.sent', active: 'yes' } },
+      'Url must be a string, Event types must be an array of strings, Active must be true or false',
+    ],
   ])('refuses %j with 422 and one joined message', async (body, message) => {
     const before = (await api.database.db('webhook_endpoints').count({ n: '*' }).first())?.n;
     const res = await create(body);
@@ -230,10 +242,7 @@ describe('webhook endpoint URLs without WEBHOOK_ALLOW_PRIVATE (SSRF)', () => {
       .set('Authorization', `Bearer ${token}`)
       .send({ webhook_endpoint: { url: 'https://93.184.215.14/hook', event_types: ['email.sent'] } });
     expect(ok.status).toBe(201);
-    const update = await request(api.app)
-      .patch(`/api/v1/webhook_endpoints/${ok.body.id}`)
-      .set('Authorization', `Bearer ${token}`)
-      .send({ url });
+    const update = await request(api.app).patch(`/api/v1/webhook_endpoints/${ok.body.id}`).set('Authorization', `Bearer ${token}`).send({ url });
     expect(update.status).toBe(422);
     expect(update.body.error).toContain(message);
   });

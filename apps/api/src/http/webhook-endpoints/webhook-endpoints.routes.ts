@@ -55,9 +55,7 @@ export function webhookEndpointsRoutes(container: DependencyContainer): Router {
   router.post('/webhook_endpoints/:id/test', async (req, res) => {
     const caller = principal(res, 'webhook_endpoints_write');
     const endpointId = id(req.params.id);
-    const { eventType, deliveryId } = await container
-      .resolve(TestWebhookEndpoint)
-      .execute(caller, { id: endpointId, ...testEndpointBody(req.body) });
+    const { eventType, deliveryId } = await container.resolve(TestWebhookEndpoint).execute(caller, { id: endpointId, ...testEndpointBody(req.body) });
     res.json({ message: 'Test webhook queued', event_type: eventType, delivery_id: deliveryId });
   });
 
