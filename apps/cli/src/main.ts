@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { AppError } from '@mailcast/core';
-import { createBoss, createDatabase, createLogger, isDatabaseUnavailable, loadConfig, resolveDatabase } from '@mailcast/adapters';
+import { createBoss, createDatabase, createLogger, isDatabaseUnavailable, loadConfig, loadDevkitPackage, resolveDatabase } from '@mailcast/adapters';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { UsageError, type CommandIo } from './commands/command';
@@ -69,7 +69,7 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
 
   const config = loadConfig(env);
   const logger = createLogger({ level: 'warn', production: config.production, service: 'admin' });
-  const database = await resolveDatabase(config.databaseUrl, () => import('@mailcast/devkit'), env);
+  const database = await resolveDatabase(config.databaseUrl, loadDevkitPackage, env);
   const db = createDatabase(database.url, { poolMax: 2 });
   // The admin commands never enqueue; the queue client is bound but never started.
   const boss = createBoss(database.url, 'api');

@@ -1,9 +1,9 @@
-import { createDatabase, loadConfig, migrate, resolveDatabase } from '@mailcast/adapters';
+import { createDatabase, loadConfig, migrate, loadDevkitPackage, resolveDatabase } from '@mailcast/adapters';
 
 /** `npm run migrate`: the knex migrations and pg-boss's schema on DATABASE_URL (or the embedded one). */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = await resolveDatabase(config.databaseUrl, () => import('@mailcast/devkit'));
+  const database = await resolveDatabase(config.databaseUrl, loadDevkitPackage);
   const db = createDatabase(database.url, { poolMax: 2 });
   try {
     const { applied } = await migrate(db, database.url);

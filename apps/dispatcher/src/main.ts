@@ -13,6 +13,7 @@ import {
   openInfrastructure,
   OUTBOX_WAKE,
   type Logger,
+  loadDevkitPackage,
   resolveDatabase,
 } from '@mailcast/adapters';
 import { BroadcastRendering, Mailer, PriorityMailer, Templates, WebhookSender } from '@mailcast/core';
@@ -26,6 +27,7 @@ import { portOf, startHealthServer } from './health-server';
 import { startDsnListener } from './inbound/dsn-listener';
 import { startWorkers } from './workers/job-workers';
 import { startRetention } from './workers/retention';
+import { startSequenceSteps } from './workers/sequence-steps';
 import { startSweeper } from './workers/sweeper';
 import { startWebhookWorkers } from './workers/webhook-workers';
 
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
     const config = loadConfig();
     logger = createLogger({ level: config.logLevel, production: config.production, service: 'dispatcher' });
     const dispatcherConfig = loadDispatcherConfig(config.publicUrl);
-    const database = await resolveDatabase(config.databaseUrl, () => import('@mailcast/devkit'));
+    const database = await resolveDatabase(config.databaseUrl, loadDevkitPackage);
     // V8 resets one of them whenever it configures a thread's isolate: set again as each comes online.
     keepHeapFlags(HEAP_FLAGS);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
       onError: (error) => log.warn('job listener reconnecting', { error: error instanceof Error ? error.message : String(error) }),
     });
     const stopSweeper = startSweeper(container, dispatcherConfig.sending.sweepIntervalMs, log);
+    const stopSequenceSteps = startSequenceSteps(container, dispatcherConfig.sequenceIdleMs, log);
     const stopRetention = startRetention(container, dispatcherConfig.retention.intervalMs, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
@@ -85,6 +88,7 @@ async function main(): Promise<void> {
     onShutdown(log, async () => {
       stopping = true;
       stopSweeper();
+      await stopSequenceSteps();
       stopRetention();
       await listener.close();
       await dsn?.close();

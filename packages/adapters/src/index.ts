@@ -9,7 +9,7 @@ export { exitOnStartupError, onShutdown } from './process';
 
 // PostgreSQL: the database, migrations, transactions and repositories.
 export { createDatabase, type Database } from './pg/database';
-export { resolveDatabase, type DevelopmentDatabase, type ResolvedDatabase } from './pg/resolve-database';
+export { loadDevkitPackage, resolveDatabase, type DevelopmentDatabase, type ResolvedDatabase } from './pg/resolve-database';
 export { isDatabaseUnavailable, isStatementTimeout } from './pg/unavailable';
 export { migrate, readiness, RENAMED_MIGRATIONS } from './pg/migrator';
 export { pgRepositories, PgTransactor } from './pg/pg-transactor';

@@ -11,6 +11,13 @@ export interface DevelopmentDatabase {
   resolveDatabase(databaseUrl: undefined, env?: NodeJS.ProcessEnv): Promise<ResolvedDatabase>;
 }
 
+/**
+ * Imports the devkit. Its name is in a variable so that nothing needs the (development) package
+ * to build or type-check: an installation without it only fails when it is asked for.
+ */
+const DEVKIT = '@mailcast/devkit';
+export const loadDevkitPackage = (): Promise<DevelopmentDatabase> => import(DEVKIT) as Promise<DevelopmentDatabase>;
+
 const isMissing = (error: unknown) => {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
