@@ -25,6 +25,8 @@ export interface DispatcherConfig {
   webhookRelay: Partial<Pick<OutboxRelayOptions, 'sweepEveryMs' | 'stalledAfterMs'>>;
   /** Pruning of old rows (docs/retention.md). */
   retention: RetentionSettings;
+  /** How long the sequence step runtime rests when nothing is due (MAILCAST_SEQUENCE_IDLE_MS, 1000). */
+  sequenceIdleMs: number;
 }
 
 export function loadDispatcherConfig(publicUrl: string, env: NodeJS.ProcessEnv = process.env, cores: number = os.availableParallelism()): DispatcherConfig {
@@ -34,6 +36,7 @@ export function loadDispatcherConfig(publicUrl: string, env: NodeJS.ProcessEnv =
     render: renderConfig(env),
     webhookRelay: webhookRelayConfig(env),
     retention: retentionConfig(env),
+    sequenceIdleMs: positiveKnob(env, 'MAILCAST_SEQUENCE_IDLE_MS') ?? 1_000,
   };
 }
 

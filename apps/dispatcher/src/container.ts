@@ -8,7 +8,16 @@ import {
   type Infrastructure,
   type Override,
 } from '@mailcast/adapters';
-import { BroadcastRendering, Mailer, PriorityMailer, RetentionPolicy, SendingOptions, WebhookSender } from '@mailcast/core';
+import {
+  BroadcastRendering,
+  DEFAULT_SEQUENCE_RUNTIME_OPTIONS,
+  Mailer,
+  PriorityMailer,
+  RetentionPolicy,
+  SendingOptions,
+  SequenceRuntimeOptions,
+  WebhookSender,
+} from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 import { loadDispatcherConfig, type DispatcherConfig } from './config';
 
@@ -41,6 +50,11 @@ export function buildContainer(
   };
   container.registerInstance(SendingOptions, sending);
   container.registerInstance(RetentionPolicy, config.retention.policy);
+  container.registerInstance(SequenceRuntimeOptions, {
+    ...DEFAULT_SEQUENCE_RUNTIME_OPTIONS,
+    leaseMs: config.sending.leaseMs,
+    ...(workerName !== undefined ? { workerName } : {}),
+  });
   const { threads, connectionsPerServer } = config.smtp;
   // Every SMTP connection is pinned and checked by the address policy (docs/email-servers.md).
   const addresses = smtpAddressOptions(infra.config);

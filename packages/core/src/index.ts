@@ -77,6 +77,9 @@ export {
   type SequenceChanges,
   type SequenceCounts,
   type SequenceRepository,
+  type DueEnrolment,
+  type SequenceRuntimeStore,
+  type StepResult,
   type SequenceSettings,
   type SequenceStep,
   type StepStatistics,
@@ -249,6 +252,7 @@ export { DeleteSegment } from './segments/delete-segment';
 export { ListSegments } from './segments/list-segments';
 export { GetSegment, SEGMENT_PAGE_SIZE } from './segments/get-segment';
 export { DEFAULT_SEQUENCE_LABEL, SEQUENCE_NOT_FOUND, STEP_NOT_FOUND } from './sequences/sequence-rules';
+export { DEFAULT_SEQUENCE_RUNTIME_OPTIONS, RunSequenceSteps, SequenceRuntimeOptions } from './sequences/run-sequence-steps';
 export { CreateSequence } from './sequences/create-sequence';
 export { GetSequence, type SequenceView } from './sequences/get-sequence';
 export { ListSequences } from './sequences/list-sequences';

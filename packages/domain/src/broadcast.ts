@@ -242,7 +242,7 @@ function utcMs(y: number, mo: number, d: number, h: number, mi: number, s: numbe
 }
 
 /** Offset of `timezone` from UTC at `instantMs`, in milliseconds (east positive). */
-function offsetAt(timezone: string, instantMs: number): number {
+export function offsetAt(timezone: string, instantMs: number): number {
   const wholeSecond = Math.floor(instantMs / 1000) * 1000;
   const parts: Record<string, string> = {};
   for (const p of formatterFor(timezone).formatToParts(new Date(wholeSecond))) parts[p.type] = p.value;
@@ -261,7 +261,7 @@ function offsetAt(timezone: string, instantMs: number): number {
  * - in an overlap (the wall time happens twice) the earlier instant wins, so 02:30 on
  *   2026-10-25 in Europe/Berlin is 02:30 CEST (00:30Z).
  */
-function wallClockToInstant(localMs: number, timezone: string): number {
+export function wallClockToInstant(localMs: number, timezone: string): number {
   const DAY = 86_400_000;
   const before = offsetAt(timezone, localMs - DAY);
   const after = offsetAt(timezone, localMs + DAY);

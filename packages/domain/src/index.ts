@@ -181,6 +181,7 @@ export {
 
 // Sequences: the step tree, each action's fields, enrolments.
 export { checkParent, defaultParent, deleteStep, insertStep, moveStep, SequenceTree, treeChanges, type StepNode } from './sequence-tree';
+export { conditionHolds, nextDayAt, runAt, stepAfter, type EmailFacts } from './sequence-runtime';
 export {
   CONDITION_SETTINGS,
   CREATABLE_STEP_ACTIONS,

@@ -19,6 +19,7 @@ import { PgTemplateRepository } from './pg-template.repository';
 import { PgIdempotencyStore, PgTransactionalRepository } from './pg-transactional.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgSequenceRepository } from './pg-sequence.repository';
+import { PgSequenceRuntime } from './pg-sequence-runtime';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
@@ -48,6 +49,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     idempotency: new PgIdempotencyStore(db),
     bounces: new PgBounceRepository(db),
     sequences: new PgSequenceRepository(db, eventRecorded),
+    sequenceRuntime: new PgSequenceRuntime(db, eventRecorded),
   };
 }
 

@@ -75,4 +75,5 @@ export type {
   StepStatistics,
 } from './entities/sequence';
 export type { SequenceRepository } from './sequences';
+export type { DueEnrolment, SequenceRuntimeStore, StepResult } from './sequence-runtime';
 export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';

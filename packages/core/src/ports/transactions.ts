@@ -5,6 +5,7 @@ import type { ConfirmationTemplateRepository, SubscriberConfirmationRepository, 
 import type { EmailEvents, EventOutbox } from './events';
 import type { JobQueue } from './jobs';
 import type { RecipientStore } from './recipients';
+import type { SequenceRuntimeStore } from './sequence-runtime';
 import type { SequenceRepository } from './sequences';
 import type { SuppressionRepository } from './suppressions';
 import type { TemplateRepository } from './templates-store';
@@ -34,6 +35,8 @@ export interface Repositories {
   /** Asynchronous bounces and complaints, and the receivers' replay guard. */
   bounces: BounceRepository;
   sequences: SequenceRepository;
+  /** The sequence step runtime's claims and records. */
+  sequenceRuntime: SequenceRuntimeStore;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

@@ -1,4 +1,5 @@
 import type {
+  SequenceRuntimeStore,
   BounceRepository,
   SequenceRepository,
   ApiTokenRecord,
@@ -274,6 +275,7 @@ function unlinkedFakeRepositories(): Repositories & {
   idempotency: FakeIdempotency;
   bounces: BounceRepository;
   sequences: SequenceRepository;
+  sequenceRuntime: SequenceRuntimeStore;
 } {
   return {
     channels: new FakeChannels(),
@@ -295,6 +297,7 @@ function unlinkedFakeRepositories(): Repositories & {
     idempotency: new FakeIdempotency(),
     bounces: unusedBounces,
     sequences: unusedSequences,
+    sequenceRuntime: new Proxy({} as SequenceRuntimeStore, { get: () => () => Promise.reject(new Error('the sequence runtime is not faked')) }),
   };
 }
 
