@@ -11,8 +11,8 @@
 // --repo clones another repository (default: this one); --keep leaves the temporary folder.
 // As root it runs the services in a network namespace of their own (`unshare --net`), so the
 // ports compose names are free whatever else runs on this machine; otherwise on the host's.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, createWriteStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, createWriteStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
@@ -126,9 +126,13 @@ export function parseDockerfile(text) {
         if (!/^\d+(\/tcp)?(\s+\d+(\/tcp)?)*$/.test(rest)) fail(`EXPOSE ${rest}: not understood`);
         stage.steps.push({ instruction, value: rest });
         break;
-      case 'RUN':
-        stage.steps.push({ instruction, argv: commandForm(takeFlags(rest, [], 'RUN').text) });
+      case 'RUN': {
+        const { flags, text: cmd } = takeFlags(rest, ['mount'], 'RUN');
+        const mount = flags.mount === undefined ? null : /^type=cache,target=(\/\S+)$/.exec(flags.mount)?.[1];
+        if (mount === undefined) fail(`RUN --mount=${flags.mount}: only type=cache,target=PATH is understood by this rehearsal`);
+        stage.steps.push({ instruction, cache: mount, argv: commandForm(cmd) });
         break;
+      }
       case 'CMD':
         stage.steps.push({ instruction, argv: commandForm(rest) });
         break;
@@ -364,9 +368,22 @@ function build(context, dockerfileRel, workdir) {
         }
         case 'RUN': {
           say(`  RUN ${step.argv.at(-1).replace(/\s+/g, ' ').slice(0, 100)}`);
-          // The image's PATH stands for this machine's; HOME for root's, where npm keeps its cache.
-          const env = { PATH: process.env.PATH, HOME: os.homedir(), ...image.env };
-          run(step.argv, { cwd: inside('.'), env });
+          // This machine's PATH stands for the image's; HOME is the image user's, inside the stage.
+          const home = path.join(rootfs, (IMAGE_USERS[image.user] ?? fail(`USER ${image.user}: not a user of the node image`)).home);
+          mkdirSync(home, { recursive: true });
+          // A cache mount is the builder's, kept across builds and never in the image: for npm's
+          // cache, this machine's npm cache, linked in for the step only.
+          const cache = step.cache === null ? null : path.join(rootfs, step.cache);
+          if (cache !== null) {
+            if (step.cache !== path.posix.join(IMAGE_USERS[image.user].home, '.npm')) fail(`RUN --mount target ${step.cache}: only the npm cache is understood by this rehearsal`);
+            if (existsSync(cache)) fail(`RUN --mount target ${step.cache} already exists in the stage`);
+            symlinkSync(run(['npm', 'config', 'get', 'cache']).trim(), cache);
+          }
+          try {
+            run(step.argv, { cwd: inside('.'), env: { PATH: process.env.PATH, HOME: home, ...image.env } });
+          } finally {
+            if (cache !== null) unlinkSync(cache);
+          }
           break;
         }
       }
@@ -395,6 +412,8 @@ const portIsFree = (port) =>
   });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A time-out that does not keep the process alive once everything else is done. */
+const after = (ms, value) => new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
 
 /** Services in an order where each comes after everything it depends on. */
 function startOrder(services) {
@@ -505,7 +524,7 @@ async function up(state) {
       say(`${name}: ${argv.join(' ')}`);
       const entry = start(name, argv, env);
       if (oneShot.has(name)) {
-        const code = await Promise.race([entry.exited, sleep(180_000).then(() => 'timeout')]);
+        const code = await Promise.race([entry.exited, after(180_000, 'timeout')]);
         if (code !== 0) failWithLog(entry, `${name} did not complete successfully (${code === 'timeout' ? 'still running after 180 s' : `exit ${code}`})`);
         say(`${name}: completed`);
         continue;
@@ -551,7 +570,7 @@ async function up(state) {
     for (const entry of running.reverse()) {
       const grace = durationMs(services[entry.name].stop_grace_period, 10_000);
       entry.child.kill('SIGTERM');
-      const code = await Promise.race([entry.exited, sleep(grace).then(() => 'timeout')]);
+      const code = await Promise.race([entry.exited, after(grace, 'timeout')]);
       if (code !== 0) failWithLog(entry, `${entry.name} did not stop cleanly on SIGTERM (${code === 'timeout' ? `still running after ${grace} ms` : `exit ${code}`})`);
       say(`${entry.name}: stopped`);
     }
