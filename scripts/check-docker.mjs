@@ -40,7 +40,8 @@ export function dockerfileLines(text) {
   let current = null;
   for (const raw of text.split('\n')) {
     if (/^\s*#/.test(raw)) continue;
-    if (current === null && raw.trim() === '') continue;
+    // Docker skips empty lines, also inside a continued one.
+    if (raw.trim() === '') continue;
     const continued = /\\\s*$/.test(raw);
     const part = continued ? raw.replace(/\\\s*$/, '') : raw;
     current = current === null ? part : `${current} ${part.trim()}`;
@@ -301,7 +302,7 @@ function developmentLeftovers(app, lock) {
       const r = rel === '' ? name : `${rel}/${name}`;
       const full = path.join(dir, name);
       if (r === 'node_modules') continue;
-      if (/\.(test|spec)\.[cm]?[jt]s$|\.tsbuildinfo$|^tsconfig.*\.json$/.test(name) && r !== 'migrations/tsconfig.json') found.push(r);
+      if (/\.(test|spec)\.[cm]?[jt]s$|\.tsbuildinfo$|^tsconfig.*\.json$/.test(name)) found.push(r);
       else if (lstatSync(full).isDirectory()) {
         if (['src', 'test-support', 'test', 'packages/devkit', 'apps/dev', 'packages/client'].includes(name) || ['packages/devkit', 'apps/dev', 'packages/client'].includes(r)) found.push(`${r}/`);
         else walk(full, r);
