@@ -13,28 +13,15 @@ import {
   type SendLimits,
   type SendRateState,
 } from '@mailcast/domain';
-import { MessageWithdrawn, type Cancel, type Clearance, type SendRateStore, type Timers } from './ports';
+import { MessageWithdrawn, type Cancel, type SendRateStore, type Timers } from './ports';
+import type { Change, Slot, SlotTicket } from './slot';
 import type { GateOptions } from './gate-options';
 import { ServerReach } from './server-reach';
 import { until } from './withdrawable-wait';
 
-/**
- * A message's place in a lane: `clearance`, if any, is what its content waits for (Mailer.send);
- * `done` is called once the server answered, or the message ended without it.
- */
-export interface SlotTicket {
-  clearance?: Clearance;
-  done: () => void;
-}
 /** The lane's own timers: none of them keeps the process alive. */
 const WEAK = { weak: true };
 const NOT_HELD: SlotTicket = { done: () => undefined };
-type Change<T> = (state: SendRateState, now: number) => { state: SendRateState | null; result: T };
-/** A granted slot: when to use it on this process's clock, and its instant on the store's (its permit's). */
-interface Slot {
-  at: number;
-  booked: number;
-}
 
 /**
  * One email server as this process sees it: the slots it reserved from the shared state, the
