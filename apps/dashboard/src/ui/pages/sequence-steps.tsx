@@ -235,7 +235,11 @@ function MoveStep(props: TreeProps & { kids: Map<number | null, SequenceStep[]>;
   }
   return (
     <form class="panel stack move-step" onSubmit={submit} aria-label={`Move ${stepName(step, props.sequences)}`}>
-      <Field label="Move it after" hint={step.action === 'condition' ? 'The condition moves with both branches.' : 'It moves alone: the step after it takes its place.'}>
+      {choices.length === 0 && <p class="muted small">Nowhere to move it: a step goes after a step above it or on another branch, never after one below it.</p>}
+      <Field
+        label="Move it after"
+        hint={`${step.action === 'condition' ? 'The condition moves with both branches.' : 'It moves alone: the step after it takes its place.'} Steps below it are not offered: move those up instead.`}
+      >
         <select name="under_id" value={under} onChange={(e) => setUnder(e.currentTarget.value)}>
           {choices.map((c) => (
             <option key={c.value} value={String(c.value)}>

@@ -53,7 +53,7 @@ export function SequencePage() {
       <div class="live" data-active={String(s.active)}>
         <ActiveBadge sequence={s} />
         <span>
-          {formatNumber(s.subscribers_count)} subscribers under way · {formatNumber(s.steps_count)} steps
+          {formatNumber(s.subscribers_count)} {s.subscribers_count === 1 ? 'subscriber' : 'subscribers'} under way · {formatNumber(s.steps_count)} {s.steps_count === 1 ? 'step' : 'steps'}
         </span>
       </div>
       {writable && (
@@ -77,7 +77,9 @@ export function SequencePage() {
       {steps.data && stepList.length === 1 && <Empty>No steps yet: {writable ? 'add the first one below (a welcome email, for example).' : 'nothing happens to enrolled subscribers yet.'}</Empty>}
       {writable && steps.data && <AddStep sequenceId={id} steps={stepList} sequences={sequenceChoices} templates={templateChoices} writable={writable} onChanged={changed} />}
 
-      {can('subscribers_read') && <Enrolments sequenceId={id} steps={stepList} writable={writable && can('subscribers_write')} onChanged={sequence.reload} />}
+      {can('subscribers_read') && (
+        <Enrolments sequenceId={id} version={`${s.updated_at}/${s.active}`} steps={stepList} writable={writable && can('subscribers_write')} onChanged={sequence.reload} />
+      )}
 
       <h2>Settings</h2>
       {writable ? (
@@ -98,12 +100,25 @@ const UNDER_WAY = new Set<Enrolment['status']>(['active', 'paused', 'busy']);
 const POLL_MS = 2000;
 
 /** The enrolments (list_subscribers: newest first, 10 a page), a status filter, add and remove. */
-function Enrolments({ sequenceId, steps, writable, onChanged }: { sequenceId: number; steps: SequenceStep[]; writable: boolean; onChanged(): void }) {
+function Enrolments({
+  sequenceId,
+  version,
+  steps,
+  writable,
+  onChanged,
+}: {
+  sequenceId: number;
+  /** Changes when the sequence does (pause and resume move every enrolment): the list reloads. */
+  version: string;
+  steps: SequenceStep[];
+  writable: boolean;
+  onChanged(): void;
+}) {
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
   const list = useResource(
     () => api<Schemas['SubscriberSequencePage']>('GET', `/sequences/${sequenceId}/list_subscribers`, { query: { page, status } }),
-    [sequenceId, page, status],
+    [sequenceId, page, status, version],
     (answer) => (answer.subscriber_sequences.some((e) => e.status === 'busy') ? POLL_MS : 0),
   );
   const [email, setEmail] = useState('');
@@ -144,25 +159,24 @@ function Enrolments({ sequenceId, steps, writable, onChanged }: { sequenceId: nu
   return (
     <>
       <h2>Enrolments</h2>
-      <div class="row">
-        <Field label="Status">
-          <select
-            name="enrolment_status"
-            value={status}
-            onChange={(e) => {
-              setStatus(e.currentTarget.value);
-              setPage(1);
-            }}
-          >
-            <option value="">Any</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </Field>
-      </div>
+      <label class="inline">
+        Status
+        <select
+          name="enrolment_status"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.currentTarget.value);
+            setPage(1);
+          }}
+        >
+          <option value="">Any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
       {list.error && <ErrorMessage message={list.error} />}
       {p && (
         <p class="muted small" aria-live="polite" data-enrolments={p.count}>
