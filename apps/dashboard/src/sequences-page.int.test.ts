@@ -92,7 +92,7 @@ describe('the sequences page in a browser', () => {
   it('builds the step tree: a refused step shows the API\'s message naming the field; add, move and delete change the tree', async () => {
     // 400 days is over the API's 365: its 422 names `delay`, and nothing is added.
     await addStep('delay', { amount: '400', unit: 'days' });
-    await waitForText(page, 'form.add-step [role=alert]', 'delay');
+    await waitForText(page, 'form.add-step [role=alert]', 'delay must be a whole number of seconds');
     await waitForProblem(/status of 422 .*\/steps/);
     expect(await tree()).toBe('entry_point');
 
@@ -136,7 +136,7 @@ describe('the sequences page in a browser', () => {
     await screenshot(page, 'sequence');
   });
 
-  it('enrols subscribers, shows each enrolment with its status, removes one, and resumes the sequence', async () => {
+  it('enrols subscribers, shows each enrolment with its status, removes one, resumes the sequence and saves its settings', async () => {
     // Switched off: a new enrolment waits paused.
     await fill('[name=enrol_email]', 'ann@example.com');
     await clickText(page, 'Enrol');
@@ -168,6 +168,14 @@ describe('the sequences page in a browser', () => {
     await waitForText(page, '.live', '1 subscriber under way');
     await expectAccessible();
     await screenshot(page, 'sequence-enrolments');
+
+    // Settings: the enrolling tag and click tracking, saved through the API.
+    await fill('[name=init_tag]', 'welcome');
+    await page.click('input[name=track_clicks]');
+    await clickText(page, 'Save settings');
+    await waitForText(page, 'form.settings [role=status]', 'Saved.');
+    const saved = await (await fetch(`${stack.url}/api/v1/sequences/${sequenceId}`, { headers: { Authorization: `Bearer ${stack.token}` } })).json();
+    expect(saved).toMatchObject({ init_tag: 'welcome', track_clicks: false, track_opens: true, active: true });
 
     await clickText(page, '← Sequences');
     await waitForText(page, `tr[data-sequence="${sequenceId}"]`, 'Welcome series');
