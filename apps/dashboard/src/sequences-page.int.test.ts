@@ -177,6 +177,11 @@ describe('the sequences page in a browser', () => {
     const saved = await (await fetch(`${stack.url}/api/v1/sequences/${sequenceId}`, { headers: { Authorization: `Bearer ${stack.token}` } })).json();
     expect(saved).toMatchObject({ init_tag: 'welcome', track_clicks: false, track_opens: true, active: true });
 
+    // At a phone's width the tree and the forms fold; only the enrolments table scrolls, inside its frame.
+    await page.setViewport({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewport({ width: 1280, height: 900 });
+
     await clickText(page, '← Sequences');
     await waitForText(page, `tr[data-sequence="${sequenceId}"]`, 'Welcome series');
     expect(await page.$$eval(`tr[data-sequence="${sequenceId}"] td`, (cells) => cells.map((c) => c.textContent))).toEqual(['Welcome series', 'active', '1', '3']);
