@@ -177,6 +177,23 @@ describe('the sequences page in a browser', () => {
     const saved = await (await fetch(`${stack.url}/api/v1/sequences/${sequenceId}`, { headers: { Authorization: `Bearer ${stack.token}` } })).json();
     expect(saved).toMatchObject({ init_tag: 'welcome', track_clicks: false, track_opens: true, active: true });
 
+    // Ten more through the API: the list pages by 10, newest first.
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${stack.url}/api/v1/sequences/${sequenceId}/add_subscriber`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${stack.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: `reader${i}@example.com` }),
+      });
+      expect(res.status).toBe(201);
+    }
+    await page.reload();
+    await waitForText(page, '[data-enrolments]', '12 enrolments');
+    await waitForText(page, 'nav[aria-label="Enrolment pages"]', 'Page 1 of 2');
+    expect(await page.$$eval('table.enrolments tbody tr', (rows) => rows.length)).toBe(10);
+    await clickText(page, 'Next');
+    await waitForText(page, 'nav[aria-label="Enrolment pages"]', 'Page 2 of 2');
+    expect(await page.$$eval('table.enrolments tbody tr', (rows) => rows.map((r) => r.querySelector('td')!.textContent))).toEqual(['bob@example.com', 'ann@example.com']);
+
     // At a phone's width the tree and the forms fold; only the enrolments table scrolls, inside its frame.
     await page.setViewport({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -184,7 +201,7 @@ describe('the sequences page in a browser', () => {
 
     await clickText(page, '← Sequences');
     await waitForText(page, `tr[data-sequence="${sequenceId}"]`, 'Welcome series');
-    expect(await page.$$eval(`tr[data-sequence="${sequenceId}"] td`, (cells) => cells.map((c) => c.textContent))).toEqual(['Welcome series', 'active', '1', '3']);
+    expect(await page.$$eval(`tr[data-sequence="${sequenceId}"] td`, (cells) => cells.map((c) => c.textContent))).toEqual(['Welcome series', 'active', '11', '3']);
     await expectAccessible();
     await screenshot(page, 'sequences');
   });
