@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 import chromium from '@sparticuz/chromium';
-import { existsSync, mkdirSync } from 'node:fs';
+import type { AxeResults, RunOptions } from 'axe-core';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -86,4 +87,29 @@ export async function clickText(page: Page, label: string, selector = 'button, a
     label,
   );
   await (handle as unknown as { click(): Promise<void> }).click();
+}
+
+/** One accessibility rule broken on the page, as axe-core reports it. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * Runs axe-core (the npm package's own build, read from node_modules) on the page as it is and
+ * answers the violations of `impacts` (default: serious and critical), with where they are. The
+ * script goes in through the DevTools protocol, which the page's Content-Security-Policy does
+ * not govern, so the policy stays on for the check.
+ */
+export async function accessibilityViolations(page: Page, impacts: readonly string[] = ['serious', 'critical']): Promise<AxeViolation[]> {
+  const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: RunOptions): Promise<AxeResults> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact ?? null, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return violations.filter((v) => v.impact !== null && impacts.includes(v.impact));
 }
