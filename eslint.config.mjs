@@ -122,10 +122,7 @@ export default tseslint.config(
     files: ['packages/adapters/src/**/*.ts'],
     ignores: tests,
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '^@mailcast/(api|dispatcher|cli|dev)', message: 'adapters must not import the apps.' }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^@mailcast/(api|dispatcher|cli|dev)', message: 'adapters must not import the apps.' }] }],
     },
   },
 );

@@ -107,7 +107,12 @@ export const apiLoadBench: Bench = {
     let totalErrors = 0;
     try {
       const bareGet = await load({ url: `http://127.0.0.1:${barePort}/x` });
-      const barePost = await load({ url: `http://127.0.0.1:${barePort}/x`, method: 'POST', headers, body: JSON.stringify({ subscriber: { email: 'a@example.com' } }) });
+      const barePost = await load({
+        url: `http://127.0.0.1:${barePort}/x`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ subscriber: { email: 'a@example.com' } }),
+      });
       let n = 0;
       const scenarios: Array<{ name: string; ceiling: Load; options: autocannon.Options }> = [
         {
@@ -167,13 +172,16 @@ export const apiLoadBench: Bench = {
         `path (issue 21): ${WRITE_CONNECTIONS} connections, against a bare node:http + pg Pool (10 connections, ` +
         'as the api) handler making the same writes in one transaction (subscriber row + outbox event) to ' +
         'the same tables of the same database; creates use unique addresses, updates cycle through the ' +
-        'seeded subscribers; their CPU per request is the serving process\'s user + system CPU (/proc) over ' +
+        "seeded subscribers; their CPU per request is the serving process's user + system CPU (/proc) over " +
         'the run divided by the requests answered. Error = connection error, time-out or non-2xx answer.',
       figures,
       notes: [
         `errors over the whole run: ${totalErrors}`,
         `list pages hold 250 subscribers of ${round(SEEDED_SUBSCRIBERS)}`,
-        `load average at the end: ${os.loadavg().map((l) => round(l, 2)).join(', ')} (${os.cpus().length} cores)`,
+        `load average at the end: ${os
+          .loadavg()
+          .map((l) => round(l, 2))
+          .join(', ')} (${os.cpus().length} cores)`,
       ],
     };
   },
@@ -206,7 +214,11 @@ async function writePath(
   ] as const) {
     const options = { method, headers, connections: WRITE_CONNECTIONS };
     const ceiling = await measured(bare.process, { ...options, url: `http://127.0.0.1:${bare.port}/subscribers`, requests: writeRequests(kind, 'bare') });
-    const result = await measured(api.process, { ...options, url: `http://127.0.0.1:${api.port}/api/v1/subscribers.json`, requests: writeRequests(kind, 'api') });
+    const result = await measured(api.process, {
+      ...options,
+      url: `http://127.0.0.1:${api.port}/api/v1/subscribers.json`,
+      requests: writeRequests(kind, 'api'),
+    });
     errors += ceiling.errors + result.errors;
     const name = `${label} (${method} /api/v1/subscribers.json, ${WRITE_CONNECTIONS} connections) vs bare node:http + pg`;
     figures.push(

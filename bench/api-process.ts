@@ -51,4 +51,3 @@ export function jsonClient(headers: http.OutgoingHttpHeaders) {
     });
   return { get, close: () => agent.destroy() };
 }
-

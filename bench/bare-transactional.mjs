@@ -20,7 +20,8 @@ app.post('/{*path}', async (req, res) => {
       `INSERT INTO subscribers (channel_id, email, source) VALUES ($1, $2, 'transactional') ON CONFLICT DO NOTHING RETURNING id`,
       [channelId, to],
     );
-    const subscriberId = inserted.rows[0]?.id ?? (await client.query('SELECT id FROM subscribers WHERE channel_id = $1 AND email = $2', [channelId, to])).rows[0].id;
+    const subscriberId =
+      inserted.rows[0]?.id ?? (await client.query('SELECT id FROM subscribers WHERE channel_id = $1 AND email = $2', [channelId, to])).rows[0].id;
     const now = new Date();
     const row = await client.query(
       `INSERT INTO transactionals (channel_id, subscriber_id, to_email, subject, body, status, created_at, updated_at)

@@ -3,10 +3,21 @@ import { dashboardBench } from './dashboard.bench';
 import type { Bench } from './harness';
 import { segmentsBench } from './segments.bench';
 import { sendingBench } from './sending.bench';
+import { sequencesBench } from './sequences.bench';
 import { statisticsBench } from './statistics.bench';
 import { subscribersBench } from './subscribers.bench';
 import { transactionalBench } from './transactional.bench';
 import { webhooksBench } from './webhooks.bench';
 
 /** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
-export const BENCHES: readonly Bench[] = [subscribersBench, sendingBench, statisticsBench, dashboardBench, webhooksBench, apiLoadBench, segmentsBench, transactionalBench];
+export const BENCHES: readonly Bench[] = [
+  subscribersBench,
+  sendingBench,
+  statisticsBench,
+  dashboardBench,
+  webhooksBench,
+  apiLoadBench,
+  segmentsBench,
+  transactionalBench,
+  sequencesBench,
+];

@@ -24,7 +24,14 @@ export const dashboardBench: Bench = {
     context.log(`seeding ${RECIPIENTS} recipients`);
     const { channelId, broadcastId } = await seed(db, context.log);
     const token = formatApiToken(randomBytes(32));
-    await new PgApiTokenRepository(db).create({ channelId, type: 'channel', label: null, hash: hashApiToken(token), prefix: apiTokenPrefix(token), permissions: ['broadcasts_read'] });
+    await new PgApiTokenRepository(db).create({
+      channelId,
+      type: 'channel',
+      label: null,
+      hash: hashApiToken(token),
+      prefix: apiTokenPrefix(token),
+      permissions: ['broadcasts_read'],
+    });
     const port = await freePort();
     const api = await startApi(url, port);
     const browser = await launchBrowser();

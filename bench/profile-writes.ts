@@ -21,9 +21,21 @@ const CONNECTIONS = 50;
 
 async function measure(child: ChildProcess, url: string, method: 'POST' | 'PATCH', headers: Record<string, string>, tag: string) {
   const before = cpuSeconds(child.pid!);
-  const result = await autocannon({ url, method, headers, connections: CONNECTIONS, amount: REQUESTS, requests: writeRequests(method === 'POST' ? 'create' : 'update', tag) });
+  const result = await autocannon({
+    url,
+    method,
+    headers,
+    connections: CONNECTIONS,
+    amount: REQUESTS,
+    requests: writeRequests(method === 'POST' ? 'create' : 'update', tag),
+  });
   const cpu = cpuSeconds(child.pid!) - before;
-  return { cpuMsPerRequest: round((cpu * 1000) / REQUESTS, 3), rps: round(result.requests.average), p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
+  return {
+    cpuMsPerRequest: round((cpu * 1000) / REQUESTS, 3),
+    rps: round(result.requests.average),
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts,
+  };
 }
 
 /** The statements each database saw per request of the measured rounds, from pg_stat_statements. */
@@ -58,7 +70,12 @@ async function main(): Promise<void> {
     const apiPort = await freePort();
     const barePort = await freePort();
     const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
-    const api = await startProcess('apps/api/dist/main.js', { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: process.env.PROFILE_LOG_LEVEL ?? 'warn' }, apiPort, profile);
+    const api = await startProcess(
+      'apps/api/dist/main.js',
+      { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: process.env.PROFILE_LOG_LEVEL ?? 'warn' },
+      apiPort,
+      profile,
+    );
     const bare = await startProcess('bench/bare-pg-writes.mjs', { DATABASE_URL: url, CHANNEL_ID: String(channelId) }, barePort);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

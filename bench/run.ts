@@ -15,14 +15,7 @@ function machine(): string {
 }
 
 function render(sections: readonly BenchSection[], started: Date): string {
-  const lines = [
-    '# Mailcast benchmark report',
-    '',
-    `- Date: ${started.toISOString()}`,
-    `- Machine: ${machine()}`,
-    `- Command: \`npm run bench\``,
-    '',
-  ];
+  const lines = ['# Mailcast benchmark report', '', `- Date: ${started.toISOString()}`, `- Machine: ${machine()}`, `- Command: \`npm run bench\``, ''];
   for (const section of sections) {
     lines.push(`## ${section.title}`, '', section.setup, '', '| Metric | Value | Ceiling | Ratio | Target | Met |', '|---|---|---|---|---|---|');
     for (const f of section.figures) {

@@ -138,7 +138,16 @@ export const segmentsBench: Bench = {
     const aBroadcast = async (name: string, segmentIds: number[]) =>
       (
         await db('broadcasts')
-          .insert({ channel_id: channel.id, name, subject: 's', body: 'b', track_opens: false, track_clicks: false, status: 'scheduled', segment_ids: segmentIds })
+          .insert({
+            channel_id: channel.id,
+            name,
+            subject: 's',
+            body: 'b',
+            track_opens: false,
+            track_clicks: false,
+            status: 'scheduled',
+            segment_ids: segmentIds,
+          })
           .returning('id')
       )[0].id as number;
     const timed = async (work: () => Promise<unknown>) => {
@@ -180,7 +189,9 @@ export const segmentsBench: Bench = {
     await close(segment.id);
     const queueMs = percentile(queueSamples, 50);
     const bareMs = percentile(bareSamples, 50);
-    context.log(`count p99 ${round(p99)} ms (${members} members); queued ${queued} in ${queueSamples.map((x) => round(x)).join(', ')} ms, bare ${bareSamples.map((x) => round(x)).join(', ')} ms`);
+    context.log(
+      `count p99 ${round(p99)} ms (${members} members); queued ${queued} in ${queueSamples.map((x) => round(x)).join(', ')} ms, bare ${bareSamples.map((x) => round(x)).join(', ')} ms`,
+    );
 
     return {
       title: 'Segments (issue 22)',
@@ -190,7 +201,14 @@ export const segmentsBench: Bench = {
         { metric: 'subscribers_count median', value: percentile(samples, 50), unit: 'ms' },
         { metric: 'rules evaluated by the database (no kept count) p50', value: percentile(evaluations, 50), unit: 'ms' },
         { metric: 'rules evaluated by the database (no kept count) p99', value: percentile(evaluations, 99), unit: 'ms' },
-        { metric: `queue ${queued} segment recipients (median of ${QUEUE_ROUNDS})`, value: queueMs, unit: 'ms', ceiling: bareMs, target: '<= 1.5x bare INSERT … SELECT', met: queueMs <= 1.5 * bareMs },
+        {
+          metric: `queue ${queued} segment recipients (median of ${QUEUE_ROUNDS})`,
+          value: queueMs,
+          unit: 'ms',
+          ceiling: bareMs,
+          target: '<= 1.5x bare INSERT … SELECT',
+          met: queueMs <= 1.5 * bareMs,
+        },
       ],
       notes: [
         `Plan of the evaluation: ${plan}`,

@@ -14,9 +14,8 @@ import {
   SystemClock,
 } from '@mailcast/adapters';
 import { BroadcastRenderer, defaultSendingOptions, InProcessBroadcastRendering, QueueRecipients } from '@mailcast/core';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,9 +24,9 @@ import path from 'node:path';
 import { smtpThreads } from '../apps/dispatcher/src/config';
 import type { Bench, BenchSection } from './harness';
 import { limitedSending } from './limited-sending';
+import { DISCARDING_SINK, memoryKb, nodeProcess as node } from './processes';
 import { round } from './harness';
 
-const REPO_ROOT = path.resolve(__dirname, '..');
 const MESSAGES = Number(process.env.SENDING_BENCH_MESSAGES ?? 100_000);
 const MATERIALIZE = Number(process.env.SENDING_BENCH_RECIPIENTS ?? 1_000_000);
 const PUBLIC_URL = 'http://bench.test';
@@ -58,16 +57,6 @@ async function webhookReceiver(): Promise<{ url: string; received(): number; clo
     },
   };
 }
-
-/** An SMTP server that accepts and discards, in its own process, logging off. */
-const SINK = `
-const { SMTPServer } = require('smtp-server');
-const server = new SMTPServer({
-  authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 0,
-  onData(stream, _s, cb) { stream.on('data', () => {}); stream.on('end', () => cb()); },
-});
-server.listen(0, '127.0.0.1', () => console.log(String(server.server.address().port)));
-`;
 
 /**
  * The ceiling: nodemailer's pooled transport in a loop, same pool size and concurrency, sending
@@ -104,29 +93,6 @@ Promise.all(Array.from({ length: concurrency }, worker)).then(() => {
 });
 `;
 
-function node(args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; firstLine: Promise<string>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const firstLine = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const nl = out.indexOf('\n');
-      if (nl !== -1) resolve(out.slice(0, nl));
-    });
-    void exited.then((code) => reject(new Error(`process exited (${code}) before answering: ${err.slice(-2000)}`)));
-  });
-  return { child, firstLine, exited };
-}
-
-function memoryKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-  return m ? Number(m[1]) : Number.NaN;
-}
-
 export const sendingBench: Bench = {
   name: 'sending',
   async run(context): Promise<BenchSection> {
@@ -134,7 +100,7 @@ export const sendingBench: Bench = {
     const notes: string[] = [];
 
     // --- 1. Throughput against a local SMTP sink --------------------------------------------
-    const sink = node(['-e', SINK]);
+    const sink = node(['-e', DISCARDING_SINK]);
     const port = Number(await sink.firstLine);
     context.log(`SMTP sink on ${port}`);
 
@@ -181,10 +147,16 @@ export const sendingBench: Bench = {
     const { renderer } = await BroadcastRenderer.prepare(stored!, repositories.recipients, rendering, new CryptoRandom(), PUBLIC_URL);
     const suffix = `${randomBytes(6).toString('hex')}@${new URL(PUBLIC_URL).hostname}`;
     const out = createWriteStream(messagesFile);
-    const subscribers = await db('subscribers').where({ channel_id: channel.id }).orderBy('id').select('id', 'email', 'first_name', 'last_name', 'tags', 'custom_data');
+    const subscribers = await db('subscribers')
+      .where({ channel_id: channel.id })
+      .orderBy('id')
+      .select('id', 'email', 'first_name', 'last_name', 'tags', 'custom_data');
     for (const s of subscribers) {
       const subscriber = { id: s.id, email: s.email, firstName: s.first_name, lastName: s.last_name, tags: s.tags, customData: s.custom_data };
-      const email = await renderer.render({ recipientId: s.id, subscriber: { ...subscriber, isActive: true, source: 'api', subscribedAt: new Date(), unsubscribedAt: null } });
+      const email = await renderer.render({
+        recipientId: s.id,
+        subscriber: { ...subscriber, isActive: true, source: 'api', subscribedAt: new Date(), unsubscribedAt: null },
+      });
       const message = nodemailerMessage({
         messageId: `<${broadcast.id}.${s.id}.${suffix}>`,
         from: { email: 'news@bench.test', name: null },
@@ -199,7 +171,12 @@ export const sendingBench: Bench = {
     const bareRun = async (raw: boolean) => {
       context.log(`bare nodemailer loop (${raw ? 'raw, as the mailer sends' : 'sendMail'}): ${MESSAGES} messages`);
       const bare = node(['-e', BARE], {
-        ...process.env, MESSAGES_FILE: messagesFile, RAW: raw ? '1' : '0', PORT: String(port), CONCURRENCY: String(CONCURRENCY), MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+        ...process.env,
+        MESSAGES_FILE: messagesFile,
+        RAW: raw ? '1' : '0',
+        PORT: String(port),
+        CONCURRENCY: String(CONCURRENCY),
+        MAX_CONNECTIONS: String(MAX_CONNECTIONS),
       });
       const { ms, peakKb, n } = JSON.parse(await bare.firstLine) as { ms: number; peakKb: number; n: number };
       await bare.exited;
@@ -239,9 +216,8 @@ export const sendingBench: Bench = {
     }
     const pipelineMs = Number(process.hrtime.bigint() - start) / 1e6;
     const peakMb = memoryKb(dispatcher.child.pid!, 'VmHWM') / 1024;
-    const counts = (
-      await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id])
-    ).rows as Array<{ status: string; n: number }>;
+    const counts = (await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id]))
+      .rows as Array<{ status: string; n: number }>;
     const webhooksBySent = receiver?.received() ?? 0;
     dispatcher.child.kill('SIGTERM');
     await dispatcher.exited;
@@ -328,10 +304,31 @@ export const sendingBench: Bench = {
       title: 'Sending (issue 4: broadcasts)',
       setup: `${MESSAGES} personalised, tracked messages through a spawned dispatcher to a local SMTP sink vs a bare nodemailer pooled loop in the same run; then ${queued?.totalRecipients} recipients materialised (of ${Math.round(MATERIALIZE / 0.98)} subscribers, 2% inactive). Sizes: SENDING_BENCH_MESSAGES, SENDING_BENCH_RECIPIENTS.`,
       figures: [
-        { metric: 'pipeline throughput', value: pipelineRate, unit: 'msg/s', ceiling: bareRate, target: '>= 0.8x bare nodemailer', met: pipelineRate >= 0.8 * bareRate },
-        { metric: 'dispatcher peak memory (VmHWM)', value: peakMb, unit: 'MB', ceiling: barePeakMb, target: '<= 1.3x the bare sender (issue 21)', met: peakMb <= 1.3 * barePeakMb },
+        {
+          metric: 'pipeline throughput',
+          value: pipelineRate,
+          unit: 'msg/s',
+          ceiling: bareRate,
+          target: '>= 0.8x bare nodemailer',
+          met: pipelineRate >= 0.8 * bareRate,
+        },
+        {
+          metric: 'dispatcher peak memory (VmHWM)',
+          value: peakMb,
+          unit: 'MB',
+          ceiling: barePeakMb,
+          target: '<= 1.3x the bare sender (issue 21)',
+          met: peakMb <= 1.3 * barePeakMb,
+        },
         ...limited.figures,
-        { metric: `materialise ${queued?.totalRecipients ?? 0} recipients`, value: queueMs / 1000, unit: 's', ceiling: bareQueueMs / 1000, target: '< 10 s', met: queueMs < 10_000 },
+        {
+          metric: `materialise ${queued?.totalRecipients ?? 0} recipients`,
+          value: queueMs / 1000,
+          unit: 's',
+          ceiling: bareQueueMs / 1000,
+          target: '< 10 s',
+          met: queueMs < 10_000,
+        },
       ],
       notes,
     };

@@ -7,13 +7,7 @@
  * record() has no equivalent for), then rebuildEmailEventAggregates() builds every aggregate
  * from them, the function the integration test proves leaves exactly what record() leaves.
  */
-import {
-  PgApiTokenRepository,
-  PgBroadcastStatisticsReader,
-  PgEmailEvents,
-  rebuildEmailEventAggregates,
-  type Database,
-} from '@mailcast/adapters';
+import { PgApiTokenRepository, PgBroadcastStatisticsReader, PgEmailEvents, rebuildEmailEventAggregates, type Database } from '@mailcast/adapters';
 import type { EmailEventRecord } from '@mailcast/core';
 import { apiTokenPrefix, formatApiToken, hashApiToken } from '@mailcast/domain';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -57,10 +51,7 @@ export async function seed(db: Database, log: (m: string) => void): Promise<{ ch
     // (15 million lookups) while seeding. Needs a superuser, which the embedded cluster is.
     await trx.raw('SET LOCAL session_replication_role = replica');
     await trx.raw(`SELECT setseed(0.42)`);
-    await trx.raw(
-      `INSERT INTO subscribers (channel_id, email) SELECT ?, 'r' || g || '@bench.example' FROM generate_series(1, ?) g`,
-      [channelId, RECIPIENTS],
-    );
+    await trx.raw(`INSERT INTO subscribers (channel_id, email) SELECT ?, 'r' || g || '@bench.example' FROM generate_series(1, ?) g`, [channelId, RECIPIENTS]);
     // n: the recipient's rank. 2 % hard bounces (n % 50 = 0), 1 % failures (n % 100 = 1).
     await trx.raw(
       `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, status, message_id, sent_at)
@@ -209,7 +200,14 @@ export const statisticsBench: Bench = {
     const [{ n: events }] = (await db.raw(`SELECT count(*)::bigint AS n FROM email_events WHERE broadcast_id = ?`, [broadcastId])).rows;
 
     const token = formatApiToken(randomBytes(32));
-    await new PgApiTokenRepository(db).create({ channelId, type: 'channel', label: null, hash: hashApiToken(token), prefix: apiTokenPrefix(token), permissions: ['broadcasts_read'] });
+    await new PgApiTokenRepository(db).create({
+      channelId,
+      type: 'channel',
+      label: null,
+      hash: hashApiToken(token),
+      prefix: apiTokenPrefix(token),
+      permissions: ['broadcasts_read'],
+    });
     const port = await freePort();
     const api = await startApi(url, port);
     const figures: BenchFigure[] = [];

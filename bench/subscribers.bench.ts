@@ -130,7 +130,9 @@ async function postmasterPid(pool: pg.Pool): Promise<number> {
 }
 
 const explain = async (pool: pg.Pool, query: { sql: string; bindings: readonly unknown[] }) =>
-  (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, query.bindings as unknown[])).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+  (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${query.sql}`, query.bindings as unknown[])).rows
+    .map((r: Record<string, string>) => r['QUERY PLAN'])
+    .join('\n');
 
 export const subscribersBench: Bench = {
   name: 'subscribers',
@@ -242,8 +244,16 @@ export const subscribersBench: Bench = {
       notes.push(
         `The first request of the combined filter (finding and keeping its matches) took ${round(firstMs)} ms; the api keeps a filter's matches until the subscribers change, for at most ${LIST_COUNT_TTL_MS / 1000} s (docs/subscribers.md, Kept matches), so one request after each change, and at least one in each ${LIST_COUNT_TTL_MS / 1000} s, pays it again.`,
         `Indexes in the matches query's plan: ${indexesUsed(matchesPlan)}; in the page's rows query: ${indexesUsed(rowsPlan)}.`,
-        `Matches query plan: ${matchesPlan.split('\n').filter((l) => /Scan|BitmapAnd|Sort |Execution/.test(l)).map((l) => l.trim()).join(' | ')}`,
-        `Rows query plan: ${rowsPlan.split('\n').filter((l) => /Scan|Sort |Execution/.test(l)).map((l) => l.trim()).join(' | ')}`,
+        `Matches query plan: ${matchesPlan
+          .split('\n')
+          .filter((l) => /Scan|BitmapAnd|Sort |Execution/.test(l))
+          .map((l) => l.trim())
+          .join(' | ')}`,
+        `Rows query plan: ${rowsPlan
+          .split('\n')
+          .filter((l) => /Scan|Sort |Execution/.test(l))
+          .map((l) => l.trim())
+          .join(' | ')}`,
         `Concurrent runs: ${CLIENTS} autocannon connections for ${CONCURRENT_SECONDS} s, list ${loaded.list.non2xx + loaded.list.errors} errors, floor ${loaded.floor.non2xx + loaded.floor.errors}.`,
         `Other filters: ${OTHER_RUNS} requests each after the first; "first request" includes finding the matches, or the exact count of a filter too broad to keep.`,
         `One-minute load average after the sequential, concurrent and other runs: ${loads.map((l) => round(l, 1)).join(', ')} on ${os.cpus().length} CPUs (the machine may be shared).`,

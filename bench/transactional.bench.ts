@@ -83,16 +83,30 @@ export const transactionalBench: Bench = {
     const secretKey = randomBytes(32);
     const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
     const channel = await repositories.channels.create({ name: 'Transactional' });
-    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId: channel.id }, ['transactionals_write', 'transactionals_read']);
+    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId: channel.id }, [
+      'transactionals_write',
+      'transactionals_read',
+    ]);
     const sink = startSink();
     const smtpPort = await sink.port;
     await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port: smtpPort, tls: 'none', from_email: 'news@bench.test' });
 
     const apiPort = await freePort();
-    const env = { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn', PUBLIC_URL: 'http://bench.test', MAILCAST_SECRET_KEY: secretKey.toString('base64'), SMTP_ALLOW_PRIVATE: 'true' };
+    const env = {
+      DATABASE_URL: url,
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: 'warn',
+      PUBLIC_URL: 'http://bench.test',
+      MAILCAST_SECRET_KEY: secretKey.toString('base64'),
+      SMTP_ALLOW_PRIVATE: 'true',
+    };
     const api = await startProcess('apps/api/dist/main.js', env, apiPort);
     const dispatcherPort = await freePort();
-    let dispatcher: ChildProcess | undefined = await startProcess('apps/dispatcher/dist/main.js', { ...env, DISPATCHER_METRICS_PORT: String(dispatcherPort) }, dispatcherPort);
+    let dispatcher: ChildProcess | undefined = await startProcess(
+      'apps/dispatcher/dist/main.js',
+      { ...env, DISPATCHER_METRICS_PORT: String(dispatcherPort) },
+      dispatcherPort,
+    );
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const figures: BenchFigure[] = [];
     const notes: string[] = [];
@@ -131,7 +145,12 @@ export const transactionalBench: Bench = {
       const idle: number[] = [];
       for (let i = 0; i < PROBES; i++) idle.push((await measure()).ms);
       report('idle', idle, 250);
-      notes.push(`Load average after the idle probes: ${os.loadavg().map((l) => round(l)).join(', ')}.`);
+      notes.push(
+        `Load average after the idle probes: ${os
+          .loadavg()
+          .map((l) => round(l))
+          .join(', ')}.`,
+      );
 
       // --- 2. During a broadcast ------------------------------------------------------------------
       context.log(`seeding ${BROADCAST} subscribers for the broadcast`);
@@ -141,7 +160,15 @@ export const transactionalBench: Bench = {
       ]);
       await db.raw('VACUUM ANALYZE subscribers');
       const [broadcast] = await db('broadcasts')
-        .insert({ channel_id: channel.id, name: 'bench', subject: 'Hello {{ subscriber.first_name }}', body: 'News for {{ subscriber.first_name }} https://example.com/a', track_opens: true, track_clicks: true, status: 'scheduled' })
+        .insert({
+          channel_id: channel.id,
+          name: 'bench',
+          subject: 'Hello {{ subscriber.first_name }}',
+          body: 'News for {{ subscriber.first_name }} https://example.com/a',
+          track_opens: true,
+          track_clicks: true,
+          status: 'scheduled',
+        })
         .returning('id');
       const started = now();
       await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
@@ -182,7 +209,9 @@ export const transactionalBench: Bench = {
           url: `http://127.0.0.1:${port}${pathName}`,
           method: 'POST' as const,
           headers,
-          requests: [{ setupRequest: (request: object) => ({ ...request, body: JSON.stringify({ to: `load${++n}@load.test`, subject: 'Receipt', body: 'Thanks' }) }) }],
+          requests: [
+            { setupRequest: (request: object) => ({ ...request, body: JSON.stringify({ to: `load${++n}@load.test`, subject: 'Receipt', body: 'Thanks' }) }) },
+          ],
         });
         context.log('throughput: bare handler');
         const bareLoad = await load(creates(barePort, '/x'));
@@ -191,7 +220,13 @@ export const transactionalBench: Bench = {
         figures.push(
           { metric: 'transactional creates: requests/s', value: apiLoad.rps, unit: 'req/s', ceiling: bareLoad.rps },
           { metric: 'transactional creates: p99 latency', value: apiLoad.p99, unit: 'ms', ceiling: bareLoad.p99 },
-          { metric: 'transactional creates: errors', value: apiLoad.errors + bareLoad.errors, unit: '', target: '0', met: apiLoad.errors + bareLoad.errors === 0 },
+          {
+            metric: 'transactional creates: errors',
+            value: apiLoad.errors + bareLoad.errors,
+            unit: '',
+            target: '0',
+            met: apiLoad.errors + bareLoad.errors === 0,
+          },
         );
       } finally {
         await stop(bare);

@@ -69,9 +69,7 @@ exports.up = async function up(knex) {
     t.index(['channel_id']);
   });
   // At most one default template per channel.
-  await knex.raw(
-    'CREATE UNIQUE INDEX confirmation_templates_one_default ON confirmation_templates (channel_id) WHERE is_default',
-  );
+  await knex.raw('CREATE UNIQUE INDEX confirmation_templates_one_default ON confirmation_templates (channel_id) WHERE is_default');
 
   await knex.schema.createTable('subscribers', (t) => {
     t.bigIncrements('id');
@@ -159,9 +157,7 @@ exports.up = async function up(knex) {
     t.index(['channel_id', 'created_at', 'id']);
   });
   // The sweep that starts due scheduled broadcasts whose job was lost.
-  await knex.raw(
-    `CREATE INDEX broadcasts_due ON broadcasts (scheduled_send_at) WHERE status = 'future_scheduled'`,
-  );
+  await knex.raw(`CREATE INDEX broadcasts_due ON broadcasts (scheduled_send_at) WHERE status = 'future_scheduled'`);
 
   await knex.schema.createTable('broadcast_recipients', (t) => {
     t.bigIncrements('id');
@@ -265,9 +261,7 @@ exports.up = async function up(knex) {
     t.unique(['event_id', 'webhook_endpoint_id']);
     t.index(['webhook_endpoint_id', 'created_at', 'id']);
   });
-  await knex.raw(
-    `CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (next_retry_at) WHERE status = 'pending'`,
-  );
+  await knex.raw(`CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (next_retry_at) WHERE status = 'pending'`);
 };
 
 /** @param {import('knex').Knex} knex */

@@ -68,12 +68,7 @@ exports.up = async function up(knex) {
 
 /** @param {import('knex').Knex} knex */
 exports.down = async function down(knex) {
-  for (const table of [
-    'broadcast_link_statistics',
-    'broadcast_event_rollups',
-    'broadcast_statistics',
-    'email_event_firsts',
-  ]) {
+  for (const table of ['broadcast_link_statistics', 'broadcast_event_rollups', 'broadcast_statistics', 'email_event_firsts']) {
     await knex.schema.dropTableIfExists(table);
   }
 };

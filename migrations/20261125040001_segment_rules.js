@@ -20,9 +20,7 @@ exports.up = async function up(knex) {
     await knex.raw(
       `CREATE INDEX broadcast_recipients_${column}_by_broadcast ON broadcast_recipients (broadcast_id, subscriber_id) WHERE ${column} IS NOT NULL`,
     );
-    await knex.raw(
-      `CREATE INDEX broadcast_recipients_${column}_by_time ON broadcast_recipients (${column}, subscriber_id) WHERE ${column} IS NOT NULL`,
-    );
+    await knex.raw(`CREATE INDEX broadcast_recipients_${column}_by_time ON broadcast_recipients (${column}, subscriber_id) WHERE ${column} IS NOT NULL`);
   }
 };
 

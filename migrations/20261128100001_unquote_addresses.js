@@ -46,10 +46,7 @@ exports.up = async function up(knex) {
     else await knex('subscribers').where({ id: row.id }).update({ is_active: false });
   }
 
-  const pending = await knex('transactionals')
-    .whereIn('status', ['queued', 'awaiting_confirmation'])
-    .where('to_email', 'like', '"%')
-    .select('id', 'to_email');
+  const pending = await knex('transactionals').whereIn('status', ['queued', 'awaiting_confirmation']).where('to_email', 'like', '"%').select('id', 'to_email');
   for (const row of pending) {
     const to = unquoted(row.to_email);
     if (to !== null) await knex('transactionals').where({ id: row.id }).update({ to_email: to });

@@ -1,5 +1,5 @@
 // Fails CI when the domain package stops being pure: a declared dependency, or an import of
-// anything but its own files and node:crypto (docs/operations.md, Layers; issue: the domain is reusable).
+// anything but its own files and node:crypto (docs/operations.md, "Architecture").
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -28,8 +28,7 @@ function* sources(dir) {
 // A module specifier: `import … from 'x'` / `export … from 'x'` at the start of a statement (the
 // clause may span lines but holds no quotes), `import 'x'`, `import('x')` or `require('x')`. A
 // string such as 'from' in a list is not one.
-const specifier =
-  /(?:^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*|^\s*import\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/gm;
+const specifier = /(?:^\s*(?:import|export)\b[^'"`;]*?\bfrom\s*|^\s*import\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/gm;
 for (const file of sources(path.join(domain, 'src'))) {
   const text = readFileSync(file, 'utf8');
   for (const match of text.matchAll(specifier)) {
@@ -69,9 +68,7 @@ function resolveRelative(from, target) {
   }
   return null;
 }
-const workspaces = ['packages', 'apps'].flatMap((group) =>
-  readdirSync(path.join(root, group)).map((name) => path.join(root, group, name, 'src')),
-);
+const workspaces = ['packages', 'apps'].flatMap((group) => readdirSync(path.join(root, group)).map((name) => path.join(root, group, name, 'src')));
 const edges = new Map();
 for (const dir of workspaces) {
   try {

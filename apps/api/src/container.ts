@@ -1,4 +1,13 @@
-import { CachedApiTokenRepository, composeContainer, DatabaseToken, LoggerToken, type Database, type Infrastructure, type Logger, type Override } from '@mailcast/adapters';
+import {
+  CachedApiTokenRepository,
+  composeContainer,
+  DatabaseToken,
+  LoggerToken,
+  type Database,
+  type Infrastructure,
+  type Logger,
+  type Override,
+} from '@mailcast/adapters';
 import { Clock, Templates } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 

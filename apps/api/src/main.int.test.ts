@@ -12,7 +12,13 @@ describe('the api process', () => {
   it('serves on PORT (0: a free port, which it logs), is ready, and drains on SIGTERM', async () => {
     // PORT=0: the system picks a free port and the api says which. A port picked here and handed
     // over could be taken by another test's process in between.
-    const api = spawnBuilt('apps/api/dist/main.js', { ...process.env, DATABASE_URL: database.url, PORT: '0', NODE_ENV: 'production', MAILCAST_SECRET_KEY: randomBytes(32).toString('base64') });
+    const api = spawnBuilt('apps/api/dist/main.js', {
+      ...process.env,
+      DATABASE_URL: database.url,
+      PORT: '0',
+      NODE_ENV: 'production',
+      MAILCAST_SECRET_KEY: randomBytes(32).toString('base64'),
+    });
     let port = 0;
     try {
       port = Number(await eventually(async () => /api listening on http:\/\/localhost:(\d+)/.exec(api.output())?.[1]));
@@ -28,7 +34,11 @@ describe('the api process', () => {
     }
     expect(await api.exited).toBe(0);
     // Production logs are JSON lines: every line of output parses.
-    const messages = api.output().trim().split('\n').map((line) => JSON.parse(line).message as string);
+    const messages = api
+      .output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).message as string);
     expect(messages).toContain(`api listening on http://localhost:${port}`);
     expect(messages.some((m) => /^GET \/api\/v1\/broadcasts 401 \d+\.\dms$/.test(m))).toBe(true);
     expect(messages.at(-1)).toBe('api stopped');

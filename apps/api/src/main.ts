@@ -1,6 +1,14 @@
 import 'reflect-metadata';
-import { createLogger, exitOnStartupError, loadConfig, onShutdown, openInfrastructure, type Logger } from '@mailcast/adapters';
-import { resolveDatabase } from '@mailcast/devkit';
+import {
+  createLogger,
+  exitOnStartupError,
+  loadConfig,
+  onShutdown,
+  openInfrastructure,
+  type Logger,
+  loadDevkitPackage,
+  resolveDatabase,
+} from '@mailcast/adapters';
 import type { AddressInfo } from 'node:net';
 import { buildContainer, closeContainer } from './container';
 import { createApp } from './http/app';
@@ -11,7 +19,7 @@ async function main(): Promise<void> {
   try {
     const config = loadConfig();
     logger = createLogger({ level: config.logLevel, production: config.production, service: 'api' });
-    const database = await resolveDatabase(config.databaseUrl);
+    const database = await resolveDatabase(config.databaseUrl, loadDevkitPackage);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'api' });
     const container = buildContainer(infra);
     const app = createApp(container);

@@ -18,12 +18,36 @@ describe('admin email-server add', () => {
     (await new PgEmailServerRepository(api.database.db, secretBoxFor(loadConfig({}), memoryLogger().logger)).findById(channelId, id))!;
 
   it('reads the password from standard input with --pass-stdin, and keeps it sealed', async () => {
-    const result = await admin(add('--host', 'smtp.example.com', '--port', '465', '--secure', '--user', 'u', '--pass-stdin', '--from-email', 'from@example.com', '--from-name', 'Sender', '--bounce-domain', 'bounces.example.com'), {
-      stdin: 'from-stdin-secret\n',
-    });
+    const result = await admin(
+      add(
+        '--host',
+        'smtp.example.com',
+        '--port',
+        '465',
+        '--secure',
+        '--user',
+        'u',
+        '--pass-stdin',
+        '--from-email',
+        'from@example.com',
+        '--from-name',
+        'Sender',
+        '--bounce-domain',
+        'bounces.example.com',
+      ),
+      {
+        stdin: 'from-stdin-secret\n',
+      },
+    );
     expect(result).toMatchObject({ code: 0, json: { email_server: { id: expect.any(Number), host: 'smtp.example.com', port: 465 } } });
     expect(await stored(result.json.email_server.id)).toMatchObject({
-      host: 'smtp.example.com', port: 465, tls: 'implicit', username: 'u', password: 'from-stdin-secret', fromEmail: 'from@example.com', fromName: 'Sender',
+      host: 'smtp.example.com',
+      port: 465,
+      tls: 'implicit',
+      username: 'u',
+      password: 'from-stdin-secret',
+      fromEmail: 'from@example.com',
+      fromName: 'Sender',
       bounceDomain: 'bounces.example.com',
     });
     expect(await findPlaintext(api.database.db, 'from-stdin-secret')).toEqual([]);
@@ -40,7 +64,9 @@ describe('admin email-server add', () => {
     const before = await api.database.db('email_servers').count<{ count: string }[]>({ count: '*' });
     const result = await admin(add('--host', 'smtp.example.com', '--port', '587', '--user', 'u', '--pass', 'argv-secret'));
     expect(result.code).toBe(2);
-    expect(result.json.error).toMatch(/^--pass is refused: a password on the command line shows in ps and in shell history; pipe it to --pass-stdin or set SMTP_PASSWORD/);
+    expect(result.json.error).toMatch(
+      /^--pass is refused: a password on the command line shows in ps and in shell history; pipe it to --pass-stdin or set SMTP_PASSWORD/,
+    );
     expect(result.json.error).not.toContain('argv-secret');
     expect(await api.database.db('email_servers').count<{ count: string }[]>({ count: '*' })).toEqual(before);
   });

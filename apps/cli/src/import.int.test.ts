@@ -47,21 +47,39 @@ describe('admin CLI: subscribers import', () => {
     const rows = await subscribers(channel.id);
     expect(rows).toEqual([
       expect.objectContaining({
-        email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', ip_address: '10.0.0.1', source: 'import',
-        is_active: true, tags: ['vip', 'beta', 'news'], custom_data: { plan: 'pro', city: 'London' },
+        email: 'ada@example.com',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        ip_address: '10.0.0.1',
+        source: 'import',
+        is_active: true,
+        tags: ['vip', 'beta', 'news'],
+        custom_data: { plan: 'pro', city: 'London' },
         subscribed_at: new Date('2024-03-01T10:00:00Z'),
       }),
       expect.objectContaining({
-        email: 'zoë@example.com', first_name: 'Zoë, the "Second"', last_name: 'Line one\nline two', ip_address: null,
-        source: 'import', tags: ['a', 'b'], custom_data: {}, subscribed_at: new Date('2024-03-02T00:00:00Z'),
+        email: 'zoë@example.com',
+        first_name: 'Zoë, the "Second"',
+        last_name: 'Line one\nline two',
+        ip_address: null,
+        source: 'import',
+        tags: ['a', 'b'],
+        custom_data: {},
+        subscribed_at: new Date('2024-03-02T00:00:00Z'),
       }),
     ]);
     const outbox = await events(channel.id);
     expect(outbox.map((e) => e.type)).toEqual(['subscriber.created', 'subscriber.created']);
     expect(outbox[0].data).toEqual({
-      subscriber_id: rows[0].id, email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace',
-      subscribed_at: '2024-03-01T10:00:00.000Z', unsubscribed_at: null, is_active: true,
-      custom_data: { plan: 'pro', city: 'London' }, source: 'import',
+      subscriber_id: rows[0].id,
+      email: 'ada@example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      subscribed_at: '2024-03-01T10:00:00.000Z',
+      unsubscribed_at: null,
+      is_active: true,
+      custom_data: { plan: 'pro', city: 'London' },
+      source: 'import',
     });
     expect(outbox[0].dispatched_at).toBeNull();
   });
@@ -69,7 +87,11 @@ describe('admin CLI: subscribers import', () => {
   it('updates existing subscribers without resubscribing the unsubscribed or changing their source', async () => {
     const { channel } = await api.fixtures.aTenant();
     const kept = await api.fixtures.aSubscriber(channel.id, 'kept@example.com', {
-      firstName: 'Old', lastName: 'Name', tags: ['old'], customData: { plan: 'free', since: '2020' }, source: 'api_subscription',
+      firstName: 'Old',
+      lastName: 'Name',
+      tags: ['old'],
+      customData: { plan: 'free', since: '2020' },
+      source: 'api_subscription',
     });
     const gone = await api.fixtures.aSubscriber(channel.id, 'gone@example.com', { firstName: 'Gone' });
     const unsubscribedAt = new Date('2025-01-01T00:00:00Z');
@@ -89,8 +111,13 @@ describe('admin CLI: subscribers import', () => {
 
     const byEmail = Object.fromEntries((await subscribers(channel.id)).map((r) => [r.email, r]));
     expect(byEmail['kept@example.com']).toMatchObject({
-      id: kept.id, first_name: 'New', last_name: 'Name', tags: ['old', 'new'], custom_data: { plan: 'pro', since: '2020' },
-      source: 'api_subscription', subscribed_at: kept.subscribedAt,
+      id: kept.id,
+      first_name: 'New',
+      last_name: 'Name',
+      tags: ['old', 'new'],
+      custom_data: { plan: 'pro', since: '2020' },
+      source: 'api_subscription',
+      subscribed_at: kept.subscribedAt,
     });
     expect(byEmail['gone@example.com']).toMatchObject({ first_name: 'Back', is_active: false, unsubscribed_at: unsubscribedAt });
     expect(byEmail['fresh@example.com']).toMatchObject({ source: 'import', is_active: true });
@@ -104,7 +131,9 @@ describe('admin CLI: subscribers import', () => {
     );
     expect(outbox).toHaveLength(3);
     expect(outbox.find((e) => e.data.email === 'gone@example.com')?.data).toMatchObject({
-      is_active: false, unsubscribed_at: '2025-01-01T00:00:00.000Z', source: 'api_subscription',
+      is_active: false,
+      unsubscribed_at: '2025-01-01T00:00:00.000Z',
+      source: 'api_subscription',
     });
   });
 
@@ -153,7 +182,9 @@ describe('admin CLI: subscribers import', () => {
     ]);
 
     const plain = await admin('subscribers', 'import', '--channel', String(channel.id), file);
-    expect(plain.stdout).toContain('0 created, 0 updated, 2 unchanged, 7 refused\n  line 3: not-an-email: email is invalid\n  line 4: (no email): email is missing\n');
+    expect(plain.stdout).toContain(
+      '0 created, 0 updated, 2 unchanged, 7 refused\n  line 3: not-an-email: email is invalid\n  line 4: (no email): email is missing\n',
+    );
   });
 
   it('reports the line a record starts on, across quoted line breaks and CRLF files', async () => {
@@ -161,7 +192,10 @@ describe('admin CLI: subscribers import', () => {
     const rows = ['email,note', 'a@example.com,"one\r\ntwo\r\nthree"', '', 'bad-1,x', '"b@example.com","x\r\ny"', 'bad-2,"p\r\nq"', 'bad-3,z'];
     const crlf = await csv(rows.join('\r\n') + '\r\n');
     const lf = await csv(rows.join('\n').replace(/\r\n/g, '\n') + '\n');
-    for (const [file, eol] of [[crlf, '\r\n'], [lf, '\n']] as const) {
+    for (const [file, eol] of [
+      [crlf, '\r\n'],
+      [lf, '\n'],
+    ] as const) {
       const result = await admin('subscribers', 'import', '--channel', String(channel.id), file, '--json');
       expect(result.json.refused.rows.map((r: { line: number }) => r.line)).toEqual([6, 9, 11]);
       // Line breaks inside quoted cells are kept as written.
@@ -179,14 +213,20 @@ describe('admin CLI: subscribers import', () => {
     const result = await admin('subscribers', 'import', '--channel', String(channel.id), file, '--json');
     expect(result.code).toBe(0);
     expect(result.json).toEqual({
-      created: 4_990, updated: 10, unchanged: 0, refused: { count: 1, rows: [{ line: 5_002, email: 'broken', reason: 'email is invalid' }] },
+      created: 4_990,
+      updated: 10,
+      unchanged: 0,
+      refused: { count: 1, rows: [{ line: 5_002, email: 'broken', reason: 'email is invalid' }] },
     });
     // Off a terminal the bar prints its lines on stderr; stdout keeps its one document.
     expect(result.stderr).toContain('import [');
     const counted = await api.database.db('subscribers').where({ channel_id: channel.id, source: 'import' }).count({ n: '*' });
     expect(Number(counted[0]?.n)).toBe(4_990);
     const types = await api.database.db('events').where({ channel_id: channel.id }).select('type').count().groupBy('type').orderBy('type');
-    expect(types.map((t) => [t.type, Number(t.count)])).toEqual([['subscriber.created', 4_990], ['subscriber.updated', 10]]);
+    expect(types.map((t) => [t.type, Number(t.count)])).toEqual([
+      ['subscriber.created', 4_990],
+      ['subscriber.updated', 10],
+    ]);
     const sample = await api.database.db('subscribers').where({ channel_id: channel.id, email: 'user4999@example.com' }).first();
     expect(sample).toMatchObject({ first_name: 'Näme 4999', tags: ['t1'] });
   }, 30_000);

@@ -24,9 +24,7 @@ describe('admin CLI', () => {
 
   it('token create issues a token with exactly the given permissions; revoke ends it', async () => {
     const { json: created } = await admin('channel', 'create', '--name', 'Scoped', '--json');
-    const issued = await admin(
-      'token', 'create', '--channel', String(created.channel.id), '--permissions', 'subscribers_read, broadcasts_read', '--json',
-    );
+    const issued = await admin('token', 'create', '--channel', String(created.channel.id), '--permissions', 'subscribers_read, broadcasts_read', '--json');
     expect(issued.code).toBe(0);
     expect(issued.json).toEqual({ token: expect.stringMatching(/^mc_/), id: expect.any(Number), permissions: ['subscribers_read', 'broadcasts_read'] });
     expect((await broadcastsWith(issued.json.token)).status).toBe(200);
@@ -52,7 +50,10 @@ describe('admin CLI', () => {
       label: 'ops',
       channel_id: null,
     });
-    const added = await request(api.app).post('/api/v1/global_suppressions.json').set('Authorization', `Bearer ${issued.json.token}`).send({ email: 'cli@example.com' });
+    const added = await request(api.app)
+      .post('/api/v1/global_suppressions.json')
+      .set('Authorization', `Bearer ${issued.json.token}`)
+      .send({ email: 'cli@example.com' });
     expect(added.status).toBe(201);
     const { json: created } = await admin('channel', 'create', '--name', 'Tenant', '--json');
     const refused = await request(api.app).get('/api/v1/global_suppressions.json').set('Authorization', `Bearer ${created.token}`);
@@ -68,8 +69,16 @@ describe('admin CLI', () => {
   it.each([
     [['token', 'create', '--channel', '1', '--permissions', 'root', '--json'], 1, 'permissions unknown: root'],
     [['token', 'create', '--channel', '999999', '--permissions', 'broadcasts_read', '--json'], 1, 'Channel not found'],
-    [['token', 'create', '--channel', '1', '--permissions', 'global_suppressions_write', '--json'], 1, 'permissions global_suppressions_write only for admin tokens (token create --admin)'],
-    [['token', 'create', '--admin', '--channel', '1', '--permissions', 'suppressions_read', '--json'], 2, '--admin and --channel do not go together: an admin token names its channel per request\nusage: token create (--channel ID | --admin) --permissions p1,p2,... [--label L]'],
+    [
+      ['token', 'create', '--channel', '1', '--permissions', 'global_suppressions_write', '--json'],
+      1,
+      'permissions global_suppressions_write only for admin tokens (token create --admin)',
+    ],
+    [
+      ['token', 'create', '--admin', '--channel', '1', '--permissions', 'suppressions_read', '--json'],
+      2,
+      '--admin and --channel do not go together: an admin token names its channel per request\nusage: token create (--channel ID | --admin) --permissions p1,p2,... [--label L]',
+    ],
     [['token', 'revoke', '--id', '999999', '--json'], 1, 'Token not found'],
     [['token', 'revoke', '--id', 'x', '--json'], 2, '--id must be a positive integer\nusage: token revoke --id N'],
     [['channel', 'create', '--json'], 2, '--name is required\nusage: channel create --name NAME [--from-email E] [--from-name N]'],
@@ -142,6 +151,9 @@ describe('admin CLI', () => {
   it('says the database cannot be reached, with exit 1, when nothing answers at DATABASE_URL', async () => {
     const unreachable = `postgres://postgres:postgres@127.0.0.1:${await freePort()}/mailcast`;
     const result = await runAdmin(unreachable, ['channel', 'create', '--name', 'Nowhere', '--json']);
-    expect(result).toMatchObject({ code: 1, json: { error: expect.stringMatching(/^the database cannot be reached \(connect ECONNREFUSED .*\); check DATABASE_URL/) } });
+    expect(result).toMatchObject({
+      code: 1,
+      json: { error: expect.stringMatching(/^the database cannot be reached \(connect ECONNREFUSED .*\); check DATABASE_URL/) },
+    });
   });
 });

@@ -1,16 +1,13 @@
 import 'reflect-metadata';
 import { AppError } from '@mailcast/core';
-import { createBoss, createDatabase, createLogger, isDatabaseUnavailable, loadConfig } from '@mailcast/adapters';
-import { resolveDatabase } from '@mailcast/devkit';
+import { createBoss, createDatabase, createLogger, isDatabaseUnavailable, loadConfig, loadDevkitPackage, resolveDatabase } from '@mailcast/adapters';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
 import { UsageError, type CommandIo } from './commands/command';
 import { COMMANDS } from './commands';
 import { buildContainer } from './container';
 
-const USAGE = ['usage: npm run -s admin -- <command> [--json]', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join(
-  '\n',
-);
+const USAGE = ['usage: npm run -s admin -- <command> [--json]', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
 
 interface Output {
   out(text: string): void;
@@ -72,7 +69,7 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
 
   const config = loadConfig(env);
   const logger = createLogger({ level: 'warn', production: config.production, service: 'admin' });
-  const database = await resolveDatabase(config.databaseUrl, env);
+  const database = await resolveDatabase(config.databaseUrl, loadDevkitPackage, env);
   const db = createDatabase(database.url, { poolMax: 2 });
   // The admin commands never enqueue; the queue client is bound but never started.
   const boss = createBoss(database.url, 'api');
@@ -88,7 +85,8 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
   } catch (error) {
     if (error instanceof UsageError) return fail(`${error.message}\nusage: ${command.usage}`, 2);
     if (error instanceof AppError) return fail(error.message, 1);
-    if (isDatabaseUnavailable(error)) return fail(`the database cannot be reached (${(error as Error).message}); check DATABASE_URL and that PostgreSQL is running`, 1);
+    if (isDatabaseUnavailable(error))
+      return fail(`the database cannot be reached (${(error as Error).message}); check DATABASE_URL and that PostgreSQL is running`, 1);
     throw error;
   } finally {
     await db.destroy();

@@ -5,7 +5,9 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** Every migration file, in the order knex applies them (by name). */
-const MIGRATIONS = readdirSync(path.join(REPO_ROOT, 'migrations')).filter((f) => f.endsWith('.js')).sort();
+const MIGRATIONS = readdirSync(path.join(REPO_ROOT, 'migrations'))
+  .filter((f) => f.endsWith('.js'))
+  .sort();
 
 /** docs/operations.md: `npm run migrate` applies the knex migrations and pg-boss's schema to DATABASE_URL. */
 describe('npm run migrate', () => {
@@ -24,18 +26,34 @@ describe('npm run migrate', () => {
     const first = await migrate();
     expect(first.code).toBe(0);
     expect(first.output).toBe(`applied ${MIGRATIONS.length} migration(s):
-${MIGRATIONS.map((m) => `  ${m}
-`).join('')}`);
+${MIGRATIONS.map(
+  (m) => `  ${m}
+`,
+).join('')}`);
     expect(MIGRATIONS.slice(0, 2)).toEqual(['20261122000000_foundation.js', '20261122000100_rate_limits.js']);
 
-    const tables = (
-      await database.db.raw(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)
-    ).rows.map((r: { table_name: string }) => r.table_name);
+    const tables = (await database.db.raw(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)).rows.map(
+      (r: { table_name: string }) => r.table_name,
+    );
     expect(tables).toEqual(
       expect.arrayContaining([
-        'api_tokens', 'broadcast_links', 'broadcast_recipients', 'broadcasts', 'channels',
-        'email_events', 'email_servers', 'events', 'rate_limit_windows', 'segment_memberships', 'segments',
-        'subscriber_confirmations', 'subscribers', 'suppressions', 'templates', 'webhook_deliveries', 'webhook_endpoints',
+        'api_tokens',
+        'broadcast_links',
+        'broadcast_recipients',
+        'broadcasts',
+        'channels',
+        'email_events',
+        'email_servers',
+        'events',
+        'rate_limit_windows',
+        'segment_memberships',
+        'segments',
+        'subscriber_confirmations',
+        'subscribers',
+        'suppressions',
+        'templates',
+        'webhook_deliveries',
+        'webhook_endpoints',
       ]),
     );
     const queues = (await database.db.raw('SELECT name, retry_limit FROM pgboss.queue ORDER BY name')).rows;

@@ -30,7 +30,16 @@ describe('admin CLI: segments', () => {
     await api.fixtures.aSubscriber(channel.id, 'a@example.test', { tags: ['vip'], customData: { plan: 'pro' } });
     await api.fixtures.aSubscriber(channel.id, 'b@example.test', { tags: ['vip'], customData: { plan: 'free' } });
     await api.fixtures.aSubscriber(channel.id, 'c@example.test', { tags: [] });
-    const rules = await file('vip.json', JSON.stringify({ match: 'all', rules: [{ field: 'tags', operator: 'includes', value: 'vip' }, { field: 'custom_data.plan', operator: 'equals', value: 'pro' }] }));
+    const rules = await file(
+      'vip.json',
+      JSON.stringify({
+        match: 'all',
+        rules: [
+          { field: 'tags', operator: 'includes', value: 'vip' },
+          { field: 'custom_data.plan', operator: 'equals', value: 'pro' },
+        ],
+      }),
+    );
 
     const created = await admin('segment', 'create', '--channel', String(channel.id), '--name', 'VIP pro', '--rules', rules, '--json');
     expect(created.code).toBe(0);
@@ -38,7 +47,10 @@ describe('admin CLI: segments', () => {
       id: expect.any(Number),
       name: 'VIP pro',
       match: 'all',
-      rules: [{ field: 'tags', operator: 'includes', value: 'vip' }, { field: 'custom_data.plan', operator: 'equals', value: 'pro' }],
+      rules: [
+        { field: 'tags', operator: 'includes', value: 'vip' },
+        { field: 'custom_data.plan', operator: 'equals', value: 'pro' },
+      ],
     });
     const counted = await admin('segment', 'count', '--channel', String(channel.id), '--id', String(created.json.id), '--json');
     expect(counted).toMatchObject({ code: 0, json: { id: created.json.id, subscribers_count: 1 } });

@@ -20,7 +20,7 @@ describe('admin CLI: sequences', () => {
     return id;
   }
 
-  it('lists a channel\'s sequences with their counts, and enrols by sequence id alone', async () => {
+  it("lists a channel's sequences with their counts, and enrols by sequence id alone", async () => {
     const channel = await api.fixtures.aChannel();
     const other = await api.fixtures.aChannel();
     const welcome = await aSequence(channel.id, 'Welcome', true);

@@ -28,8 +28,25 @@ describe('admin CLI: templates and transactionals', () => {
     const channel = String((await api.fixtures.aChannel()).id);
     const body = await file('body.txt', 'Hello {{ subscriber.first_name }}');
     const created = await admin('template', 'create', '--channel', channel, '--label', 'Welcome', '--subject', 'Hi', '--body-file', body);
-    expect(created).toMatchObject({ code: 0, json: { id: expect.any(Number), label: 'Welcome', subject: 'Hi', body: 'Hello {{ subscriber.first_name }}', template_purpose: 'broadcast' } });
-    const confirmation = await admin('template', 'create', '--channel', channel, '--label', 'Confirm', '--subject', 'Confirm', '--body-file', body, '--purpose', 'confirmation', '--default-confirmation');
+    expect(created).toMatchObject({
+      code: 0,
+      json: { id: expect.any(Number), label: 'Welcome', subject: 'Hi', body: 'Hello {{ subscriber.first_name }}', template_purpose: 'broadcast' },
+    });
+    const confirmation = await admin(
+      'template',
+      'create',
+      '--channel',
+      channel,
+      '--label',
+      'Confirm',
+      '--subject',
+      'Confirm',
+      '--body-file',
+      body,
+      '--purpose',
+      'confirmation',
+      '--default-confirmation',
+    );
     expect(confirmation.json).toMatchObject({ template_purpose: 'confirmation', default_confirmation: true });
 
     const broken = await admin('template', 'create', '--channel', channel, '--label', 'Broken', '--body-file', await file('broken.txt', 'Hi {{ oops '));
@@ -50,10 +67,34 @@ describe('admin CLI: templates and transactionals', () => {
   it('sends a transactional from a template and shows it; a suppressed address is not queued', async () => {
     const channel = await api.fixtures.aChannel();
     const id = String(channel.id);
-    const template = await admin('template', 'create', '--channel', id, '--label', 'Receipt', '--subject', 'Receipt {{ data.n }}', '--body-file', await file('r.txt', 'Order {{ data.n }}'));
-    const sent = await admin('transactional', 'send', '--channel', id, '--to', 'Buyer@Example.com', '--template', String(template.json.id), '--data', '{"n": 7}');
+    const template = await admin(
+      'template',
+      'create',
+      '--channel',
+      id,
+      '--label',
+      'Receipt',
+      '--subject',
+      'Receipt {{ data.n }}',
+      '--body-file',
+      await file('r.txt', 'Order {{ data.n }}'),
+    );
+    const sent = await admin(
+      'transactional',
+      'send',
+      '--channel',
+      id,
+      '--to',
+      'Buyer@Example.com',
+      '--template',
+      String(template.json.id),
+      '--data',
+      '{"n": 7}',
+    );
     expect(sent).toMatchObject({ code: 0, json: { id: expect.any(Number), to: 'buyer@example.com', subject: 'Receipt {{ data.n }}', status: 'queued' } });
-    const jobs = await api.database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'transactionals.send' AND data->>'transactionalId' = ?`, [String(sent.json.id)]);
+    const jobs = await api.database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'transactionals.send' AND data->>'transactionalId' = ?`, [
+      String(sent.json.id),
+    ]);
     expect(jobs.rows[0].n).toBe(1);
     const shown = await admin('transactional', 'show', '--channel', id, '--id', String(sent.json.id));
     expect(shown.json).toEqual({ ...sent.json, message_id: null, sent_at: null, error: null, created_at: expect.any(String) });
@@ -62,7 +103,19 @@ describe('admin CLI: templates and transactionals', () => {
     const blocked = await admin('transactional', 'send', '--channel', id, '--to', 'blocked@example.com', '--subject', 'S', '--body', 'B');
     expect(blocked.json.status).toBe('suppressed');
 
-    const unsubscribable = await admin('transactional', 'send', '--channel', id, '--to', 'news@example.com', '--subject', 'S', '--body', 'B', '--include-unsubscribe-link');
+    const unsubscribable = await admin(
+      'transactional',
+      'send',
+      '--channel',
+      id,
+      '--to',
+      'news@example.com',
+      '--subject',
+      'S',
+      '--body',
+      'B',
+      '--include-unsubscribe-link',
+    );
     expect(unsubscribable.code).toBe(0);
     const flags = await api.database.db('transactionals').whereIn('id', [sent.json.id, unsubscribable.json.id]).orderBy('id').pluck('include_unsubscribe_link');
     expect(flags).toEqual([false, true]);

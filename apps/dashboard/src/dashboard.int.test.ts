@@ -28,7 +28,10 @@ describe('the dashboard in a browser', () => {
   /** Takes one expected entry (a refused request the step provokes) off the problem list. */
   async function waitForProblem(pattern: RegExp): Promise<void> {
     await eventually(async () => (problems.some((p) => pattern.test(p)) ? true : undefined), 5_000, 50);
-    problems.splice(problems.findIndex((p) => pattern.test(p)), 1);
+    problems.splice(
+      problems.findIndex((p) => pattern.test(p)),
+      1,
+    );
   }
 
   it('signs in with an API token kept in session storage, never in the URL', async () => {
@@ -67,7 +70,12 @@ describe('the dashboard in a browser', () => {
     expect(csp).not.toContain('unsafe-inline');
     const html = await response.text();
     expect(html).not.toMatch(/<script>|<style|style=|https?:\/\//);
-    const external = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((u) => !u.startsWith(location.origin)));
+    const external = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((u) => !u.startsWith(location.origin)),
+    );
     expect(external).toEqual([]);
   });
   const PEOPLE = [
@@ -136,13 +144,17 @@ describe('the dashboard in a browser', () => {
     expect(await page.$eval('.preview-text', (el) => el.textContent)).toContain('Hi Bob, see https://example.com/a');
     // The frame is keyed by the preview's HTML, so one found early may be replaced: look again
     // until a frame shows the email.
-    const frame = await eventually(async () => {
-      for (const f of page.frames().filter((f) => f.url().endsWith('/app/preview-frame.html'))) {
-        const text = await f.evaluate(() => document.body?.textContent ?? '').catch(() => '');
-        if (text.includes('Hi Bob')) return f;
-      }
-      return undefined;
-    }, 20_000, 50);
+    const frame = await eventually(
+      async () => {
+        for (const f of page.frames().filter((f) => f.url().endsWith('/app/preview-frame.html'))) {
+          const text = await f.evaluate(() => document.body?.textContent ?? '').catch(() => '');
+          if (text.includes('Hi Bob')) return f;
+        }
+        return undefined;
+      },
+      20_000,
+      50,
+    );
     // The email's own inline style (its unsubscribe paragraph) applies inside the frame.
     expect(await frame.$eval('p[style]', (p) => getComputedStyle(p).fontSize)).toBe('12px');
     await screenshot(page, 'broadcast-preview');
@@ -155,7 +167,11 @@ describe('the dashboard in a browser', () => {
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(await page.$eval('.live', (el) => el.textContent)).toContain('100% · 3/3');
     await screenshot(page, 'broadcast-sent');
-    expect(smtp().map((m) => m.to[0]).sort()).toEqual(PEOPLE.map((p) => p.email).sort());
+    expect(
+      smtp()
+        .map((m) => m.to[0])
+        .sort(),
+    ).toEqual(PEOPLE.map((p) => p.email).sort());
 
     await clickText(page, '← Broadcasts');
     await waitForText(page, 'tr[data-broadcast] .badge', 'sent');
@@ -187,7 +203,12 @@ describe('the dashboard in a browser', () => {
     await page.waitForSelector('th[aria-sort=ascending] button');
     // The table may redraw once more with the polled figures: wait for the order, then check it.
     const urls = () => page.$$eval('table.links td.url', (cells) => cells.map((c) => c.textContent).join(' '));
-    await page.waitForFunction(() => [...document.querySelectorAll('table.links td.url')].map((c) => c.textContent).join(' ') === 'https://example.com/b https://example.com/a', { timeout: 5_000 }).catch(() => undefined);
+    await page
+      .waitForFunction(
+        () => [...document.querySelectorAll('table.links td.url')].map((c) => c.textContent).join(' ') === 'https://example.com/b https://example.com/a',
+        { timeout: 5_000 },
+      )
+      .catch(() => undefined);
     expect(await urls()).toBe('https://example.com/b https://example.com/a');
 
     await page.select('select[name=timeframe]', '60m');
@@ -197,7 +218,7 @@ describe('the dashboard in a browser', () => {
     await screenshot(page, 'statistics');
   });
 
-  it('filters subscribers by tag and opens a subscriber\'s page', async () => {
+  it("filters subscribers by tag and opens a subscriber's page", async () => {
     await clickText(page, 'Subscribers');
     await fill('tags', 'vip');
     await clickText(page, 'Search');
@@ -233,7 +254,7 @@ describe('the dashboard in a browser', () => {
     await screenshot(page, 'webhook');
   });
 
-  it('is usable at a phone\'s width and with the keyboard alone', async () => {
+  it("is usable at a phone's width and with the keyboard alone", async () => {
     await page.setViewport({ width: 390, height: 844 });
     await clickText(page, 'Broadcasts');
     await waitForText(page, 'tr[data-broadcast] .badge', 'sent');

@@ -15,7 +15,6 @@ import { freePort } from '@mailcast/testkit';
 const ROOT = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);
 
-
 describe('npm start (development all-in-one)', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
@@ -66,11 +65,9 @@ describe('npm start (development all-in-one)', () => {
     return exited;
   }
 
-  const admin = async (...args: string[]) =>
-    JSON.parse((await run(process.execPath, ['apps/cli/dist/main.js', ...args, '--json'], { cwd: ROOT, env })).stdout);
+  const admin = async (...args: string[]) => JSON.parse((await run(process.execPath, ['apps/cli/dist/main.js', ...args, '--json'], { cwd: ROOT, env })).stdout);
 
-  const listBroadcasts = (token: string) =>
-    fetch(`http://127.0.0.1:${apiPort}/api/v1/broadcasts`, { headers: { authorization: `Bearer ${token}` } });
+  const listBroadcasts = (token: string) => fetch(`http://127.0.0.1:${apiPort}/api/v1/broadcasts`, { headers: { authorization: `Bearer ${token}` } });
 
   it('runs, serves the CLI on its database, stops cleanly and restarts on the same data', async () => {
     const first = start();

@@ -14,12 +14,7 @@ export interface SeedResult {
  * and a token with every permission. The token is kept in `.data/dev-token` (mode 600) so later
  * runs can show it again; the database itself keeps only its hash.
  */
-export async function seedDevelopmentData(options: {
-  config: Config;
-  databaseUrl: string;
-  smtpPort: number;
-  tokenFile: string;
-}): Promise<SeedResult> {
+export async function seedDevelopmentData(options: { config: Config; databaseUrl: string; smtpPort: number; tokenFile: string }): Promise<SeedResult> {
   const db = createDatabase(options.databaseUrl, { poolMax: 2 });
   const logger = createLogger({ level: 'warn', production: false, service: 'seed' });
   const container = composeContainer({

@@ -22,7 +22,6 @@ describe('the dispatcher configuration', () => {
     );
   });
 
-
   it('keeps five messages in flight per SMTP connection and groups commits by the connections', () => {
     const defaults = sendingConfig('https://mail.example.com', {});
     expect(smtpConnections({})).toBe(DEFAULT_CONNECTIONS_PER_SERVER);
@@ -54,9 +53,7 @@ describe('the dispatcher configuration', () => {
   });
 
   it.each(['-1', '1.5', 'two', '65'])('refuses MAILCAST_SMTP_THREADS=%s, naming the variable', (value) => {
-    expect(() => smtpThreads({ MAILCAST_SMTP_THREADS: value }, 2)).toThrow(
-      'Invalid configuration: "MAILCAST_SMTP_THREADS" must be an integer from 0 to 64',
-    );
+    expect(() => smtpThreads({ MAILCAST_SMTP_THREADS: value }, 2)).toThrow('Invalid configuration: "MAILCAST_SMTP_THREADS" must be an integer from 0 to 64');
   });
 
   describe('webhook relay sweep', () => {
@@ -64,7 +61,10 @@ describe('the dispatcher configuration', () => {
       expect(webhookRelayConfig({})).toEqual({});
     });
     it('reads the sweep interval and the stalled age in milliseconds', () => {
-      expect(webhookRelayConfig({ MAILCAST_WEBHOOK_SWEEP_MS: '250', MAILCAST_WEBHOOK_STALLED_MS: '2000' })).toEqual({ sweepEveryMs: 250, stalledAfterMs: 2000 });
+      expect(webhookRelayConfig({ MAILCAST_WEBHOOK_SWEEP_MS: '250', MAILCAST_WEBHOOK_STALLED_MS: '2000' })).toEqual({
+        sweepEveryMs: 250,
+        stalledAfterMs: 2000,
+      });
     });
     it('rejects a value that is not a positive integer', () => {
       expect(() => webhookRelayConfig({ MAILCAST_WEBHOOK_STALLED_MS: '0' })).toThrow('"MAILCAST_WEBHOOK_STALLED_MS" must be a positive integer');

@@ -29,11 +29,7 @@ export interface DispatcherConfig {
   sequences: SequenceRuntimeSettings;
 }
 
-export function loadDispatcherConfig(
-  publicUrl: string,
-  env: NodeJS.ProcessEnv = process.env,
-  cores: number = os.availableParallelism(),
-): DispatcherConfig {
+export function loadDispatcherConfig(publicUrl: string, env: NodeJS.ProcessEnv = process.env, cores: number = os.availableParallelism()): DispatcherConfig {
   return {
     sending: sendingConfig(publicUrl, env),
     smtp: { threads: smtpThreads(env, cores), connectionsPerServer: smtpConnections(env) },

@@ -46,9 +46,7 @@ export function buildContainer(
   const addresses = smtpAddressOptions(infra.config);
   container.registerInstance(
     Mailer,
-    threads === 0
-      ? new NodemailerMailer(addresses, connectionsPerServer)
-      : new ThreadedMailer({ threads, connectionsPerServer, addresses }),
+    threads === 0 ? new NodemailerMailer(addresses, connectionsPerServer) : new ThreadedMailer({ threads, connectionsPerServer, addresses }),
   );
   // Transactional email keeps connections of its own, ahead of broadcast traffic
   // (docs/transactionals.md); two per server, on the main thread.

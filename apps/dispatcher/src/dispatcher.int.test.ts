@@ -106,10 +106,14 @@ describe('dispatcher', () => {
           const errors: unknown[] = [];
           const observed = observedBoss(boss, { onEndRefused: () => refusedEnds++ });
           workers = startWorkers(observed, container, [handler as unknown as JobHandler], { onError: (error) => errors.push(error) });
-          const states = await eventually(async () => {
-            const rows = await jobStates(database, ids).catch(() => []);
-            return rows.length === 2 && rows.every((r) => r.state === 'completed' || r.state === 'failed') ? rows : undefined;
-          }, 15_000, 100);
+          const states = await eventually(
+            async () => {
+              const rows = await jobStates(database, ids).catch(() => []);
+              return rows.length === 2 && rows.every((r) => r.state === 'completed' || r.state === 'failed') ? rows : undefined;
+            },
+            15_000,
+            100,
+          );
           expect([...handled].sort()).toEqual([11, 12]);
           expect(Object.fromEntries(states.map((r) => [r.data.deliveryId, r.state]))).toEqual({ 11: 'completed', 12: 'failed' });
           // Both ends were written after the database came back: the first tries met the outage.
@@ -159,9 +163,7 @@ describe('dispatcher', () => {
       WEBHOOK_RETRY_SCHEDULE: 'often',
     });
     expect(await dispatcher.exited).toBe(1);
-    expect(dispatcher.output()).toContain(
-      'failed to start: Invalid configuration: "WEBHOOK_RETRY_SCHEDULE" must be comma-separated durations',
-    );
+    expect(dispatcher.output()).toContain('failed to start: Invalid configuration: "WEBHOOK_RETRY_SCHEDULE" must be comma-separated durations');
     expect(dispatcher.output()).not.toMatch(/\n\s+at /); // no stack trace
   });
 });

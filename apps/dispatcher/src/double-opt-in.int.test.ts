@@ -62,11 +62,13 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
     await api.close();
   });
 
-  const create = (body: object, t = token) =>
-    request(api.app).post('/api/v1/subscribers.json').set('Authorization', `Bearer ${t}`).send(body);
+  const create = (body: object, t = token) => request(api.app).post('/api/v1/subscribers.json').set('Authorization', `Bearer ${t}`).send(body);
   const find = async (email: string) =>
-    (await request(api.app).get(`/api/v1/subscribers/find.json?email=${encodeURIComponent(email)}`).set('Authorization', `Bearer ${token}`))
-      .body as Record<string, unknown>;
+    (
+      await request(api.app)
+        .get(`/api/v1/subscribers/find.json?email=${encodeURIComponent(email)}`)
+        .set('Authorization', `Bearer ${token}`)
+    ).body as Record<string, unknown>;
 
   /** The next confirmation email to `to`, parsed as a mail client would. */
   async function mailTo(to: string, nth = 1): Promise<ParsedEmail> {

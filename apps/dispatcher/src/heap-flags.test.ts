@@ -11,7 +11,11 @@ describe("the dispatcher's heap flags", () => {
   it("leaves the operator's own flags as given, on the command line or in NODE_OPTIONS", () => {
     expect(heapFlags(['--max-semi-space-size=8'], '')).toEqual(['--heap-growing-percent=30']);
     expect(heapFlags([], '--max_semi_space_size=8 --heap-growing-percent=50')).toEqual([]);
-    expect(heapFlags(['--inspect'], '--max-old-space-size=512')).toEqual(['--semi-space-growth-factor=1', '--min-semi-space-size=2', '--heap-growing-percent=30']);
+    expect(heapFlags(['--inspect'], '--max-old-space-size=512')).toEqual([
+      '--semi-space-growth-factor=1',
+      '--min-semi-space-size=2',
+      '--heap-growing-percent=30',
+    ]);
   });
 
   it('takes effect when loaded first, with no node flag: the young generation stays at its first size', async () => {

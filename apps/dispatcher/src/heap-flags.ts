@@ -29,9 +29,7 @@ const DEFAULTS: ReadonlyArray<{ flag: string; overriddenBy: readonly string[] }>
 
 /** The flags to set: the defaults, less those the operator's own flags decide. */
 export function heapFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
-  const given = [...execArgv, ...nodeOptions.split(/\s+/)]
-    .filter((arg) => arg.startsWith('--'))
-    .map((arg) => arg.slice(2).split('=')[0]!.replaceAll('_', '-'));
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)].filter((arg) => arg.startsWith('--')).map((arg) => arg.slice(2).split('=')[0]!.replaceAll('_', '-'));
   return DEFAULTS.filter(({ overriddenBy }) => !overriddenBy.some((name) => given.includes(name))).map(({ flag }) => flag);
 }
 

@@ -21,15 +21,24 @@ describe('hostile Liquid in the dispatcher', () => {
 
   /** Waits until a job of `queue` is being worked: the hostile channel's renders are under way. */
   const working = (queue: string) =>
-    eventually(async () => {
-      const { rows } = await h.api.database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = ? AND state = 'active'`, [queue]);
-      return (rows[0] as { n: number }).n > 0 ? true : undefined;
-    }, 10_000, 5);
+    eventually(
+      async () => {
+        const { rows } = await h.api.database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = ? AND state = 'active'`, [queue]);
+        return (rows[0] as { n: number }).n > 0 ? true : undefined;
+      },
+      10_000,
+      5,
+    );
 
   /** The healthy channel's transactional: milliseconds from the request to the SMTP server's receipt. */
   async function healthyTransactional(to: string): Promise<number> {
     const started = Date.now();
-    const res = await h.request('POST', '/api/v1/transactionals.json', { to, subject: 'Your code', body: 'Code 1234' }, { authorization: `Bearer ${healthyToken}` });
+    const res = await h.request(
+      'POST',
+      '/api/v1/transactionals.json',
+      { to, subject: 'Your code', body: 'Code 1234' },
+      { authorization: `Bearer ${healthyToken}` },
+    );
     expect(res.status).toBe(201);
     const received = await eventually(async () => h.received(to)[0], 120_000, 5);
     return received.receivedAt.getTime() - started;

@@ -1,9 +1,22 @@
 // First: the heap bounds are set before any other module grows the heap.
 import { HEAP_FLAGS } from './heap-flags';
 import 'reflect-metadata';
-import { keepHeapFlags, createLogger, createMetricsRegistry, exitOnStartupError, listenForJobs, readiness, loadConfig, onShutdown, openInfrastructure, OUTBOX_WAKE, type Logger } from '@mailcast/adapters';
+import {
+  keepHeapFlags,
+  createLogger,
+  createMetricsRegistry,
+  exitOnStartupError,
+  listenForJobs,
+  readiness,
+  loadConfig,
+  onShutdown,
+  openInfrastructure,
+  OUTBOX_WAKE,
+  type Logger,
+  loadDevkitPackage,
+  resolveDatabase,
+} from '@mailcast/adapters';
 import { BroadcastRendering, Mailer, PriorityMailer, Templates, WebhookSender } from '@mailcast/core';
-import { resolveDatabase } from '@mailcast/devkit';
 import type http from 'node:http';
 import os from 'node:os';
 import { Histogram } from 'prom-client';
@@ -25,7 +38,7 @@ async function main(): Promise<void> {
     const config = loadConfig();
     logger = createLogger({ level: config.logLevel, production: config.production, service: 'dispatcher' });
     const dispatcherConfig = loadDispatcherConfig(config.publicUrl);
-    const database = await resolveDatabase(config.databaseUrl);
+    const database = await resolveDatabase(config.databaseUrl, loadDevkitPackage);
     // V8 resets one of them whenever it configures a thread's isolate: set again as each comes online.
     keepHeapFlags(HEAP_FLAGS);
     const infra = await openInfrastructure({ config, logger, databaseUrl: database.url, role: 'dispatcher' });
@@ -54,8 +67,7 @@ async function main(): Promise<void> {
     });
     const webhooks = startWebhookWorkers(infra.boss, container, {
       relay: dispatcherConfig.webhookRelay,
-      onError: (error, context) =>
-        log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
+      onError: (error, context) => log.error('webhook worker error', { context, error: error instanceof Error ? error.message : String(error) }),
     });
     // Jobs announced with NOTIFY (transactional email) are fetched at once, not at the next poll,
     // and so are outbox events whose writer announced them after its commit.
@@ -67,11 +79,7 @@ async function main(): Promise<void> {
     const sequences = startSequenceRuntime(container, dispatcherConfig.sequences, log);
     let health: http.Server | undefined;
     if (config.dispatcherMetricsPort !== undefined) {
-      health = await startHealthServer(
-        config.dispatcherMetricsPort,
-        { isHealthy: () => !stopping, readiness: () => readiness(infra.db) },
-        metrics,
-      );
+      health = await startHealthServer(config.dispatcherMetricsPort, { isHealthy: () => !stopping, readiness: () => readiness(infra.db) }, metrics);
       logger.info(`dispatcher health and metrics on http://localhost:${portOf(health)}/healthz, /readyz and /metrics`);
     }
     const dsn = await startDsnListener(container, config, logger);

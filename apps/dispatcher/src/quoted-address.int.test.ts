@@ -54,7 +54,7 @@ describe('a quoted local part cannot slip past a suppression (HTTP, dispatcher w
     expect((await h.request('GET', `/api/v1/transactionals/${quoted.body.id}.json`)).body.status).toBe('suppressed');
   }, 60_000);
 
-  it('refuses a quoted local part that needs its quotes, with the field\'s usual message, and writes nothing', async () => {
+  it("refuses a quoted local part that needs its quotes, with the field's usual message, and writes nothing", async () => {
     for (const email of ['"blocked "@example.com', '"a\\"b"@example.com', '"a,blocked"@example.com', 'a,blocked@example.com']) {
       expect(await h.request('POST', '/api/v1/subscribers.json', { email })).toEqual({ status: 422, body: { errors: { email: ['is invalid'] } } });
       expect(await h.request('POST', '/api/v1/suppressions.json', { email })).toEqual({ status: 422, body: { errors: { email: ['is invalid'] } } });

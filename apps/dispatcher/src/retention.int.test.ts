@@ -65,8 +65,13 @@ describe('retention: old rows pruned, statistics unchanged', () => {
       )[0].id as number;
     const delivery = (eventId: number, status: string, createdAt = old) =>
       db('webhook_deliveries').insert({
-        channel_id: channel.id, event_id: eventId, webhook_endpoint_id: endpoint, event_type: 'email.sent', status,
-        created_at: createdAt, updated_at: createdAt,
+        channel_id: channel.id,
+        event_id: eventId,
+        webhook_endpoint_id: endpoint,
+        event_type: 'email.sent',
+        status,
+        created_at: createdAt,
+        updated_at: createdAt,
       });
     // Old and done: five events whose deliveries finished one way or another, or that had none.
     const done = [await event(true), await event(true), await event(true), await event(true), await event(true)];

@@ -3,7 +3,8 @@ import { eventually } from '@mailcast/testkit';
 import { startSendingHarness, type SendingHarness } from './test-support/sending-harness';
 
 const recipientsOf = (h: SendingHarness, broadcastId: number) =>
-  h.api.database.db('broadcast_recipients as r')
+  h.api.database
+    .db('broadcast_recipients as r')
     .join('subscribers as s', 's.id', 'r.subscriber_id')
     .where('r.broadcast_id', broadcastId)
     .orderBy('s.email')
@@ -20,7 +21,11 @@ describe('suppressions stop email (HTTP, dispatcher workers, real SMTP)', () => 
   }, 60_000);
   afterAll(() => h.close());
 
-  const receivedBy = (from: number) => h.smtp.messages.slice(from).map((m) => m.to[0]).sort();
+  const receivedBy = (from: number) =>
+    h.smtp.messages
+      .slice(from)
+      .map((m) => m.to[0])
+      .sort();
 
   it('a hard bounce and a manual suppression each stop the next broadcast to that address', async () => {
     const first = await h.broadcast({ subject: 'One', body: 'First' });
@@ -69,9 +74,7 @@ describe('suppressions stop email (HTTP, dispatcher workers, real SMTP)', () => 
     const created = await h.request('POST', '/api/v1/subscribers.json', { subscriber: { email: 'eve@example.com' }, double_opt_in: true });
     expect(created.status).toBe(201);
     await eventually(async () => {
-      const { rows } = await h.api.database.db.raw(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'subscribers.confirmation' AND state = 'completed'`,
-      );
+      const { rows } = await h.api.database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'subscribers.confirmation' AND state = 'completed'`);
       return rows[0].n === 1 ? true : undefined;
     });
     expect(h.smtp.messages.slice(before)).toEqual([]);

@@ -45,7 +45,13 @@ describe('templates (HTTP, dispatcher workers, real SMTP)', () => {
   });
 
   it('keeps one default confirmation template per channel, and double opt-in uses it', async () => {
-    const first = await create({ label: 'A', template_purpose: 'confirmation', default_confirmation: true, subject: 'Confirm A', body: 'A {{ confirmation_url }}' });
+    const first = await create({
+      label: 'A',
+      template_purpose: 'confirmation',
+      default_confirmation: true,
+      subject: 'Confirm A',
+      body: 'A {{ confirmation_url }}',
+    });
     const second = await create({
       label: 'B',
       template_purpose: 'confirmation',
@@ -78,7 +84,9 @@ describe('templates (HTTP, dispatcher workers, real SMTP)', () => {
     // A scheduled broadcast written from it: the template cannot go.
     const later = await h.request('POST', '/api/v1/broadcasts', { broadcast: { template_id: template.body.id } });
     const at = new Date(Date.now() + 3_600_000).toISOString();
-    expect((await h.request('POST', `/api/v1/broadcasts/${later.body.id}/schedule_broadcast`, { scheduled_send_at: at, scheduled_timezone: 'UTC' })).status).toBe(200);
+    expect(
+      (await h.request('POST', `/api/v1/broadcasts/${later.body.id}/schedule_broadcast`, { scheduled_send_at: at, scheduled_timezone: 'UTC' })).status,
+    ).toBe(200);
     const refused = await h.request('DELETE', `/api/v1/templates/${template.body.id}`);
     expect(refused.status).toBe(422);
     expect(refused.body).toEqual({ error: 'Template is used by a scheduled or sending broadcast' });

@@ -17,7 +17,10 @@ describe('transactional email with double opt-in (HTTP, dispatcher workers, real
     expect(res.body.status).toBe('awaiting_confirmation');
     const confirmation = await mail('new@example.com', 1);
     expect(confirmation.subject).toBe('Please confirm your subscription');
-    expect((await h.request('GET', '/api/v1/subscribers/find.json?email=new@example.com')).body).toMatchObject({ confirmation_status: 'unconfirmed', confirmed_at: null });
+    expect((await h.request('GET', '/api/v1/subscribers/find.json?email=new@example.com')).body).toMatchObject({
+      confirmation_status: 'unconfirmed',
+      confirmed_at: null,
+    });
     // Held: still waiting while the confirmation is unopened (a later email would have arrived by now).
     await send({ to: 'marker@example.com', subject: 'M', body: 'M' });
     await eventually(async () => to('marker@example.com')[0], 10_000);
@@ -46,6 +49,11 @@ describe('transactional email with double opt-in (HTTP, dispatcher workers, real
     await h.request('POST', '/api/v1/suppressions.json', { email: 'nope@example.com' });
     const res = await send({ to: 'nope@example.com', subject: 'S', body: 'B', double_opt_in: true });
     expect(res.body.status).toBe('suppressed');
-    expect(await h.api.database.db('subscriber_confirmations').whereIn('subscriber_id', h.api.database.db('subscribers').select('id').where({ email: 'nope@example.com' })).count()).toEqual([{ count: 0 }]);
+    expect(
+      await h.api.database
+        .db('subscriber_confirmations')
+        .whereIn('subscriber_id', h.api.database.db('subscribers').select('id').where({ email: 'nope@example.com' }))
+        .count(),
+    ).toEqual([{ count: 0 }]);
   });
 });

@@ -33,10 +33,14 @@ describe('a transactional during a 20,000-recipient broadcast', () => {
       const received = await eventually(async () => h.received(to)[0], 10_000, 5);
       latencies.push(received.receivedAt.getTime() - answeredAt);
     }
-    const status = await eventually(async () => {
-      const b = await h.request('GET', `/api/v1/broadcasts/${created.body.id}`);
-      return ['sent', 'partial_failure', 'failed'].includes(b.body.status) ? b.body.status : undefined;
-    }, 240_000, 200);
+    const status = await eventually(
+      async () => {
+        const b = await h.request('GET', `/api/v1/broadcasts/${created.body.id}`);
+        return ['sent', 'partial_failure', 'failed'].includes(b.body.status) ? b.body.status : undefined;
+      },
+      240_000,
+      200,
+    );
     expect(status).toBe('sent');
     expect(bulk()).toBe(RECIPIENTS);
     // Each probe arrived while the broadcast was still going out: bulk messages came after it.

@@ -25,7 +25,9 @@ describe('transactional unsubscribe link (HTTP, dispatcher workers, real SMTP)',
   const subscriber = async (email: string) => (await h.request('GET', `/api/v1/subscribers/find.json?email=${email}`)).body;
   const occurrences = (haystack: string | undefined, needle: string) => (haystack ?? '').split(needle).length - 1;
   const unsubscribedEvents = () =>
-    h.api.database.db('events').where({ channel_id: h.channelId, type: 'subscriber.unsubscribed' }).select('data') as Promise<Array<{ data: { email: string } }>>;
+    h.api.database.db('events').where({ channel_id: h.channelId, type: 'subscriber.unsubscribed' }).select('data') as Promise<
+      Array<{ data: { email: string } }>
+    >;
 
   it('adds the link to both parts and the RFC 8058 headers; the link unsubscribes that subscriber, a forged one nobody', async () => {
     const mail = await delivered({

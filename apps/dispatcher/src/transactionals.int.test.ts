@@ -18,7 +18,13 @@ describe('transactional email (HTTP, dispatcher workers, real SMTP)', () => {
       subscriber: { first_name: 'Rita' },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(Number), to: 'reset@example.com', subject: 'Reset for {{ subscriber.first_name }}', status: 'queued', created_at: expect.any(String) });
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      to: 'reset@example.com',
+      subject: 'Reset for {{ subscriber.first_name }}',
+      status: 'queued',
+      created_at: expect.any(String),
+    });
     const done = await finalStatus(res.body.id);
     expect(done).toEqual({
       id: res.body.id,
@@ -107,5 +113,4 @@ describe('transactional email (HTTP, dispatcher workers, real SMTP)', () => {
     const email = await parseEmail(to('tpl@example.com')[0]!.raw);
     expect([email.subject, email.text?.trim()]).toEqual(['Receipt 7', 'Own body 7']);
   });
-
 });

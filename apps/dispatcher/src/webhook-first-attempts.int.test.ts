@@ -123,7 +123,8 @@ describe('a dispatcher killed while holding first attempts in memory', () => {
     const dispatcher = spawnDispatcher(h.database.url, { WEBHOOK_ALLOW_PRIVATE: 'true', LOG_LEVEL: 'error' });
     try {
       const events: number[] = [];
-      for (let i = 0; i < 20; i++) events.push((await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: { i }, createdAt: new Date() })).id);
+      for (let i = 0; i < 20; i++)
+        events.push((await h.record({ channelId: caller.channelId, type: 'subscriber.created', data: { i }, createdAt: new Date() })).id);
       // Eight POSTs hang (the lane's width); the other twelve wait in the dispatcher's memory.
       await eventually(async () => {
         const n = Number((await h.database.db('webhook_deliveries').where({ webhook_endpoint_id: e.id }).count({ n: '*' }))[0]!.n);
@@ -143,7 +144,10 @@ describe('a dispatcher killed while holding first attempts in memory', () => {
         return found.every((d) => d.status === 'succeeded') ? found : undefined;
       }, 15_000);
       expect(rows.map((d) => d.attempt_number)).toEqual(Array(20).fill(1));
-      const resent = receiver.on('/killed').slice(before).map((r) => Number(r.headers['broadcast-webhook-id']));
+      const resent = receiver
+        .on('/killed')
+        .slice(before)
+        .map((r) => Number(r.headers['broadcast-webhook-id']));
       // Each event again (a resend after a crash is allowed: receivers deduplicate by this id).
       expect([...new Set(resent)].sort((a, b) => a - b)).toEqual(events);
     } finally {

@@ -20,12 +20,16 @@ describe('the outbox relay woken by the writer after its commit', () => {
     h.startWorkers({ relay: { idleMs: 60_000 } });
     await eventually(async () => (receiver.on('/woken').length === 1 ? true : undefined), 10_000, 10);
     // The listener is LISTENing (its connection's last statement) before anything is announced.
-    await eventually(async () => {
-      const { rows } = await h.database.db.raw(
-        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'mailcast-dispatcher-listen' AND query LIKE 'LISTEN %'`,
-      );
-      return rows.length > 0 ? true : undefined;
-    }, 10_000, 10);
+    await eventually(
+      async () => {
+        const { rows } = await h.database.db.raw(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'mailcast-dispatcher-listen' AND query LIKE 'LISTEN %'`,
+        );
+        return rows.length > 0 ? true : undefined;
+      },
+      10_000,
+      10,
+    );
     // One at a time, then two back to back (the second announced by the coalesced NOTIFY).
     await record(1);
     await eventually(async () => (receiver.on('/woken').length === 2 ? true : undefined), 10_000, 10);

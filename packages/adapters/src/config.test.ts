@@ -118,7 +118,9 @@ describe('loadConfig (docs/operations.md environment)', () => {
   });
 
   it('never echoes a bad key', () => {
-    expect(() => loadConfig({ MAILCAST_SECRET_KEY: 'c2VjcmV0LXNob3J0' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('c2VjcmV0LXNob3J0') }));
+    expect(() => loadConfig({ MAILCAST_SECRET_KEY: 'c2VjcmV0LXNob3J0' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('c2VjcmV0LXNob3J0') }),
+    );
   });
 
   it('refuses a production start without MAILCAST_SECRET_KEY, saying how to make one', () => {

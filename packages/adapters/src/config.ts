@@ -82,7 +82,11 @@ function isProxyEntry(entry: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
-const proxyList = (value: string | undefined) => (value ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+const proxyList = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 
 const schema = Joi.object({
   DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
@@ -103,10 +107,13 @@ const schema = Joi.object({
   RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(0).default(1200),
   AUTH_FAILURES_PER_MINUTE: Joi.number().integer().min(1).default(50),
   DISPATCHER_METRICS_PORT: port,
-  METRICS_TOKEN: Joi.string().min(16).pattern(/^[\x21-\x7e]+$/).messages({
-    'string.min': '"METRICS_TOKEN" must be at least 16 characters',
-    'string.pattern.base': '"METRICS_TOKEN" must be printable ASCII without spaces',
-  }),
+  METRICS_TOKEN: Joi.string()
+    .min(16)
+    .pattern(/^[\x21-\x7e]+$/)
+    .messages({
+      'string.min': '"METRICS_TOKEN" must be at least 16 characters',
+      'string.pattern.base': '"METRICS_TOKEN" must be printable ASCII without spaces',
+    }),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
   NODE_ENV: Joi.string().default('development'),
   MAILCAST_SECRET_KEY: secretKeys('MAILCAST_SECRET_KEY', false),
@@ -136,9 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const production = value.NODE_ENV === 'production';
   if (production && value.MAILCAST_SECRET_KEY === undefined) {
-    throw new ConfigError(
-      `Invalid configuration: "MAILCAST_SECRET_KEY" is required when NODE_ENV=production; it ${KEY_MESSAGE}`,
-    );
+    throw new ConfigError(`Invalid configuration: "MAILCAST_SECRET_KEY" is required when NODE_ENV=production; it ${KEY_MESSAGE}`);
   }
   let inbound: InboundConfig;
   try {

@@ -3,20 +3,13 @@
 // Configuration, logging, wiring and process lifecycle.
 export { loadConfig, type Config } from './config';
 export { createLogger, type Logger } from './logger';
-export {
-  composeContainer,
-  ConfigToken,
-  DatabaseToken,
-  LoggerToken,
-  SecretBoxToken,
-  type Infrastructure,
-  type Override,
-} from './register';
+export { composeContainer, ConfigToken, DatabaseToken, LoggerToken, SecretBoxToken, type Infrastructure, type Override } from './register';
 export { openInfrastructure } from './infrastructure';
 export { exitOnStartupError, onShutdown } from './process';
 
 // PostgreSQL: the database, migrations, transactions and repositories.
 export { createDatabase, type Database } from './pg/database';
+export { loadDevkitPackage, resolveDatabase, type DevelopmentDatabase, type ResolvedDatabase } from './pg/resolve-database';
 export { isDatabaseUnavailable, isStatementTimeout } from './pg/unavailable';
 export { migrate, readiness, RENAMED_MIGRATIONS } from './pg/migrator';
 export { pgRepositories, PgTransactor } from './pg/pg-transactor';

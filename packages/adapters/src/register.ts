@@ -83,11 +83,7 @@ export interface Composition {
  * and broadcast rendering are the dispatcher's alone: its composition root binds them, with
  * their threads and connections.
  */
-export function registerAdapters(
-  container: DependencyContainer,
-  infra: Infrastructure,
-  composition: Composition = {},
-): DependencyContainer {
+export function registerAdapters(container: DependencyContainer, infra: Infrastructure, composition: Composition = {}): DependencyContainer {
   container.registerInstance(ConfigToken, infra.config);
   container.registerInstance(LoggerToken, infra.logger);
   container.registerInstance(DatabaseToken, infra.db);
@@ -150,11 +146,7 @@ export interface Override<T = unknown> {
  * A child container with every adapter bound, then the overrides (a test's fixed clock, say)
  * on top. Each app's composition root starts from here and adds what is its own.
  */
-export function composeContainer(
-  infra: Infrastructure,
-  overrides: readonly Override[] = [],
-  composition: Composition = {},
-): DependencyContainer {
+export function composeContainer(infra: Infrastructure, overrides: readonly Override[] = [], composition: Composition = {}): DependencyContainer {
   const container = registerAdapters(rootContainer.createChildContainer(), infra, composition);
   for (const { token, value } of overrides) container.registerInstance(token, value);
   return container;

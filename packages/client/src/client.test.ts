@@ -4,9 +4,7 @@ import { fillPath, toQueryString } from './http';
 describe('toQueryString (docs/api-decisions.md: tags[]=a&tags[]=b and custom_data[key]=value)', () => {
   it('repeats array keys and nests object keys, as the API parses them', () => {
     expect(
-      decodeURIComponent(
-        toQueryString({ 'tags[]': ['vip', 'beta'], custom_data: { plan: 'pro', seats: 3, trial: false }, page: 2, email: undefined }),
-      ),
+      decodeURIComponent(toQueryString({ 'tags[]': ['vip', 'beta'], custom_data: { plan: 'pro', seats: 3, trial: false }, page: 2, email: undefined })),
     ).toBe('?tags[]=vip&tags[]=beta&custom_data[plan]=pro&custom_data[seats]=3&custom_data[trial]=false&page=2');
   });
 
@@ -31,7 +29,7 @@ describe('fillPath', () => {
 
 describe('MailcastError', () => {
   it('reads {error}', () => {
-    const e = new MailcastError(422, { error: 'Subject can\'t be blank' }, 'createBroadcast');
+    const e = new MailcastError(422, { error: "Subject can't be blank" }, 'createBroadcast');
     expect(e).toMatchObject({ name: 'MailcastError', status: 422, error: "Subject can't be blank", errors: undefined });
     expect(e.message).toBe("createBroadcast failed with 422: Subject can't be blank");
     expect(e).toBeInstanceOf(Error);

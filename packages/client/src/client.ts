@@ -1,15 +1,6 @@
 import { MailcastError, type RateLimitInfo } from './errors';
 import type { components } from './generated/openapi';
-import {
-  fillPath,
-  ROUTES,
-  toQueryString,
-  type ClientOperationId,
-  type QueryOf,
-  type QueryValue,
-  type RequestBody,
-  type SuccessBody,
-} from './http';
+import { fillPath, ROUTES, toQueryString, type ClientOperationId, type QueryOf, type QueryValue, type RequestBody, type SuccessBody } from './http';
 
 /** The document's component schemas, by name (`Schemas['Broadcast']`). */
 export type Schemas = components['schemas'];
@@ -175,10 +166,8 @@ export class MailcastClient {
      * A new address resolves to the subscriber (201); an existing one is updated and reactivated
      * (200). With `double_opt_in` the answer is the double opt-in shape, with a confirmation_url.
      */
-    create: (
-      subscriber: SubscriberCreateInput,
-      options: { double_opt_in?: boolean | DoubleOptInOptions; confirmation_template_id?: number } = {},
-    ) => this.call('createSubscriber', { body: { subscriber, ...options } }),
+    create: (subscriber: SubscriberCreateInput, options: { double_opt_in?: boolean | DoubleOptInOptions; confirmation_template_id?: number } = {}) =>
+      this.call('createSubscriber', { body: { subscriber, ...options } }),
     /** `subscriber.email` names the subscriber; `tags` and `custom_data` replace the old values. */
     update: (subscriber: SubscriberUpdateInput & { email: string }) => this.call('updateSubscriber', { body: { subscriber } }),
     deactivate: (email: string) => this.call('deactivateSubscriber', { body: { email } }),
@@ -196,8 +185,7 @@ export class MailcastClient {
     get: (id: number) => this.call('getWebhookEndpoint', { params: { id } }),
     /** The only answer with the whole secret: keep it to verify deliveries. */
     create: (webhook_endpoint: WebhookEndpointCreateInput) => this.call('createWebhookEndpoint', { body: { webhook_endpoint } }),
-    update: (id: number, webhook_endpoint: WebhookEndpointUpdateInput) =>
-      this.call('updateWebhookEndpoint', { params: { id }, body: { webhook_endpoint } }),
+    update: (id: number, webhook_endpoint: WebhookEndpointUpdateInput) => this.call('updateWebhookEndpoint', { params: { id }, body: { webhook_endpoint } }),
     delete: (id: number) => this.call('deleteWebhookEndpoint', { params: { id } }),
     /** Queues a delivery of `eventType` (default test.webhook). */
     test: (id: number, eventType?: NonNullable<RequestBody<'testWebhookEndpoint'>['event_type']>) =>
@@ -234,8 +222,7 @@ export class MailcastClient {
     getStep: (id: number, stepId: number) => this.call('getSequenceStep', { params: { id, step_id: stepId } }),
     /** Default action send_email, default parent the end of the main line. */
     createStep: (id: number, step: SequenceStepInput) => this.call('createSequenceStep', { params: { id }, body: { step } }),
-    updateStep: (id: number, stepId: number, step: SequenceStepInput) =>
-      this.call('updateSequenceStep', { params: { id, step_id: stepId }, body: { step } }),
+    updateStep: (id: number, stepId: number, step: SequenceStepInput) => this.call('updateSequenceStep', { params: { id, step_id: stepId }, body: { step } }),
     deleteStep: (id: number, stepId: number) => this.call('deleteSequenceStep', { params: { id, step_id: stepId } }),
     moveStep: (id: number, stepId: number, underId: number) =>
       this.call('moveSequenceStep', { params: { id, step_id: stepId }, body: { step: { under_id: underId } } }),

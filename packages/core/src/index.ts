@@ -4,16 +4,7 @@ import 'reflect-metadata';
 // Core's public names, by area: the ports and the use cases the apps, tests and benchmarks use.
 
 // Errors, ports (interfaces, tokens, entity types) and job names.
-export {
-  AppError,
-  ConflictError,
-  ForbiddenError,
-  NotFoundError,
-  RateLimitedError,
-  UnauthorizedError,
-  ValidationError,
-  type FieldErrors,
-} from './errors';
+export { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from './errors';
 export {
   BroadcastRendering,
   Clock,
@@ -166,12 +157,7 @@ export { GenerateDkimKey } from './email-servers/generate-dkim-key';
 export { CheckRateLimit } from './limits/check-rate-limit';
 
 // Subscribers and confirmations.
-export {
-  CreateSubscriber,
-  type CreateSubscriberInput,
-  type DoubleOptInOptions,
-  type SubscriberFields,
-} from './subscribers/create-subscriber';
+export { CreateSubscriber, type CreateSubscriberInput, type DoubleOptInOptions, type SubscriberFields } from './subscribers/create-subscriber';
 export { UpdateSubscriber, type UpdateSubscriberInput } from './subscribers/update-subscriber';
 export { FindSubscriber } from './subscribers/find-subscriber';
 export { ListSubscribers } from './subscribers/list-subscribers';
@@ -268,7 +254,7 @@ export { UpdateSegment } from './segments/update-segment';
 export { DeleteSegment } from './segments/delete-segment';
 export { ListSegments } from './segments/list-segments';
 export { GetSegment, SEGMENT_PAGE_SIZE } from './segments/get-segment';
-export { DEFAULT_SEQUENCE_LABEL, SEQUENCE_NOT_FOUND, STEP_NOT_FOUND } from './sequences/sequence-rules';
+export { DEFAULT_SEQUENCE_LABEL, SEQUENCE_DEFAULTS, SEQUENCE_NOT_FOUND, STEP_NOT_FOUND } from './sequences/sequence-rules';
 export { CreateSequence } from './sequences/create-sequence';
 export { GetSequence, type SequenceView } from './sequences/get-sequence';
 export { ListSequences } from './sequences/list-sequences';
@@ -280,7 +266,12 @@ export { UpdateStep } from './sequences/update-step';
 export { DeleteStep } from './sequences/delete-step';
 export { MoveStep } from './sequences/move-step';
 export type { StepInput } from './sequences/step-rules';
-export { AddSequenceSubscriber, SUBSCRIBER_NOT_ACTIVE, type AddSequenceSubscriberInput, type AddSequenceSubscriberResult } from './sequences/add-sequence-subscriber';
+export {
+  AddSequenceSubscriber,
+  SUBSCRIBER_NOT_ACTIVE,
+  type AddSequenceSubscriberInput,
+  type AddSequenceSubscriberResult,
+} from './sequences/add-sequence-subscriber';
 export { NOT_IN_SEQUENCE, RemoveSequenceSubscriber } from './sequences/remove-sequence-subscriber';
 export { ENROLMENTS_PAGE_SIZE, ListSequenceSubscribers } from './sequences/list-sequence-subscribers';
 export { RunSequenceSteps } from './sequences/run-sequence-steps';

@@ -26,13 +26,7 @@ export interface JobPayloads {
 
 export type JobName = keyof JobPayloads;
 
-export const QUEUES: readonly JobName[] = [
-  'webhooks.deliver',
-  'broadcasts.due',
-  'broadcasts.send',
-  'subscribers.confirmation',
-  'transactionals.send',
-];
+export const QUEUES: readonly JobName[] = ['webhooks.deliver', 'broadcasts.due', 'broadcasts.send', 'subscribers.confirmation', 'transactionals.send'];
 
 /**
  * Queues earlier versions created and no longer use; `npm run migrate` removes them, with any

@@ -19,8 +19,7 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-const urlFor = (port: number, database: string) =>
-  `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+const urlFor = (port: number, database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 
 /** The port of a cluster already running on this data directory, read from its pid file. */
 function runningClusterPort(dataDir: string): number | null {

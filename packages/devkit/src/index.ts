@@ -6,11 +6,4 @@ export { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgre
 export { resolveDatabase } from './resolve-database';
 
 // A capturing SMTP server on loopback.
-export {
-  parseEmail,
-  startSmtpCapture,
-  type CapturedMessage,
-  type ParsedEmail,
-  type RecipientVerdict,
-  type SmtpCapture,
-} from './smtp-capture';
+export { parseEmail, startSmtpCapture, type CapturedMessage, type ParsedEmail, type RecipientVerdict, type SmtpCapture } from './smtp-capture';

@@ -12,9 +12,7 @@ describe('api tokens', () => {
   });
 
   it('hashes with SHA-256 (known answer)', () => {
-    expect(hashApiToken('abc').toString('hex')).toBe(
-      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
-    );
+    expect(hashApiToken('abc').toString('hex')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 
   it.each(PERMISSIONS)('knows the permission %s', (p) => expect(isPermission(p)).toBe(true));

@@ -17,7 +17,12 @@ describe('bounce matching', () => {
     const parsed = parseVerpAddress(address.toUpperCase())!;
     expect(parsed.recipientId).toBe(42);
     expect(verifyVerpToken(secret, parsed.token)).toBe(true);
-    expect(verifyVerpToken(Uint8Array.from({ length: 32 }, () => 7), parsed.token)).toBe(false);
+    expect(
+      verifyVerpToken(
+        Uint8Array.from({ length: 32 }, () => 7),
+        parsed.token,
+      ),
+    ).toBe(false);
     expect(verifyVerpToken(secret, parsed.token.replace(/^42-/, '43-'))).toBe(false);
     expect(parseVerpAddress('postmaster@bounces.example.com')).toBeNull();
   });

@@ -72,14 +72,8 @@ describe('transition table', () => {
 
   test('lists each move once, with the trigger that causes it', () => {
     expect(BROADCAST_TRANSITIONS).toHaveLength(allowed.size);
-    expect(BROADCAST_TRANSITIONS.filter((t) => t.trigger === 'finish').map((t) => t.to)).toEqual([
-      'sent',
-      'partial_failure',
-      'failed',
-    ]);
-    expect(BROADCAST_TRANSITIONS.find((t) => t.from === 'future_scheduled' && t.to === 'scheduled')?.trigger).toBe(
-      'due',
-    );
+    expect(BROADCAST_TRANSITIONS.filter((t) => t.trigger === 'finish').map((t) => t.to)).toEqual(['sent', 'partial_failure', 'failed']);
+    expect(BROADCAST_TRANSITIONS.find((t) => t.from === 'future_scheduled' && t.to === 'scheduled')?.trigger).toBe('due');
   });
 
   test.each(['sent', 'partial_failure', 'aborted'] as const)('%s is terminal', (status) => {
@@ -88,26 +82,23 @@ describe('transition table', () => {
 });
 
 describe('update and delete guards', () => {
-  test.each(ALL.map((s) => [s, s === 'draft' || s === 'future_scheduled'] as const))(
-    '%s editable: %s',
-    (status, editable) => {
-      if (editable) {
-        expect(() => assertCanUpdate(status)).not.toThrow();
-        expect(() => assertCanDelete(status)).not.toThrow();
-      } else {
-        expect(errorOf(() => assertCanUpdate(status))).toEqual({
-          name: 'DomainError',
-          code: 'broadcast_not_updatable',
-          message: 'Broadcast cannot be updated in current status',
-        });
-        expect(errorOf(() => assertCanDelete(status))).toEqual({
-          name: 'DomainError',
-          code: 'broadcast_not_deletable',
-          message: 'Broadcast cannot be deleted in current status',
-        });
-      }
-    },
-  );
+  test.each(ALL.map((s) => [s, s === 'draft' || s === 'future_scheduled'] as const))('%s editable: %s', (status, editable) => {
+    if (editable) {
+      expect(() => assertCanUpdate(status)).not.toThrow();
+      expect(() => assertCanDelete(status)).not.toThrow();
+    } else {
+      expect(errorOf(() => assertCanUpdate(status))).toEqual({
+        name: 'DomainError',
+        code: 'broadcast_not_updatable',
+        message: 'Broadcast cannot be updated in current status',
+      });
+      expect(errorOf(() => assertCanDelete(status))).toEqual({
+        name: 'DomainError',
+        code: 'broadcast_not_deletable',
+        message: 'Broadcast cannot be deleted in current status',
+      });
+    }
+  });
 });
 
 describe('planSend', () => {
@@ -159,18 +150,15 @@ describe('planSchedule', () => {
   const now = new Date('2026-01-10T12:00:00.000Z');
   const later = new Date('2026-01-10T12:00:00.001Z');
 
-  test.each(ALL.map((s) => [s, s === 'draft' || s === 'future_scheduled'] as const))(
-    'from %s schedulable: %s',
-    (status, ok) => {
-      if (ok) expect(planSchedule({ status, scheduledSendAt: later, now })).toBe('future_scheduled');
-      else
-        expect(errorOf(() => planSchedule({ status, scheduledSendAt: later, now }))).toEqual({
-          name: 'DomainError',
-          code: 'broadcast_not_schedulable',
-          message: 'Broadcast cannot be scheduled in current status',
-        });
-    },
-  );
+  test.each(ALL.map((s) => [s, s === 'draft' || s === 'future_scheduled'] as const))('from %s schedulable: %s', (status, ok) => {
+    if (ok) expect(planSchedule({ status, scheduledSendAt: later, now })).toBe('future_scheduled');
+    else
+      expect(errorOf(() => planSchedule({ status, scheduledSendAt: later, now }))).toEqual({
+        name: 'DomainError',
+        code: 'broadcast_not_schedulable',
+        message: 'Broadcast cannot be scheduled in current status',
+      });
+  });
 
   test.each([
     ['equal to now', now],
@@ -184,32 +172,20 @@ describe('planSchedule', () => {
     });
   });
 
-  test.each(ALL.map((s) => [s, s === 'draft' || s === 'future_scheduled'] as const))(
-    'assertCanSchedule(%s) passes: %s',
-    (status, ok) => {
-      if (ok) expect(() => assertCanSchedule(status)).not.toThrow();
-      else expect(errorOf(() => assertCanSchedule(status)).code).toBe('broadcast_not_schedulable');
-    },
-  );
+  test.each(ALL.map((s) => [s, s === 'draft' || s === 'future_scheduled'] as const))('assertCanSchedule(%s) passes: %s', (status, ok) => {
+    if (ok) expect(() => assertCanSchedule(status)).not.toThrow();
+    else expect(errorOf(() => assertCanSchedule(status)).code).toBe('broadcast_not_schedulable');
+  });
 
   test('an invalid Date is an invalid time, not a past one', () => {
-    expect(errorOf(() => planSchedule({ status: 'draft', scheduledSendAt: new Date(NaN), now })).code).toBe(
-      'invalid_scheduled_time',
-    );
+    expect(errorOf(() => planSchedule({ status: 'draft', scheduledSendAt: new Date(NaN), now })).code).toBe('invalid_scheduled_time');
   });
 });
 
 describe('cancel, pause, resume, abort', () => {
   const cases: Array<[string, (s: BroadcastStatus) => string, readonly BroadcastStatus[], string, string, string]> = [
     ['cancel', planCancelSchedule, ['future_scheduled'], 'draft', 'broadcast_not_scheduled', 'Broadcast is not scheduled'],
-    [
-      'pause',
-      planPause,
-      ['scheduled', 'queueing', 'sending'],
-      'paused',
-      'broadcast_not_pausable',
-      'Broadcast cannot be paused in current status',
-    ],
+    ['pause', planPause, ['scheduled', 'queueing', 'sending'], 'paused', 'broadcast_not_pausable', 'Broadcast cannot be paused in current status'],
     ['resume', planResume, ['paused'], 'sending', 'broadcast_not_resumable', 'Broadcast cannot be resumed in current status'],
     [
       'abort',

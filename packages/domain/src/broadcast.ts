@@ -21,17 +21,7 @@ export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
  * What moves a broadcast: an API call (send, schedule, cancel_schedule, pause, resume, abort)
  * or the dispatcher (due, queue, start_sending, finish).
  */
-export type BroadcastTrigger =
-  | 'send'
-  | 'schedule'
-  | 'cancel_schedule'
-  | 'due'
-  | 'queue'
-  | 'start_sending'
-  | 'finish'
-  | 'pause'
-  | 'resume'
-  | 'abort';
+export type BroadcastTrigger = 'send' | 'schedule' | 'cancel_schedule' | 'due' | 'queue' | 'start_sending' | 'finish' | 'pause' | 'resume' | 'abort';
 
 export type BroadcastTransition = {
   readonly from: BroadcastStatus;
@@ -112,16 +102,10 @@ export type PlanSendInput = {
  */
 export function planSend(input: PlanSendInput): 'scheduled' {
   if (!allowedByTrigger('send', input.status)) {
-    throw new DomainError(
-      'broadcast_not_sendable_status',
-      'Broadcast can only be sent from draft or failed status',
-    );
+    throw new DomainError('broadcast_not_sendable_status', 'Broadcast can only be sent from draft or failed status');
   }
   if (!(input.emailServerCount > 0)) {
-    throw new DomainError(
-      'smtp_not_configured',
-      'SMTP settings are not configured, please check your settings',
-    );
+    throw new DomainError('smtp_not_configured', 'SMTP settings are not configured, please check your settings');
   }
   // A broadcast written only as raw HTML has a body too.
   if (isBlank(input.subject) || (isBlank(input.body) && isBlank(input.htmlBody))) {
@@ -141,11 +125,7 @@ export function assertCanSchedule(status: BroadcastStatus): void {
 }
 
 /** docs/broadcasts-and-sending.md: schedule from draft, or from future_scheduled as a reschedule. */
-export function planSchedule(input: {
-  status: BroadcastStatus;
-  scheduledSendAt: Date;
-  now: Date;
-}): 'future_scheduled' {
+export function planSchedule(input: { status: BroadcastStatus; scheduledSendAt: Date; now: Date }): 'future_scheduled' {
   assertCanSchedule(input.status);
   if (Number.isNaN(input.scheduledSendAt.getTime())) {
     throw new DomainError('invalid_scheduled_time', 'Scheduled send time is invalid');
@@ -196,10 +176,7 @@ export function planAbort(status: BroadcastStatus): 'aborted' {
  * docs/broadcasts-and-sending.md "Final status": sent when nothing failed (a broadcast with no
  * recipients is therefore sent), failed when nothing was accepted, otherwise partial_failure.
  */
-export function finalStatus(outcome: {
-  accepted: number;
-  failed: number;
-}): 'sent' | 'partial_failure' | 'failed' {
+export function finalStatus(outcome: { accepted: number; failed: number }): 'sent' | 'partial_failure' | 'failed' {
   if (outcome.failed <= 0) return 'sent';
   if (outcome.accepted <= 0) return 'failed';
   return 'partial_failure';
@@ -298,8 +275,7 @@ export function wallClockToInstant(localMs: number, timezone: string): number {
   return localMs - before;
 }
 
-const ISO_DATETIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
 function daysInMonth(year: number, month: number): number {
   return new Date(utcMs(year, month + 1, 0, 0, 0, 0, 0)).getUTCDate();
@@ -315,8 +291,7 @@ export function resolveScheduledSendAt(input: string, timezone: string): Date {
   if (!isValidTimezone(timezone)) {
     throw new DomainError('invalid_timezone', 'Scheduled timezone is invalid');
   }
-  const invalid = (): DomainError =>
-    new DomainError('invalid_scheduled_time', 'Scheduled send time is invalid');
+  const invalid = (): DomainError => new DomainError('invalid_scheduled_time', 'Scheduled send time is invalid');
   const m = typeof input === 'string' ? ISO_DATETIME.exec(input.trim()) : null;
   if (!m) throw invalid();
 
@@ -328,15 +303,7 @@ export function resolveScheduledSendAt(input: string, timezone: string): Date {
   const minute = Number(mis ?? 0);
   const second = Number(ss ?? 0);
   const millis = Number((frac ?? '').padEnd(3, '0').slice(0, 3));
-  if (
-    month < 1 ||
-    month > 12 ||
-    day < 1 ||
-    day > daysInMonth(year, month) ||
-    hour > 23 ||
-    minute > 59 ||
-    second > 59
-  ) {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) {
     throw invalid();
   }
   const localMs = utcMs(year, month, day, hour, minute, second, millis);

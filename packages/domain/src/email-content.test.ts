@@ -25,7 +25,12 @@ describe('email content', () => {
         { start: 23, end: 23, text: '[pixel]' },
       ]),
     ).toBe('<body>[pre]<a href="y">a</a>[unsub][pixel]</body>');
-    expect(editHtml('', [{ start: 0, end: 0, text: 'a' }, { start: 0, end: 0, text: 'b' }])).toBe('ab');
+    expect(
+      editHtml('', [
+        { start: 0, end: 0, text: 'a' },
+        { start: 0, end: 0, text: 'b' },
+      ]),
+    ).toBe('ab');
   });
 
   it('gives each URL a short stable identifier', () => {
@@ -35,9 +40,7 @@ describe('email content', () => {
   });
 
   it('hides the preheader, escaped', () => {
-    expect(preheaderHtml('Soon & now')).toBe(
-      '<div style="display:none;max-height:0;overflow:hidden;opacity:0;mso-hide:all">Soon &amp; now</div>',
-    );
+    expect(preheaderHtml('Soon & now')).toBe('<div style="display:none;max-height:0;overflow:hidden;opacity:0;mso-hide:all">Soon &amp; now</div>');
   });
 
   it('keeps only custom headers that cannot change what the message is', () => {

@@ -35,7 +35,10 @@ const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]]/gi;
 
 /** Plain text as simple HTML: escaped, paragraphs and line breaks kept, URLs made links. */
 export function textToHtml(text: string): string {
-  const paragraphs = text.replace(/\r\n/g, '\n').split(/\n{2,}/).filter((p) => p.trim() !== '');
+  const paragraphs = text
+    .replace(/\r\n/g, '\n')
+    .split(/\n{2,}/)
+    .filter((p) => p.trim() !== '');
   return paragraphs
     .map((p) => {
       // Escape the text between URLs and link the URLs, in one pass over the matches.

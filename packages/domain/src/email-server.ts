@@ -17,7 +17,11 @@ export function isSmtpTls(value: unknown): value is SmtpTls {
  * on the addresses the host stands for (docs/email-servers.md, "Addresses").
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost') || h === '::1') return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }

@@ -2,16 +2,7 @@ import type { BroadcastStatus } from './broadcast';
 
 /** The spec's "Event types" table, group by group. */
 export const EVENT_TYPE_GROUPS = {
-  email: [
-    'email.sent',
-    'email.delivered',
-    'email.delivery_delayed',
-    'email.bounced',
-    'email.complained',
-    'email.opened',
-    'email.clicked',
-    'email.failed',
-  ],
+  email: ['email.sent', 'email.delivered', 'email.delivery_delayed', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'email.failed'],
   subscriber: [
     'subscriber.created',
     'subscriber.updated',

@@ -69,13 +69,7 @@ export {
   type SegmentDefinition,
   type SegmentRule,
 } from './segment';
-export {
-  SUPPRESSION_BULK_LIMIT,
-  SUPPRESSION_REASONS,
-  SUPPRESSIONS_PAGE_SIZE,
-  type SuppressionReason,
-  type SuppressionScope,
-} from './suppression';
+export { SUPPRESSION_BULK_LIMIT, SUPPRESSION_REASONS, SUPPRESSIONS_PAGE_SIZE, type SuppressionReason, type SuppressionScope } from './suppression';
 
 // Sending: content, senders, email servers, rates, retries, tracking, bounces, transactionals.
 export { smtpFailureKind } from './smtp';
@@ -133,13 +127,7 @@ export {
   SMTP_TLS_MODES,
   type SmtpTls,
 } from './email-server';
-export {
-  IDEMPOTENCY_KEY_MAX,
-  IDEMPOTENCY_TTL_MS,
-  requestFingerprint,
-  TRANSACTIONAL_STATUSES,
-  type TransactionalStatus,
-} from './transactional';
+export { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_MS, requestFingerprint, TRANSACTIONAL_STATUSES, type TransactionalStatus } from './transactional';
 export { emailServerFor, senderAddress, usableEmailServers } from './sender';
 export {
   dsnBounceKind,
@@ -195,16 +183,7 @@ export {
 } from './events';
 
 // Sequences: the step tree, each action's fields, enrolments.
-export {
-  checkParent,
-  defaultParent,
-  deleteStep,
-  insertStep,
-  moveStep,
-  SequenceTree,
-  treeChanges,
-  type StepNode,
-} from './sequence-tree';
+export { checkParent, defaultParent, deleteStep, insertStep, moveStep, SequenceTree, treeChanges, type StepNode } from './sequence-tree';
 export {
   CONDITION_SETTINGS,
   CREATABLE_STEP_ACTIONS,

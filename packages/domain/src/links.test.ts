@@ -6,13 +6,19 @@ describe('parseLinkQuery', () => {
     [{}, { sort: 'total', order: 'desc', limit: 100 }],
     [{ sort: 'unique' }, { sort: 'unique', order: 'desc', limit: 100 }],
     [{ order: 'asc' }, { sort: 'total', order: 'asc', limit: 100 }],
-    [{ order: 'DESC', sort: 'Unique' }, { sort: 'unique', order: 'desc', limit: 100 }],
+    [
+      { order: 'DESC', sort: 'Unique' },
+      { sort: 'unique', order: 'desc', limit: 100 },
+    ],
     [{ limit: '1' }, { sort: 'total', order: 'desc', limit: 1 }],
     [{ limit: '500' }, { sort: 'total', order: 'desc', limit: 500 }],
     [{ limit: '501' }, { sort: 'total', order: 'desc', limit: 500 }],
     [{ limit: '99999999999999999999' }, { sort: 'total', order: 'desc', limit: 500 }],
     [{ limit: ' 20 ' }, { sort: 'total', order: 'desc', limit: 20 }],
-    [{ sort: '', order: '', limit: '' }, { sort: 'total', order: 'desc', limit: 100 }],
+    [
+      { sort: '', order: '', limit: '' },
+      { sort: 'total', order: 'desc', limit: 100 },
+    ],
   ])('%j → %j', (query, expected) => {
     expect(parseLinkQuery(query)).toEqual(expected);
   });

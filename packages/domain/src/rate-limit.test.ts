@@ -46,11 +46,7 @@ describe('rate limit (docs/api-decisions.md: fixed one-minute window per token)'
         const windowStart = rateLimitWindowStart(now);
         const d = decideRateLimit({ count, limit: 5, windowStart, now });
         return (
-          d.retryAfterSeconds >= 1 &&
-          d.retryAfterSeconds <= 60 &&
-          d.resetAt.getTime() - now.getTime() <= 60_000 &&
-          d.remaining >= 0 &&
-          d.allowed === count <= 5
+          d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 60 && d.resetAt.getTime() - now.getTime() <= 60_000 && d.remaining >= 0 && d.allowed === count <= 5
         );
       }),
     );

@@ -19,13 +19,7 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
-export function decideRateLimit(input: {
-  count: number;
-  limit: number;
-  windowStart: Date;
-  now: Date;
-  windowMs?: number;
-}): RateLimitDecision {
+export function decideRateLimit(input: { count: number; limit: number; windowStart: Date; now: Date; windowMs?: number }): RateLimitDecision {
   const resetAt = new Date(input.windowStart.getTime() + (input.windowMs ?? RATE_LIMIT_WINDOW_MS));
   return {
     allowed: input.count <= input.limit,

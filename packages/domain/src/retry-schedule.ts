@@ -5,14 +5,7 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /** Spec "Retry schedule": the delays before retries 1 to 6. */
-export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-];
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR];
 
 /** docs/webhooks.md: retries_to_attempt defaults to 6; the spec allows 0 to 20. */
 export const DEFAULT_RETRIES_TO_ATTEMPT = 6;
@@ -62,12 +55,7 @@ export type NextAttempt = { kind: 'retry'; retryNumber: number; at: Date } | { k
  * with retriesToAttempt 0 the first failure exhausts the delivery (docs/webhooks.md), and
  * the caller emits message.attempt.exhausted.
  */
-export function nextAttempt(input: {
-  attemptNumber: number;
-  retriesToAttempt: number;
-  failedAt: Date;
-  schedule?: readonly number[];
-}): NextAttempt {
+export function nextAttempt(input: { attemptNumber: number; retriesToAttempt: number; failedAt: Date; schedule?: readonly number[] }): NextAttempt {
   if (input.attemptNumber > input.retriesToAttempt) return { kind: 'exhausted' };
   const retryNumber = input.attemptNumber;
   const delay = retryDelayMs(retryNumber, input.schedule ?? DEFAULT_RETRY_SCHEDULE_MS);

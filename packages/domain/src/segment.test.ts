@@ -23,7 +23,16 @@ describe('segment rules', () => {
     if (!('definition' in result)) throw new Error(JSON.stringify(result.errors));
     expect(result.definition.match).toBe('all');
     expect(result.definition.rules.map((r) => r.kind)).toEqual([
-      'text', 'text', 'tags', 'custom', 'custom', 'date', 'confirmation', 'boolean', 'engagement', 'engagement',
+      'text',
+      'text',
+      'tags',
+      'custom',
+      'custom',
+      'date',
+      'confirmation',
+      'boolean',
+      'engagement',
+      'engagement',
     ]);
     expect(result.definition.rules.map(presentSegmentRule)).toEqual(
       rules.map((r) => (r.field === 'created_at' ? { ...r, value: '2026-01-01T00:00:00.000Z' } : r)),
@@ -36,7 +45,14 @@ describe('segment rules', () => {
     [[{ field: 'custom_data.', operator: 'equals', value: 'x' }], 'rules[0]', 'field custom_data. is not known'],
     [[{ field: 'email', operator: 'resembles', value: 'x' }], 'rules[0]', 'operator resembles is not known'],
     [[{ field: 'tags', operator: 'equals', value: 'x' }], 'rules[0]', 'operator equals does not apply to tags'],
-    [[{ field: 'email', operator: 'contains', value: 'a' }, { field: 'is_active', operator: 'equals', value: 'yes' }], 'rules[1]', 'value must be true or false'],
+    [
+      [
+        { field: 'email', operator: 'contains', value: 'a' },
+        { field: 'is_active', operator: 'equals', value: 'yes' },
+      ],
+      'rules[1]',
+      'value must be true or false',
+    ],
     [[{ field: 'custom_data.n', operator: 'gt', value: '5' }], 'rules[0]', 'value must be a number'],
     [[{ field: 'created_at', operator: 'before', value: 'yesterday' }], 'rules[0]', 'value must be an ISO 8601 date or datetime'],
     [[{ field: 'created_at', operator: 'before', value: '2026-02-30T25:00' }], 'rules[0]', 'value must be an ISO 8601 date or datetime'],

@@ -88,8 +88,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]
 
 type Result = { rule: SegmentRule } | { error: string };
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const fail = (error: string): Result => ({ error });
 
@@ -155,7 +154,8 @@ function parseRule(raw: unknown): Result {
         return { rule: { kind, field, key, operator: op, value } };
       }
       if (op === 'equals' || op === 'not_equals') {
-        const ok = typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && value.length <= MAX_TEXT);
+        const ok =
+          typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && value.length <= MAX_TEXT);
         if (!ok) return fail('value must be a string, a number or true or false');
         return { rule: { kind, field, key, operator: op, value: value as string | number | boolean } };
       }
@@ -183,10 +183,7 @@ function parseRule(raw: unknown): Result {
  * A rule set as sent (`match`, `rules`) in normal form, or the errors keyed by what failed:
  * `match`, `rules`, or `rules[i]` for the i-th rule (0-based, as the array is indexed).
  */
-export function parseSegmentDefinition(
-  match: unknown,
-  rules: unknown,
-): { definition: SegmentDefinition } | { errors: Record<string, string[]> } {
+export function parseSegmentDefinition(match: unknown, rules: unknown): { definition: SegmentDefinition } | { errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
   if (match !== undefined && match !== 'all' && match !== 'any') errors.match = ['must be all or any'];
   if (!Array.isArray(rules)) {

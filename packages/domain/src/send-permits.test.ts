@@ -132,7 +132,12 @@ describe('permits of the per-second limit', () => {
               d.out.push({ slot, answer: answered });
             });
           }
-          return busiestWindow(stamps.sort((x, y) => x - y), 1_000) <= limit;
+          return (
+            busiestWindow(
+              stamps.sort((x, y) => x - y),
+              1_000,
+            ) <= limit
+          );
         },
       ),
       { numRuns: 300 },

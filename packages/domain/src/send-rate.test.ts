@@ -17,7 +17,6 @@ import { busiestWindow } from '@mailcast/testkit/timing';
 const NONE: SendLimits = { perSecond: null, perMinute: null, perHour: null, perDay: null };
 const limits = (l: Partial<SendLimits>): SendLimits => ({ ...NONE, ...l });
 
-
 /** Takes slots in rounds of `batch` as a dispatcher would, each round at the first slot's time. */
 function drain(l: SendLimits, count: number, batch: number, horizonMs: number, start = 0): number[] {
   let state: SendRateState = FRESH_SEND_RATE_STATE;

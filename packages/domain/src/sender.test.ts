@@ -56,7 +56,11 @@ describe('usableEmailServers: which servers a broadcast goes through', () => {
 });
 
 describe('emailServerFor: the server one email (a confirmation, a transactional) goes through', () => {
-  const servers = [{ id: 1, active: false }, { id: 2, active: true }, { id: 3, active: true }];
+  const servers = [
+    { id: 1, active: false },
+    { id: 2, active: true },
+    { id: 3, active: true },
+  ];
 
   it("takes the channel's first server that is switched on when none is named", () => {
     expect(emailServerFor(servers)).toEqual({ id: 2, active: true });

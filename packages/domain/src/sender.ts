@@ -25,11 +25,7 @@ export function fallbackSenderEmail(publicHost: string): string {
  * goes with the address: the name of the side whose address is used, else the other side's, else
  * the channel's own name.
  */
-export function senderAddress(
-  server: SenderFields,
-  channel: (SenderFields & { name: string }) | null,
-  publicHost: string,
-): SenderAddress {
+export function senderAddress(server: SenderFields, channel: (SenderFields & { name: string }) | null, publicHost: string): SenderAddress {
   const [first, second] = server.fromEmail === null && channel?.fromEmail ? [channel, server] : [server, channel];
   return {
     email: server.fromEmail ?? channel?.fromEmail ?? fallbackSenderEmail(publicHost),
@@ -47,10 +43,7 @@ export interface ServerChoice {
  * The email servers a broadcast can send through: with none named, or use_any_email_server, all
  * of the channel's; else the named ones that still exist (possibly none: then it cannot send).
  */
-export function usableEmailServers<Server extends { id: number; active?: boolean }>(
-  choice: ServerChoice,
-  channelServers: readonly Server[],
-): Server[] {
+export function usableEmailServers<Server extends { id: number; active?: boolean }>(choice: ServerChoice, channelServers: readonly Server[]): Server[] {
   // A server switched off (`active: false`) sends nothing until switched on again.
   const active = channelServers.filter((s) => s.active !== false);
   if (choice.useAnyEmailServer || choice.emailServerIds.length === 0) return active;

@@ -25,25 +25,90 @@ function build(spec: Spec, parentId: number | null = null, out: StepNode[] = [])
 function shape(tree: SequenceTree, id = tree.entry.id): string {
   const n = tree.node(id);
   const name = n.action === 'condition_branch' ? `${n.branch ? 'T' : 'F'}${n.id}` : `${n.id}`;
-  const kids = tree.nodes().filter((c) => c.parentId === id).sort((a, b) => Number(b.branch === true) - Number(a.branch === true) || a.id - b.id);
+  const kids = tree
+    .nodes()
+    .filter((c) => c.parentId === id)
+    .sort((a, b) => Number(b.branch === true) - Number(a.branch === true) || a.id - b.id);
   return kids.length === 0 ? name : `${name}(${kids.map((k) => shape(tree, k.id)).join(' ')})`;
 }
 
 const tree = (spec: Spec) => new SequenceTree(build(spec));
 
 // 1 entry → 2 email → 3 condition [T4 → 5 delay, F6 → 7 email] ; used by most cases
-const sample = () => tree([1, 'entry_point', [[2, 'send_email', [[3, 'condition', [['T', 4, [[5, 'delay']]], ['F', 6, [[7, 'send_email']]]]]]]]]);
+const sample = () =>
+  tree([
+    1,
+    'entry_point',
+    [
+      [
+        2,
+        'send_email',
+        [
+          [
+            3,
+            'condition',
+            [
+              ['T', 4, [[5, 'delay']]],
+              ['F', 6, [[7, 'send_email']]],
+            ],
+          ],
+        ],
+      ],
+    ],
+  ]);
 
 describe('sequence tree', () => {
   test('positions are depth-first, true branch before false', () => {
-    expect([...sample().positions()]).toEqual([[1, 0], [2, 1], [3, 2], [4, 3], [5, 4], [6, 5], [7, 6]]);
+    expect([...sample().positions()]).toEqual([
+      [1, 0],
+      [2, 1],
+      [3, 2],
+      [4, 3],
+      [5, 4],
+      [6, 5],
+      [7, 6],
+    ]);
   });
 
   test.each<[string, Spec, number]>([
     ['an empty sequence: the entry point', [1, 'entry_point'], 1],
     ['a line: its last step', [1, 'entry_point', [[2, 'delay', [[3, 'send_email']]]]], 3],
-    ['through a condition: the end of its true branch', [1, 'entry_point', [[3, 'condition', [['T', 4, [[5, 'delay']]], ['F', 6, [[7, 'send_email']]]]]]], 5],
-    ['an empty true branch: the branch', [1, 'entry_point', [[3, 'condition', [['T', 4], ['F', 6, [[7, 'delay']]]]]]], 4],
+    [
+      'through a condition: the end of its true branch',
+      [
+        1,
+        'entry_point',
+        [
+          [
+            3,
+            'condition',
+            [
+              ['T', 4, [[5, 'delay']]],
+              ['F', 6, [[7, 'send_email']]],
+            ],
+          ],
+        ],
+      ],
+      5,
+    ],
+    [
+      'an empty true branch: the branch',
+      [
+        1,
+        'entry_point',
+        [
+          [
+            3,
+            'condition',
+            [
+              ['T', 4],
+              ['F', 6, [[7, 'delay']]],
+            ],
+          ],
+        ],
+      ],
+      4,
+    ],
   ])('the default parent of %s', (_, spec, expected) => {
     expect(defaultParent(tree(spec))).toBe(expected);
   });
@@ -71,7 +136,26 @@ describe('sequence tree', () => {
   });
 
   test('move: a plain step moves alone; its child re-attaches to its old parent', () => {
-    const t = tree([1, 'entry_point', [[2, 'send_email', [[3, 'condition', [['T', 4, [[5, 'delay', [[8, 'delay']]]]], ['F', 6, [[7, 'send_email']]]]]]]]]);
+    const t = tree([
+      1,
+      'entry_point',
+      [
+        [
+          2,
+          'send_email',
+          [
+            [
+              3,
+              'condition',
+              [
+                ['T', 4, [[5, 'delay', [[8, 'delay']]]]],
+                ['F', 6, [[7, 'send_email']]],
+              ],
+            ],
+          ],
+        ],
+      ],
+    ]);
     expect(shape(moveStep(t, 5, 6))).toBe('1(2(3(T4(8) F6(5(7)))))');
   });
 
@@ -83,7 +167,26 @@ describe('sequence tree', () => {
   });
 
   test('a condition moved above a step puts that step at the end of its true branch line', () => {
-    const line = tree([1, 'entry_point', [[8, 'delay', [[3, 'condition', [['T', 4, [[5, 'delay']]], ['F', 6]]]]]]]);
+    const line = tree([
+      1,
+      'entry_point',
+      [
+        [
+          8,
+          'delay',
+          [
+            [
+              3,
+              'condition',
+              [
+                ['T', 4, [[5, 'delay']]],
+                ['F', 6],
+              ],
+            ],
+          ],
+        ],
+      ],
+    ]);
     expect(shape(moveStep(line, 3, 1))).toBe('1(3(T4(5(8)) F6))');
   });
 

@@ -26,7 +26,11 @@ export function decideEnrol(existing: EnrolmentStatus | null, restart: boolean):
 }
 
 /** A sequence switched off pauses what is under way; switched on, resumes what it paused. */
-export function pauseTransition(active: boolean): { from: EnrolmentStatus; to: EnrolmentStatus; event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed' } {
+export function pauseTransition(active: boolean): {
+  from: EnrolmentStatus;
+  to: EnrolmentStatus;
+  event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed';
+} {
   return active
     ? { from: 'paused', to: 'active', event: 'sequence.subscriber_resumed' }
     : { from: 'active', to: 'paused', event: 'sequence.subscriber_paused' };

@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { WEBHOOK_HEADERS, signWebhook, signedHeaders, verifyWebhook } from './signature';
 
 type Vector = { secret: string; timestamp: number; body: string; signature: string; why?: string };
-const vectors = JSON.parse(
-  readFileSync(join(__dirname, '../test-vectors/webhook-signature.json'), 'utf8'),
-) as { vectors: Vector[]; must_not_verify: Vector[]; tolerance: { seconds: number } };
+const vectors = JSON.parse(readFileSync(join(__dirname, '../test-vectors/webhook-signature.json'), 'utf8')) as {
+  vectors: Vector[];
+  must_not_verify: Vector[];
+  tolerance: { seconds: number };
+};
 
 const headersOf = (v: Vector, id = 'evt_1'): Record<string, string> => ({
   [WEBHOOK_HEADERS.id]: id,
@@ -147,16 +149,13 @@ describe('verifyWebhook', () => {
     });
   });
 
-  test.each(['abc', '-1763769600', '1763769600.5', '1e9', '0x10', '1234567890123456'])(
-    'timestamp %j → invalid_timestamp',
-    (timestamp) => {
-      const headers = { ...headersOf(v), [WEBHOOK_HEADERS.timestamp]: timestamp };
-      expect(verifyWebhook(v.secret, headers, v.body, { now: atSeconds(v.timestamp) })).toEqual({
-        ok: false,
-        reason: 'invalid_timestamp',
-      });
-    },
-  );
+  test.each(['abc', '-1763769600', '1763769600.5', '1e9', '0x10', '1234567890123456'])('timestamp %j → invalid_timestamp', (timestamp) => {
+    const headers = { ...headersOf(v), [WEBHOOK_HEADERS.timestamp]: timestamp };
+    expect(verifyWebhook(v.secret, headers, v.body, { now: atSeconds(v.timestamp) })).toEqual({
+      ok: false,
+      reason: 'invalid_timestamp',
+    });
+  });
 
   test('a zero-padded timestamp is not the signed one', () => {
     const headers = { ...headersOf(v), [WEBHOOK_HEADERS.timestamp]: `0${v.timestamp}` };

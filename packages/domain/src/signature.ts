@@ -40,12 +40,7 @@ export type WebhookSignatureHeaders = {
   [WEBHOOK_HEADERS.signature]: string;
 };
 
-export function signedHeaders(input: {
-  eventId: number | string;
-  secret: string;
-  timestamp: number;
-  rawBody: string | Uint8Array;
-}): WebhookSignatureHeaders {
+export function signedHeaders(input: { eventId: number | string; secret: string; timestamp: number; rawBody: string | Uint8Array }): WebhookSignatureHeaders {
   return {
     [WEBHOOK_HEADERS.id]: String(input.eventId),
     [WEBHOOK_HEADERS.timestamp]: String(input.timestamp),
@@ -88,12 +83,7 @@ function header(headers: HeaderBag, name: string): string | undefined {
  * signature. The header may list several space-separated `v1,` signatures (e.g. during secret
  * rotation); one match is enough. Never throws: any malformed input is a refusal.
  */
-export function verifyWebhook(
-  secret: string,
-  headers: HeaderBag,
-  rawBody: string | Uint8Array,
-  options: VerifyWebhookOptions = {},
-): VerifyWebhookResult {
+export function verifyWebhook(secret: string, headers: HeaderBag, rawBody: string | Uint8Array, options: VerifyWebhookOptions = {}): VerifyWebhookResult {
   try {
     if (headers === null || typeof headers !== 'object') return { ok: false, reason: 'missing_headers' };
     const id = header(headers, WEBHOOK_HEADERS.id)?.trim();

@@ -37,9 +37,7 @@ describe('percentage', () => {
   test('property: in [0, 100] with at most two decimals when count ≤ denominator', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 0, max: 10_000_000 }).chain((denominator) =>
-          fc.tuple(fc.integer({ min: 0, max: denominator }), fc.constant(denominator)),
-        ),
+        fc.integer({ min: 0, max: 10_000_000 }).chain((denominator) => fc.tuple(fc.integer({ min: 0, max: denominator }), fc.constant(denominator))),
         ([count, denominator]) => {
           const p = percentage(count, denominator);
           expect(p).toBeGreaterThanOrEqual(0);

@@ -89,11 +89,7 @@ export type TimelineWindow = {
  * is anchored at the Unix epoch, so buckets are the same whoever asks and line up with
  * PostgreSQL's date_bin(interval, t, 'epoch').
  */
-export function timelineWindow(input: {
-  timeframe: Timeframe;
-  beginSendAt: Date | null;
-  now: Date;
-}): TimelineWindow {
+export function timelineWindow(input: { timeframe: Timeframe; beginSendAt: Date | null; now: Date }): TimelineWindow {
   const { durationMs, intervalMs, interval } = TIMEFRAMES[input.timeframe];
   const anchor = input.beginSendAt !== null ? input.beginSendAt.getTime() : input.now.getTime() - durationMs;
   const startMs = Math.floor(anchor / intervalMs) * intervalMs;

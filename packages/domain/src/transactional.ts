@@ -22,5 +22,7 @@ function canonical(value: unknown): unknown {
 
 /** The body's identity for an idempotent retry: the same JSON, whatever the order of its keys. */
 export function requestFingerprint(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(body ?? null))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body ?? null)))
+    .digest('hex');
 }

@@ -92,7 +92,10 @@ describe('ClaimQueue: the items one job works, claimed ahead under its lease', (
   });
 
   it('gives up a failing claim once the lease can no longer be proven', async () => {
-    const store = new ClaimingStore([1, 2, 3, 4].map((id) => item(id)), () => (now += 30_000));
+    const store = new ClaimingStore(
+      [1, 2, 3, 4].map((id) => item(id)),
+      () => (now += 30_000),
+    );
     const q = queue(store, { claimBatchSize: 2 });
     expect(await q.next()).toMatchObject({ id: 1 });
     store.failuresLeft = 10;

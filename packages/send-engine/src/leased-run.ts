@@ -30,7 +30,11 @@ export class LeasedRun<T extends WorkItem, O> {
 
   /** A statement safe to repeat, tried again through a database outage of up to a lease. */
   persist<R>(statement: () => Promise<R>): Promise<R> {
-    return retrying(statement, forUpTo(this.options.leaseMs, () => this.timers.now()), (ms) => this.timers.sleep(ms));
+    return retrying(
+      statement,
+      forUpTo(this.options.leaseMs, () => this.timers.now()),
+      (ms) => this.timers.sleep(ms),
+    );
   }
 
   /**

@@ -107,6 +107,10 @@ export class OutcomeFlusher<T> {
    * again while `keepTrying` allows.
    */
   private commit(items: readonly T[]): Promise<number> {
-    return retrying(() => this.write(items), this.keepTrying, (ms) => this.timers.sleep(ms));
+    return retrying(
+      () => this.write(items),
+      this.keepTrying,
+      (ms) => this.timers.sleep(ms),
+    );
   }
 }

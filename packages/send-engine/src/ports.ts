@@ -50,9 +50,7 @@ export interface OutgoingEmail {
 }
 
 /** What the SMTP server said about one message (domain: smtpFailureKind decides permanence). */
-export type MailOutcome =
-  | { kind: 'accepted'; response: string }
-  | { kind: 'rejected'; permanent: boolean; code: number | null; message: string };
+export type MailOutcome = { kind: 'accepted'; response: string } | { kind: 'rejected'; permanent: boolean; code: number | null; message: string };
 
 /**
  * Hands messages to SMTP servers. `S` is the adapter's server record (address, credentials);

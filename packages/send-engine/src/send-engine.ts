@@ -1,7 +1,16 @@
 import { DEFAULT_GATE_OPTIONS, type GateOptions } from './gate-options';
 import { LeasedRun } from './leased-run';
 import type { LeasedWork, RunOptions, WorkItem } from './leased-work';
-import { MessageWithdrawn, type Clearance, type LimitedServer, type Mailer, type OutgoingEmail, type RandomSource, type SendRateStore, type Timers } from './ports';
+import {
+  MessageWithdrawn,
+  type Clearance,
+  type LimitedServer,
+  type Mailer,
+  type OutgoingEmail,
+  type RandomSource,
+  type SendRateStore,
+  type Timers,
+} from './ports';
 import { forUpTo, retrying } from './retrying';
 import { ServerGate, type GatedOutcome } from './server-gate';
 
@@ -41,11 +50,7 @@ export class SendEngine<S extends LimitedServer = LimitedServer> {
    * `priority` messages use the priority mailer and no connection bound. `signal` withdraws a
    * message that has not started (MessageWithdrawn).
    */
-  send(
-    servers: readonly S[],
-    build: (server: S) => OutgoingEmail,
-    options: { signal?: AbortSignal; priority?: boolean } = {},
-  ): Promise<GatedOutcome> {
+  send(servers: readonly S[], build: (server: S) => OutgoingEmail, options: { signal?: AbortSignal; priority?: boolean } = {}): Promise<GatedOutcome> {
     const { signal, priority = false } = options;
     if (signal?.aborted === true) return Promise.reject(new MessageWithdrawn());
     const mailer = priority ? this.parts.priorityMailer : this.parts.mailer;
@@ -75,7 +80,11 @@ export class SendEngine<S extends LimitedServer = LimitedServer> {
   /** A statement safe to repeat, tried again through a database outage of up to `ms`. */
   persist<R>(statement: () => Promise<R>, ms: number): Promise<R> {
     const timers = this.parts.timers;
-    return retrying(statement, forUpTo(ms, () => timers.now()), (wait) => timers.sleep(wait));
+    return retrying(
+      statement,
+      forUpTo(ms, () => timers.now()),
+      (wait) => timers.sleep(wait),
+    );
   }
 
   now(): number {

@@ -87,7 +87,13 @@ export class ServerGate {
       // A server away is skipped while another may take the message; with none, it is tried anyway.
       const answering = open.filter((s) => this.lane(s).reach.available(now));
       const candidates = answering.length > 0 ? answering : open;
-      const server = candidates[pickServer(candidates.map((s) => this.lane(s).waitEstimate(now)), this.turn++)]!;
+      const server =
+        candidates[
+          pickServer(
+            candidates.map((s) => this.lane(s).waitEstimate(now)),
+            this.turn++,
+          )
+        ]!;
       const lane = this.lane(server, room);
       const slot = new SlotClearance(lane, signal);
       let outcome: MailOutcome;

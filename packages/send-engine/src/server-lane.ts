@@ -13,28 +13,15 @@ import {
   type SendLimits,
   type SendRateState,
 } from '@mailcast/domain';
-import { MessageWithdrawn, type Cancel, type Clearance, type SendRateStore, type Timers } from './ports';
+import { MessageWithdrawn, type Cancel, type SendRateStore, type Timers } from './ports';
+import type { Change, Slot, SlotTicket } from './slot';
 import type { GateOptions } from './gate-options';
 import { ServerReach } from './server-reach';
 import { until } from './withdrawable-wait';
 
-/**
- * A message's place in a lane: `clearance`, if any, is what its content waits for (Mailer.send);
- * `done` is called once the server answered, or the message ended without it.
- */
-export interface SlotTicket {
-  clearance?: Clearance;
-  done: () => void;
-}
 /** The lane's own timers: none of them keeps the process alive. */
 const WEAK = { weak: true };
 const NOT_HELD: SlotTicket = { done: () => undefined };
-type Change<T> = (state: SendRateState, now: number) => { state: SendRateState | null; result: T };
-/** A granted slot: when to use it on this process's clock, and its instant on the store's (its permit's). */
-interface Slot {
-  at: number;
-  booked: number;
-}
 
 /**
  * One email server as this process sees it: the slots it reserved from the shared state, the
@@ -253,14 +240,18 @@ export class ServerLane {
     const last = this.slots.at(-1);
     if (this.sweeping !== null || last === undefined || !this.permits) return;
     const wait = Math.max(0, last.at + LATE_SLOT_MS + 1 - this.timers.now());
-    this.sweeping = this.timers.after(wait, () => {
-      this.sweeping = null;
-      const now = this.timers.now();
-      const late = this.slots.filter((slot) => now - slot.at > LATE_SLOT_MS);
-      this.slots = this.slots.filter((slot) => now - slot.at <= LATE_SLOT_MS);
-      this.giveUp(late);
-      this.sweepLater();
-    }, WEAK);
+    this.sweeping = this.timers.after(
+      wait,
+      () => {
+        this.sweeping = null;
+        const now = this.timers.now();
+        const late = this.slots.filter((slot) => now - slot.at > LATE_SLOT_MS);
+        this.slots = this.slots.filter((slot) => now - slot.at <= LATE_SLOT_MS);
+        this.giveUp(late);
+        this.sweepLater();
+      },
+      WEAK,
+    );
   }
 
   /** Slots given up or dropped: nothing was sent on them, so their permits free at once. */
@@ -291,20 +282,28 @@ export class ServerLane {
       this.renewing();
       this.renewing = null;
     } else if (this.holder.opens.length > 0 && this.renewing === null) {
-      this.renewing = this.timers.every(HOLD_LEASE_MS / 6, () => {
-        if (this.renewDue()) this.holdsChanged();
-      }, WEAK);
+      this.renewing = this.timers.every(
+        HOLD_LEASE_MS / 6,
+        () => {
+          if (this.renewDue()) this.holdsChanged();
+        },
+        WEAK,
+      );
     }
   }
 
   private scheduleFlush(): void {
-    this.flushing ??= this.timers.after(this.options.flushMs, () => {
-      this.flushing = null;
-      if (this.holdsWritten) return;
-      void this.change((state, now) => ({ state: { ...state, holds: withHolds(state.holds, this.ownHolds(now), now) }, result: null })).catch(
-        () => this.scheduleFlush(),
-      );
-    }, WEAK);
+    this.flushing ??= this.timers.after(
+      this.options.flushMs,
+      () => {
+        this.flushing = null;
+        if (this.holdsWritten) return;
+        void this.change((state, now) => ({ state: { ...state, holds: withHolds(state.holds, this.ownHolds(now), now) }, result: null })).catch(() =>
+          this.scheduleFlush(),
+        );
+      },
+      WEAK,
+    );
   }
 
   private get holdsWritten(): boolean {

@@ -1,5 +1,6 @@
 import { MessageWithdrawn, type Clearance } from './ports';
-import type { ServerLane, SlotTicket } from './server-lane';
+import type { ServerLane } from './server-lane';
+import type { SlotTicket } from './slot';
 
 /** A message got no slot: it goes back to the queue until `until` (null: a while), never failing. */
 export class NoSlot extends Error {

@@ -13,7 +13,12 @@ describe('watchStatus: a sending job learns of a pause or an abort within one po
       if (next instanceof Error) throw next;
       return next;
     });
-    const watch = watchStatus(async () => (await read()) === 'sending', 100, () => seen.push('stopped'), realTimers);
+    const watch = watchStatus(
+      async () => (await read()) === 'sending',
+      100,
+      () => seen.push('stopped'),
+      realTimers,
+    );
     return { seen, read, watch };
   };
 

@@ -1,6 +1,7 @@
 import { pgRepositories, type Database } from '@mailcast/adapters';
 import {
   issueApiToken,
+  SEQUENCE_DEFAULTS,
   type Broadcast,
   type Channel,
   type EmailServer,
@@ -10,8 +11,10 @@ import {
   type Subscriber,
   type RandomSource,
   type Repositories,
+  type Sequence,
+  type SequenceSettings,
 } from '@mailcast/core';
-import { PERMISSIONS, type Permission } from '@mailcast/domain';
+import { PERMISSIONS, type Permission, type StepAction, type StepSettings } from '@mailcast/domain';
 import { randomBytes } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import { appSecretBox } from './secrets';
@@ -51,8 +54,15 @@ export class Fixtures {
    */
   aCaptureServer(channelId: number, port: number, overrides: Partial<NewEmailServer> = {}): Promise<EmailServer> {
     return this.repositories.emailServers.create({
-      channelId, host: '127.0.0.1', port, tls: 'none',
-      username: null, password: null, fromEmail: null, fromName: null, ...overrides,
+      channelId,
+      host: '127.0.0.1',
+      port,
+      tls: 'none',
+      username: null,
+      password: null,
+      fromEmail: null,
+      fromName: null,
+      ...overrides,
     });
   }
 
@@ -84,11 +94,34 @@ export class Fixtures {
 
   /** A subscriber inserted directly (not through the API), created at `now`. */
   async aSubscriber(channelId: number, email: string, overrides: Partial<NewSubscriber> = {}, now = new Date()): Promise<Subscriber> {
-    const subscriber = await this.repositories.subscribers.insertIfAbsent(
-      { channelId, email, requiresConfirmation: false, ...overrides },
-      now,
-    );
+    const subscriber = await this.repositories.subscribers.insertIfAbsent({ channelId, email, requiresConfirmation: false, ...overrides }, now);
     if (subscriber === null) throw new Error(`subscriber ${email} already exists`);
     return subscriber;
+  }
+
+  /**
+   * An active sequence whose entry point is followed by `steps`, one after another; answers it, its
+   * entry point's id and the steps' ids in order.
+   */
+  async aSequence(
+    channelId: number,
+    steps: ReadonlyArray<{ action: StepAction; settings?: StepSettings }>,
+    overrides: Partial<SequenceSettings> = {},
+    now = new Date(),
+  ): Promise<{ sequence: Sequence; entry: number; steps: number[] }> {
+    const sequences = this.repositories.sequences;
+    const sequence = await sequences.create(channelId, { ...SEQUENCE_DEFAULTS, active: true, ...overrides }, now);
+    const [entry] = await sequences.steps(sequence.id);
+    const ids: number[] = [];
+    let parentId = entry!.id;
+    for (const [i, step] of steps.entries()) {
+      const made = await sequences.insertStep(
+        { sequenceId: sequence.id, action: step.action, label: null, parentId, branch: null, position: i + 1, settings: step.settings ?? {} },
+        now,
+      );
+      ids.push(made.id);
+      parentId = made.id;
+    }
+    return { sequence, entry: entry!.id, steps: ids };
   }
 }

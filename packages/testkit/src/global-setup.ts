@@ -12,7 +12,6 @@ declare global {
   var __MAILCAST_TEST_PG__: EmbeddedDatabase | undefined;
 }
 
-
 /**
  * One PostgreSQL for the whole run: DATABASE_URL's server when set, else an embedded cluster
  * in a temporary directory. A template database is migrated once; every test file clones it

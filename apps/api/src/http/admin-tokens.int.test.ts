@@ -95,8 +95,14 @@ describe('admin tokens on channel routes (docs/auth.md, Admin tokens)', () => {
   });
 
   it('needs broadcast_channel_id (422), refuses an unknown one (404), and works in the channel it names', async () => {
-    expect(await call(admin, 'get', '/subscribers.json').then((r) => [r.status, r.body])).toEqual([422, { error: 'broadcast_channel_id is required with an admin token' }]);
-    expect(await call(admin, 'get', '/subscribers.json?broadcast_channel_id=999999').then((r) => [r.status, r.body])).toEqual([404, { error: 'Channel not found' }]);
+    expect(await call(admin, 'get', '/subscribers.json').then((r) => [r.status, r.body])).toEqual([
+      422,
+      { error: 'broadcast_channel_id is required with an admin token' },
+    ]);
+    expect(await call(admin, 'get', '/subscribers.json?broadcast_channel_id=999999').then((r) => [r.status, r.body])).toEqual([
+      404,
+      { error: 'Channel not found' },
+    ]);
     expect((await call(admin, 'get', '/subscribers.json?broadcast_channel_id=x')).status).toBe(422);
 
     const created = await call(admin, 'post', '/subscribers.json', { broadcast_channel_id: mine.channel.id, email: 'via-admin@example.com' });
@@ -110,7 +116,7 @@ describe('admin tokens on channel routes (docs/auth.md, Admin tokens)', () => {
     expect((await call(admin, 'get', '/whoami')).body).toMatchObject({ type: 'api_token', token_type: 'admin_cross_channel', channel: null });
   });
 
-  it("never takes a channel token out of its own channel", async () => {
+  it('never takes a channel token out of its own channel', async () => {
     const listed = await call(mine.token, 'get', `/subscribers.json?broadcast_channel_id=${theirs.channel.id}`);
     expect(listed.body.subscribers.map((s: { email: string }) => s.email)).toEqual(['via-admin@example.com']);
   });

@@ -6,13 +6,13 @@ import { docsRoutes } from '../openapi/docs.routes';
 import { actingChannel, authenticate } from './auth';
 import { failedAuthLimit, publicLimit } from './client-limits';
 import { confirmationRoutes } from '../public/confirmation.routes';
-import { broadcastStatisticsRoutes } from './broadcast-statistics.routes';
-import { broadcastsRoutes } from './broadcasts.routes';
+import { broadcastStatisticsRoutes } from './broadcasts/broadcast-statistics.routes';
+import { broadcastsRoutes } from './broadcasts/broadcasts.routes';
 import { dashboardRoutes } from './dashboard.routes';
-import { discoveryRoutes } from './discovery.routes';
-import { segmentsRoutes } from './segments.routes';
-import { sequencesRoutes } from './sequences.routes';
-import { emailServersRoutes } from './email-servers.routes';
+import { discoveryRoutes } from './discovery/discovery.routes';
+import { segmentsRoutes } from './segments/segments.routes';
+import { sequencesRoutes } from './sequences/sequences.routes';
+import { emailServersRoutes } from './email-servers/email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { inboundRoutes } from './inbound/inbound.routes';
@@ -20,13 +20,13 @@ import { apiMetrics } from './metrics';
 import { rateLimit } from './rate-limit';
 import { requestLog } from './request-log';
 import { rejectUnstorableText } from './text-guard';
-import { subscribersRoutes } from './subscribers.routes';
-import { suppressionsRoutes } from './suppressions.routes';
-import { templatesRoutes } from './templates.routes';
-import { transactionalsRoutes } from './transactionals.routes';
+import { subscribersRoutes } from './subscribers/subscribers.routes';
+import { suppressionsRoutes } from './suppressions/suppressions.routes';
+import { templatesRoutes } from './templates/templates.routes';
+import { transactionalsRoutes } from './transactionals/transactionals.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
-import { webhookEndpointsRoutes } from './webhook-endpoints.routes';
+import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -37,7 +37,7 @@ export function createApp(container: DependencyContainer): Express {
   app.disable('x-powered-by');
   // X-Forwarded-For names the client only when the peer is a proxy the operator listed: from
   // anyone else it is whatever the caller wrote, and would split the per-address limits
-  // (docs/security.md, "Client addresses").
+  // (docs/security.md, "Per-address limits").
   app.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
   // Clients send tags[]=a&tags[]=b and custom_data[key]=value (docs/api-decisions.md): nested parsing.
   app.set('query parser', 'extended');

@@ -18,7 +18,8 @@ describe('verified tokens kept in memory', () => {
   afterAll(() => api.close());
 
   const broadcasts = (token: string) => request(api.app).get('/api/v1/broadcasts').set('Authorization', `Bearer ${token}`);
-  const idOf = async (channelId: number) => (await api.database.db('api_tokens').where({ channel_id: channelId }).orderBy('id', 'desc').first('id')).id as number;
+  const idOf = async (channelId: number) =>
+    (await api.database.db('api_tokens').where({ channel_id: channelId }).orderBy('id', 'desc').first('id')).id as number;
   /** A revocation nobody announces: the row edited by hand, as an operator might. */
   const revokeByHand = (id: number) => api.database.db('api_tokens').where({ id }).update({ revoked_at: new Date() });
 

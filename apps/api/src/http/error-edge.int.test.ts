@@ -182,7 +182,10 @@ describe('while PostgreSQL is out of reach (docs/api-decisions.md, "Database out
     try {
       const answers = [
         await request(api.app).get('/api/v1/subscribers.json').set(auth),
-        await request(api.app).post('/api/v1/subscribers.json').set(auth).send({ subscriber: { email: 'during@example.com' } }),
+        await request(api.app)
+          .post('/api/v1/subscribers.json')
+          .set(auth)
+          .send({ subscriber: { email: 'during@example.com' } }),
         await request(api.app).get('/api/v1/broadcasts').set(auth),
         await request(api.app).get('/api/v1/subscribers.json').set(unseen),
       ];
@@ -197,7 +200,10 @@ describe('while PostgreSQL is out of reach (docs/api-decisions.md, "Database out
       await restore();
     }
 
-    const created = await request(api.app).post('/api/v1/subscribers.json').set(auth).send({ subscriber: { email: 'after@example.com' } });
+    const created = await request(api.app)
+      .post('/api/v1/subscribers.json')
+      .set(auth)
+      .send({ subscriber: { email: 'after@example.com' } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ email: 'after@example.com' });
     expect(await api.database.db('subscribers').where({ email: 'during@example.com' }).first()).toBeUndefined();

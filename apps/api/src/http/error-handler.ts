@@ -21,13 +21,10 @@ interface HttpError {
   expose?: boolean;
 }
 
-const isHttpError = (error: unknown): error is HttpError =>
-  typeof error === 'object' && error !== null && typeof (error as HttpError).status === 'number';
+const isHttpError = (error: unknown): error is HttpError => typeof error === 'object' && error !== null && typeof (error as HttpError).status === 'number';
 
 /** The one table from error to status and body (spec: Errors; docs/api-decisions.md HTTP). */
-export function toHttpResponse(
-  error: unknown,
-): { status: number; body: ErrorBody; headers?: Record<string, string> } | null {
+export function toHttpResponse(error: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } | null {
   if (error instanceof UnauthorizedError) return { status: 401, body: { error: 'Unauthorized' } };
   if (error instanceof ForbiddenError) return { status: 403, body: { error: error.message } };
   if (error instanceof NotFoundError) return { status: 404, body: { error: error.message } };

@@ -67,7 +67,10 @@ describe('fuzzing every endpoint', () => {
           .send({ webhook_endpoint: { url: 'https://hooks.example.com/in', event_types: ['subscriber.created'] } })
       ).body.id,
     };
-    await request(api.app).post('/api/v1/subscribers.json').set('Authorization', `Bearer ${token}`).send({ subscriber: { email: 'known@example.com' } });
+    await request(api.app)
+      .post('/api/v1/subscribers.json')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ subscriber: { email: 'known@example.com' } });
   });
   afterAll(() => api.close());
 
@@ -79,7 +82,9 @@ describe('fuzzing every endpoint', () => {
       const body = res.body as { error?: unknown; errors?: unknown };
       const shaped =
         typeof body.error === 'string' ||
-        (typeof body.errors === 'object' && body.errors !== null && Object.values(body.errors).every((m) => Array.isArray(m) && m.every((s) => typeof s === 'string')));
+        (typeof body.errors === 'object' &&
+          body.errors !== null &&
+          Object.values(body.errors).every((m) => Array.isArray(m) && m.every((s) => typeof s === 'string')));
       expect(shaped).toBe(true);
     }
   }
@@ -103,10 +108,33 @@ describe('fuzzing every endpoint', () => {
     ['post', () => `/api/v1/webhook_endpoints/${ids.endpoint}/test`, 'webhook_endpoint'],
   ];
   const FIELDS = fc.constantFrom(
-    'email', 'first_name', 'last_name', 'tags', 'custom_data', 'source', 'subscribed_at', 'ip_address', 'tag_list',
-    'subject', 'body', 'html_body', 'name', 'reply_to', 'segment_ids', 'email_server_ids', 'email_headers', 'track_opens',
-    'scheduled_send_at', 'scheduled_timezone', 'url', 'event_types', 'retries_to_attempt', 'active', 'event_type',
-    'double_opt_in', 'confirmation_template_id',
+    'email',
+    'first_name',
+    'last_name',
+    'tags',
+    'custom_data',
+    'source',
+    'subscribed_at',
+    'ip_address',
+    'tag_list',
+    'subject',
+    'body',
+    'html_body',
+    'name',
+    'reply_to',
+    'segment_ids',
+    'email_server_ids',
+    'email_headers',
+    'track_opens',
+    'scheduled_send_at',
+    'scheduled_timezone',
+    'url',
+    'event_types',
+    'retries_to_attempt',
+    'active',
+    'event_type',
+    'double_opt_in',
+    'confirmation_template_id',
   );
   const fieldsBody = fc.dictionary(FIELDS, VALUE, { maxKeys: 6 });
 
@@ -118,7 +146,11 @@ describe('fuzzing every endpoint', () => {
     );
     await fc.assert(
       fc.asyncProperty(body, async (sent) => {
-        const res = await request(api.app)[method](path()).set('Authorization', `Bearer ${token}`).send(JSON.stringify(sent) as unknown as object).type('json');
+        const agent = request(api.app);
+        const res = await agent[method](path())
+          .set('Authorization', `Bearer ${token}`)
+          .send(JSON.stringify(sent) as unknown as object)
+          .type('json');
         expectWellFormed(res);
       }),
       { numRuns: RUNS },
@@ -137,10 +169,16 @@ describe('fuzzing every endpoint', () => {
     ['get', '/confirm/'],
   ] as Array<[Method, string]>)('%s %s<random id>: path traversal and junk ids are a 404, not a 500', async (method, prefix) => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(URL_TEXT, fc.constantFrom('..', '../..', '%2e%2e', '1 OR 1=1', '-1', '0', '1e3', '99999999999999999999', '1.5')), async (id) => {
-        const res = await request(api.app)[method](`${prefix}${encodeURIComponent(id)}`).set('Authorization', `Bearer ${token}`).send({});
-        expectWellFormed(res);
-      }),
+      fc.asyncProperty(
+        fc.oneof(URL_TEXT, fc.constantFrom('..', '../..', '%2e%2e', '1 OR 1=1', '-1', '0', '1e3', '99999999999999999999', '1.5')),
+        async (id) => {
+          const agent = request(api.app);
+          const res = await agent[method](`${prefix}${encodeURIComponent(id)}`)
+            .set('Authorization', `Bearer ${token}`)
+            .send({});
+          expectWellFormed(res);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -154,14 +192,34 @@ describe('fuzzing every endpoint', () => {
     () => `/api/v1/broadcasts/${ids.broadcast}/statistics/links`,
   ])('GET %s with random query strings never makes a 500', async (path) => {
     const name = fc.oneof(
-      fc.constantFrom('limit', 'offset', 'page', 'email', 'tags[]', 'tags', 'custom_data[plan]', 'custom_data[a][b]', 'is_active', 'created_after', 'created_before', 'confirmation_status', 'timeframe', 'metrics', 'sort', 'order', 'source'),
+      fc.constantFrom(
+        'limit',
+        'offset',
+        'page',
+        'email',
+        'tags[]',
+        'tags',
+        'custom_data[plan]',
+        'custom_data[a][b]',
+        'is_active',
+        'created_after',
+        'created_before',
+        'confirmation_status',
+        'timeframe',
+        'metrics',
+        'sort',
+        'order',
+        'source',
+      ),
       URL_TEXT,
     );
     const query = fc.array(fc.tuple(name, URL_TEXT), { maxLength: 5 });
     await fc.assert(
       fc.asyncProperty(query, async (pairs) => {
         const qs = pairs.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(v)}`).join('&');
-        const res = await request(api.app).get(`${typeof path === 'string' ? path : path()}?${qs}`).set('Authorization', `Bearer ${token}`);
+        const res = await request(api.app)
+          .get(`${typeof path === 'string' ? path : path()}?${qs}`)
+          .set('Authorization', `Bearer ${token}`);
         expectWellFormed(res);
       }),
       { numRuns: RUNS },
@@ -186,7 +244,9 @@ describe('fuzzing every endpoint', () => {
             expect(await api.database.db('subscribers').where({ email }).first()).toBeUndefined();
             return;
           }
-          const found = await request(api.app).get(`/api/v1/subscribers/find.json?email=${encodeURIComponent(email)}`).set('Authorization', `Bearer ${token}`);
+          const found = await request(api.app)
+            .get(`/api/v1/subscribers/find.json?email=${encodeURIComponent(email)}`)
+            .set('Authorization', `Bearer ${token}`);
           expect(found.status).toBe(200);
           expect({ first_name: found.body.first_name, last_name: found.body.last_name, custom_data: found.body.custom_data }).toEqual({
             first_name: firstName,
@@ -200,19 +260,30 @@ describe('fuzzing every endpoint', () => {
 
     it('broadcasts: name, subject, preheader and body', async () => {
       await fc.assert(
-        fc.asyncProperty(TEXT, TEXT.filter((s) => s.trim() !== ''), TEXT, TEXT, async (name, subject, preheader, body) => {
-          const created = await request(api.app)
-            .post('/api/v1/broadcasts')
-            .set('Authorization', `Bearer ${token}`)
-            .send({ broadcast: { name, subject, preheader, body } });
-          expectWellFormed(created);
-          if (created.status !== 201) {
-            expect(created.status).toBe(422);
-            return;
-          }
-          const got = await request(api.app).get(`/api/v1/broadcasts/${created.body.id}`).set('Authorization', `Bearer ${token}`);
-          expect({ name: got.body.name, subject: got.body.subject, preheader: got.body.preheader, body: got.body.body }).toEqual({ name, subject, preheader, body });
-        }),
+        fc.asyncProperty(
+          TEXT,
+          TEXT.filter((s) => s.trim() !== ''),
+          TEXT,
+          TEXT,
+          async (name, subject, preheader, body) => {
+            const created = await request(api.app)
+              .post('/api/v1/broadcasts')
+              .set('Authorization', `Bearer ${token}`)
+              .send({ broadcast: { name, subject, preheader, body } });
+            expectWellFormed(created);
+            if (created.status !== 201) {
+              expect(created.status).toBe(422);
+              return;
+            }
+            const got = await request(api.app).get(`/api/v1/broadcasts/${created.body.id}`).set('Authorization', `Bearer ${token}`);
+            expect({ name: got.body.name, subject: got.body.subject, preheader: got.body.preheader, body: got.body.body }).toEqual({
+              name,
+              subject,
+              preheader,
+              body,
+            });
+          },
+        ),
         { numRuns: RUNS * 2 },
       );
     });

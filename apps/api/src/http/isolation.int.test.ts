@@ -12,7 +12,17 @@ describe('isolation and permissions on every endpoint', () => {
   let owner: string;
   let ownerChannel: number;
   let stranger: string;
-  let ids: { broadcast: number; endpoint: number; email: string; server: number; segment: number; template: number; transactional: number; sequence: number; step: number };
+  let ids: {
+    broadcast: number;
+    endpoint: number;
+    email: string;
+    server: number;
+    segment: number;
+    template: number;
+    transactional: number;
+    sequence: number;
+    step: number;
+  };
 
   beforeAll(async () => {
     // Every operation's 401 without a token comes from one address: more than the default failed-auth limit.
@@ -23,31 +33,57 @@ describe('isolation and permissions on every endpoint', () => {
     stranger = (await api.fixtures.aTenant()).token;
     const broadcast = await api.fixtures.aBroadcast(a.channel.id);
     const auth = { Authorization: `Bearer ${owner}` };
-    const subscriber = await request(api.app).post('/api/v1/subscribers.json').set(auth).send({ subscriber: { email: 'owner@example.com', first_name: 'Owner' } });
+    const subscriber = await request(api.app)
+      .post('/api/v1/subscribers.json')
+      .set(auth)
+      .send({ subscriber: { email: 'owner@example.com', first_name: 'Owner' } });
     expect(subscriber.status).toBe(201);
     const endpoint = await request(api.app)
       .post('/api/v1/webhook_endpoints')
       .set(auth)
       .send({ webhook_endpoint: { url: 'https://hooks.example.com/in', event_types: ['subscriber.created'] } });
     expect(endpoint.status).toBe(201);
-    const server = await request(api.app).post('/api/v1/email_servers').set(auth).send({ email_server: { host: '127.0.0.1', port: 9, tls: 'none' } });
+    const server = await request(api.app)
+      .post('/api/v1/email_servers')
+      .set(auth)
+      .send({ email_server: { host: '127.0.0.1', port: 9, tls: 'none' } });
     expect(server.status).toBe(201);
-    const segment = await request(api.app).post('/api/v1/segments').set(auth).send({ segment: { name: 'Owners' } });
+    const segment = await request(api.app)
+      .post('/api/v1/segments')
+      .set(auth)
+      .send({ segment: { name: 'Owners' } });
     expect(segment.status).toBe(201);
-    const template = await request(api.app).post('/api/v1/templates').set(auth).send({ template: { label: 'Owner', subject: 'S', body: 'B' } });
+    const template = await request(api.app)
+      .post('/api/v1/templates')
+      .set(auth)
+      .send({ template: { label: 'Owner', subject: 'S', body: 'B' } });
     expect(template.status).toBe(201);
     const transactional = await request(api.app).post('/api/v1/transactionals.json').set(auth).send({ to: 'receipt@example.com', subject: 'S', body: 'B' });
     expect(transactional.status).toBe(201);
     expect((await request(api.app).post('/api/v1/suppressions.json').set(auth).send({ email: 'kept@example.com' })).status).toBe(201);
-    const sequence = await request(api.app).post('/api/v1/sequences').set(auth).send({ sequence: { label: 'Owners' } });
+    const sequence = await request(api.app)
+      .post('/api/v1/sequences')
+      .set(auth)
+      .send({ sequence: { label: 'Owners' } });
     expect(sequence.status).toBe(201);
-    const step = await request(api.app).post(`/api/v1/sequences/${sequence.body.id}/steps`).set(auth).send({ step: { subject: 'S' } });
+    const step = await request(api.app)
+      .post(`/api/v1/sequences/${sequence.body.id}/steps`)
+      .set(auth)
+      .send({ step: { subject: 'S' } });
     expect(step.status).toBe(201);
-    expect((await request(api.app).post(`/api/v1/sequences/${sequence.body.id}/add_subscriber`).set(auth).send({ email: 'owner@example.com' })).status).toBe(201);
+    expect((await request(api.app).post(`/api/v1/sequences/${sequence.body.id}/add_subscriber`).set(auth).send({ email: 'owner@example.com' })).status).toBe(
+      201,
+    );
     ids = {
-      broadcast: broadcast.id, endpoint: endpoint.body.id, email: 'owner@example.com', server: server.body.id,
-      segment: segment.body.id, template: template.body.id, transactional: transactional.body.id,
-      sequence: sequence.body.id, step: step.body.id,
+      broadcast: broadcast.id,
+      endpoint: endpoint.body.id,
+      email: 'owner@example.com',
+      server: server.body.id,
+      segment: segment.body.id,
+      template: template.body.id,
+      transactional: transactional.body.id,
+      sequence: sequence.body.id,
+      step: step.body.id,
     };
   });
   afterAll(() => api.close());
@@ -77,12 +113,50 @@ describe('isolation and permissions on every endpoint', () => {
   const GLOBAL = 'Admin API token required for global suppressions';
   const email = () => ({ email: ids.email });
   const OPERATIONS: Operation[] = [
-    { name: 'list broadcasts', method: 'get', path: () => '/api/v1/broadcasts', permission: 'broadcasts_read', stranger: { status: 200, empty: (b) => b.total } },
-    { name: 'get broadcast', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
-    { name: 'create broadcast', method: 'post', path: () => '/api/v1/broadcasts', permission: 'broadcasts_write', body: () => ({ broadcast: { subject: 'S' } }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'update broadcast', method: 'patch', path: () => `/api/v1/broadcasts/${ids.broadcast}`, permission: 'broadcasts_write', body: () => ({ broadcast: { name: 'taken' } }), stranger: { status: 404, error: B } },
-    { name: 'delete broadcast', method: 'delete', path: () => `/api/v1/broadcasts/${ids.broadcast}`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
-    { name: 'send broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/send_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
+    {
+      name: 'list broadcasts',
+      method: 'get',
+      path: () => '/api/v1/broadcasts',
+      permission: 'broadcasts_read',
+      stranger: { status: 200, empty: (b) => b.total },
+    },
+    {
+      name: 'get broadcast',
+      method: 'get',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}`,
+      permission: 'broadcasts_read',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'create broadcast',
+      method: 'post',
+      path: () => '/api/v1/broadcasts',
+      permission: 'broadcasts_write',
+      body: () => ({ broadcast: { subject: 'S' } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'update broadcast',
+      method: 'patch',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}`,
+      permission: 'broadcasts_write',
+      body: () => ({ broadcast: { name: 'taken' } }),
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'delete broadcast',
+      method: 'delete',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}`,
+      permission: 'broadcasts_write',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'send broadcast',
+      method: 'post',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/send_broadcast`,
+      permission: 'broadcasts_write',
+      stranger: { status: 404, error: B },
+    },
     {
       name: 'schedule broadcast',
       method: 'post',
@@ -91,27 +165,163 @@ describe('isolation and permissions on every endpoint', () => {
       body: () => ({ broadcast: { scheduled_send_at: '2099-01-01T10:00:00Z', scheduled_timezone: 'UTC' } }),
       stranger: { status: 404, error: B },
     },
-    { name: 'cancel schedule', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/cancel_schedule`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
-    { name: 'pause broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/pause_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
-    { name: 'resume broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/resume_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
-    { name: 'abort broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/abort_broadcast`, permission: 'broadcasts_write', stranger: { status: 404, error: B } },
-    { name: 'preview broadcast', method: 'post', path: () => `/api/v1/broadcasts/${ids.broadcast}/preview`, permission: 'broadcasts_read', body: email, stranger: { status: 404, error: B } },
-    { name: 'statistics', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
-    { name: 'timeline', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/timeline`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
-    { name: 'link statistics', method: 'get', path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/links`, permission: 'broadcasts_read', stranger: { status: 404, error: B } },
-    { name: 'list subscribers', method: 'get', path: () => '/api/v1/subscribers.json', permission: 'subscribers_read', stranger: { status: 200, empty: (b) => b.pagination.total } },
-    { name: 'find subscriber', method: 'get', path: () => `/api/v1/subscribers/find.json?email=${ids.email}`, permission: 'subscribers_read', stranger: { status: 404, error: S } },
-    { name: 'create subscriber', method: 'post', path: () => '/api/v1/subscribers.json', permission: 'subscribers_write', body: () => ({ subscriber: { email: 'someone@example.com' } }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'update subscriber', method: 'patch', path: () => '/api/v1/subscribers.json', permission: 'subscribers_write', body: () => ({ subscriber: { email: ids.email, first_name: 'Taken' } }), stranger: { status: 404, error: S } },
-    { name: 'deactivate', method: 'post', path: () => '/api/v1/subscribers/deactivate.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
-    { name: 'activate', method: 'post', path: () => '/api/v1/subscribers/activate.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
-    { name: 'add tags', method: 'post', path: () => '/api/v1/subscribers/add_tag.json', permission: 'subscribers_write', body: () => ({ ...email(), tags: ['x'] }), stranger: { status: 404, error: S } },
-    { name: 'remove tags', method: 'delete', path: () => '/api/v1/subscribers/remove_tag.json', permission: 'subscribers_write', body: () => ({ ...email(), tags: ['x'] }), stranger: { status: 404, error: S } },
-    { name: 'unsubscribe', method: 'post', path: () => '/api/v1/subscribers/unsubscribe.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
-    { name: 'resubscribe', method: 'post', path: () => '/api/v1/subscribers/resubscribe.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
-    { name: 'redact', method: 'post', path: () => '/api/v1/subscribers/redact.json', permission: 'subscribers_write', body: email, stranger: { status: 404, error: S } },
-    { name: 'list webhook endpoints', method: 'get', path: () => '/api/v1/webhook_endpoints', permission: 'webhook_endpoints_read', stranger: { status: 200, empty: (b) => b.total } },
-    { name: 'get webhook endpoint', method: 'get', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`, permission: 'webhook_endpoints_read', stranger: { status: 404, error: W } },
+    {
+      name: 'cancel schedule',
+      method: 'post',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/cancel_schedule`,
+      permission: 'broadcasts_write',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'pause broadcast',
+      method: 'post',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/pause_broadcast`,
+      permission: 'broadcasts_write',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'resume broadcast',
+      method: 'post',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/resume_broadcast`,
+      permission: 'broadcasts_write',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'abort broadcast',
+      method: 'post',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/abort_broadcast`,
+      permission: 'broadcasts_write',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'preview broadcast',
+      method: 'post',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/preview`,
+      permission: 'broadcasts_read',
+      body: email,
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'statistics',
+      method: 'get',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics`,
+      permission: 'broadcasts_read',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'timeline',
+      method: 'get',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/timeline`,
+      permission: 'broadcasts_read',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'link statistics',
+      method: 'get',
+      path: () => `/api/v1/broadcasts/${ids.broadcast}/statistics/links`,
+      permission: 'broadcasts_read',
+      stranger: { status: 404, error: B },
+    },
+    {
+      name: 'list subscribers',
+      method: 'get',
+      path: () => '/api/v1/subscribers.json',
+      permission: 'subscribers_read',
+      stranger: { status: 200, empty: (b) => b.pagination.total },
+    },
+    {
+      name: 'find subscriber',
+      method: 'get',
+      path: () => `/api/v1/subscribers/find.json?email=${ids.email}`,
+      permission: 'subscribers_read',
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'create subscriber',
+      method: 'post',
+      path: () => '/api/v1/subscribers.json',
+      permission: 'subscribers_write',
+      body: () => ({ subscriber: { email: 'someone@example.com' } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'update subscriber',
+      method: 'patch',
+      path: () => '/api/v1/subscribers.json',
+      permission: 'subscribers_write',
+      body: () => ({ subscriber: { email: ids.email, first_name: 'Taken' } }),
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'deactivate',
+      method: 'post',
+      path: () => '/api/v1/subscribers/deactivate.json',
+      permission: 'subscribers_write',
+      body: email,
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'activate',
+      method: 'post',
+      path: () => '/api/v1/subscribers/activate.json',
+      permission: 'subscribers_write',
+      body: email,
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'add tags',
+      method: 'post',
+      path: () => '/api/v1/subscribers/add_tag.json',
+      permission: 'subscribers_write',
+      body: () => ({ ...email(), tags: ['x'] }),
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'remove tags',
+      method: 'delete',
+      path: () => '/api/v1/subscribers/remove_tag.json',
+      permission: 'subscribers_write',
+      body: () => ({ ...email(), tags: ['x'] }),
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'unsubscribe',
+      method: 'post',
+      path: () => '/api/v1/subscribers/unsubscribe.json',
+      permission: 'subscribers_write',
+      body: email,
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'resubscribe',
+      method: 'post',
+      path: () => '/api/v1/subscribers/resubscribe.json',
+      permission: 'subscribers_write',
+      body: email,
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'redact',
+      method: 'post',
+      path: () => '/api/v1/subscribers/redact.json',
+      permission: 'subscribers_write',
+      body: email,
+      stranger: { status: 404, error: S },
+    },
+    {
+      name: 'list webhook endpoints',
+      method: 'get',
+      path: () => '/api/v1/webhook_endpoints',
+      permission: 'webhook_endpoints_read',
+      stranger: { status: 200, empty: (b) => b.total },
+    },
+    {
+      name: 'get webhook endpoint',
+      method: 'get',
+      path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`,
+      permission: 'webhook_endpoints_read',
+      stranger: { status: 404, error: W },
+    },
     {
       name: 'create webhook endpoint',
       method: 'post',
@@ -120,55 +330,350 @@ describe('isolation and permissions on every endpoint', () => {
       body: () => ({ webhook_endpoint: { url: 'https://hooks.example.com/other', event_types: ['test.webhook'] } }),
       stranger: { status: 200, empty: () => 0 },
     },
-    { name: 'update webhook endpoint', method: 'patch', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`, permission: 'webhook_endpoints_write', body: () => ({ webhook_endpoint: { description: 'taken' } }), stranger: { status: 404, error: W } },
-    { name: 'delete webhook endpoint', method: 'delete', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`, permission: 'webhook_endpoints_write', stranger: { status: 404, error: W } },
-    { name: 'test webhook endpoint', method: 'post', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/test`, permission: 'webhook_endpoints_write', body: () => ({}), stranger: { status: 404, error: W } },
-    { name: 'webhook deliveries', method: 'get', path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/deliveries`, permission: 'webhook_endpoints_read', stranger: { status: 404, error: W } },
-    { name: 'list email servers', method: 'get', path: () => '/api/v1/email_servers', permission: 'email_servers_read', stranger: { status: 200, empty: (b) => b.total } },
-    { name: 'get email server', method: 'get', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_read', stranger: { status: 404, error: E } },
-    { name: 'create email server', method: 'post', path: () => '/api/v1/email_servers', permission: 'email_servers_write', body: () => ({ email_server: { host: '127.0.0.1', port: 2525, tls: 'none' } }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'update email server', method: 'patch', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_write', body: () => ({ email_server: { name: 'taken' } }), stranger: { status: 404, error: E } },
-    { name: 'delete email server', method: 'delete', path: () => `/api/v1/email_servers/${ids.server}`, permission: 'email_servers_write', stranger: { status: 404, error: E } },
-    { name: 'test email server', method: 'post', path: () => `/api/v1/email_servers/${ids.server}/test_connection`, permission: 'email_servers_write', stranger: { status: 404, error: E } },
-    { name: 'generate dkim key', method: 'post', path: () => `/api/v1/email_servers/${ids.server}/generate_dkim_key`, permission: 'email_servers_write', body: () => ({ dkim_domain: 'example.com' }), stranger: { status: 404, error: E } },
-    { name: 'list segments', method: 'get', path: () => '/api/v1/segments.json', permission: 'segments_read', stranger: { status: 200, empty: (b) => b.total } },
-    { name: 'get segment', method: 'get', path: () => `/api/v1/segments/${ids.segment}.json`, permission: 'segments_read', stranger: { status: 404, error: SEG } },
-    { name: 'create segment', method: 'post', path: () => '/api/v1/segments', permission: 'segments_write', body: () => ({ segment: { name: 'Theirs' } }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'update segment', method: 'patch', path: () => `/api/v1/segments/${ids.segment}`, permission: 'segments_write', body: () => ({ segment: { name: 'taken' } }), stranger: { status: 404, error: SEG } },
-    { name: 'delete segment', method: 'delete', path: () => `/api/v1/segments/${ids.segment}`, permission: 'segments_write', stranger: { status: 404, error: SEG } },
+    {
+      name: 'update webhook endpoint',
+      method: 'patch',
+      path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`,
+      permission: 'webhook_endpoints_write',
+      body: () => ({ webhook_endpoint: { description: 'taken' } }),
+      stranger: { status: 404, error: W },
+    },
+    {
+      name: 'delete webhook endpoint',
+      method: 'delete',
+      path: () => `/api/v1/webhook_endpoints/${ids.endpoint}`,
+      permission: 'webhook_endpoints_write',
+      stranger: { status: 404, error: W },
+    },
+    {
+      name: 'test webhook endpoint',
+      method: 'post',
+      path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/test`,
+      permission: 'webhook_endpoints_write',
+      body: () => ({}),
+      stranger: { status: 404, error: W },
+    },
+    {
+      name: 'webhook deliveries',
+      method: 'get',
+      path: () => `/api/v1/webhook_endpoints/${ids.endpoint}/deliveries`,
+      permission: 'webhook_endpoints_read',
+      stranger: { status: 404, error: W },
+    },
+    {
+      name: 'list email servers',
+      method: 'get',
+      path: () => '/api/v1/email_servers',
+      permission: 'email_servers_read',
+      stranger: { status: 200, empty: (b) => b.total },
+    },
+    {
+      name: 'get email server',
+      method: 'get',
+      path: () => `/api/v1/email_servers/${ids.server}`,
+      permission: 'email_servers_read',
+      stranger: { status: 404, error: E },
+    },
+    {
+      name: 'create email server',
+      method: 'post',
+      path: () => '/api/v1/email_servers',
+      permission: 'email_servers_write',
+      body: () => ({ email_server: { host: '127.0.0.1', port: 2525, tls: 'none' } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'update email server',
+      method: 'patch',
+      path: () => `/api/v1/email_servers/${ids.server}`,
+      permission: 'email_servers_write',
+      body: () => ({ email_server: { name: 'taken' } }),
+      stranger: { status: 404, error: E },
+    },
+    {
+      name: 'delete email server',
+      method: 'delete',
+      path: () => `/api/v1/email_servers/${ids.server}`,
+      permission: 'email_servers_write',
+      stranger: { status: 404, error: E },
+    },
+    {
+      name: 'test email server',
+      method: 'post',
+      path: () => `/api/v1/email_servers/${ids.server}/test_connection`,
+      permission: 'email_servers_write',
+      stranger: { status: 404, error: E },
+    },
+    {
+      name: 'generate dkim key',
+      method: 'post',
+      path: () => `/api/v1/email_servers/${ids.server}/generate_dkim_key`,
+      permission: 'email_servers_write',
+      body: () => ({ dkim_domain: 'example.com' }),
+      stranger: { status: 404, error: E },
+    },
+    {
+      name: 'list segments',
+      method: 'get',
+      path: () => '/api/v1/segments.json',
+      permission: 'segments_read',
+      stranger: { status: 200, empty: (b) => b.total },
+    },
+    {
+      name: 'get segment',
+      method: 'get',
+      path: () => `/api/v1/segments/${ids.segment}.json`,
+      permission: 'segments_read',
+      stranger: { status: 404, error: SEG },
+    },
+    {
+      name: 'create segment',
+      method: 'post',
+      path: () => '/api/v1/segments',
+      permission: 'segments_write',
+      body: () => ({ segment: { name: 'Theirs' } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'update segment',
+      method: 'patch',
+      path: () => `/api/v1/segments/${ids.segment}`,
+      permission: 'segments_write',
+      body: () => ({ segment: { name: 'taken' } }),
+      stranger: { status: 404, error: SEG },
+    },
+    {
+      name: 'delete segment',
+      method: 'delete',
+      path: () => `/api/v1/segments/${ids.segment}`,
+      permission: 'segments_write',
+      stranger: { status: 404, error: SEG },
+    },
     { name: 'list sequences', method: 'get', path: () => '/api/v1/sequences', permission: 'sequences_read', stranger: { status: 200, empty: (b) => b.total } },
-    { name: 'create sequence', method: 'post', path: () => '/api/v1/sequences', permission: 'sequences_write', body: () => ({ sequence: { label: 'Theirs' } }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'get sequence', method: 'get', path: () => `/api/v1/sequences/${ids.sequence}?include_steps=true`, permission: 'sequences_read', stranger: { status: 404, error: SEQ } },
-    { name: 'update sequence', method: 'patch', path: () => `/api/v1/sequences/${ids.sequence}`, permission: 'sequences_write', body: () => ({ sequence: { active: true } }), stranger: { status: 404, error: SEQ } },
-    { name: 'delete sequence', method: 'delete', path: () => `/api/v1/sequences/${ids.sequence}`, permission: 'sequences_write', stranger: { status: 404, error: SEQ } },
-    { name: 'add sequence subscriber', method: 'post', path: () => `/api/v1/sequences/${ids.sequence}/add_subscriber`, permission: 'sequences_write', body: () => ({ email: 'theirs@example.com' }), stranger: { status: 404, error: SEQ } },
-    { name: 'remove sequence subscriber', method: 'delete', path: () => `/api/v1/sequences/${ids.sequence}/remove_subscriber`, permission: 'sequences_write', body: () => ({ email: 'owner@example.com' }), stranger: { status: 404, error: SEQ } },
-    { name: 'list sequence subscribers', method: 'get', path: () => `/api/v1/sequences/${ids.sequence}/list_subscribers`, permission: 'sequences_read', stranger: { status: 404, error: SEQ } },
-    { name: 'list sequence steps', method: 'get', path: () => `/api/v1/sequences/${ids.sequence}/steps`, permission: 'sequences_read', stranger: { status: 404, error: SEQ } },
-    { name: 'create sequence step', method: 'post', path: () => `/api/v1/sequences/${ids.sequence}/steps`, permission: 'sequences_write', body: () => ({ step: { subject: 'Theirs' } }), stranger: { status: 404, error: SEQ } },
-    { name: 'get sequence step', method: 'get', path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`, permission: 'sequences_read', stranger: { status: 404, error: SEQ } },
-    { name: 'update sequence step', method: 'patch', path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`, permission: 'sequences_write', body: () => ({ step: { subject: 'taken' } }), stranger: { status: 404, error: SEQ } },
-    { name: 'delete sequence step', method: 'delete', path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`, permission: 'sequences_write', stranger: { status: 404, error: SEQ } },
-    { name: 'move sequence step', method: 'post', path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}/move`, permission: 'sequences_write', body: () => ({ under_id: ids.step }), stranger: { status: 404, error: SEQ } },
+    {
+      name: 'create sequence',
+      method: 'post',
+      path: () => '/api/v1/sequences',
+      permission: 'sequences_write',
+      body: () => ({ sequence: { label: 'Theirs' } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'get sequence',
+      method: 'get',
+      path: () => `/api/v1/sequences/${ids.sequence}?include_steps=true`,
+      permission: 'sequences_read',
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'update sequence',
+      method: 'patch',
+      path: () => `/api/v1/sequences/${ids.sequence}`,
+      permission: 'sequences_write',
+      body: () => ({ sequence: { active: true } }),
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'delete sequence',
+      method: 'delete',
+      path: () => `/api/v1/sequences/${ids.sequence}`,
+      permission: 'sequences_write',
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'add sequence subscriber',
+      method: 'post',
+      path: () => `/api/v1/sequences/${ids.sequence}/add_subscriber`,
+      permission: 'sequences_write',
+      body: () => ({ email: 'theirs@example.com' }),
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'remove sequence subscriber',
+      method: 'delete',
+      path: () => `/api/v1/sequences/${ids.sequence}/remove_subscriber`,
+      permission: 'sequences_write',
+      body: () => ({ email: 'owner@example.com' }),
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'list sequence subscribers',
+      method: 'get',
+      path: () => `/api/v1/sequences/${ids.sequence}/list_subscribers`,
+      permission: 'sequences_read',
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'list sequence steps',
+      method: 'get',
+      path: () => `/api/v1/sequences/${ids.sequence}/steps`,
+      permission: 'sequences_read',
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'create sequence step',
+      method: 'post',
+      path: () => `/api/v1/sequences/${ids.sequence}/steps`,
+      permission: 'sequences_write',
+      body: () => ({ step: { subject: 'Theirs' } }),
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'get sequence step',
+      method: 'get',
+      path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`,
+      permission: 'sequences_read',
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'update sequence step',
+      method: 'patch',
+      path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`,
+      permission: 'sequences_write',
+      body: () => ({ step: { subject: 'taken' } }),
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'delete sequence step',
+      method: 'delete',
+      path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}`,
+      permission: 'sequences_write',
+      stranger: { status: 404, error: SEQ },
+    },
+    {
+      name: 'move sequence step',
+      method: 'post',
+      path: () => `/api/v1/sequences/${ids.sequence}/steps/${ids.step}/move`,
+      permission: 'sequences_write',
+      body: () => ({ under_id: ids.step }),
+      stranger: { status: 404, error: SEQ },
+    },
     { name: 'list templates', method: 'get', path: () => '/api/v1/templates', permission: 'templates_read', stranger: { status: 200, empty: (b) => b.total } },
     { name: 'get template', method: 'get', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_read', stranger: { status: 404, error: T } },
-    { name: 'create template', method: 'post', path: () => '/api/v1/templates', permission: 'templates_write', body: () => ({ template: { label: 'Theirs', subject: 'S', body: 'B' } }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'update template', method: 'patch', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_write', body: () => ({ template: { label: 'taken' } }), stranger: { status: 404, error: T } },
-    { name: 'delete template', method: 'delete', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_write', stranger: { status: 404, error: T } },
-    { name: 'send transactional', method: 'post', path: () => '/api/v1/transactionals.json', permission: 'transactionals_write', body: () => ({ to: 'theirs@example.com', subject: 'S', body: 'B' }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'get transactional', method: 'get', path: () => `/api/v1/transactionals/${ids.transactional}.json`, permission: 'transactionals_read', stranger: { status: 404, error: TX } },
-    { name: 'list suppressions', method: 'get', path: () => '/api/v1/suppressions.json', permission: 'suppressions_read', stranger: { status: 200, empty: (b) => b.pagination.total } },
-    { name: 'check suppression', method: 'get', path: () => '/api/v1/suppressions/check.json?email=kept@example.com', permission: 'suppressions_read', stranger: { status: 200, empty: (b) => (b.suppressed ? 1 : 0) } },
-    { name: 'add suppression', method: 'post', path: () => '/api/v1/suppressions.json', permission: 'suppressions_write', body: () => ({ email: 'theirs@example.com' }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'remove suppression', method: 'delete', path: () => '/api/v1/suppressions.json', permission: 'suppressions_write', body: () => ({ email: 'kept@example.com' }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'bulk add suppressions', method: 'post', path: () => '/api/v1/suppressions/bulk.json', permission: 'suppressions_write', body: () => ({ emails: ['theirs@example.com'] }), stranger: { status: 200, empty: () => 0 } },
-    { name: 'bulk remove suppressions', method: 'delete', path: () => '/api/v1/suppressions/bulk.json', permission: 'suppressions_write', body: () => ({ emails: ['kept@example.com'] }), stranger: { status: 200, empty: () => 0 } },
+    {
+      name: 'create template',
+      method: 'post',
+      path: () => '/api/v1/templates',
+      permission: 'templates_write',
+      body: () => ({ template: { label: 'Theirs', subject: 'S', body: 'B' } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'update template',
+      method: 'patch',
+      path: () => `/api/v1/templates/${ids.template}`,
+      permission: 'templates_write',
+      body: () => ({ template: { label: 'taken' } }),
+      stranger: { status: 404, error: T },
+    },
+    {
+      name: 'delete template',
+      method: 'delete',
+      path: () => `/api/v1/templates/${ids.template}`,
+      permission: 'templates_write',
+      stranger: { status: 404, error: T },
+    },
+    {
+      name: 'send transactional',
+      method: 'post',
+      path: () => '/api/v1/transactionals.json',
+      permission: 'transactionals_write',
+      body: () => ({ to: 'theirs@example.com', subject: 'S', body: 'B' }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'get transactional',
+      method: 'get',
+      path: () => `/api/v1/transactionals/${ids.transactional}.json`,
+      permission: 'transactionals_read',
+      stranger: { status: 404, error: TX },
+    },
+    {
+      name: 'list suppressions',
+      method: 'get',
+      path: () => '/api/v1/suppressions.json',
+      permission: 'suppressions_read',
+      stranger: { status: 200, empty: (b) => b.pagination.total },
+    },
+    {
+      name: 'check suppression',
+      method: 'get',
+      path: () => '/api/v1/suppressions/check.json?email=kept@example.com',
+      permission: 'suppressions_read',
+      stranger: { status: 200, empty: (b) => (b.suppressed ? 1 : 0) },
+    },
+    {
+      name: 'add suppression',
+      method: 'post',
+      path: () => '/api/v1/suppressions.json',
+      permission: 'suppressions_write',
+      body: () => ({ email: 'theirs@example.com' }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'remove suppression',
+      method: 'delete',
+      path: () => '/api/v1/suppressions.json',
+      permission: 'suppressions_write',
+      body: () => ({ email: 'kept@example.com' }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'bulk add suppressions',
+      method: 'post',
+      path: () => '/api/v1/suppressions/bulk.json',
+      permission: 'suppressions_write',
+      body: () => ({ emails: ['theirs@example.com'] }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'bulk remove suppressions',
+      method: 'delete',
+      path: () => '/api/v1/suppressions/bulk.json',
+      permission: 'suppressions_write',
+      body: () => ({ emails: ['kept@example.com'] }),
+      stranger: { status: 200, empty: () => 0 },
+    },
     // The installation-wide list is shared by design and an admin token's alone (docs/suppressions.md).
-    { name: 'list global suppressions', method: 'get', path: () => '/api/v1/global_suppressions.json', permission: 'suppressions_read', stranger: { status: 403, error: GLOBAL } },
-    { name: 'add global suppression', method: 'post', path: () => '/api/v1/global_suppressions.json', permission: 'global_suppressions_write', body: () => ({ email: 'global@example.com' }), stranger: { status: 403, error: GLOBAL } },
-    { name: 'remove global suppression', method: 'delete', path: () => '/api/v1/global_suppressions.json', permission: 'global_suppressions_write', body: () => ({ email: 'global@example.com' }), stranger: { status: 403, error: GLOBAL } },
-    { name: 'bulk add global suppressions', method: 'post', path: () => '/api/v1/global_suppressions/bulk.json', permission: 'global_suppressions_write', body: () => ({ emails: ['global@example.com'] }), stranger: { status: 403, error: GLOBAL } },
-    { name: 'bulk remove global suppressions', method: 'delete', path: () => '/api/v1/global_suppressions/bulk.json', permission: 'global_suppressions_write', body: () => ({ emails: ['global@example.com'] }), stranger: { status: 403, error: GLOBAL } },
+    {
+      name: 'list global suppressions',
+      method: 'get',
+      path: () => '/api/v1/global_suppressions.json',
+      permission: 'suppressions_read',
+      stranger: { status: 403, error: GLOBAL },
+    },
+    {
+      name: 'add global suppression',
+      method: 'post',
+      path: () => '/api/v1/global_suppressions.json',
+      permission: 'global_suppressions_write',
+      body: () => ({ email: 'global@example.com' }),
+      stranger: { status: 403, error: GLOBAL },
+    },
+    {
+      name: 'remove global suppression',
+      method: 'delete',
+      path: () => '/api/v1/global_suppressions.json',
+      permission: 'global_suppressions_write',
+      body: () => ({ email: 'global@example.com' }),
+      stranger: { status: 403, error: GLOBAL },
+    },
+    {
+      name: 'bulk add global suppressions',
+      method: 'post',
+      path: () => '/api/v1/global_suppressions/bulk.json',
+      permission: 'global_suppressions_write',
+      body: () => ({ emails: ['global@example.com'] }),
+      stranger: { status: 403, error: GLOBAL },
+    },
+    {
+      name: 'bulk remove global suppressions',
+      method: 'delete',
+      path: () => '/api/v1/global_suppressions/bulk.json',
+      permission: 'global_suppressions_write',
+      body: () => ({ emails: ['global@example.com'] }),
+      stranger: { status: 403, error: GLOBAL },
+    },
   ];
 
   const call = (op: Operation, token?: string) => {
@@ -199,8 +704,19 @@ describe('isolation and permissions on every endpoint', () => {
     const res = await request(api.app).get('/api/v1/openapi.json');
     const documented = Object.entries(res.body.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => path.startsWith('/api/v1/') && !WITHOUT_PERMISSION.has(path))
-      .flatMap(([path, item]) => Object.keys(item).filter((m) => ['get', 'post', 'patch', 'delete'].includes(m)).map((m) => `${m} ${path}`));
-    const covered = OPERATIONS.map((op) => `${op.method} ${op.path().split('?')[0]!.replace(/\/\d+(?=\/|\.json$|$)/, '/{id}').replace(/\/\d+(?=\/|$)/, '/{step_id}')}`);
+      .flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((m) => ['get', 'post', 'patch', 'delete'].includes(m))
+          .map((m) => `${m} ${path}`),
+      );
+    const covered = OPERATIONS.map(
+      (op) =>
+        `${op.method} ${op
+          .path()
+          .split('?')[0]!
+          .replace(/\/\d+(?=\/|\.json$|$)/, '/{id}')
+          .replace(/\/\d+(?=\/|$)/, '/{step_id}')}`,
+    );
     expect([...new Set(covered)].sort()).toEqual([...new Set(documented)].sort());
   });
 

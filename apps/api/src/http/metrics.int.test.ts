@@ -106,8 +106,12 @@ describe('observability', () => {
         .insert({ channel_id: channel.id, url: 'https://hooks.example.com/x', event_types: ['email.sent'], secret: 'whsec_x' })
         .returning('id');
       await db('webhook_deliveries').insert({
-        channel_id: channel.id, event_id: (dispatched as { id: number }).id, webhook_endpoint_id: (endpoint as { id: number }).id,
-        event_type: 'email.sent', status: 'pending', created_at: ago(2 * 3600),
+        channel_id: channel.id,
+        event_id: (dispatched as { id: number }).id,
+        webhook_endpoint_id: (endpoint as { id: number }).id,
+        event_type: 'email.sent',
+        status: 'pending',
+        created_at: ago(2 * 3600),
       });
       await db('idempotency_keys').insert({ token_id: 1, key: 'k', fingerprint: 'f', created_at: ago(1800) });
 

@@ -1,4 +1,13 @@
-import { ConfigToken, DatabaseToken, createMetricsRegistry, type Config, registerAgeMetrics, registerBusinessMetrics, type Database, type Registry } from '@mailcast/adapters';
+import {
+  ConfigToken,
+  DatabaseToken,
+  createMetricsRegistry,
+  type Config,
+  registerAgeMetrics,
+  registerBusinessMetrics,
+  type Database,
+  type Registry,
+} from '@mailcast/adapters';
 import { Router, type Request, type RequestHandler } from 'express';
 import { Counter, Histogram } from 'prom-client';
 import { createHash, timingSafeEqual } from 'node:crypto';

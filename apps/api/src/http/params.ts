@@ -11,9 +11,16 @@ export function idParam(raw: string | string[] | undefined, notFoundMessage: str
   return value;
 }
 
-const pageSchema = Joi.object({
-  limit: Joi.number().integer().min(0).default(25),
-  offset: Joi.number().integer().min(0).default(0),
+export const MAX_PAGE_SIZE = 100;
+
+/** limit and offset of the lists (the document's `limit` and `offset` parameters). */
+export const pageSchema = Joi.object({
+  limit: Joi.number()
+    .integer()
+    .min(0)
+    .default(25)
+    .description(`Page size: default 25, at most ${MAX_PAGE_SIZE} (a larger value is clamped). A non-integer or negative value is a 422.`),
+  offset: Joi.number().integer().min(0).default(0).description('Items skipped: default 0. A non-integer or negative value is a 422.'),
 })
   .unknown(true)
   .messages({
@@ -22,8 +29,6 @@ const pageSchema = Joi.object({
     'number.min': '{#label} must be a non-negative integer',
   })
   .prefs({ errors: { wrap: { label: false } } });
-
-export const MAX_PAGE_SIZE = 100;
 
 /** docs/api-decisions.md: limit default 25, clamped to 100; offset default 0; anything else a 422. */
 export function pageParams(query: unknown): { limit: number; offset: number } {

@@ -8,7 +8,10 @@ function app(): Express {
   app.set('trust proxy', 'loopback');
   app.use(express.json());
   app.post('/echo', (req, res) => {
-    res.status(201).set('X-Seen', req.get('x-probe') ?? 'none').json({ body: req.body, ip: req.ip, path: req.path });
+    res
+      .status(201)
+      .set('X-Seen', req.get('x-probe') ?? 'none')
+      .json({ body: req.body, ip: req.ip, path: req.path });
   });
   app.get('/fail', () => {
     throw new Error('boom');
@@ -48,7 +51,11 @@ describe('createHttpServer', () => {
     const { url, close } = await listening(createHttpServer(app()));
     try {
       for (const n of [1, 2, 3]) {
-        const res = await fetch(`${url}/echo?n=${n}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-probe': `p${n}` }, body: JSON.stringify({ n }) });
+        const res = await fetch(`${url}/echo?n=${n}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-probe': `p${n}` },
+          body: JSON.stringify({ n }),
+        });
         expect(res.status).toBe(201);
         expect(res.headers.get('x-seen')).toBe(`p${n}`);
         expect(await res.json()).toEqual({ body: { n }, ip: '127.0.0.1', path: '/echo' });

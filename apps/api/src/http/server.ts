@@ -13,8 +13,8 @@ import type { Socket } from 'node:net';
  */
 export function createHttpServer(app: Express): Server {
   // Node's constructors are plain functions, called here on an object made from Express's
-  // prototype. (Reflect.construct would work on classes too, but measured 5 times slower than
-  // this on Express's smallest app.) Should a later Node make them classes, Express sets the
+  // prototype. (Reflect.construct would work on classes too, but is much slower; docs/write-path.md,
+  // "Express's prototypes".) Should a later Node make them classes, Express sets the
   // prototypes itself as before.
   if (isClass(IncomingMessage) || isClass(ServerResponse)) return createServer(app);
   function ApiRequest(this: IncomingMessage, socket: Socket): void {

@@ -13,8 +13,7 @@ describe('warnings for unrecognized parameters', () => {
   });
   afterAll(() => api.close());
 
-  const send = (method: 'post' | 'patch', path: string, body: object) =>
-    request(api.app)[method](path).set('Authorization', `Bearer ${token}`).send(body);
+  const send = (method: 'post' | 'patch', path: string, body: object) => request(api.app)[method](path).set('Authorization', `Bearer ${token}`).send(body);
   const warning = (param: string) => ({ code: 'unrecognized_parameter', param, message: expect.stringContaining(param) });
 
   it('creates a broadcast nested or flat and names each unknown attribute', async () => {

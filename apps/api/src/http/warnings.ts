@@ -19,8 +19,7 @@ export interface BodyShape {
   options?: readonly string[];
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The keys a joi object schema describes: the routes' own list of what they accept. */
 export function keysOf(schema: Joi.ObjectSchema): string[] {
@@ -41,10 +40,9 @@ export function unrecognizedParameters(body: unknown, shape: BodyShape): Warning
   const options = new Set(shape.options ?? []);
   const nested = body[shape.key];
   if (isObject(nested)) {
-    return [
-      ...Object.keys(nested).filter((k) => !fields.has(k)),
-      ...Object.keys(body).filter((k) => k !== shape.key && !options.has(k)),
-    ].map((param) => warning(param, resource));
+    return [...Object.keys(nested).filter((k) => !fields.has(k)), ...Object.keys(body).filter((k) => k !== shape.key && !options.has(k))].map((param) =>
+      warning(param, resource),
+    );
   }
   return Object.keys(body)
     .filter((k) => !fields.has(k) && !options.has(k))

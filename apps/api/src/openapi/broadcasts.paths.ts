@@ -39,8 +39,7 @@ export const BROADCAST_PATHS: Record<string, Json> = {
     patch: authenticated({
       operationId: 'updateBroadcast',
       summary: 'Update a broadcast',
-      description:
-        'Only the fields given change. Only in draft or future_scheduled; otherwise 422 "Broadcast cannot be updated in current status".',
+      description: 'Only the fields given change. Only in draft or future_scheduled; otherwise 422 "Broadcast cannot be updated in current status".',
       tag: BROADCASTS,
       permission: 'broadcasts_write',
       body: { schema: ref('BroadcastUpdateBody') },
@@ -130,11 +129,7 @@ export const BROADCAST_PATHS: Record<string, Json> = {
       permission: 'broadcasts_read',
       parameters: [
         query('timeframe', { type: 'string', enum: Object.keys(TIMEFRAMES), default: '24h' }, 'Window length; fixes the interval.'),
-        query(
-          'metrics',
-          { type: 'string', default: TIMELINE_METRICS.join(',') },
-          `Comma-separated subset of ${TIMELINE_METRICS.join(', ')}; default all.`,
-        ),
+        query('metrics', { type: 'string', default: TIMELINE_METRICS.join(',') }, `Comma-separated subset of ${TIMELINE_METRICS.join(', ')}; default all.`),
       ],
       responses: { '200': ok('The timeline.', ref('Timeline')) },
       errors: ['404', '422'],
@@ -157,5 +152,4 @@ export const BROADCAST_PATHS: Record<string, Json> = {
       errors: ['404', '422'],
     }),
   },
-
 };

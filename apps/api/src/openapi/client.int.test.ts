@@ -1,11 +1,4 @@
-import {
-  MailcastClient,
-  MailcastError,
-  verifyWebhook,
-  WEBHOOK_HEADERS,
-  type Broadcast,
-  type Schemas,
-} from '@mailcast/client';
+import { MailcastClient, MailcastError, verifyWebhook, WEBHOOK_HEADERS, type Broadcast, type Schemas } from '@mailcast/client';
 import { signedHeaders } from '@mailcast/domain';
 import { startApi, type ApiHarness } from '../test-support/harness';
 import { documentCheckingFetch, serveForClient, type ClientHarness } from './test-support/client';

@@ -91,6 +91,5 @@ describe('every operation answers as the OpenAPI document says', () => {
     });
     expect(await client.webhookEndpoints.delete(endpoint.id)).toEqual({ message: expect.any(String) });
     expect((await refused(client.webhookEndpoints.get(endpoint.id))).body).toEqual({ error: 'Webhook endpoint not found' });
-
   });
 });

@@ -8,7 +8,8 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
     token_type: {
       type: 'string',
       enum: ['channel', 'admin_cross_channel'],
-      description: "`channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.",
+      description:
+        '`channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.',
     },
     token: closed({ id: integer(), permissions: arrayOf({ type: 'string', enum: [...PERMISSIONS] }) }),
     channel: {
@@ -24,7 +25,11 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
   }),
   Warnings: arrayOf(
     closed({
-      code: { type: 'string', enum: ['unrecognized_parameter', 'already_enrolled'], description: '`already_enrolled`: add_subscriber found the subscriber in the sequence already.' },
+      code: {
+        type: 'string',
+        enum: ['unrecognized_parameter', 'already_enrolled'],
+        description: '`already_enrolled`: add_subscriber found the subscriber in the sequence already.',
+      },
       param: string('The attribute, as the body named it.'),
       message: string(),
     }),

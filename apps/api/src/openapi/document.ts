@@ -1,6 +1,21 @@
 import { EVENT_TYPE_GROUPS, PERMISSIONS, WEBHOOK_HEADERS } from '@mailcast/domain';
+import { pageSchema } from '../http/params';
+import { queryParameters } from './schema-helpers';
 import { ref, SCHEMAS, eventOf, type Schema } from './schemas';
-import { BROADCASTS, DISCOVERY, SEGMENTS, EMAIL_SERVERS, json, type Json, OPERATIONS, RATE_LIMIT_HEADERS, PUBLIC, STATISTICS, SUBSCRIBERS, WEBHOOKS } from './operation';
+import {
+  BROADCASTS,
+  DISCOVERY,
+  SEGMENTS,
+  EMAIL_SERVERS,
+  json,
+  type Json,
+  OPERATIONS,
+  RATE_LIMIT_HEADERS,
+  PUBLIC,
+  STATISTICS,
+  SUBSCRIBERS,
+  WEBHOOKS,
+} from './operation';
 import { BROADCAST_PATHS } from './broadcasts.paths';
 import { SUBSCRIBER_PATHS } from './subscribers.paths';
 import { WEBHOOK_ENDPOINT_PATHS } from './webhooks.paths';
@@ -55,20 +70,7 @@ const COMPONENTS = {
   },
   parameters: {
     id: { name: 'id', in: 'path', required: true, description: 'The resource id. One of another channel is a 404.', schema: { type: 'integer', minimum: 1 } },
-    limit: {
-      name: 'limit',
-      in: 'query',
-      required: false,
-      description: 'Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422.',
-      schema: { type: 'integer', minimum: 0, default: 25 },
-    },
-    offset: {
-      name: 'offset',
-      in: 'query',
-      required: false,
-      description: 'Items skipped: default 0. A non-integer or negative value is a 422.',
-      schema: { type: 'integer', minimum: 0, default: 0 },
-    },
+    ...Object.fromEntries(queryParameters(pageSchema).map((p) => [p.name as string, p])),
   },
   headers: {
     'X-RateLimit-Limit': { description: 'Requests allowed per token per one-minute window (while the limit is on).', schema: { type: 'integer' } },
@@ -77,10 +79,11 @@ const COMPONENTS = {
     'Retry-After': { description: 'Whole seconds until the window rolls over (at least 1).', required: true, schema: { type: 'integer', minimum: 1 } },
   },
   responses: {
-    Unauthorized: errorResponse(
-      'A missing or invalid token, or a token without the permission of the operation: always `{"error": "Unauthorized"}`.',
-      { type: 'object', allOf: [ref('Error')], properties: { error: { const: 'Unauthorized' } } },
-    ),
+    Unauthorized: errorResponse('A missing or invalid token, or a token without the permission of the operation: always `{"error": "Unauthorized"}`.', {
+      type: 'object',
+      allOf: [ref('Error')],
+      properties: { error: { const: 'Unauthorized' } },
+    }),
     Forbidden: errorResponse(
       'A valid token asking for what only an admin (cross-channel) token may do, e.g. `{"error": "Admin API token required for global suppressions"}`.',
       ref('Error'),

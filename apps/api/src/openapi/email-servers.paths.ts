@@ -40,7 +40,8 @@ export const EMAIL_SERVER_PATHS: Record<string, Json> = {
     patch: authenticated({
       operationId: 'updateEmailServer',
       summary: 'Update an email server',
-      description: 'Changes the fields the body carries. A `smtp_password` equal to the redacted value (8 `•`) leaves the password unchanged; a change of `host`, `port` or `tls` without a new password clears it.',
+      description:
+        'Changes the fields the body carries. A `smtp_password` equal to the redacted value (8 `•`) leaves the password unchanged; a change of `host`, `port` or `tls` without a new password clears it.',
       tag: EMAIL_SERVERS,
       permission: 'email_servers_write',
       body: { schema: ref('EmailServerUpdateBody') },
@@ -75,8 +76,7 @@ export const EMAIL_SERVER_PATHS: Record<string, Json> = {
     post: authenticated({
       operationId: 'generateDkimKey',
       summary: 'Generate a DKIM key for an email server',
-      description:
-        'A new RSA 2048 key, kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.',
+      description: 'A new RSA 2048 key, kept encrypted; from now on every message through the server is signed with it. Publish the returned TXT record.',
       tag: EMAIL_SERVERS,
       permission: 'email_servers_write',
       body: { schema: ref('DkimKeyBody'), required: false },

@@ -1,5 +1,6 @@
 import { SMTP_TLS_MODES } from '@mailcast/domain';
-import { boolean, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, string, warned, type Schema } from './schema-helpers';
+import { dkimSchema, emailServerSchema } from '../http/email-servers/email-servers.schemas';
+import { boolean, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
 
 const limitField = (unit: string): Schema => ({
   type: ['integer', 'null'],
@@ -14,45 +15,33 @@ const emailServerLimits: Record<string, Schema> = {
 };
 const BOUNCE_DOMAIN =
   'Set: broadcast emails through the server have the envelope sender `bounces+<token>@<bounce_domain>`, whose delivery status notifications the inbound SMTP listener matches to their recipient.';
-const emailServerInputProperties: Record<string, Schema> = {
-  name: nullableString(),
-  host: string('Host name or IP address. Loopback, private, link-local and metadata addresses are refused unless SMTP_ALLOW_PRIVATE=true.'),
-  port: { type: 'integer', minimum: 1, maximum: 65535 },
-  tls: ref('SmtpTls'),
-  smtp_username: nullableString(),
-  smtp_password: nullableString('Write-only. The redacted form read from an answer leaves the password unchanged.'),
-  from_email: nullableString(),
-  from_name: nullableString(),
-  ...emailServerLimits,
-  dkim_domain: nullableString(),
-  dkim_selector: nullableString(),
-  bounce_domain: nullableString(BOUNCE_DOMAIN),
-  active: { type: 'boolean', default: true },
-};
+const emailServerInput = requestSchema(emailServerSchema);
 
 /** Email servers (SMTP) and their DKIM keys. Spread into SCHEMAS by schemas.ts. */
 export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
-  EmailServer: warned(closed({
-    id: integer(),
-    name: nullableString(),
-    host: string(),
-    port: integer(),
-    tls: ref('SmtpTls'),
-    smtp_username: nullableString(),
-    smtp_password: nullableString(
-      'Write-only; a stored password is shown as exactly 8 `•`, nothing of its value or length. Sending the 8 `•` back leaves the password unchanged, unless the same write changes `host`, `port` or `tls`, which clears a password it does not give again.',
-    ),
-    from_email: nullableString(),
-    from_name: nullableString(),
-    ...emailServerLimits,
-    dkim_domain: nullableString(),
-    dkim_selector: nullableString(),
-    bounce_domain: nullableString(BOUNCE_DOMAIN),
-    dkim_key_present: boolean('A DKIM key was generated: every message through the server is signed.'),
-    active: boolean(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-  })),
+  EmailServer: warned(
+    closed({
+      id: integer(),
+      name: nullableString(),
+      host: string(),
+      port: integer(),
+      tls: ref('SmtpTls'),
+      smtp_username: nullableString(),
+      smtp_password: nullableString(
+        'Write-only; a stored password is shown as exactly 8 `•`, nothing of its value or length. Sending the 8 `•` back leaves the password unchanged, unless the same write changes `host`, `port` or `tls`, which clears a password it does not give again.',
+      ),
+      from_email: nullableString(),
+      from_name: nullableString(),
+      ...emailServerLimits,
+      dkim_domain: nullableString(),
+      dkim_selector: nullableString(),
+      bounce_domain: nullableString(BOUNCE_DOMAIN),
+      dkim_key_present: boolean('A DKIM key was generated: every message through the server is signed.'),
+      active: boolean(),
+      created_at: dateTime(),
+      updated_at: dateTime(),
+    }),
+  ),
   SmtpTls: {
     type: 'string',
     enum: [...SMTP_TLS_MODES],
@@ -60,22 +49,16 @@ export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
       '`starttls` (default): the server must offer STARTTLS, no AUTH before it; `implicit`: TLS from the first byte; `none`: only for hosts that stand for loopback addresses (`localhost`, `*.localhost`, 127.0.0.0/8, ::1) or with SMTP_ALLOW_PLAINTEXT=true.',
   },
   EmailServerList: page('EmailServer'),
-  EmailServerCreateInput: { type: 'object', properties: emailServerInputProperties, required: ['host', 'port'] },
-  EmailServerUpdateInput: { type: 'object', properties: emailServerInputProperties },
+  // Required on create by newEmailServerBody ("can't be blank"), after joi: update shares the fields.
+  EmailServerCreateInput: { ...emailServerInput, required: ['host', 'port'] },
+  EmailServerUpdateInput: emailServerInput,
   EmailServerCreateBody: nestedOrFlat('email_server', 'EmailServerCreateInput'),
   EmailServerUpdateBody: nestedOrFlat('email_server', 'EmailServerUpdateInput'),
   SmtpCheck: closed({
     ok: boolean('The handshake (TLS as configured, AUTH if set) succeeded.'),
-    message: string('On success, what was reached; on failure, one generic message for every cause (never the server\'s words).'),
+    message: string("On success, what was reached; on failure, one generic message for every cause (never the server's words)."),
   }),
-  DkimKeyBody: {
-    type: 'object',
-    properties: {
-      algorithm: { type: 'string', enum: ['rsa'], default: 'rsa', description: 'RSA 2048 (Ed25519 is not supported: the signer is rsa-sha256 only).' },
-      dkim_domain: string("Default: the server's dkim_domain, else the domain of its from_email."),
-      dkim_selector: string("Default: the server's dkim_selector, else `mailcast`."),
-    },
-  },
+  DkimKeyBody: requestSchema(dkimSchema),
   DkimRecord: closed({
     dkim_domain: string(),
     dkim_selector: string(),

@@ -5,18 +5,11 @@ import path from 'node:path';
 import request from 'supertest';
 import { startApi, type ApiHarness } from '../test-support/harness';
 import { OPENAPI_DOCUMENT } from './document';
-import {
-  DocumentMatcher,
-  documentedOperations,
-  expectResponseMatchesDocument,
-  HTTP_METHODS,
-  registeredRoutes,
-} from './test-support/match-document';
+import { DocumentMatcher, documentedOperations, expectResponseMatchesDocument, HTTP_METHODS, registeredRoutes } from './test-support/match-document';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 type Json = Record<string, any>;
 const doc = OPENAPI_DOCUMENT as Json;
-
 
 describe('the OpenAPI document is valid OpenAPI 3.1', () => {
   it('passes a maintained OpenAPI validator (@seriousme/openapi-schema-validator, official 3.1 schema)', () => {
@@ -92,9 +85,7 @@ describe('the OpenAPI document is valid OpenAPI 3.1', () => {
   });
 
   it('describes the webhook deliveries with the three signature headers', () => {
-    const names = Object.values(doc.webhooks as Record<string, Json>).map((w) =>
-      (w.post.parameters as Json[]).map((p) => p.name),
-    );
+    const names = Object.values(doc.webhooks as Record<string, Json>).map((w) => (w.post.parameters as Json[]).map((p) => p.name));
     for (const headers of names) {
       expect(headers).toEqual(expect.arrayContaining(['broadcast-webhook-id', 'broadcast-webhook-timestamp', 'broadcast-webhook-signature']));
     }
@@ -116,7 +107,10 @@ describe('route discovery (the walk the agreement rests on)', () => {
     const outer = express.Router();
     outer.use('/v2', inner);
     app.use('/api', outer);
-    app.route('/top').get((_req, res) => res.end()).delete((_req, res) => res.end());
+    app
+      .route('/top')
+      .get((_req, res) => res.end())
+      .delete((_req, res) => res.end());
     expect(registeredRoutes(app)).toEqual(['DELETE /top', 'GET /api/v2/things/{id}', 'GET /top', 'POST /api/v2/things/{id}/act']);
   });
 });
@@ -131,7 +125,13 @@ describe('the document and the running API agree', () => {
     const tenant = await api.fixtures.aTenant();
     token = tenant.token;
     broadcastId = (await api.fixtures.aBroadcast(tenant.channel.id)).id;
-    await api.fixtures.aBroadcast(tenant.channel.id, { name: null, body: null, htmlBody: '<p>Hi</p>', scheduledTimezone: 'Europe/Berlin', scheduledSendAt: new Date('2030-01-01T09:00:00Z') });
+    await api.fixtures.aBroadcast(tenant.channel.id, {
+      name: null,
+      body: null,
+      htmlBody: '<p>Hi</p>',
+      scheduledTimezone: 'Europe/Berlin',
+      scheduledSendAt: new Date('2030-01-01T09:00:00Z'),
+    });
   });
   afterAll(() => api.close());
 
@@ -249,10 +249,31 @@ describe('the document and the running API agree', () => {
 describe('expectMatchesDocument fails on answers the document does not promise', () => {
   const matcher = new DocumentMatcher();
   const broadcast = {
-    id: 1, name: 'n', subject: 's', preheader: null, body: 'b', html_body: null, include_unsubscribe_link: true, reply_to: null,
-    status: 'draft', track_opens: true, track_clicks: true, total_recipients: 0, broadcast_recipients_count: 0, percentage_complete: 0,
-    scheduled_send_at: null, scheduled_timezone: null, sent_at: null, created_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z', tags: [], segment_ids: [], template_id: null, email_server_ids: [], use_any_email_server: false, email_headers: [],
+    id: 1,
+    name: 'n',
+    subject: 's',
+    preheader: null,
+    body: 'b',
+    html_body: null,
+    include_unsubscribe_link: true,
+    reply_to: null,
+    status: 'draft',
+    track_opens: true,
+    track_clicks: true,
+    total_recipients: 0,
+    broadcast_recipients_count: 0,
+    percentage_complete: 0,
+    scheduled_send_at: null,
+    scheduled_timezone: null,
+    sent_at: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    tags: [],
+    segment_ids: [],
+    template_id: null,
+    email_server_ids: [],
+    use_any_email_server: false,
+    email_headers: [],
   };
 
   it('accepts a conforming body', () => {

@@ -118,7 +118,14 @@ export const subscriberByEmail = (operationId: string, summary: string, descript
 
 export const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 
-export function publicOperation(o: { operationId: string; summary: string; description: string; tag: string; responses: Record<string, Json>; parameters?: Json[] }): Json {
+export function publicOperation(o: {
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: string;
+  responses: Record<string, Json>;
+  parameters?: Json[];
+}): Json {
   return {
     operationId: o.operationId,
     summary: o.summary,

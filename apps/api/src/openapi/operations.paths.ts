@@ -134,7 +134,7 @@ export const OPERATIONS_AND_PUBLIC_PATHS: Record<string, Json> = {
         operationId: 'unsubscribeOneClick',
         summary: 'One-click unsubscribe (RFC 8058)',
         description:
-          'What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast\'s issues.unsubscribes (a broadcast\'s link) and emits subscriber.unsubscribed.',
+          "What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed.",
         tag: PUBLIC,
         responses: { '200': html('Unsubscribed.'), '404': html('An unknown token.') },
       }),

@@ -1,5 +1,31 @@
 import { BROADCAST_STATUSES, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
-import { arrayOf, boolean, closed, dateTime, freeObject, integer, nestedOrFlat, nullableDateTime, nullableString, number, page, string, warned, ref, type Schema } from './schema-helpers';
+import { broadcastSchema, scheduleSchema } from '../http/broadcasts/broadcasts.schemas';
+import {
+  createFieldsSchema,
+  doubleOptInOptionsSchema,
+  doubleOptInSchema,
+  emailBodySchema,
+  tagsBodySchema,
+  updateFieldsSchema,
+} from '../http/subscribers/subscribers.schemas';
+import {
+  arrayOf,
+  boolean,
+  closed,
+  dateTime,
+  freeObject,
+  integer,
+  nestedOrFlat,
+  nullableDateTime,
+  nullableString,
+  number,
+  page,
+  requestSchema,
+  string,
+  warned,
+  ref,
+  type Schema,
+} from './schema-helpers';
 import { DISCOVERY_SCHEMAS } from './discovery.schemas';
 import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
 import { PREVIEW_SCHEMAS } from './preview.schemas';
@@ -16,54 +42,10 @@ export { nestedOrFlat, ref, type Schema } from './schema-helpers';
 
 const emailHeader: Schema = closed({ key: string('Header name.'), value: string('Header value.') }, 'A custom email header.');
 
-const broadcastInputProperties: Record<string, Schema> = {
-  subject: string('Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can\'t be blank".'),
-  body: string('Rich text body; a Liquid template.'),
-  html_body: string('Raw HTML body; a Liquid template.'),
-  name: string('Internal name, not shown to recipients.'),
-  preheader: string('Preview text.'),
-  reply_to: string('Reply-to email address.'),
-  track_opens: boolean("Open tracking. Default: the channel's setting."),
-  track_clicks: boolean("Click tracking. Default: the channel's setting."),
-  include_unsubscribe_link: boolean('Adds a visible unsubscribe link (the List-Unsubscribe headers are always sent).'),
-  segment_ids: arrayOf(integer(), 'Segments targeted; empty means every active subscriber of the channel.'),
-  email_server_ids: arrayOf(integer(), 'Email servers to send through.'),
-  template_id: { type: ['integer', 'null'], description: "A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422." },
-  use_any_email_server: boolean('Use any email server of the channel.'),
-  scheduled_send_at: string(
-    'ISO 8601 time. Without an offset it is wall-clock time in scheduled_timezone; with an offset it is an absolute instant.',
-  ),
-  scheduled_timezone: string('IANA timezone name, e.g. Europe/Berlin.'),
-  email_headers: arrayOf(emailHeader, 'Custom headers added to every email.'),
-};
+const broadcastInput = requestSchema(broadcastSchema);
 
-const subscriberFields: Record<string, Schema> = {
-  first_name: string(),
-  last_name: string(),
-  ip_address: string('IP address captured at signup.'),
-  source: string('How the subscriber was added, e.g. api_subscription, import, form.'),
-  tags: arrayOf(string()),
-  custom_data: freeObject('Arbitrary key-value JSON.'),
-};
-
-const doubleOptInOptions: Schema = {
-  type: 'object',
-  description: 'Options of the confirmation email.',
-  properties: {
-    reply_to: string('Reply-to of the confirmation email.'),
-    confirmation_template_id: integer("Confirmation template; default: the channel's default template."),
-    include_unsubscribe_link: { type: 'boolean', default: true },
-  },
-};
-
-const doubleOptInProperties: Record<string, Schema> = {
-  double_opt_in: {
-    description:
-      'Double opt-in: `true`, or an object of options. A confirmation email is sent; the subscriber receives no broadcast until confirmed.',
-    anyOf: [{ type: 'boolean' }, ref('DoubleOptInOptions')],
-  },
-  confirmation_template_id: integer('Confirmation template (may also be given inside double_opt_in).'),
-};
+// The create body's parameters beside the subscriber (double_opt_in, confirmation_template_id).
+const doubleOptInProperties = requestSchema(doubleOptInSchema).properties as Record<string, Schema>;
 
 const countAndRate: Schema = closed({ count: integer(), rate: number('Percent, 0 to 100, two decimals.') });
 
@@ -83,39 +65,41 @@ export const SCHEMAS: Record<string, Schema> = {
 
   BroadcastStatus: { type: 'string', enum: [...BROADCAST_STATUSES] },
   EmailHeader: emailHeader,
-  Broadcast: warned(closed({
-    id: integer(),
-    name: nullableString('Internal name.'),
-    subject: string(),
-    preheader: nullableString(),
-    body: nullableString('Rich text body.'),
-    html_body: nullableString('Raw HTML body; null when not used.'),
-    include_unsubscribe_link: boolean(),
-    reply_to: nullableString(),
-    status: ref('BroadcastStatus'),
-    track_opens: boolean(),
-    track_clicks: boolean(),
-    total_recipients: integer(),
-    broadcast_recipients_count: integer('Recipient records processed so far.'),
-    percentage_complete: number('0 to 100.'),
-    scheduled_send_at: nullableDateTime('UTC instant.'),
-    scheduled_timezone: nullableString('IANA timezone name.'),
-    sent_at: nullableDateTime(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-    tags: arrayOf(string()),
-    segment_ids: arrayOf(integer()),
-    template_id: { type: ['integer', 'null'], description: 'The template the broadcast was written from.' },
-    email_server_ids: arrayOf(integer()),
-    use_any_email_server: boolean('Echoed input field.'),
-    email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
-  })),
-  BroadcastInput: { type: 'object', properties: broadcastInputProperties },
+  Broadcast: warned(
+    closed({
+      id: integer(),
+      name: nullableString('Internal name.'),
+      subject: string(),
+      preheader: nullableString(),
+      body: nullableString('Rich text body.'),
+      html_body: nullableString('Raw HTML body; null when not used.'),
+      include_unsubscribe_link: boolean(),
+      reply_to: nullableString(),
+      status: ref('BroadcastStatus'),
+      track_opens: boolean(),
+      track_clicks: boolean(),
+      total_recipients: integer(),
+      broadcast_recipients_count: integer('Recipient records processed so far.'),
+      percentage_complete: number('0 to 100.'),
+      scheduled_send_at: nullableDateTime('UTC instant.'),
+      scheduled_timezone: nullableString('IANA timezone name.'),
+      sent_at: nullableDateTime(),
+      created_at: dateTime(),
+      updated_at: dateTime(),
+      tags: arrayOf(string()),
+      segment_ids: arrayOf(integer()),
+      template_id: { type: ['integer', 'null'], description: 'The template the broadcast was written from.' },
+      email_server_ids: arrayOf(integer()),
+      use_any_email_server: boolean('Echoed input field.'),
+      email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
+    }),
+  ),
+  BroadcastInput: broadcastInput,
   BroadcastCreateInput: {
-    type: 'object',
-    properties: broadcastInputProperties,
+    ...broadcastInput,
     description: 'Needs a subject, given here or by the template of template_id (without one: 422 "Subject can\'t be blank").',
-    // Without a template_id, a subject is required (a JSON Schema condition the client types ignore).
+    // Without a template_id, a subject is required: the use case's check, a JSON Schema
+    // condition the client types ignore.
     if: { properties: { template_id: { type: 'integer' } }, required: ['template_id'] },
     else: { properties: { subject: { type: 'string' } }, required: ['subject'] },
   },
@@ -124,13 +108,7 @@ export const SCHEMAS: Record<string, Schema> = {
   BroadcastList: page('Broadcast'),
   BroadcastCreated: warned(closed({ id: integer() })),
   BroadcastAction: closed({ id: integer(), message: string(), status: ref('BroadcastStatus') }),
-  ScheduleInput: {
-    type: 'object',
-    properties: {
-      scheduled_send_at: broadcastInputProperties.scheduled_send_at!,
-      scheduled_timezone: broadcastInputProperties.scheduled_timezone!,
-    },
-  },
+  ScheduleInput: requestSchema(scheduleSchema),
   ScheduleBody: nestedOrFlat('broadcast', 'ScheduleInput'),
   BroadcastScheduled: closed({
     id: integer(),
@@ -203,22 +181,24 @@ export const SCHEMAS: Record<string, Schema> = {
     links: arrayOf(ref('LinkItem')),
   }),
 
-  Subscriber: warned(closed({
-    id: integer(),
-    email: string('Lower-cased and trimmed.'),
-    first_name: nullableString(),
-    last_name: nullableString(),
-    ip_address: nullableString(),
-    is_active: boolean(),
-    source: string(),
-    subscribed_at: dateTime(),
-    unsubscribed_at: nullableDateTime('Null while subscribed.'),
-    confirmed_at: nullableDateTime(),
-    confirmation_status: { type: 'string', enum: ['confirmed', 'unconfirmed'] },
-    created_at: dateTime(),
-    tags: arrayOf(string()),
-    custom_data: freeObject('Arbitrary key-value JSON.'),
-  })),
+  Subscriber: warned(
+    closed({
+      id: integer(),
+      email: string('Lower-cased and trimmed.'),
+      first_name: nullableString(),
+      last_name: nullableString(),
+      ip_address: nullableString(),
+      is_active: boolean(),
+      source: string(),
+      subscribed_at: dateTime(),
+      unsubscribed_at: nullableDateTime('Null while subscribed.'),
+      confirmed_at: nullableDateTime(),
+      confirmation_status: { type: 'string', enum: ['confirmed', 'unconfirmed'] },
+      created_at: dateTime(),
+      tags: arrayOf(string()),
+      custom_data: freeObject('Arbitrary key-value JSON.'),
+    }),
+  ),
   Pagination: closed({
     total: integer(),
     count: integer('Subscribers on this page.'),
@@ -232,31 +212,12 @@ export const SCHEMAS: Record<string, Schema> = {
     subscribers: arrayOf(ref('Subscriber')),
     pagination: ref('Pagination'),
   }),
-  SubscriberCreateInput: {
-    type: 'object',
-    description: '`tag_list` is refused with 422 `{"error": "tag_list is not supported; use tags"}`.',
-    properties: {
-      email: { type: 'string', description: 'Required; syntactic check only.' },
-      ...subscriberFields,
-      source: { type: 'string', default: 'api_subscription' },
-      subscribed_at: dateTime('Overrides the subscription time.'),
-      is_active: { type: 'boolean', default: true, description: '`false` creates the subscriber inactive (an existing one is updated and left inactive).' },
-    },
-    required: ['email'],
-  },
-  SubscriberUpdateInput: {
-    type: 'object',
-    description: '`tags` and `custom_data` replace the existing values. `tag_list` is refused with 422.',
-    properties: {
-      email: string('Identifies the subscriber, unless a top-level `email` is given.'),
-      ...subscriberFields,
-    },
-  },
-  DoubleOptInOptions: doubleOptInOptions,
+  SubscriberCreateInput: requestSchema(createFieldsSchema),
+  SubscriberUpdateInput: requestSchema(updateFieldsSchema),
+  DoubleOptInOptions: requestSchema(doubleOptInOptionsSchema),
   SubscriberCreateBody: nestedOrFlat('subscriber', 'SubscriberCreateInput', doubleOptInProperties),
   SubscriberUpdateBody: {
-    description:
-      'Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`.',
+    description: 'Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`.',
     anyOf: [
       {
         type: 'object',
@@ -267,23 +228,21 @@ export const SCHEMAS: Record<string, Schema> = {
       { type: 'object', title: 'Flat', allOf: [ref('SubscriberUpdateInput')], required: ['email'] },
     ],
   },
-  DoubleOptInResult: warned(closed(
-    {
-      id: integer(),
-      email: string(),
-      first_name: nullableString(),
-      confirmed_at: { type: 'null' },
-      confirmation_status: { const: 'pending' },
-      confirmation_url: { type: 'string', format: 'uri', description: 'The public confirmation page.' },
-    },
-    'A double opt-in create that sent a confirmation email.',
-  )),
-  EmailBody: { type: 'object', properties: { email: string('The subscriber, by address (case-insensitive).') }, required: ['email'] },
-  TagsBody: {
-    type: 'object',
-    properties: { email: string('The subscriber, by address (case-insensitive).'), tags: arrayOf(string()) },
-    required: ['email', 'tags'],
-  },
+  DoubleOptInResult: warned(
+    closed(
+      {
+        id: integer(),
+        email: string(),
+        first_name: nullableString(),
+        confirmed_at: { type: 'null' },
+        confirmation_status: { const: 'pending' },
+        confirmation_url: { type: 'string', format: 'uri', description: 'The public confirmation page.' },
+      },
+      'A double opt-in create that sent a confirmation email.',
+    ),
+  ),
+  EmailBody: requestSchema(emailBodySchema),
+  TagsBody: requestSchema(tagsBodySchema),
 
   ...WEBHOOK_SCHEMAS,
 

@@ -1,4 +1,6 @@
-import { authenticated, type Json, ok, param, query, SEGMENTS } from './operation';
+import { pageQuerySchema } from '../http/segments/segments.schemas';
+import { authenticated, type Json, ok, param, SEGMENTS } from './operation';
+import { queryParameters } from './schema-helpers';
 import { ref } from './schemas';
 
 const RULES_422 =
@@ -38,7 +40,7 @@ export const SEGMENT_PATHS: Record<string, Json> = {
         'The members are the channel\'s subscribers matching the rules now: `subscribers_count` is counted at this read, `subscribers` is the asked page of them (250 a page, in subscriber id order). Unknown: 404 "Segment not found".',
       tag: SEGMENTS,
       permission: 'segments_read',
-      parameters: [query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page of members, from 1 (250 a page).')],
+      parameters: queryParameters(pageQuerySchema),
       responses: { '200': ok('The segment, its count and a page of members.', ref('SegmentWithMembers')) },
       errors: ['404', '422'],
     }),
@@ -58,7 +60,8 @@ export const SEGMENT_PATHS: Record<string, Json> = {
     delete: authenticated({
       operationId: 'deleteSegment',
       summary: 'Delete a segment',
-      description: 'A segment that a scheduled, sending or paused broadcast targets cannot be deleted: 422 "Segment is targeted by a scheduled or sending broadcast".',
+      description:
+        'A segment that a scheduled, sending or paused broadcast targets cannot be deleted: 422 "Segment is targeted by a scheduled or sending broadcast".',
       tag: SEGMENTS,
       permission: 'segments_write',
       responses: { '200': ok('Deleted.', ref('Message')) },

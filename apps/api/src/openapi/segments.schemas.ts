@@ -1,5 +1,6 @@
 import { SEGMENT_FIELDS, SEGMENT_OPERATORS } from '@mailcast/domain';
-import { arrayOf, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, string, warned, type Schema } from './schema-helpers';
+import { arrayOf, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
+import { segmentSchema } from '../http/segments/segments.schemas';
 
 const segmentProperties: Record<string, Schema> = {
   id: integer(),
@@ -11,12 +12,7 @@ const segmentProperties: Record<string, Schema> = {
   updated_at: dateTime(),
 };
 
-const segmentInputProperties: Record<string, Schema> = {
-  name: string(),
-  description: nullableString(),
-  match: { type: 'string', enum: ['all', 'any'], default: 'all' },
-  rules: arrayOf(ref('SegmentRule'), 'At most 100.'),
-};
+const segmentInput = requestSchema(segmentSchema);
 
 /** Segments and their rules. Spread into SCHEMAS by schemas.ts. */
 export const SEGMENT_SCHEMAS: Record<string, Schema> = {
@@ -40,8 +36,9 @@ export const SEGMENT_SCHEMAS: Record<string, Schema> = {
     subscribers: arrayOf(ref('Subscriber'), 'The asked page of members.'),
     pagination: ref('Pagination'),
   }),
-  SegmentInput: { type: 'object', properties: segmentInputProperties },
-  SegmentCreateInput: { type: 'object', properties: segmentInputProperties, required: ['name'] },
+  SegmentInput: segmentInput,
+  // Required on create by the use case, not by joi: update shares the fields.
+  SegmentCreateInput: { ...segmentInput, required: ['name'] },
   SegmentCreateBody: nestedOrFlat('segment', 'SegmentCreateInput'),
   SegmentUpdateBody: nestedOrFlat('segment', 'SegmentInput'),
 };

@@ -8,7 +8,7 @@ const stepId = { name: 'step_id', in: 'path', required: true, description: 'A st
 const SEQUENCE_422 =
   '422 naming the field, nothing written: an id (email server, segment, parent sequence, topic) not of this channel; empty `email_server_ids` with `use_any_email_server` false; a segment both `init_segment_id` and excluded; turning off open or click tracking that a condition step reads.';
 const STEP_422 =
-  "422 naming the field, nothing written: an unknown or non-creatable action, a field its action refuses (a delay outside 1..31536000 s, a time that is not HH:MM, an unknown time zone or condition setting, no tags), Liquid that does not parse, a template or target sequence not of this channel, a URL the webhook rules refuse, a `parent_id` that is not a step of this sequence or is a condition (choose one of its branches).";
+  '422 naming the field, nothing written: an unknown or non-creatable action, a field its action refuses (a delay outside 1..31536000 s, a time that is not HH:MM, an unknown time zone or condition setting, no tags), Liquid that does not parse, a template or target sequence not of this channel, a URL the webhook rules refuse, a `parent_id` that is not a step of this sequence or is a condition (choose one of its branches).';
 
 export const SEQUENCE_PATHS: Record<string, Json> = {
   '/api/v1/sequences': {

@@ -1,4 +1,6 @@
-import { authenticated, type Json, ok, query, subscriberByEmail, SUBSCRIBERS } from './operation';
+import { emailBodySchema, listQuerySchema } from '../http/subscribers/subscribers.schemas';
+import { authenticated, type Json, ok, subscriberByEmail, SUBSCRIBERS } from './operation';
+import { queryParameters } from './schema-helpers';
 import { ref } from './schemas';
 
 export const SUBSCRIBER_PATHS: Record<string, Json> = {
@@ -9,25 +11,7 @@ export const SUBSCRIBER_PATHS: Record<string, Json> = {
       description: 'Filtered and paginated, up to 250 subscribers per page.',
       tag: SUBSCRIBERS,
       permission: 'subscribers_read',
-      parameters: [
-        query('is_active', { type: 'string', enum: ['true', 'false'] }, 'Active or not.'),
-        query('source', { type: 'string' }, 'Exact source.'),
-        query('email', { type: 'string' }, 'Partial, case-insensitive match (a domain part matches every address containing it).'),
-        query('confirmation_status', { type: 'string', enum: ['confirmed', 'unconfirmed'] }, 'Confirmed or not.'),
-        query('created_after', { type: 'string', format: 'date-time' }, 'Created on or after.'),
-        query('created_before', { type: 'string', format: 'date-time' }, 'Created on or before.'),
-        query('tags[]', { type: 'array', items: { type: 'string' } }, 'The subscriber has every listed tag (AND). Repeated: `tags[]=a&tags[]=b`.', {
-          style: 'form',
-          explode: true,
-        }),
-        query(
-          'custom_data',
-          { type: 'object', additionalProperties: { type: 'string' } },
-          'Containment: `custom_data[key]=value` for each pair; numeric strings are read as numbers, true/false as booleans.',
-          { style: 'deepObject', explode: true },
-        ),
-        query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number.'),
-      ],
+      parameters: queryParameters(listQuerySchema),
       responses: { '200': ok('A page of subscribers.', ref('SubscriberList')) },
       errors: ['422'],
     }),
@@ -65,7 +49,7 @@ export const SUBSCRIBER_PATHS: Record<string, Json> = {
       description: 'Exact, case-insensitive address match (docs/api-decisions.md). Unknown: 404 "Subscriber not found".',
       tag: SUBSCRIBERS,
       permission: 'subscribers_read',
-      parameters: [{ name: 'email', in: 'query', required: true, description: 'The address.', schema: { type: 'string' } }],
+      parameters: queryParameters(emailBodySchema),
       responses: { '200': ok('The subscriber.', ref('Subscriber')) },
       errors: ['404', '422'],
     }),
@@ -76,12 +60,7 @@ export const SUBSCRIBER_PATHS: Record<string, Json> = {
     'Administrative: is_active false, unsubscribed_at unchanged; reversed by activate.',
     'The subscriber, is_active false.',
   ),
-  '/api/v1/subscribers/activate.json': subscriberByEmail(
-    'activateSubscriber',
-    'Activate a subscriber',
-    'is_active true.',
-    'The subscriber, is_active true.',
-  ),
+  '/api/v1/subscribers/activate.json': subscriberByEmail('activateSubscriber', 'Activate a subscriber', 'is_active true.', 'The subscriber, is_active true.'),
   '/api/v1/subscribers/add_tag.json': {
     post: authenticated({
       operationId: 'addSubscriberTags',
@@ -131,5 +110,4 @@ export const SUBSCRIBER_PATHS: Record<string, Json> = {
       errors: ['404', '422'],
     }),
   },
-
 };

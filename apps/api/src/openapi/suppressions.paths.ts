@@ -1,5 +1,7 @@
 import type { Permission } from '@mailcast/domain';
-import { authenticated, type Json, ok, query } from './operation';
+import { listQuerySchema, suppressionEmailSchema } from '../http/suppressions/suppressions.schemas';
+import { authenticated, type Json, ok } from './operation';
+import { queryParameters } from './schema-helpers';
 import { ref } from './schemas';
 
 export const SUPPRESSIONS = 'Suppressions';
@@ -19,10 +21,7 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
         description: 'Newest first, 250 per page.',
         tag,
         permission: 'suppressions_read',
-        parameters: [
-          query('email', { type: 'string' }, 'Partial, case-insensitive match.'),
-          query('page', { type: 'integer', minimum: 1, default: 1 }, 'Page number.'),
-        ],
+        parameters: queryParameters(listQuerySchema),
         responses: { '200': ok('A page of the list.', ref('SuppressionList')) },
         errors: errors('422'),
       }),
@@ -51,7 +50,8 @@ function listPaths(prefix: string, idPart: string, scope: string, write: Permiss
       post: authenticated({
         operationId: `add${idPart}InBulk`,
         summary: `Add up to 10,000 addresses to the ${scope} suppression list`,
-        description: 'More than 10,000 entries: 422 and nothing is written. Malformed entries are counted in `invalid` and listed in `invalid_emails`, the others added.',
+        description:
+          'More than 10,000 entries: 422 and nothing is written. Malformed entries are counted in `invalid` and listed in `invalid_emails`, the others added.',
         tag,
         permission: write,
         body: { schema: ref('SuppressionEmailsBody') },
@@ -81,7 +81,7 @@ export const SUPPRESSION_PATHS: Record<string, Json> = {
       description: "Reads the channel's list, then the installation-wide one.",
       tag: SUPPRESSIONS,
       permission: 'suppressions_read',
-      parameters: [query('email', { type: 'string' }, 'The address.', { required: true })],
+      parameters: queryParameters(suppressionEmailSchema),
       responses: { '200': ok('The answer.', ref('SuppressionCheck')) },
       errors: ['422'],
     }),

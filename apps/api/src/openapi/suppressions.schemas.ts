@@ -1,5 +1,17 @@
 import { SUPPRESSION_REASONS } from '@mailcast/domain';
-import { arrayOf, boolean, closed, dateTime, integer, ref, string, type Schema } from './schema-helpers';
+import type Joi from 'joi';
+import { suppressionEmailSchema, suppressionEmailsSchema } from '../http/suppressions/suppressions.schemas';
+import { arrayOf, boolean, closed, dateTime, integer, ref, requestSchema, string, type Schema } from './schema-helpers';
+
+/** The fields flat, or the same fields under `suppression` (the global list's routes also take `global_suppression`). */
+function flatOrNested(joi: Joi.ObjectSchema): Schema {
+  const fields = (requestSchema(joi).properties ?? {}) as Record<string, Schema>;
+  return {
+    type: 'object',
+    description: 'Flat, or nested under `suppression` (or `global_suppression`).',
+    properties: { ...fields, suppression: { type: 'object', properties: fields } },
+  };
+}
 
 /** The channel and global suppression lists. Spread into SCHEMAS by schemas.ts. */
 export const SUPPRESSION_SCHEMAS: Record<string, Schema> = {
@@ -9,19 +21,8 @@ export const SUPPRESSION_SCHEMAS: Record<string, Schema> = {
     created_at: dateTime(),
   }),
   SuppressionList: closed({ suppressions: arrayOf(ref('Suppression')), pagination: ref('Pagination') }),
-  SuppressionEmailBody: {
-    type: 'object',
-    description: 'Flat, or nested under `suppression` (or `global_suppression`).',
-    properties: { email: string(), suppression: { type: 'object', properties: { email: string() } } },
-  },
-  SuppressionEmailsBody: {
-    type: 'object',
-    description: 'Flat, or nested under `suppression` (or `global_suppression`).',
-    properties: {
-      emails: arrayOf(string(), 'At most 10,000.'),
-      suppression: { type: 'object', properties: { emails: arrayOf(string()) } },
-    },
-  },
+  SuppressionEmailBody: flatOrNested(suppressionEmailSchema),
+  SuppressionEmailsBody: flatOrNested(suppressionEmailsSchema),
   SuppressionRemoved: closed({ removed: boolean() }),
   SuppressionBulkAdded: closed({
     added: integer('New on the list.'),

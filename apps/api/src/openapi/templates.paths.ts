@@ -18,7 +18,8 @@ export const TEMPLATE_PATHS: Record<string, Json> = {
     post: authenticated({
       operationId: 'createTemplate',
       summary: 'Create a template',
-      description: 'A confirmation template needs a subject and a body. `default_confirmation: true` makes it the one double opt-in uses when no confirmation_template_id is given.',
+      description:
+        'A confirmation template needs a subject and a body. `default_confirmation: true` makes it the one double opt-in uses when no confirmation_template_id is given.',
       tag: TEMPLATES,
       permission: 'templates_write',
       body: { schema: ref('TemplateBody') },

@@ -82,5 +82,4 @@ export const WEBHOOK_ENDPOINT_PATHS: Record<string, Json> = {
       errors: ['404', '422'],
     }),
   },
-
 };

@@ -1,54 +1,51 @@
-import { DEFAULT_RETRIES_TO_ATTEMPT, EVENT_TYPES, MAX_RETRIES_TO_ATTEMPT } from '@mailcast/domain';
-import { arrayOf, boolean, closed, dateTime, freeObject, integer, nestedOrFlat, nullableDateTime, nullableString, number, page, ref, string, warned, type Schema } from './schema-helpers';
+import { EVENT_TYPES, MAX_RETRIES_TO_ATTEMPT } from '@mailcast/domain';
+import { endpointSchema, testSchema } from '../http/webhook-endpoints/webhook-endpoints.schemas';
+import {
+  arrayOf,
+  boolean,
+  closed,
+  dateTime,
+  freeObject,
+  integer,
+  nestedOrFlat,
+  nullableDateTime,
+  nullableString,
+  number,
+  page,
+  ref,
+  requestSchema,
+  string,
+  warned,
+  type Schema,
+} from './schema-helpers';
 
-const webhookEndpointInputProperties: Record<string, Schema> = {
-  url: { type: 'string', format: 'uri', description: 'HTTPS URL receiving the payloads; loopback, private and metadata addresses are refused.' },
-  description: string(),
-  event_types: arrayOf(ref('EventType'), 'Subscribed event types.'),
-  retries_to_attempt: {
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_RETRIES_TO_ATTEMPT,
-    default: DEFAULT_RETRIES_TO_ATTEMPT,
-  },
-  active: { type: 'boolean', default: true },
-};
+const endpointInput = requestSchema(endpointSchema);
 
 /** Webhook endpoints, deliveries and the event payloads they carry. Spread into SCHEMAS by schemas.ts. */
 export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
   EventType: { type: 'string', enum: [...EVENT_TYPES] },
-  WebhookEndpoint: warned(closed({
-    id: integer(),
-    url: string(),
-    description: nullableString(),
-    active: boolean(),
-    event_types: arrayOf(ref('EventType')),
-    retries_to_attempt: { type: 'integer', minimum: 0, maximum: MAX_RETRIES_TO_ATTEMPT },
-    secret: string('`whsec_` + Base64 of 32 random bytes in the creation response; elsewhere redacted: `whsec_`, `*` characters, the last four characters.'),
-    last_response_code: { type: ['integer', 'null'], description: 'HTTP status of the most recent delivery.' },
-    last_sent_at: nullableDateTime(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-  })),
+  WebhookEndpoint: warned(
+    closed({
+      id: integer(),
+      url: string(),
+      description: nullableString(),
+      active: boolean(),
+      event_types: arrayOf(ref('EventType')),
+      retries_to_attempt: { type: 'integer', minimum: 0, maximum: MAX_RETRIES_TO_ATTEMPT },
+      secret: string('`whsec_` + Base64 of 32 random bytes in the creation response; elsewhere redacted: `whsec_`, `*` characters, the last four characters.'),
+      last_response_code: { type: ['integer', 'null'], description: 'HTTP status of the most recent delivery.' },
+      last_sent_at: nullableDateTime(),
+      created_at: dateTime(),
+      updated_at: dateTime(),
+    }),
+  ),
   WebhookEndpointList: page('WebhookEndpoint'),
-  WebhookEndpointCreateInput: {
-    type: 'object',
-    properties: webhookEndpointInputProperties,
-    required: ['url', 'event_types'],
-  },
-  WebhookEndpointUpdateInput: { type: 'object', properties: webhookEndpointInputProperties },
+  // Required on create by the use case ("can't be blank"), not by joi: update shares the fields.
+  WebhookEndpointCreateInput: { ...endpointInput, required: ['url', 'event_types'] },
+  WebhookEndpointUpdateInput: endpointInput,
   WebhookEndpointCreateBody: nestedOrFlat('webhook_endpoint', 'WebhookEndpointCreateInput'),
   WebhookEndpointUpdateBody: nestedOrFlat('webhook_endpoint', 'WebhookEndpointUpdateInput'),
-  WebhookTestBody: {
-    type: 'object',
-    properties: {
-      event_type: {
-        allOf: [ref('EventType')],
-        default: 'test.webhook',
-        description: '`test.webhook`, or a type the endpoint subscribes to (else 422).',
-      },
-    },
-  },
+  WebhookTestBody: requestSchema(testSchema),
   WebhookTestResult: closed({ message: string(), event_type: ref('EventType'), delivery_id: integer() }),
   WebhookDelivery: closed({
     id: integer(),

@@ -12,11 +12,7 @@ function page(res: Response, status: number, title: string, message: string, ext
 const CONFIRM_PAGES: Record<ConfirmationOutcome['kind'], [number, string, string]> = {
   confirmed: [200, 'Subscription confirmed', 'Thank you! Your subscription is confirmed.'],
   already_confirmed: [200, 'Already confirmed', 'Your subscription was already confirmed. Nothing else to do.'],
-  superseded: [
-    410,
-    'This link has been replaced',
-    'A newer confirmation email was sent to you. Please use the link in the most recent email.',
-  ],
+  superseded: [410, 'This link has been replaced', 'A newer confirmation email was sent to you. Please use the link in the most recent email.'],
   unknown: [404, 'Link not valid', 'This confirmation link is not valid. It may be mistyped or no longer in use.'],
 };
 

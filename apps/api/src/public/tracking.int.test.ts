@@ -26,17 +26,12 @@ describe('public tracking and unsubscribe routes', () => {
   beforeAll(async () => {
     smtp = await startSmtpCapture();
     api = await startApi({
-      overrides: [
-        ...sendingInProcess(PUBLIC_URL, mailer),
-        { token: Clock, value: clock },
-      ],
+      overrides: [...sendingInProcess(PUBLIC_URL, mailer), { token: Clock, value: clock }],
     });
     const channel = await api.fixtures.aChannel({ fromEmail: 'news@example.test' });
     channelId = channel.id;
     await api.fixtures.aCaptureServer(channel.id, smtp.port);
-    const [row] = await api.database.db('subscribers')
-      .insert({ channel_id: channel.id, email: 'ann@example.test', first_name: 'Ann' })
-      .returning('id');
+    const [row] = await api.database.db('subscribers').insert({ channel_id: channel.id, email: 'ann@example.test', first_name: 'Ann' }).returning('id');
     subscriberId = row.id;
     const b = await api.fixtures.aBroadcast(channel.id, {
       subject: 'News for {{ subscriber.first_name }}',

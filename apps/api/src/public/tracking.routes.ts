@@ -34,9 +34,7 @@ export function trackingRoutes(container: DependencyContainer): Router {
   });
 
   router.get('/t/c/:token/:link', async (req, res) => {
-    const url = await container
-      .resolve(RecordClick)
-      .execute({ token: String(req.params.token), link: String(req.params.link) });
+    const url = await container.resolve(RecordClick).execute({ token: String(req.params.token), link: String(req.params.link) });
     if (url === null) {
       res.status(404).type('text/plain').send('This link is not valid.');
       return;

@@ -34,7 +34,10 @@ export async function aSegment(api: ApiHarness, channelId: number, name = 'Segme
 
 /** Moves a broadcast to a status directly, as the dispatcher would. */
 export async function setStatus(api: ApiHarness, id: number, status: string, extra: Record<string, unknown> = {}): Promise<void> {
-  await api.database.db('broadcasts').where({ id }).update({ status, ...extra });
+  await api.database
+    .db('broadcasts')
+    .where({ id })
+    .update({ status, ...extra });
 }
 
 /** The outbox events of one broadcast, oldest first. */
@@ -43,11 +46,7 @@ export async function broadcastEvents(api: ApiHarness, id: number): Promise<Arra
 }
 
 /** Jobs of a queue for one broadcast. */
-export async function jobsFor(
-  api: ApiHarness,
-  queue: string,
-  id: number,
-): Promise<Array<{ data: Record<string, unknown>; start_after: Date; state: string }>> {
+export async function jobsFor(api: ApiHarness, queue: string, id: number): Promise<Array<{ data: Record<string, unknown>; start_after: Date; state: string }>> {
   const { rows } = await api.database.db.raw(
     `SELECT data, start_after, state FROM pgboss.job WHERE name = ? AND (data->>'broadcastId')::bigint = ? ORDER BY created_on`,
     [queue, id],

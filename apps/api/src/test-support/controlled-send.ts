@@ -53,13 +53,15 @@ export async function recordControlledSend(api: ApiHarness, channelId: number, s
             .insert(script.links.map((url, i) => ({ broadcast_id: broadcast.id, identifier: `l${i + 1}`, url })))
             .returning('id')
         ).map((r: { id: number }) => r.id);
-  await db('broadcasts').where({ id: broadcast.id }).update({
-    status: script.status,
-    total_recipients: script.recipients.length,
-    broadcast_recipients_count: script.recipients.length,
-    begin_send_at: new Date(script.beginSendAt),
-    sent_at: new Date(script.sentAt),
-  });
+  await db('broadcasts')
+    .where({ id: broadcast.id })
+    .update({
+      status: script.status,
+      total_recipients: script.recipients.length,
+      broadcast_recipients_count: script.recipients.length,
+      begin_send_at: new Date(script.beginSendAt),
+      sent_at: new Date(script.sentAt),
+    });
   for (const e of script.events) {
     await api.fixtures.repositories.emailEvents.record({
       channelId,

@@ -37,9 +37,7 @@ export function sendingInProcess(publicUrl: string, mailer: Mailer): Override[] 
 }
 
 /** The real api app on a private database; overrides swap single ports (the clock, say). */
-export async function startApi(
-  options: { overrides?: readonly Override[]; env?: NodeJS.ProcessEnv; statementTimeoutMs?: number } = {},
-): Promise<ApiHarness> {
+export async function startApi(options: { overrides?: readonly Override[]; env?: NodeJS.ProcessEnv; statementTimeoutMs?: number } = {}): Promise<ApiHarness> {
   const database = await createTestDatabase();
   // The app's own pool, as openInfrastructure makes the api's, when a test sets a statement time-out.
   const appDb = options.statementTimeoutMs === undefined ? database.db : createDatabase(database.url, { statementTimeoutMs: options.statementTimeoutMs });
@@ -73,5 +71,8 @@ export async function startApi(
 
 /** The api harness for the enclosing describe: started in its beforeAll, closed in its afterAll. */
 export function useApi(options: Parameters<typeof startApi>[0] = {}): ApiHarness {
-  return suiteResource(() => startApi(options), (api) => api.close());
+  return suiteResource(
+    () => startApi(options),
+    (api) => api.close(),
+  );
 }

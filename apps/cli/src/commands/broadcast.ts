@@ -13,8 +13,7 @@ const asJson = (p: BroadcastProgress) => ({
   percentage_complete: p.percentageComplete,
 });
 
-const summary = (p: BroadcastProgress) =>
-  `broadcast ${p.id}: ${p.status}, ${p.processed}/${p.totalRecipients} recipients processed (${p.percentageComplete}%)`;
+const summary = (p: BroadcastProgress) => `broadcast ${p.id}: ${p.status}, ${p.processed}/${p.totalRecipients} recipients processed (${p.percentageComplete}%)`;
 
 /**
  * `broadcast progress --id N`: a live bar while the broadcast is scheduled, queueing or sending,

@@ -8,9 +8,7 @@ import { optional, optionalPositiveInteger, positiveInteger, required, UsageErro
  */
 async function password(flags: Flags, io: CommandIo): Promise<string | null> {
   if (flags.pass !== undefined) {
-    throw new UsageError(
-      '--pass is refused: a password on the command line shows in ps and in shell history; pipe it to --pass-stdin or set SMTP_PASSWORD',
-    );
+    throw new UsageError('--pass is refused: a password on the command line shows in ps and in shell history; pipe it to --pass-stdin or set SMTP_PASSWORD');
   }
   if (flags['pass-stdin'] === true) {
     const read = (await io.readStdin()).replace(/\r?\n$/, '');

@@ -15,13 +15,21 @@ export const sequenceList: Command = {
     for (let offset = 0; ; offset += PAGE) {
       const { items, total } = await container.resolve(ListSequences).execute(caller, { limit: PAGE, offset });
       for (const { sequence: s, counts } of items) {
-        rows.push({ id: s.id, label: s.label, active: s.active, init_tag: s.initTag, subscribers_count: counts.subscribersCount, steps_count: counts.stepsCount });
+        rows.push({
+          id: s.id,
+          label: s.label,
+          active: s.active,
+          init_tag: s.initTag,
+          subscribers_count: counts.subscribersCount,
+          steps_count: counts.stepsCount,
+        });
       }
       if (offset + PAGE >= total) break;
     }
-    const human = rows.length === 0
-      ? 'no sequences'
-      : rows.map((r) => `${r.id}\t${r.active ? 'active' : 'off'}\t${r.subscribers_count} enrolled\t${r.steps_count} steps\t${r.label}`).join('\n');
+    const human =
+      rows.length === 0
+        ? 'no sequences'
+        : rows.map((r) => `${r.id}\t${r.active ? 'active' : 'off'}\t${r.subscribers_count} enrolled\t${r.steps_count} steps\t${r.label}`).join('\n');
     return { json: { data: rows, total: rows.length }, human };
   },
 };
@@ -39,10 +47,18 @@ export const sequenceEnrol: Command = {
     if (channelId === null) throw new NotFoundError(SEQUENCE_NOT_FOUND);
     const caller = await actingFor(container, channelId, SEQUENCES);
     const { kind, enrolment: e } = await container.resolve(AddSequenceSubscriber).execute(caller, { sequenceId, email: required(flags, 'email') });
-    const json = { id: e.id, sequence_id: sequenceId, status: e.status, current_step_id: e.currentStepId, subscriber: e.subscriber, already_enrolled: kind === 'already_enrolled' };
-    const human = kind === 'already_enrolled'
-      ? `${e.subscriber.email} is already in sequence ${sequenceId} (${e.status})`
-      : `${e.subscriber.email} enrolled in sequence ${sequenceId} (${e.status})`;
+    const json = {
+      id: e.id,
+      sequence_id: sequenceId,
+      status: e.status,
+      current_step_id: e.currentStepId,
+      subscriber: e.subscriber,
+      already_enrolled: kind === 'already_enrolled',
+    };
+    const human =
+      kind === 'already_enrolled'
+        ? `${e.subscriber.email} is already in sequence ${sequenceId} (${e.status})`
+        : `${e.subscriber.email} enrolled in sequence ${sequenceId} (${e.status})`;
     return { json, human };
   },
 };

@@ -3,7 +3,6 @@ import { actingFor, optional, positiveInteger, readTextFile, required, UsageErro
 
 const TEMPLATES = ['templates_read', 'templates_write'] as const;
 
-
 async function fileFlag(flags: Flags, name: string): Promise<string | undefined> {
   const file = optional(flags, name);
   return file === null ? undefined : readTextFile(file);
@@ -15,7 +14,8 @@ async function fileFlag(flags: Flags, name: string): Promise<string | undefined>
  * checked as the API checks it, and a 422's message says where.
  */
 export const templateCreate: Command = {
-  usage: 'template create --channel ID --label LABEL [--subject S] [--preheader P] [--body-file F] [--html-file F] [--purpose broadcast|confirmation] [--default-confirmation]',
+  usage:
+    'template create --channel ID --label LABEL [--subject S] [--preheader P] [--body-file F] [--html-file F] [--purpose broadcast|confirmation] [--default-confirmation]',
   flags: {
     channel: { type: 'string' },
     label: { type: 'string' },

@@ -35,7 +35,8 @@ function parseData(raw: string | null): Record<string, unknown> {
  * /api/v1/transactionals.json` accepts it (docs/transactionals.md); a dispatcher sends it.
  */
 export const transactionalSend: Command = {
-  usage: 'transactional send --channel ID --to EMAIL [--subject S] [--body TEXT | --body-file F] [--template ID] [--data JSON] [--email-server ID] [--double-opt-in] [--include-unsubscribe-link]',
+  usage:
+    'transactional send --channel ID --to EMAIL [--subject S] [--body TEXT | --body-file F] [--template ID] [--data JSON] [--email-server ID] [--double-opt-in] [--include-unsubscribe-link]',
   flags: {
     channel: { type: 'string' },
     to: { type: 'string' },

@@ -13,11 +13,7 @@ export interface AdminRun {
  * Runs the admin CLI in this process against `databaseUrl`, as `npm run admin -- <argv>` would,
  * capturing what it prints. `stdin` is what it reads from standard input (`--pass-stdin`).
  */
-export async function runAdmin(
-  databaseUrl: string,
-  argv: readonly string[],
-  options: { stdin?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<AdminRun> {
+export async function runAdmin(databaseUrl: string, argv: readonly string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<AdminRun> {
   let stdout = '';
   let stderr = '';
   const io = {

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 import chromium from '@sparticuz/chromium';
-import { existsSync, mkdirSync } from 'node:fs';
+import type { AxeResults, RunOptions } from 'axe-core';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -13,9 +14,7 @@ import { DASHBOARD_DIR } from '../../../api/src/http/dashboard.routes';
  * otherwise a folder under the temp directory (the pages are still rendered and captured).
  */
 export const SCREENSHOTS =
-  process.env.UPDATE_SCREENSHOTS === '1'
-    ? path.resolve(__dirname, '../../../../docs/screenshots')
-    : path.join(os.tmpdir(), 'mailcast-screenshots');
+  process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../../../docs/screenshots') : path.join(os.tmpdir(), 'mailcast-screenshots');
 
 /**
  * The Chromium inside the @sparticuz/chromium npm package (unpacked to the temp directory on
@@ -27,8 +26,19 @@ export async function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({
     executablePath: await chromium.executablePath(),
     headless: 'shell',
-    args: ['--no-sandbox', '--no-zygote', '--disable-setuid-sandbox', '--disable-dev-shm-usage', '--use-gl=angle', '--use-angle=swiftshader',
-      '--enable-unsafe-swiftshader', '--font-render-hinting=none', '--no-first-run', '--no-default-browser-check', '--lang=en-US'],
+    args: [
+      '--no-sandbox',
+      '--no-zygote',
+      '--disable-setuid-sandbox',
+      '--disable-dev-shm-usage',
+      '--use-gl=angle',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--font-render-hinting=none',
+      '--no-first-run',
+      '--no-default-browser-check',
+      '--lang=en-US',
+    ],
     defaultViewport: { width: 1280, height: 900 },
     // Under LANG=C Chromium reports the locale en-US@posix, which Intl (and so uPlot) rejects.
     env: { ...process.env, LANG: 'en_US.UTF-8' },
@@ -70,10 +80,36 @@ export async function waitForText(page: Page, selector: string, text: string, ti
 /** Clicks the button or link whose text is `label` (exactly, trimmed). */
 export async function clickText(page: Page, label: string, selector = 'button, a'): Promise<void> {
   const handle = await page.waitForFunction(
-    (sel: string, want: string) => [...document.querySelectorAll<HTMLElement>(sel)].find((el) => (el.textContent ?? '').trim() === want && !(el as HTMLButtonElement).disabled),
+    (sel: string, want: string) =>
+      [...document.querySelectorAll<HTMLElement>(sel)].find((el) => (el.textContent ?? '').trim() === want && !(el as HTMLButtonElement).disabled),
     {},
     selector,
     label,
   );
   await (handle as unknown as { click(): Promise<void> }).click();
+}
+
+/** One accessibility rule broken on the page, as axe-core reports it. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * Runs axe-core (the npm package's own build, read from node_modules) on the page as it is and
+ * answers the violations of `impacts` (default: serious and critical), with where they are. The
+ * script goes in through the DevTools protocol, which the page's Content-Security-Policy does
+ * not govern, so the policy stays on for the check.
+ */
+export async function accessibilityViolations(page: Page, impacts: readonly string[] = ['serious', 'critical']): Promise<AxeViolation[]> {
+  const source = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: RunOptions): Promise<AxeResults> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact ?? null, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return violations.filter((v) => v.impact !== null && impacts.includes(v.impact));
 }

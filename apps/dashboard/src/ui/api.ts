@@ -6,6 +6,10 @@ export type Subscriber = Schemas['Subscriber'];
 export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type EventType = Schemas['EventType'];
+export type Sequence = Schemas['Sequence'];
+export type SequenceStep = Schemas['SequenceStep'];
+export type SequenceStepInput = Schemas['SequenceStepInput'];
+export type Enrolment = Schemas['SubscriberSequence'];
 
 /**
  * The API token lives in sessionStorage only: it survives a reload of the tab, is gone when the

@@ -36,10 +36,7 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
         width: width(),
         height: 280,
         scales: { x: { time: true } },
-        series: [
-          {},
-          ...timeline.series.map((s) => ({ label: s.name, stroke: COLORS[s.name] ?? '#111', width: 2, points: { show: true, size: 5 } })),
-        ],
+        series: [{}, ...timeline.series.map((s) => ({ label: s.name, stroke: COLORS[s.name] ?? '#111', width: 2, points: { show: true, size: 5 } }))],
         axes: [{}, { label: 'Recipients' }],
         hooks: {
           draw: [

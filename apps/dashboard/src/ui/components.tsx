@@ -53,7 +53,19 @@ export function Progress({ broadcast }: { broadcast: Broadcast }) {
   );
 }
 
-export function Pager({ offset, limit, count, total, onChange }: { offset: number; limit: number; count: number; total?: number; onChange(offset: number): void }) {
+export function Pager({
+  offset,
+  limit,
+  count,
+  total,
+  onChange,
+}: {
+  offset: number;
+  limit: number;
+  count: number;
+  total?: number;
+  onChange(offset: number): void;
+}) {
   const hasNext = total === undefined ? count === limit : offset + count < total;
   if (offset === 0 && !hasNext) return null;
   return (
@@ -75,7 +87,19 @@ export function Pager({ offset, limit, count, total, onChange }: { offset: numbe
 export function formatTime(value: string | null | undefined): string {
   if (!value) return '—';
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleString();
+  if (Number.isNaN(date.getTime())) return value;
+  try {
+    return date.toLocaleString();
+  } catch {
+    // Under LANG=C the browser's locale may be en-US@posix, which Intl refuses.
+    return date.toLocaleString('en-US');
+  }
+}
+
+const NUMBERS = new Intl.NumberFormat('en-US');
+/** A count with thousands separators, in an explicit locale (never the browser's, which may be refused). */
+export function formatNumber(value: number): string {
+  return NUMBERS.format(value);
 }
 
 export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {

@@ -61,21 +61,24 @@ export interface Action {
   busy: boolean;
   error: string | undefined;
   notice: string | undefined;
-  /** Runs one API action; its error (the API's message) or `done` notice is shown by <Feedback>. */
-  run(fn: () => Promise<unknown>, done?: string): Promise<boolean>;
+  /**
+   * Runs one API action; its error (the API's message) or `done` notice is shown by <Feedback>
+   * (`done` may be a function, read once the action succeeded: a notice made from its answer).
+   */
+  run(fn: () => Promise<unknown>, done?: string | (() => string | undefined)): Promise<boolean>;
 }
 
 export function useAction(): Action {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
-  const run = useCallback(async (fn: () => Promise<unknown>, done?: string) => {
+  const run = useCallback(async (fn: () => Promise<unknown>, done?: string | (() => string | undefined)) => {
     setBusy(true);
     setError(undefined);
     setNotice(undefined);
     try {
       await fn();
-      setNotice(done);
+      setNotice(typeof done === 'function' ? done() : done);
       return true;
     } catch (e) {
       setError(errorMessage(e));

@@ -9,6 +9,8 @@ import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';
 import { BroadcastForm } from './pages/broadcast-form';
 import { Broadcasts } from './pages/broadcasts';
+import { SequencePage } from './pages/sequence';
+import { Sequences } from './pages/sequences';
 import { SignIn } from './pages/sign-in';
 import { Statistics } from './pages/statistics';
 import { SubscriberPage } from './pages/subscriber';
@@ -39,6 +41,7 @@ function Layout({ onSignOut }: { onSignOut(): void }) {
         <nav aria-label="Main">
           {can('broadcasts_read') && <NavLink href="/broadcasts">Broadcasts</NavLink>}
           {can('subscribers_read') && <NavLink href="/subscribers">Subscribers</NavLink>}
+          {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
         </nav>
         <span class="who">Channel: {identity.channel.name}</span>
@@ -55,10 +58,15 @@ function Layout({ onSignOut }: { onSignOut(): void }) {
           <Route path="/broadcasts/:id" component={BroadcastPage} />
           <Route path="/subscribers" component={Subscribers} />
           <Route path="/subscribers/show" component={SubscriberPage} />
+          <Route path="/sequences" component={Sequences} />
+          <Route path="/sequences/:id" component={SequencePage} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
           <Route path="/">
-            <Redirect to={can('broadcasts_read') ? '/broadcasts' : can('subscribers_read') ? '/subscribers' : '/webhooks'} replace />
+            <Redirect
+              to={can('broadcasts_read') ? '/broadcasts' : can('subscribers_read') ? '/subscribers' : can('sequences_read') ? '/sequences' : '/webhooks'}
+              replace
+            />
           </Route>
           <Route>
             <h1>Not found</h1>

@@ -59,10 +59,14 @@ describe('a controlled send, end to end', () => {
     });
     broadcastId = created.id;
     expect(await client.broadcasts.send(broadcastId)).toMatchObject({ id: broadcastId, status: 'scheduled' });
-    const done = await eventually(async () => {
-      const b = await client.broadcasts.get(broadcastId);
-      return ['sent', 'partial_failure', 'failed'].includes(b.status) ? b : undefined;
-    }, 30_000, 200);
+    const done = await eventually(
+      async () => {
+        const b = await client.broadcasts.get(broadcastId);
+        return ['sent', 'partial_failure', 'failed'].includes(b.status) ? b : undefined;
+      },
+      30_000,
+      200,
+    );
     // One hard bounce among five: partial failure (docs/broadcasts-and-sending.md: final status).
     expect(done).toMatchObject({ status: 'partial_failure', total_recipients: 5, broadcast_recipients_count: 5, percentage_complete: 100 });
 
@@ -124,34 +128,50 @@ describe('a controlled send, end to end', () => {
 
     const timeline = await client.broadcasts.timeline(broadcastId, { timeframe: '60m' });
     const total = (name: string) => Object.values(timeline.series.find((s) => s.name === name)!.data).reduce((a, b) => a + b, 0);
-    expect({ processed: total('Processed'), delivered: total('Delivered'), opens: total('Opens'), clicks: total('Clicks'), bounces: total('Bounces') }).toEqual({
-      processed: 5,
-      delivered: 4,
-      opens: 2,
-      clicks: 4,
-      bounces: 1,
-    });
+    expect({ processed: total('Processed'), delivered: total('Delivered'), opens: total('Opens'), clicks: total('Clicks'), bounces: total('Bounces') }).toEqual(
+      {
+        processed: 5,
+        delivered: 4,
+        opens: 2,
+        clicks: 4,
+        bounces: 1,
+      },
+    );
   });
 
   it('moves the business metrics on /metrics', async () => {
     const text = await (await fetch(`${stack.url}/metrics`)).text();
-    const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.split(' ')[1]);
+    const value = (series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${series} `))
+          ?.split(' ')[1],
+      );
     expect(value('mailcast_emails{outcome="sent",service="api"}')).toBe(4);
     expect(value('mailcast_emails{outcome="bounced",service="api"}')).toBe(1);
     expect(value('mailcast_http_requests_total{method="POST",route="/api/v1/broadcasts/:id/send_broadcast",status="200",service="api"}')).toBe(1);
   });
 
   it('delivers the signed webhooks of what happened', async () => {
-    const types = await eventually(async () => {
-      const seen = stack.hooks.map((h) => JSON.parse(h.body).type as string);
-      const wanted = ['email.bounced', 'email.opened', 'email.clicked', 'broadcast.partial_failure', 'subscriber.unsubscribed'];
-      return wanted.every((t) => seen.includes(t)) ? seen : undefined;
-    }, 20_000, 100);
+    const types = await eventually(
+      async () => {
+        const seen = stack.hooks.map((h) => JSON.parse(h.body).type as string);
+        const wanted = ['email.bounced', 'email.opened', 'email.clicked', 'broadcast.partial_failure', 'subscriber.unsubscribed'];
+        return wanted.every((t) => seen.includes(t)) ? seen : undefined;
+      },
+      20_000,
+      100,
+    );
     expect(types.filter((t) => t === 'email.opened')).toHaveLength(2);
     expect(types.filter((t) => t === 'email.clicked')).toHaveLength(4);
     for (const hook of stack.hooks) {
       const headers = Object.fromEntries(Object.entries(hook.headers).map(([k, v]) => [k, String(v)]));
-      expect(verifyWebhook(secret, headers, hook.body, { toleranceSeconds: 300 })).toEqual({ ok: true, id: String(JSON.parse(hook.body).id), timestamp: expect.any(Number) });
+      expect(verifyWebhook(secret, headers, hook.body, { toleranceSeconds: 300 })).toEqual({
+        ok: true,
+        id: String(JSON.parse(hook.body).id),
+        timestamp: expect.any(Number),
+      });
     }
     const bounced = JSON.parse(stack.hooks.find((h) => JSON.parse(h.body).type === 'email.bounced')!.body);
     expect(bounced.data).toMatchObject({ email: emailOf('bounce'), receipted_type: 'Broadcast', receipted_id: broadcastId, bounced: true });

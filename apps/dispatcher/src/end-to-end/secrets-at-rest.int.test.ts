@@ -30,7 +30,12 @@ describe('secrets at rest', () => {
     boss = createBoss(api.database.url, 'dispatcher');
     boss.on('error', () => undefined);
     await boss.start();
-    dispatcher = buildContainer({ config: loadConfig({ DATABASE_URL: api.database.url, SMTP_ALLOW_PRIVATE: 'true' }), logger: dispatcherLogs.logger, db: api.database.db, boss });
+    dispatcher = buildContainer({
+      config: loadConfig({ DATABASE_URL: api.database.url, SMTP_ALLOW_PRIVATE: 'true' }),
+      logger: dispatcherLogs.logger,
+      db: api.database.db,
+      boss,
+    });
     workers = startWorkers(boss, dispatcher, HANDLERS);
   }, 30_000);
   afterAll(async () => {
@@ -46,8 +51,14 @@ describe('secrets at rest', () => {
     const { channel, token } = await api.fixtures.aTenant();
     const auth = { Authorization: `Bearer ${token}` };
     await api.fixtures.repositories.emailServers.create({
-      channelId: channel.id, host: '127.0.0.1', port: smtp.port, tls: 'none',
-      username: 'sender', password, fromEmail: 'news@example.com', fromName: null,
+      channelId: channel.id,
+      host: '127.0.0.1',
+      port: smtp.port,
+      tls: 'none',
+      username: 'sender',
+      password,
+      fromEmail: 'news@example.com',
+      fromName: null,
     });
     const endpoint = await request(api.app)
       .post('/api/v1/webhook_endpoints')
@@ -63,10 +74,14 @@ describe('secrets at rest', () => {
       .set(auth)
       .send({ broadcast: { subject: 'Hi', html_body: '<p>Hi <a href="https://example.com/a">a</a></p>', track_opens: true, track_clicks: true } });
     expect((await request(api.app).post(`/api/v1/broadcasts/${created.body.id}/send_broadcast`).set(auth)).status).toBe(200);
-    await eventually(async () => {
-      const b = await request(api.app).get(`/api/v1/broadcasts/${created.body.id}`).set(auth);
-      return b.body.status === 'sent' ? true : undefined;
-    }, 30_000, 100);
+    await eventually(
+      async () => {
+        const b = await request(api.app).get(`/api/v1/broadcasts/${created.body.id}`).set(auth);
+        return b.body.status === 'sent' ? true : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(smtp.messages).toHaveLength(1);
 
     const recipient = await api.database.db('broadcast_recipients').where({ broadcast_id: created.body.id }).first('id');

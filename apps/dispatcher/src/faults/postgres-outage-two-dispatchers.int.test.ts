@@ -30,8 +30,18 @@ describe('PostgreSQL outages mid-send and the send lease, two dispatchers', () =
   const output = () => dispatchers.output();
   const step = <T>(name: string, work: Promise<T>): Promise<T> =>
     work.catch(async (error: Error) => {
-      const state = pg.db ? await pg.db.raw(`SELECT status, claimed_by, lease_expires_at > now() AS live, count(*)::int AS n FROM broadcast_recipients GROUP BY 1, 2, 3`).then((r) => JSON.stringify(r.rows), () => 'unknown') : '';
-      const jobs = pg.db ? await pg.db.raw(`SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2`).then((r) => JSON.stringify(r.rows), () => 'unknown') : '';
+      const state = pg.db
+        ? await pg.db.raw(`SELECT status, claimed_by, lease_expires_at > now() AS live, count(*)::int AS n FROM broadcast_recipients GROUP BY 1, 2, 3`).then(
+            (r) => JSON.stringify(r.rows),
+            () => 'unknown',
+          )
+        : '';
+      const jobs = pg.db
+        ? await pg.db.raw(`SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2`).then(
+            (r) => JSON.stringify(r.rows),
+            () => 'unknown',
+          )
+        : '';
       throw new Error(`${name}: ${error.message} smtp ${smtp.messages.length}\nrecipients ${state}\njobs ${jobs}\n${output()}`);
     });
 
@@ -50,15 +60,29 @@ describe('PostgreSQL outages mid-send and the send lease, two dispatchers', () =
     dispatcher(env);
     dispatcher(env);
     await pg.boss.send('broadcasts.send', { broadcastId: b.id }, { retryLimit: 0 });
-    await step('mid-send', eventually(async () => (mine().length >= 150 ? true : undefined), 30_000, 10));
+    await step(
+      'mid-send',
+      eventually(async () => (mine().length >= 150 ? true : undefined), 30_000, 10),
+    );
     const { restartedAt } = await pg.outage(outageMs);
     const receivedWhileDown = mine().length;
     expect(receivedWhileDown).toBeLessThan(RECIPIENTS);
 
-    const done = await step('broadcast finished', eventually(async () => {
-      const row = await pg.db('broadcasts').where({ id: b.id }).first().catch(() => undefined);
-      return row && ['sent', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
-    }, 40_000, 100));
+    const done = await step(
+      'broadcast finished',
+      eventually(
+        async () => {
+          const row = await pg
+            .db('broadcasts')
+            .where({ id: b.id })
+            .first()
+            .catch(() => undefined);
+          return row && ['sent', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
+        },
+        40_000,
+        100,
+      ),
+    );
     const recoverySeconds = (Date.now() - restartedAt) / 1000;
     for (const d of dispatchers.running) expect(d.child.exitCode).toBeNull();
     expect(done).toMatchObject({ status: 'sent', total_recipients: RECIPIENTS });
@@ -67,19 +91,25 @@ describe('PostgreSQL outages mid-send and the send lease, two dispatchers', () =
     const duplicates = parsed.length - new Set(parsed.map((m) => m.to)).size;
     const losses = expected.filter((e) => !parsed.some((m) => m.to === e)).length;
     // The figures of the run, for the record (docs/sending-reliability.md).
-    process.stdout.write(`outage ${outageMs} ms: ${parsed.length} received, ${duplicates} duplicates, ${losses} lost, finished ${recoverySeconds.toFixed(1)} s after the restart\n`);
+    process.stdout.write(
+      `outage ${outageMs} ms: ${parsed.length} received, ${duplicates} duplicates, ${losses} lost, finished ${recoverySeconds.toFixed(1)} s after the restart\n`,
+    );
     expect([...new Set(parsed.map((m) => m.to))].sort()).toEqual(expected);
     return { channelId: channel.id, broadcastId: b.id, parsed, duplicates, losses };
   };
 
-  it.each([3_000, 20_000])('PostgreSQL away for %i ms mid-send: every recipient exactly once', async (outageMs) => {
-    const { channelId, broadcastId, duplicates, losses } = await sendThroughOutage(outageMs);
-    expect({ duplicates, losses }).toEqual({ duplicates: 0, losses: 0 });
-    const statuses = await pg.db('broadcast_recipients').where({ broadcast_id: broadcastId }).groupBy('status').select('status').count({ n: '*' });
-    expect(statuses).toEqual([{ status: 'sent', n: RECIPIENTS }]);
-    const delivered = await pg.db('events').where({ channel_id: channelId, type: 'email.delivered' }).count({ n: '*' });
-    expect(Number(delivered[0]!.n)).toBe(RECIPIENTS);
-  }, 120_000);
+  it.each([3_000, 20_000])(
+    'PostgreSQL away for %i ms mid-send: every recipient exactly once',
+    async (outageMs) => {
+      const { channelId, broadcastId, duplicates, losses } = await sendThroughOutage(outageMs);
+      expect({ duplicates, losses }).toEqual({ duplicates: 0, losses: 0 });
+      const statuses = await pg.db('broadcast_recipients').where({ broadcast_id: broadcastId }).groupBy('status').select('status').count({ n: '*' });
+      expect(statuses).toEqual([{ status: 'sent', n: RECIPIENTS }]);
+      const delivered = await pg.db('events').where({ channel_id: channelId, type: 'email.delivered' }).count({ n: '*' });
+      expect(Number(delivered[0]!.n)).toBe(RECIPIENTS);
+    },
+    120_000,
+  );
 
   it('PostgreSQL away three times the lease: duplicates within the in-flight window, each with the original Message-ID', async () => {
     // A 4 s lease, so the outage outlasts it; 4 connections × 5 in flight per dispatcher.

@@ -68,8 +68,11 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
     await fixtures.aCaptureServer(channel.id, smtp.port);
     await db('webhook_endpoints').insert({
-      channel_id: channel.id, url: receiver.url('/events'), event_types: ['email.delivered', 'broadcast.sent'],
-      retries_to_attempt: 20, secret: `whsec_${randomBytes(32).toString('base64')}`,
+      channel_id: channel.id,
+      url: receiver.url('/events'),
+      event_types: ['email.delivered', 'broadcast.sent'],
+      retries_to_attempt: 20,
+      secret: `whsec_${randomBytes(32).toString('base64')}`,
     });
     const email = (i: number) => `p${i}@c${channel.id}.example.test`;
     await db('subscribers').insert(
@@ -95,20 +98,33 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     await boss.send('broadcasts.send', { broadcastId: b.id }, { retryLimit: 0 });
 
     // Mid-send, with webhooks already flowing: PostgreSQL goes down for a second and comes back.
-    await step('mid-send', eventually(async () => (smtp.messages.length >= 50 && receiver.received.length > 0 ? true : undefined), 30_000, 10));
+    await step(
+      'mid-send',
+      eventually(async () => (smtp.messages.length >= 50 && receiver.received.length > 0 ? true : undefined), 30_000, 10),
+    );
     const logBefore = dispatcher.output().length;
     await cluster.stop();
     const sentWhileDown = smtp.messages.length;
     expect(sentWhileDown).toBeLessThan(ACTIVE);
     // Down until the dispatcher has been refused by it: its job listener logs each failed reconnect.
     const refused = () => dispatcher!.output().slice(logBefore).includes('job listener reconnecting');
-    await step('outage seen', eventually(async () => (refused() ? true : undefined), 15_000, 20));
+    await step(
+      'outage seen',
+      eventually(async () => (refused() ? true : undefined), 15_000, 20),
+    );
     cluster = await start();
 
-    const done = await step('broadcast finished', eventually(async () => {
-      const row = await db('broadcasts').where({ id: b.id }).first();
-      return ['sent', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
-    }, 30_000, 200));
+    const done = await step(
+      'broadcast finished',
+      eventually(
+        async () => {
+          const row = await db('broadcasts').where({ id: b.id }).first();
+          return ['sent', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
+        },
+        30_000,
+        200,
+      ),
+    );
     expect(dispatcher.child.exitCode).toBeNull();
     expect(done).toMatchObject({ status: 'sent', total_recipients: ACTIVE, broadcast_recipients_count: ACTIVE });
     expect(smtp.messages.length).toBeGreaterThan(sentWhileDown);
@@ -129,15 +145,29 @@ describe('PostgreSQL restarted while a broadcast sends and webhooks deliver', ()
     expect(delivered.map((e: { data: { email: string } }) => e.data.email).sort()).toEqual(expected);
     expect(events.filter((e: { type: string }) => e.type === 'broadcast.sent')).toHaveLength(1);
     const committed = new Set(events.map((e: { id: string }) => String(e.id)));
-    await step('every event received', eventually(async () => {
-      const seen = new Set(receiver.on('/events').map((r) => String(r.headers['broadcast-webhook-id'])));
-      return [...committed].every((id) => seen.has(id)) ? true : undefined;
-    }, 20_000, 200));
+    await step(
+      'every event received',
+      eventually(
+        async () => {
+          const seen = new Set(receiver.on('/events').map((r) => String(r.headers['broadcast-webhook-id'])));
+          return [...committed].every((id) => seen.has(id)) ? true : undefined;
+        },
+        20_000,
+        200,
+      ),
+    );
     for (const r of receiver.on('/events')) expect(committed.has(String(r.headers['broadcast-webhook-id']))).toBe(true);
-    const deliveries = await step('deliveries succeeded', eventually(async () => {
-      const rows = await db('webhook_deliveries').where({ channel_id: channel.id });
-      return rows.length === committed.size && rows.every((r: { status: string }) => r.status === 'succeeded') ? rows : undefined;
-    }, 10_000, 200)).catch(async (error: Error) => {
+    const deliveries = await step(
+      'deliveries succeeded',
+      eventually(
+        async () => {
+          const rows = await db('webhook_deliveries').where({ channel_id: channel.id });
+          return rows.length === committed.size && rows.every((r: { status: string }) => r.status === 'succeeded') ? rows : undefined;
+        },
+        10_000,
+        200,
+      ),
+    ).catch(async (error: Error) => {
       const rows = await db('webhook_deliveries').where({ channel_id: channel.id }).whereNot({ status: 'succeeded' });
       throw new Error(`${error.message}; committed ${committed.size}; not succeeded: ${JSON.stringify(rows.slice(0, 5))}`);
     });

@@ -51,9 +51,9 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
     const channelId = tenant.channel.id;
     await api.fixtures.aCaptureServer(channelId, smtp.port, { fromEmail: 'news@example.test' });
     const domain = `c${channelId}.example.test`;
-    await api.database.db('subscribers').insert(
-      Array.from({ length: RECIPIENTS }, (_, i) => ({ channel_id: channelId, email: `p${i}@${domain}`, is_active: true })),
-    );
+    await api.database
+      .db('subscribers')
+      .insert(Array.from({ length: RECIPIENTS }, (_, i) => ({ channel_id: channelId, email: `p${i}@${domain}`, is_active: true })));
     const request = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${base}${path}`, {
         method,
@@ -75,14 +75,18 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
 
   /** Every job of the broadcast has ended and no claim is held: nothing more can be sent. */
   const settled = (id: number) =>
-    eventually(async () => {
-      const claimed = await api.database.db('broadcast_recipients').where({ broadcast_id: id, status: 'claimed' }).count({ n: '*' });
-      const jobs = await api.database.db.raw(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'broadcasts.send' AND state IN ('created', 'retry', 'active') AND data->>'broadcastId' = ?`,
-        [String(id)],
-      );
-      return Number(claimed[0]!.n) === 0 && jobs.rows[0].n === 0 ? true : undefined;
-    }, 30_000, 50);
+    eventually(
+      async () => {
+        const claimed = await api.database.db('broadcast_recipients').where({ broadcast_id: id, status: 'claimed' }).count({ n: '*' });
+        const jobs = await api.database.db.raw(
+          `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'broadcasts.send' AND state IN ('created', 'retry', 'active') AND data->>'broadcastId' = ?`,
+          [String(id)],
+        );
+        return Number(claimed[0]!.n) === 0 && jobs.rows[0].n === 0 ? true : undefined;
+      },
+      30_000,
+      50,
+    );
 
   it('after pause answers at most connections × dispatchers more are received; resume sends the rest exactly once', async () => {
     dispatcher();
@@ -100,16 +104,21 @@ describe('pause and abort stop sending promptly, two dispatchers', () => {
     expect(Number(pending[0]!.n)).toBe(RECIPIENTS - mine().length);
 
     expect((await request('POST', `/api/v1/broadcasts/${id}/resume_broadcast`)).status).toBe(200);
-    await eventually(async () => {
-      const b = await request('GET', `/api/v1/broadcasts/${id}`);
-      return b.body.status === 'sent' ? true : undefined;
-    }, 90_000, 100);
+    await eventually(
+      async () => {
+        const b = await request('GET', `/api/v1/broadcasts/${id}`);
+        return b.body.status === 'sent' ? true : undefined;
+      },
+      90_000,
+      100,
+    );
     const addresses = mine().map((m) => m.to[0]!);
     expect({ received: addresses.length, distinct: new Set(addresses).size }).toEqual({ received: RECIPIENTS, distinct: RECIPIENTS });
     // Both dispatchers outlived the pause. One was once seen to have exited with code 0 here (a
     // CI run of 2026-11-26), cause unknown: its output is what would tell.
     const exited = dispatchers.running.filter((d) => d.child.exitCode !== null || d.child.signalCode !== null);
-    if (exited.length > 0) throw new Error(`a dispatcher ended during the test (${exited.map((d) => d.child.exitCode ?? d.child.signalCode).join(', ')}):\n${output()}`);
+    if (exited.length > 0)
+      throw new Error(`a dispatcher ended during the test (${exited.map((d) => d.child.exitCode ?? d.child.signalCode).join(', ')}):\n${output()}`);
   }, 180_000);
 
   it('after abort answers at most connections × dispatchers more are received, and nothing after', async () => {

@@ -55,9 +55,9 @@ describe('sending through a failing SMTP server', () => {
     const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
     await fixtures.aCaptureServer(channel.id, smtp.port);
     const email = (i: number) => `p${i}@c${channel.id}.example.test`;
-    await database.db('subscribers').insert(
-      Array.from({ length: ACTIVE + 10 }, (_, i) => ({ channel_id: channel.id, email: email(i), first_name: `P${i}`, is_active: i < ACTIVE })),
-    );
+    await database
+      .db('subscribers')
+      .insert(Array.from({ length: ACTIVE + 10 }, (_, i) => ({ channel_id: channel.id, email: email(i), first_name: `P${i}`, is_active: i < ACTIVE })));
     const expected = Array.from({ length: ACTIVE }, (_, i) => email(i)).sort();
     const b = await fixtures.aBroadcast(channel.id, { subject: 'For {{ subscriber.first_name }}' });
     await database.db('broadcasts').where({ id: b.id }).update({ status: 'scheduled', version: 1 });
@@ -70,10 +70,14 @@ describe('sending through a failing SMTP server', () => {
     const cut = smtp.dropOpenConnections();
     expect(cut).toBeGreaterThan(0);
 
-    const done = await eventually(async () => {
-      const row = await database.db('broadcasts').where({ id: b.id }).first();
-      return ['sent', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
-    }, 50_000, 100);
+    const done = await eventually(
+      async () => {
+        const row = await database.db('broadcasts').where({ id: b.id }).first();
+        return ['sent', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
+      },
+      50_000,
+      100,
+    );
     expect(done).toMatchObject({ status: 'sent', total_recipients: ACTIVE, broadcast_recipients_count: ACTIVE });
     expect(smtp.dropped()).toBeGreaterThanOrEqual(3);
 
@@ -108,7 +112,10 @@ describe('sending through a failing SMTP server', () => {
       expect(expected).toContain(e.data.email);
     }
     // One email.delivered per recipient, never two.
-    const delivered = events.filter((e: { type: string }) => e.type === 'email.delivered').map((e: { data: { email: string } }) => e.data.email).sort();
+    const delivered = events
+      .filter((e: { type: string }) => e.type === 'email.delivered')
+      .map((e: { data: { email: string } }) => e.data.email)
+      .sort();
     expect(delivered).toEqual(expected);
   }, 60_000);
 });

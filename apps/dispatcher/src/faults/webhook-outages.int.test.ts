@@ -49,7 +49,10 @@ const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '20000'
 async function anEndpoint(db: Knex, fixtures: Fixtures, url: string): Promise<number> {
   const channel = await fixtures.aChannel();
   await db('webhook_endpoints').insert({
-    channel_id: channel.id, url, event_types: ['subscriber.created'], retries_to_attempt: 20,
+    channel_id: channel.id,
+    url,
+    event_types: ['subscriber.created'],
+    retries_to_attempt: 20,
     secret: `whsec_${randomBytes(32).toString('base64')}`,
   });
   return channel.id;
@@ -87,10 +90,14 @@ describe('a dispatcher killed while holding first attempts', () => {
     await events(database.db, channelId, 20);
     // Every first attempt is held by the holder: eight in flight (its endpoint not answering),
     // the rest waiting for their turn.
-    await eventually(async () => {
-      const rows = await database.db('webhook_deliveries').where({ channel_id: channelId }).count({ n: '*' });
-      return receiver.ids.length >= 8 && Number(rows[0]!.n) === 20 ? true : undefined;
-    }, 30_000, 50);
+    await eventually(
+      async () => {
+        const rows = await database.db('webhook_deliveries').where({ channel_id: channelId }).count({ n: '*' });
+        return receiver.ids.length >= 8 && Number(rows[0]!.n) === 20 ? true : undefined;
+      },
+      30_000,
+      50,
+    );
     const other = dispatchers.start(database.url, { ...WEBHOOK_ENV, LOG_LEVEL: 'info' });
     await eventually(async () => (other.output().includes('dispatcher working') ? true : undefined), 30_000, 50);
     holder.child.kill('SIGKILL');
@@ -98,10 +105,14 @@ describe('a dispatcher killed while holding first attempts', () => {
     const killedAt = Date.now();
     receiver.state.hang = false;
 
-    await eventually(async () => {
-      const rows = await database.db('webhook_deliveries').where({ channel_id: channelId, status: 'succeeded' }).count({ n: '*' });
-      return Number(rows[0]!.n) === 20 ? true : undefined;
-    }, 30_000, 100);
+    await eventually(
+      async () => {
+        const rows = await database.db('webhook_deliveries').where({ channel_id: channelId, status: 'succeeded' }).count({ n: '*' });
+        return Number(rows[0]!.n) === 20 ? true : undefined;
+      },
+      30_000,
+      100,
+    );
     const seconds = (Date.now() - killedAt) / 1000;
     process.stdout.write(`first attempts of a SIGKILLed dispatcher delivered by the other ${seconds.toFixed(1)} s after the kill\n`);
     expect(seconds).toBeLessThan(30);
@@ -132,15 +143,25 @@ describe('PostgreSQL stopped during a webhook burst, two dispatchers', () => {
     expect(receiver.ids.length).toBeLessThan(EVENTS);
     const { restartedAt } = await pg.outage(3_000);
 
-    await eventually(async () => {
-      const rows = await pg.db('webhook_deliveries').where({ channel_id: channelId, status: 'succeeded' }).count({ n: '*' }).catch(() => undefined);
-      return rows && Number(rows[0]!.n) === EVENTS ? true : undefined;
-    }, 60_000, 100);
+    await eventually(
+      async () => {
+        const rows = await pg
+          .db('webhook_deliveries')
+          .where({ channel_id: channelId, status: 'succeeded' })
+          .count({ n: '*' })
+          .catch(() => undefined);
+        return rows && Number(rows[0]!.n) === EVENTS ? true : undefined;
+      },
+      60_000,
+      100,
+    );
     const seconds = (Date.now() - restartedAt) / 1000;
     const duplicates = receiver.ids.length - new Set(receiver.ids).size;
     const eventIds = (await pg.db('events').where({ channel_id: channelId }).pluck('id')).map(String);
     const lost = eventIds.filter((id) => !receiver.ids.includes(id)).length;
-    process.stdout.write(`webhook burst, PostgreSQL away 3 s: ${receiver.ids.length} POSTs, ${duplicates} duplicates, ${lost} lost, all recorded ${seconds.toFixed(1)} s after the restart\n`);
+    process.stdout.write(
+      `webhook burst, PostgreSQL away 3 s: ${receiver.ids.length} POSTs, ${duplicates} duplicates, ${lost} lost, all recorded ${seconds.toFixed(1)} s after the restart\n`,
+    );
     expect({ duplicates, lost }).toEqual({ duplicates: 0, lost: 0 });
     for (const d of dispatchers.running) expect(d.child.exitCode).toBeNull();
   }, 120_000);
@@ -172,10 +193,14 @@ describe('a dispatcher stopped with SIGTERM while webhook POSTs are in flight', 
     // Whatever it had not claimed is another dispatcher's.
     const stoppedAt = Date.now();
     dispatchers.start(database.url, WEBHOOK_ENV);
-    await eventually(async () => {
-      const rows = await database.db('webhook_deliveries').where({ channel_id: channelId, status: 'succeeded' }).count({ n: '*' });
-      return Number(rows[0]!.n) === 20 ? true : undefined;
-    }, 30_000, 50);
+    await eventually(
+      async () => {
+        const rows = await database.db('webhook_deliveries').where({ channel_id: channelId, status: 'succeeded' }).count({ n: '*' });
+        return Number(rows[0]!.n) === 20 ? true : undefined;
+      },
+      30_000,
+      50,
+    );
     const eventIds = (await database.db('events').where({ channel_id: channelId }).pluck('id')).map(String);
     expect([...receiver.ids].sort()).toEqual([...eventIds].sort());
     // The stop cost no delivery a failed attempt (and so no wait for a retry).

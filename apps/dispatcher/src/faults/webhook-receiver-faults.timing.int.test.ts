@@ -3,7 +3,13 @@ import { eventually, freePort } from '@mailcast/testkit';
 import http from 'node:http';
 import { startDispatcherHarness, type DispatcherHarness } from '../test-support/webhook-harness';
 
-interface Hit { path: string; id: string; type: string; at: number; phase: 'slow' | 'healthy' }
+interface Hit {
+  path: string;
+  id: string;
+  type: string;
+  at: number;
+  phase: 'slow' | 'healthy';
+}
 
 /**
  * A webhook receiver that is down (nothing listens on its port) until every delivery was refused
@@ -43,7 +49,9 @@ describe('webhook delivery to a receiver that is down, then slow, then back', ()
     const caller: Principal = await h.aPrincipal();
     const create = h.container.resolve(CreateWebhookEndpoint);
     const patient = await create.execute(caller, {
-      url: url('/patient'), eventTypes: ['subscriber.created', 'message.attempt.exhausted'], retriesToAttempt: 6,
+      url: url('/patient'),
+      eventTypes: ['subscriber.created', 'message.attempt.exhausted'],
+      retriesToAttempt: 6,
     });
     const hasty = await create.execute(caller, { url: url('/hasty'), eventTypes: ['subscriber.created'], retriesToAttempt: 1 });
 
@@ -56,10 +64,14 @@ describe('webhook delivery to a receiver that is down, then slow, then back', ()
 
     const deliveriesOf = (endpointId: number) => h.database.db('webhook_deliveries').where({ webhook_endpoint_id: endpointId }).orderBy('event_id');
     const original = (rows: any[]) => rows.filter((r: { event_type: string }) => r.event_type === 'subscriber.created');
-    await eventually(async () => {
-      const rows = [...original(await deliveriesOf(patient.id)), ...original(await deliveriesOf(hasty.id))];
-      return rows.length === 10 && rows.every((r: { error_message: string | null }) => r.error_message !== null) ? true : undefined;
-    }, 15_000, 20);
+    await eventually(
+      async () => {
+        const rows = [...original(await deliveriesOf(patient.id)), ...original(await deliveriesOf(hasty.id))];
+        return rows.length === 10 && rows.every((r: { error_message: string | null }) => r.error_message !== null) ? true : undefined;
+      },
+      15_000,
+      20,
+    );
 
     // Then slow, then healthy.
     const hits: Hit[] = [];
@@ -75,17 +87,27 @@ describe('webhook delivery to a receiver that is down, then slow, then back', ()
       });
     });
     await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-    await eventually(async () => {
-      const seenSlow = new Set(hits.filter((x) => x.path === '/patient' && x.phase === 'slow').map((x) => x.id));
-      const hastyRows = await deliveriesOf(hasty.id);
-      return ids.every((id) => seenSlow.has(id)) && hastyRows.length === 5 && hastyRows.every((r: { status: string }) => r.status === 'failed') ? true : undefined;
-    }, 30_000, 20);
+    await eventually(
+      async () => {
+        const seenSlow = new Set(hits.filter((x) => x.path === '/patient' && x.phase === 'slow').map((x) => x.id));
+        const hastyRows = await deliveriesOf(hasty.id);
+        return ids.every((id) => seenSlow.has(id)) && hastyRows.length === 5 && hastyRows.every((r: { status: string }) => r.status === 'failed')
+          ? true
+          : undefined;
+      },
+      30_000,
+      20,
+    );
     healthy = true;
 
-    const settled = await eventually(async () => {
-      const rows = original(await deliveriesOf(patient.id));
-      return rows.length === 5 && rows.every((r: { status: string }) => r.status === 'succeeded') ? rows : undefined;
-    }, 30_000, 100);
+    const settled = await eventually(
+      async () => {
+        const rows = original(await deliveriesOf(patient.id));
+        return rows.length === 5 && rows.every((r: { status: string }) => r.status === 'succeeded') ? rows : undefined;
+      },
+      30_000,
+      100,
+    );
 
     // Every event reached the patient endpoint with a healthy answer, each recorded once.
     for (const id of ids) expect(hits.filter((x) => x.path === '/patient' && x.id === id && x.phase === 'healthy')).toHaveLength(1);
@@ -107,24 +129,35 @@ describe('webhook delivery to a receiver that is down, then slow, then back', ()
 
     // The hasty endpoint (one retry) exhausted before the receiver was healthy: failed, and
     // one message.attempt.exhausted per delivery.
-    const failed = await eventually(async () => {
-      const rows = await deliveriesOf(hasty.id);
-      return rows.length === 5 && rows.every((r: { status: string }) => r.status === 'failed') ? rows : undefined;
-    }, 10_000, 100);
+    const failed = await eventually(
+      async () => {
+        const rows = await deliveriesOf(hasty.id);
+        return rows.length === 5 && rows.every((r: { status: string }) => r.status === 'failed') ? rows : undefined;
+      },
+      10_000,
+      100,
+    );
     for (const row of failed) expect(row).toMatchObject({ attempt_number: 2, next_retry_at: null });
     expect(hits.filter((x) => x.path === '/hasty' && x.phase === 'healthy')).toHaveLength(0);
     const exhausted = await h.database.db('events').where({ channel_id: caller.channelId, type: 'message.attempt.exhausted' });
     expect(exhausted.map((e: { data: { delivery_id: number } }) => e.data.delivery_id).sort()).toEqual(failed.map((r: { id: number }) => r.id).sort());
     // A notice is never retried (docs/webhooks.md): one attempt each to the patient endpoint, which
     // succeeded or failed depending on the phase the receiver was in; never a second one.
-    const notices = await eventually(async () => {
-      const rows = (await deliveriesOf(patient.id)).filter((r: { event_type: string }) => r.event_type === 'message.attempt.exhausted');
-      return rows.length === 5 && rows.every((r: { status: string }) => r.status !== 'pending') ? rows : undefined;
-    }, 10_000, 100);
+    const notices = await eventually(
+      async () => {
+        const rows = (await deliveriesOf(patient.id)).filter((r: { event_type: string }) => r.event_type === 'message.attempt.exhausted');
+        return rows.length === 5 && rows.every((r: { status: string }) => r.status !== 'pending') ? rows : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(notices.map((r: { event_id: string }) => String(r.event_id)).sort()).toEqual(exhausted.map((e: { id: string }) => String(e.id)).sort());
     for (const row of notices) expect(row.attempt_number).toBe(1);
     // A retry is a job queued in the transaction that records the failure: none was for a notice.
-    const retries = await h.database.db('pgboss.job').where({ name: 'webhooks.deliver' }).whereRaw(`(data->>'deliveryId')::bigint = ANY(?)`, [notices.map((r: { id: string }) => Number(r.id))]);
+    const retries = await h.database
+      .db('pgboss.job')
+      .where({ name: 'webhooks.deliver' })
+      .whereRaw(`(data->>'deliveryId')::bigint = ANY(?)`, [notices.map((r: { id: string }) => Number(r.id))]);
     expect(retries).toEqual([]);
     for (const e of exhausted) expect(hits.filter((x) => x.path === '/patient' && x.id === String(e.id)).length).toBeLessThanOrEqual(1);
     expect(await h.database.db('events').where({ channel_id: caller.channelId, type: 'message.attempt.exhausted' })).toHaveLength(5);

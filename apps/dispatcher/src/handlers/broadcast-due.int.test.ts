@@ -48,16 +48,12 @@ describe('scheduled broadcasts in the dispatcher', () => {
   const row = (id: number) =>
     database.db('broadcasts').where({ id }).first<{ status: string; version: number; updated_at: Date }>('status', 'version', 'updated_at');
   const jobs = async (queue: string, id: number) =>
-    (
-      await database.db.raw(
-        `SELECT data, state FROM pgboss.job WHERE name = ? AND (data->>'broadcastId')::bigint = ? ORDER BY created_on`,
-        [queue, id],
-      )
-    ).rows as Array<{ data: Record<string, unknown>; state: string }>;
+    (await database.db.raw(`SELECT data, state FROM pgboss.job WHERE name = ? AND (data->>'broadcastId')::bigint = ? ORDER BY created_on`, [queue, id]))
+      .rows as Array<{ data: Record<string, unknown>; state: string }>;
   const events = async (id: number) =>
-    (
-      await database.db('events').whereRaw("(data->>'broadcast_id')::bigint = ?", [id]).orderBy('id').select('type', 'data')
-    ).map((e: { type: string; data: { status: string } }) => [e.type, e.data.status]);
+    (await database.db('events').whereRaw("(data->>'broadcast_id')::bigint = ?", [id]).orderBy('id').select('type', 'data')).map(
+      (e: { type: string; data: { status: string } }) => [e.type, e.data.status],
+    );
   const schedule = (id: number, at: Date) =>
     container.resolve(ScheduleBroadcast).execute(caller, { id, scheduledSendAt: at.toISOString(), scheduledTimezone: 'UTC' });
 
@@ -75,10 +71,14 @@ describe('scheduled broadcasts in the dispatcher', () => {
     await schedule(b.id, at);
     expect((await row(b.id))?.status).toBe('future_scheduled');
 
-    const started = await eventually(async () => {
-      const current = await row(b.id);
-      return current?.status === 'scheduled' ? current : undefined;
-    }, 10_000, 50);
+    const started = await eventually(
+      async () => {
+        const current = await row(b.id);
+        return current?.status === 'scheduled' ? current : undefined;
+      },
+      10_000,
+      50,
+    );
     // Not before its time (the row's updated_at is the dispatcher's clock at the move).
     expect(started.updated_at.getTime()).toBeGreaterThanOrEqual(at.getTime());
     expect(started.version).toBe(2);
@@ -104,10 +104,14 @@ describe('scheduled broadcasts in the dispatcher', () => {
     });
 
     // Both old jobs run (and find a stale version); nothing moves.
-    await eventually(async () => {
-      const states = [...(await jobs('broadcasts.due', cancelled.id)), ...(await jobs('broadcasts.due', moved.id))];
-      return states.filter((j) => j.state === 'completed').length === 2 ? true : undefined;
-    }, 10_000, 50);
+    await eventually(
+      async () => {
+        const states = [...(await jobs('broadcasts.due', cancelled.id)), ...(await jobs('broadcasts.due', moved.id))];
+        return states.filter((j) => j.state === 'completed').length === 2 ? true : undefined;
+      },
+      10_000,
+      50,
+    );
     expect((await row(cancelled.id))?.status).toBe('draft');
     expect((await row(moved.id))?.status).toBe('future_scheduled');
     expect(await jobs('broadcasts.send', cancelled.id)).toEqual([]);
@@ -123,7 +127,10 @@ describe('scheduled broadcasts in the dispatcher', () => {
     const b = await fixtures.aBroadcast(caller.channelId);
     await schedule(b.id, new Date(Date.now() + 3_600_000));
     await database.db.raw(`DELETE FROM pgboss.job WHERE name = 'broadcasts.due' AND (data->>'broadcastId')::bigint = ?`, [b.id]);
-    await database.db('broadcasts').where({ id: b.id }).update({ scheduled_send_at: new Date(Date.now() - 1000) });
+    await database
+      .db('broadcasts')
+      .where({ id: b.id })
+      .update({ scheduled_send_at: new Date(Date.now() - 1000) });
 
     const log = memoryLogger();
     const stopSweeper = startSweeper(container, 100, log.logger);
@@ -132,9 +139,7 @@ describe('scheduled broadcasts in the dispatcher', () => {
     } finally {
       stopSweeper();
     }
-    expect(log.entries).toContainEqual(
-      expect.objectContaining({ level: 'info', message: 'started due broadcasts whose job was lost', broadcastIds: [b.id] }),
-    );
+    expect(log.entries).toContainEqual(expect.objectContaining({ level: 'info', message: 'started due broadcasts whose job was lost', broadcastIds: [b.id] }));
     expect(await jobs('broadcasts.send', b.id)).toEqual([{ data: { broadcastId: b.id }, state: 'created' }]);
     expect(await events(b.id)).toEqual([
       ['broadcast.scheduled', 'future_scheduled'],
@@ -154,19 +159,20 @@ describe('scheduled broadcasts in the dispatcher', () => {
       ids.push(b.id);
     }
     await database.db.raw(`DELETE FROM pgboss.job WHERE name = 'broadcasts.due' AND (data->>'broadcastId')::bigint = ANY(?)`, [ids]);
-    await database.db('broadcasts').whereIn('id', ids).update({ scheduled_send_at: new Date(Date.now() - 1000) });
+    await database
+      .db('broadcasts')
+      .whereIn('id', ids)
+      .update({ scheduled_send_at: new Date(Date.now() - 1000) });
 
     const sweeps = await Promise.all([1, 2, 3, 4].map(() => container.resolve(SweepDueBroadcasts).execute()));
     const moved = sweeps.flat();
     expect([...moved].sort((a, b) => a - b)).toEqual(ids);
     const sendJobs = (
-      await database.db.raw(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'broadcasts.send' AND (data->>'broadcastId')::bigint = ANY(?)`,
-        [ids],
-      )
+      await database.db.raw(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'broadcasts.send' AND (data->>'broadcastId')::bigint = ANY(?)`, [ids])
     ).rows[0].n;
     expect(sendJobs).toBe(30);
-    const scheduledEvents = await database.db('events')
+    const scheduledEvents = await database
+      .db('events')
       .whereRaw("(data->>'broadcast_id')::bigint = ANY(?) AND data->>'status' = 'scheduled'", [ids])
       .count<{ n: string }[]>({ n: '*' });
     expect(Number(scheduledEvents[0]?.n)).toBe(30);
@@ -178,10 +184,14 @@ describe('scheduled broadcasts in the dispatcher', () => {
     await schedule(b.id, at);
     // As if the database clock ran ahead: a second job with the current version, due now.
     await boss.send('broadcasts.due', { broadcastId: b.id, version: 1 }, { retryLimit: 0 });
-    await eventually(async () => {
-      const all = await jobs('broadcasts.due', b.id);
-      return all.length === 3 ? all : undefined;
-    }, 10_000, 50);
+    await eventually(
+      async () => {
+        const all = await jobs('broadcasts.due', b.id);
+        return all.length === 3 ? all : undefined;
+      },
+      10_000,
+      50,
+    );
     expect((await row(b.id))?.status).toBe('future_scheduled');
     const { rows } = await database.db.raw(
       `SELECT start_after FROM pgboss.job WHERE name = 'broadcasts.due' AND state = 'created' AND (data->>'broadcastId')::bigint = ?`,

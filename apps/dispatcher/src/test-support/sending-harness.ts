@@ -43,7 +43,10 @@ export interface SendingHarnessOptions {
 
 /** A sending harness for the enclosing describe: started in its beforeAll, closed in its afterAll. */
 export function useSendingHarness(options: SendingHarnessOptions = {}): SendingHarness {
-  return suiteResource(() => startSendingHarness(options), (h) => h.close());
+  return suiteResource(
+    () => startSendingHarness(options),
+    (h) => h.close(),
+  );
 }
 
 /**
@@ -60,12 +63,16 @@ export async function startSendingHarness(options: SendingHarnessOptions = {}): 
   const boss: PgBoss = createBoss(api.database.url, 'dispatcher');
   boss.on('error', () => undefined);
   await boss.start();
-  const dispatcher = buildContainer({
-    config: loadConfig({ DATABASE_URL: api.database.url, ...env }),
-    logger: memoryLogger().logger,
-    db: api.database.db,
-    boss,
-  }, [], { config: loadDispatcherConfig(env.PUBLIC_URL, { ...process.env, ...env }) });
+  const dispatcher = buildContainer(
+    {
+      config: loadConfig({ DATABASE_URL: api.database.url, ...env }),
+      logger: memoryLogger().logger,
+      db: api.database.db,
+      boss,
+    },
+    [],
+    { config: loadDispatcherConfig(env.PUBLIC_URL, { ...process.env, ...env }) },
+  );
   const workers: JobWorkers = startWorkers(observedBoss(boss, { onFetch: options.onFetch }), dispatcher, options.handlers ?? HANDLERS);
   const listener = listenForJobs(api.database.url, (queue) => workers.wake(queue));
   const tenant = await api.fixtures.aTenant();
@@ -129,4 +136,3 @@ export async function startSendingHarness(options: SendingHarnessOptions = {}): 
     },
   };
 }
-

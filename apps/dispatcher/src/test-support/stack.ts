@@ -54,7 +54,12 @@ export async function startStack(options: { verdictFor?: (to: string) => Recipie
   const boss: PgBoss = createBoss(api.database.url, 'dispatcher');
   boss.on('error', () => undefined);
   await boss.start();
-  const dispatcher = buildContainer({ config: loadConfig({ DATABASE_URL: api.database.url, ...env }), logger: memoryLogger().logger, db: api.database.db, boss });
+  const dispatcher = buildContainer({
+    config: loadConfig({ DATABASE_URL: api.database.url, ...env }),
+    logger: memoryLogger().logger,
+    db: api.database.db,
+    boss,
+  });
   const workers = startWorkers(boss, dispatcher, HANDLERS);
   const webhookWorkers = startWebhookWorkers(boss, dispatcher);
 
@@ -72,7 +77,11 @@ export async function startStack(options: { verdictFor?: (to: string) => Recipie
     async close() {
       await Promise.all([webhookWorkers.stop(), workers.stop()]);
       await boss.stop({ graceful: false, close: true, wait: true });
-      await Promise.all([dispatcher.resolve<Mailer>(Mailer).close(), dispatcher.resolve<Mailer>(PriorityMailer).close(), dispatcher.resolve<Templates>(Templates).close()]);
+      await Promise.all([
+        dispatcher.resolve<Mailer>(Mailer).close(),
+        dispatcher.resolve<Mailer>(PriorityMailer).close(),
+        dispatcher.resolve<Templates>(Templates).close(),
+      ]);
       for (const s of [server, receiver]) {
         s.closeAllConnections();
         await new Promise((resolve) => s.close(resolve));

@@ -132,10 +132,16 @@ export async function startDispatcherHarness(env: NodeJS.ProcessEnv): Promise<Di
 
 /** A dispatcher harness for the enclosing describe (started in beforeAll, closed in afterAll). */
 export function useDispatcherHarness(env: NodeJS.ProcessEnv): DispatcherHarness {
-  return suiteResource(() => startDispatcherHarness(env), (h) => h.close());
+  return suiteResource(
+    () => startDispatcherHarness(env),
+    (h) => h.close(),
+  );
 }
 
 /** A webhook receiver for the enclosing describe (started in beforeAll, closed in afterAll). */
 export function useReceiver(reply?: (path: string, nth: number) => Reply): Receiver {
-  return suiteResource(() => startReceiver(reply), (r) => r.close());
+  return suiteResource(
+    () => startReceiver(reply),
+    (r) => r.close(),
+  );
 }

@@ -35,12 +35,7 @@ export interface JobWorkers {
  * queue, as with `work`; a queue is fetched again as soon as one of them ends (room for more)
  * or when woken, so a slow job never holds back the jobs behind it.
  */
-export function startWorkers(
-  boss: PgBoss,
-  container: DependencyContainer,
-  handlers: readonly JobHandler[] = HANDLERS,
-  events: WorkerEvents = {},
-): JobWorkers {
+export function startWorkers(boss: PgBoss, container: DependencyContainer, handlers: readonly JobHandler[] = HANDLERS, events: WorkerEvents = {}): JobWorkers {
   let stopped = false;
   const pauses = new Map(handlers.map((h) => [h.queue as string, new Pauses()]));
   // A wake that came while the loop was fetching, not pausing: its job may have committed after

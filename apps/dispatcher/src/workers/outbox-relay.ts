@@ -49,11 +49,7 @@ export const DEFAULT_OUTBOX_RELAY: Omit<OutboxRelayOptions, 'onError'> = {
  * other way (a job that expired with its dispatcher). `wake()` (a writer's NOTIFY after its
  * commit) ends the pause at once; the poll stays, for events whose writer sent none.
  */
-export function startOutboxRelay(
-  container: DependencyContainer,
-  sink: AttemptSink,
-  options: OutboxRelayOptions,
-): { stop(): Promise<void>; wake(): void } {
+export function startOutboxRelay(container: DependencyContainer, sink: AttemptSink, options: OutboxRelayOptions): { stop(): Promise<void>; wake(): void } {
   let stopped = false;
   const pauses = new Pauses();
   // A wake that came while a claim ran, not a pause: its events may have committed after the

@@ -6,10 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * again. Only for writes that are safe to repeat: an attempt is recorded only while its row is
  * still at the attempt before it.
  */
-export async function persistently(
-  write: () => Promise<unknown>,
-  delaysMs: readonly number[] = [250, 500, 1_000, 2_000, 4_000],
-): Promise<void> {
+export async function persistently(write: () => Promise<unknown>, delaysMs: readonly number[] = [250, 500, 1_000, 2_000, 4_000]): Promise<void> {
   for (let i = 0; ; i++) {
     try {
       await write();

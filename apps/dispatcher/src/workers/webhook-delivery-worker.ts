@@ -127,16 +127,19 @@ export class WebhookDeliveryWorker {
   start(): this {
     this.loop = this.run();
     let beating = false;
-    this.heartbeat = setInterval(() => {
-      if (beating || this.leased.size === 0) return;
-      beating = true;
-      // While the database is away this fails: the leases run on, and a lapse waits for the
-      // database to have been up a whole lease, so the next beat after the outage keeps them.
-      this.extendLeases
-        .execute({ deliveryIds: [...this.leased], leaseMs: this.options.leaseMs })
-        .catch(() => undefined)
-        .finally(() => (beating = false));
-    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    this.heartbeat = setInterval(
+      () => {
+        if (beating || this.leased.size === 0) return;
+        beating = true;
+        // While the database is away this fails: the leases run on, and a lapse waits for the
+        // database to have been up a whole lease, so the next beat after the outage keeps them.
+        this.extendLeases
+          .execute({ deliveryIds: [...this.leased], leaseMs: this.options.leaseMs })
+          .catch(() => undefined)
+          .finally(() => (beating = false));
+      },
+      Math.max(50, Math.floor(this.options.leaseMs / 3)),
+    );
     return this;
   }
 
@@ -177,9 +180,7 @@ export class WebhookDeliveryWorker {
   }
 
   private track(work: Promise<void>, context: string): void {
-    const tracked: Promise<void> = work
-      .catch((error: unknown) => this.options.onError(error, context))
-      .finally(() => this.running.delete(tracked));
+    const tracked: Promise<void> = work.catch((error: unknown) => this.options.onError(error, context)).finally(() => this.running.delete(tracked));
     this.running.add(tracked);
   }
 
@@ -289,7 +290,8 @@ export class WebhookDeliveryWorker {
     const items: Held[] = [];
     for (const job of jobs) {
       const attempt = byDelivery.get(job.data.deliveryId);
-      if (attempt === undefined || attempt.attempt !== job.data.attempt) stale.push(job.id); // cancelled, done, or a duplicate: nothing to send
+      if (attempt === undefined || attempt.attempt !== job.data.attempt)
+        stale.push(job.id); // cancelled, done, or a duplicate: nothing to send
       else items.push({ job, attempt });
     }
     const back = this.admit(items);

@@ -2,7 +2,7 @@ import dns, { type LookupAddress } from 'node:dns';
 import net from 'node:net';
 
 /**
- * Destinations a webhook may never reach (docs/webhooks.md, SSRF): loopback, private,
+ * Destinations a webhook may never reach (docs/security.md, "Webhook destinations"): loopback, private,
  * carrier-grade NAT, link-local (cloud metadata at 169.254.169.254 and fd00:ec2::254 included),
  * multicast, reserved and unspecified ranges, for IPv4 and IPv6 alike.
  */

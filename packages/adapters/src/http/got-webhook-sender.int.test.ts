@@ -33,7 +33,11 @@ async function receiver(answer: (req: Received, res: http.ServerResponse) => voi
     url: `http://127.0.0.1:${port}/hooks`,
     port,
     received,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -56,7 +60,9 @@ describe('GotWebhookSender against a real receiver', () => {
       expect(got!.headers['broadcast-webhook-id']).toBe('1');
       expect(got!.headers['broadcast-webhook-signature']).toBe('v1,abc');
       // The receiver can verify over the raw bytes it got.
-      const mac = createHmac('sha256', 'k').update(`1.${got!.body.toString('utf8')}`).digest('base64');
+      const mac = createHmac('sha256', 'k')
+        .update(`1.${got!.body.toString('utf8')}`)
+        .digest('base64');
       expect(mac).toBe(createHmac('sha256', 'k').update(`1.${body}`).digest('base64'));
     } finally {
       await hook.close();
@@ -167,13 +173,45 @@ describe('GotWebhookSender against a real receiver', () => {
 
 describe('address policy', () => {
   it.each([
-    '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-    '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '64:ff9b::a9fe:a9fe', 'not-an-ip',
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a9fe:a9fe',
+    'not-an-ip',
     // IPv4-compatible (::/96), SIIT (::ffff:0:0:0/96), 6to4 (2002::/16) and Teredo (2001::/32) forms
-    '::127.0.0.1', '::7f00:1', '::a9fe:a9fe', '::10.0.0.1', '::8.8.8.8', '::ffff:0:127.0.0.1', '::ffff:0:a9fe:a9fe',
-    '::ffff:0:8.8.8.8', '2002:7f00:1::', '2002:a9fe:a9fe::1', '2002:0808:0808::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2',
-    '2001::1', '0:0:0:0:0:ffff:7f00:1', '::ffff:0a00:0001', '64:ff9b::10.0.0.1', '::ffff:127.0.0.1%eth0',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '::10.0.0.1',
+    '::8.8.8.8',
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:a9fe:a9fe',
+    '::ffff:0:8.8.8.8',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2002:0808:0808::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '2001::1',
+    '0:0:0:0:0:ffff:7f00:1',
+    '::ffff:0a00:0001',
+    '64:ff9b::10.0.0.1',
+    '::ffff:127.0.0.1%eth0',
   ])('forbids %s', (address) => {
     expect(isForbiddenAddress(address)).toBe(true);
   });

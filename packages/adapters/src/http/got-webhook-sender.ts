@@ -57,8 +57,7 @@ export class GotWebhookSender implements WebhookSender {
         settled = true;
         resolve(result);
       };
-      const answer = () =>
-        settle({ kind: 'response', status: status ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+      const answer = () => settle({ kind: 'response', status: status ?? 0, body: Buffer.concat(chunks).toString('utf8') });
 
       const method = request.method ?? 'POST';
       const stream = got.stream(url, {

@@ -27,7 +27,11 @@ async function receiver(delayMs = 0) {
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     bodies,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -20,9 +20,7 @@ export interface WebhookThreadReply {
 export const WEBHOOK_THREAD_YOUNG_GENERATION_MB = 24;
 
 /** As for the SMTP thread: beside this file when built, the build's copy under the tests. */
-const DEFAULT_SCRIPT = __filename.endsWith('.ts')
-  ? path.resolve(__dirname, '../../dist/http/webhook-thread.js')
-  : path.join(__dirname, 'webhook-thread.js');
+const DEFAULT_SCRIPT = __filename.endsWith('.ts') ? path.resolve(__dirname, '../../dist/http/webhook-thread.js') : path.join(__dirname, 'webhook-thread.js');
 
 interface Thread {
   worker: Worker;

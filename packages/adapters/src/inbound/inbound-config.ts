@@ -23,9 +23,7 @@ function text(env: NodeJS.ProcessEnv, name: string): string | null {
 /** SendGrid shows its verification key as the base64 of a DER SubjectPublicKeyInfo; PEM is accepted too. */
 function sendgridKey(raw: string): KeyObject {
   try {
-    const key = raw.includes('BEGIN PUBLIC KEY')
-      ? createPublicKey(raw)
-      : createPublicKey({ key: Buffer.from(raw, 'base64'), format: 'der', type: 'spki' });
+    const key = raw.includes('BEGIN PUBLIC KEY') ? createPublicKey(raw) : createPublicKey({ key: Buffer.from(raw, 'base64'), format: 'der', type: 'spki' });
     if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('not P-256');
     return key;
   } catch {
@@ -53,7 +51,10 @@ export function loadInboundConfig(env: NodeJS.ProcessEnv = process.env): Inbound
       topics === null
         ? null
         : {
-            topicArns: topics.split(',').map((t) => t.trim()).filter((t) => t !== ''),
+            topicArns: topics
+              .split(',')
+              .map((t) => t.trim())
+              .filter((t) => t !== ''),
             certificatePem: text(env, 'INBOUND_SES_CERTIFICATE'),
             snsOriginOverride: text(env, 'INBOUND_SES_SNS_ORIGIN'),
           },

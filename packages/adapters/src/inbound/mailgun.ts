@@ -17,7 +17,9 @@ export function verifyMailgun(raw: Buffer, signingKey: string, nowMs: number): V
   if (timestamp === null || !/^\d{1,12}$/.test(timestamp) || token === null || token === '' || signature === null) {
     throw malformed('Signature fields are missing or malformed');
   }
-  const expected = createHmac('sha256', signingKey).update(timestamp + token).digest('hex');
+  const expected = createHmac('sha256', signingKey)
+    .update(timestamp + token)
+    .digest('hex');
   if (!sameSecret(expected, signature.toLowerCase())) throw unauthentic('Signature does not verify');
   checkFresh(Number(timestamp) * 1000, nowMs);
   return { replayKey: token, reports: mailgunReports(body['event-data']) };

@@ -7,7 +7,16 @@ export const POSTMARK_METADATA_KEY = 'mailcast-message-id';
 /** Postmark bounce types that mean the address will not work (docs/bounces.md); other bounce types are soft. */
 const HARD = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated', 'Blocked', 'DMARCPolicy']);
 /** Not about delivery: ignored. */
-const IGNORED = new Set(['AutoResponder', 'Subscribe', 'Unsubscribe', 'AddressChange', 'OpenRelayTest', 'ChallengeVerification', 'InboundError', 'SMTPApiError']);
+const IGNORED = new Set([
+  'AutoResponder',
+  'Subscribe',
+  'Unsubscribe',
+  'AddressChange',
+  'OpenRelayTest',
+  'ChallengeVerification',
+  'InboundError',
+  'SMTPApiError',
+]);
 
 /**
  * Postmark signs nothing: its webhooks are secured with HTTP basic auth (credentials in the

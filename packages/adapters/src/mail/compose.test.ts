@@ -40,11 +40,17 @@ describe('composeDirect: the mailer fast path (docs/broadcasts-and-sending.md, T
     ['a plain message', {}],
     ['no HTML part', { html: null }],
     ['no reply-to and no headers', { replyTo: null, headers: {} }],
-    ['non-ASCII subject, name and bodies', { subject: 'Grüße, Zoë 🎉 — ça va?', from: { email: 'news@example.com', name: 'Café Ünïcode' }, text: 'Grüße\r\nZoë 🎉', html: '<p>Grüße — 日本語</p>' }],
+    [
+      'non-ASCII subject, name and bodies',
+      { subject: 'Grüße, Zoë 🎉 — ça va?', from: { email: 'news@example.com', name: 'Café Ünïcode' }, text: 'Grüße\r\nZoë 🎉', html: '<p>Grüße — 日本語</p>' },
+    ],
     ['a mostly non-Latin subject', { subject: 'Привет, как дела? Новости недели' }],
     ['a name that needs quoting', { from: { email: 'news@example.com', name: 'Doe, "Jane" \\ Co.' } }],
     ['a long subject that folds', { subject: 'word '.repeat(40).trim() }],
-    ['long lines, dots, "From " and trailing spaces', { text: `${'x'.repeat(300)}\n.\n.leading dot\nFrom here   \n= sign =3D\r\n\r\nend`, html: `<p>${'y'.repeat(500)}</p>\n.\n` }],
+    [
+      'long lines, dots, "From " and trailing spaces',
+      { text: `${'x'.repeat(300)}\n.\n.leading dot\nFrom here   \n= sign =3D\r\n\r\nend`, html: `<p>${'y'.repeat(500)}</p>\n.\n` },
+    ],
     ['bare CR and LF line ends', { text: 'a\rb\nc\r\nd' }],
     ['a non-ASCII custom header value', { headers: { 'X-Campaign': 'Été 2026' } }],
   ])('%s reads as MailComposer output does', async (_name, change) => {

@@ -80,7 +80,8 @@ export function composeDirect(email: OutgoingEmail, date: Date = new Date()): Bu
   const to = mailbox(email.to);
   const replyTo = email.replyTo ? mailbox(email.replyTo) : undefined;
   const subject = unstructured(email.subject);
-  if (from === null || to === null || replyTo === null || subject === null || CONTROL.test(email.messageId) || !/^<[^<>\s]+>$/.test(email.messageId)) return null;
+  if (from === null || to === null || replyTo === null || subject === null || CONTROL.test(email.messageId) || !/^<[^<>\s]+>$/.test(email.messageId))
+    return null;
   lines.push(`From: ${from}`, `To: ${to}`);
   if (replyTo !== undefined) lines.push(`Reply-To: ${replyTo}`);
   if (subject.trim() !== '') lines.push(`Subject: ${subject}`);

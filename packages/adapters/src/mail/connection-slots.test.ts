@@ -5,7 +5,10 @@ describe('ConnectionSlots: messages wait for a free connection, where they can b
   /** Whether the promise has settled, after letting pending callbacks run. */
   const state = async (p: Promise<void>) => {
     let result = 'waiting';
-    void p.then(() => (result = 'started'), (e: unknown) => (result = e instanceof MessageWithdrawn ? 'withdrawn' : 'failed'));
+    void p.then(
+      () => (result = 'started'),
+      (e: unknown) => (result = e instanceof MessageWithdrawn ? 'withdrawn' : 'failed'),
+    );
     for (let i = 0; i < 3; i++) await Promise.resolve();
     return result;
   };

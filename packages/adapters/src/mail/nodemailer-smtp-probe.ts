@@ -50,7 +50,13 @@ export class NodemailerSmtpProbe implements SmtpProbe {
     let timer: NodeJS.Timeout | undefined;
     const outOfTime = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.failureMs)));
     try {
-      const outcome = await Promise.race([attempt.then(() => 'ok' as const, () => 'failed' as const), outOfTime]);
+      const outcome = await Promise.race([
+        attempt.then(
+          () => 'ok' as const,
+          () => 'failed' as const,
+        ),
+        outOfTime,
+      ]);
       if (outcome === 'ok') {
         const auth = server.username && server.password ? `, authenticated as ${server.username}` : '';
         return { ok: true, message: `Connected to ${server.host}:${server.port} (tls ${server.tls})${auth}` };

@@ -12,8 +12,7 @@ export interface SmtpError {
 }
 
 /** The connection ended under a message that had not started: nothing reached the server. */
-const endedUnder = (error: SmtpError) =>
-  error.responseCode === 421 || error.code === 'ECONNECTION' || error.code === 'ESOCKET' || error.code === 'ETIMEDOUT';
+const endedUnder = (error: SmtpError) => error.responseCode === 421 || error.code === 'ECONNECTION' || error.code === 'ESOCKET' || error.code === 'ETIMEDOUT';
 
 /** The server refused this message (its envelope or content); the session itself is fine. */
 const refusedMessage = (error: SmtpError) => (error.code === 'EENVELOPE' || error.code === 'EMESSAGE') && error.responseCode !== 421;

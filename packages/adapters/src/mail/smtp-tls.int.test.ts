@@ -40,7 +40,14 @@ describe('NodemailerMailer and a server that offers no STARTTLS', () => {
   });
 
   const email = (to: string): OutgoingEmail => ({
-    messageId: `<${to}>`, from: { email: 'news@example.com', name: null }, to, replyTo: null, subject: 's', text: 't', html: null, headers: {},
+    messageId: `<${to}>`,
+    from: { email: 'news@example.com', name: null },
+    to,
+    replyTo: null,
+    subject: 's',
+    text: 't',
+    html: null,
+    headers: {},
   });
 
   it('with tls starttls: refuses to go on, and the server never receives AUTH nor the message', async () => {

@@ -32,7 +32,14 @@ describe('ThreadedMailer when a thread dies', () => {
   let script: string;
   const server: EmailServer = anEmailServer();
   const email = (to: string): OutgoingEmail => ({
-    messageId: `<${to}>`, from: { email: 'news@example.com', name: null }, to, replyTo: null, subject: 's', text: 't', html: null, headers: {},
+    messageId: `<${to}>`,
+    from: { email: 'news@example.com', name: null },
+    to,
+    replyTo: null,
+    subject: 's',
+    text: 't',
+    html: null,
+    headers: {},
   });
 
   beforeAll(async () => {

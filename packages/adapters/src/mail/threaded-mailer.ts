@@ -51,9 +51,7 @@ export interface ThreadedMailerOptions {
  * The thread script is JavaScript: in the built package it sits beside this file; when this file
  * runs as TypeScript (the tests), the build's copy is used (`npm test` builds first).
  */
-const DEFAULT_SCRIPT = __filename.endsWith('.ts')
-  ? path.resolve(__dirname, '../../dist/mail/smtp-thread.js')
-  : path.join(__dirname, 'smtp-thread.js');
+const DEFAULT_SCRIPT = __filename.endsWith('.ts') ? path.resolve(__dirname, '../../dist/mail/smtp-thread.js') : path.join(__dirname, 'smtp-thread.js');
 
 interface Thread {
   worker: Worker;
@@ -174,13 +172,15 @@ export class ThreadedMailer implements Mailer {
   private clear(thread: Thread, id: number): void {
     const clearance = thread.clearances.get(id);
     if (clearance === undefined) return;
-    clearance().then(
-      () => thread.given.push(id),
-      (error: unknown) => {
-        thread.refusals.set(id, error);
-        thread.refused.push(id);
-      },
-    ).finally(() => this.scheduleFlush());
+    clearance()
+      .then(
+        () => thread.given.push(id),
+        (error: unknown) => {
+          thread.refusals.set(id, error);
+          thread.refused.push(id);
+        },
+      )
+      .finally(() => this.scheduleFlush());
   }
 
   private start(): Thread {

@@ -50,9 +50,7 @@ export function registerAgeMetrics(registry: Registry, db: Knex): void {
   const ages = async (queries: Record<string, string>): Promise<Array<[string, number]>> =>
     Promise.all(
       Object.entries(queries).map(async ([label, sql]) => {
-        const { rows } = await db.raw<{ rows: Array<{ age: number | null }> }>(
-          `SELECT extract(epoch FROM now() - q.at)::float8 AS age FROM (${sql}) q`,
-        );
+        const { rows } = await db.raw<{ rows: Array<{ age: number | null }> }>(`SELECT extract(epoch FROM now() - q.at)::float8 AS age FROM (${sql}) q`);
         return [label, Math.max(0, Number(rows[0]?.age ?? 0))] as [string, number];
       }),
     );

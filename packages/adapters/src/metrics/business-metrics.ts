@@ -64,9 +64,7 @@ export function registerBusinessMetrics(registry: Registry, db: Knex): void {
                   CAST(sum(recipients) AS int) AS count
              FROM broadcast_statistics WHERE counter IN ('delivered', 'bounced', 'failed') GROUP BY counter`,
         ),
-        db.raw<{ rows: { outcome: string; count: number }[] }>(
-          `SELECT status AS outcome, count(*)::int AS count FROM webhook_deliveries GROUP BY status`,
-        ),
+        db.raw<{ rows: { outcome: string; count: number }[] }>(`SELECT status AS outcome, count(*)::int AS count FROM webhook_deliveries GROUP BY status`),
         db.raw<{ rows: { p50: number | null; p99: number | null }[] }>(
           `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS p50,
                   percentile_cont(0.99) WITHIN GROUP (ORDER BY s) AS p99

@@ -94,10 +94,16 @@ describe('KeptResults weighed', () => {
     const kept = lists(10);
     await kept.get('a', async () => [1, 2, 3, 4]);
     await kept.get('b', async () => [5, 6, 7, 8]);
-    expect([kept.known('a'), kept.known('b')]).toEqual([[1, 2, 3, 4], [5, 6, 7, 8]]);
+    expect([kept.known('a'), kept.known('b')]).toEqual([
+      [1, 2, 3, 4],
+      [5, 6, 7, 8],
+    ]);
     await kept.get('c', async () => [9, 10, 11]);
     expect(kept.known('a')).toBeUndefined();
-    expect([kept.known('b'), kept.known('c')]).toEqual([[5, 6, 7, 8], [9, 10, 11]]);
+    expect([kept.known('b'), kept.known('c')]).toEqual([
+      [5, 6, 7, 8],
+      [9, 10, 11],
+    ]);
   });
 
   it('a reading of the change counter keeps its own values', async () => {

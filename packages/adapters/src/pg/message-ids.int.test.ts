@@ -23,7 +23,16 @@ describe('recipient Message-IDs', () => {
   const aBroadcast = async (segmentIds: number[]): Promise<Broadcast> => {
     const [{ id }] = await database
       .db('broadcasts')
-      .insert({ channel_id: channelId, name: 'b', subject: 's', body: 'b', track_opens: false, track_clicks: false, status: 'queueing', segment_ids: segmentIds })
+      .insert({
+        channel_id: channelId,
+        name: 'b',
+        subject: 's',
+        body: 'b',
+        track_opens: false,
+        track_clicks: false,
+        status: 'queueing',
+        segment_ids: segmentIds,
+      })
       .returning('id');
     return (await store.findBroadcast(id))!;
   };

@@ -88,10 +88,7 @@ export async function migrate(db: Database, connectionString: string): Promise<M
 
 /** True when no knex migration is waiting (the api's readiness). */
 export async function migrationsAreCurrent(db: Database): Promise<boolean> {
-  const [, pending] = (await db.migrate.list({ directory: MIGRATIONS_DIRECTORY, loadExtensions: ['.js'] })) as [
-    unknown[],
-    unknown[],
-  ];
+  const [, pending] = (await db.migrate.list({ directory: MIGRATIONS_DIRECTORY, loadExtensions: ['.js'] })) as [unknown[], unknown[]];
   return pending.length === 0;
 }
 

@@ -177,8 +177,7 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
   }
 
   private async listen(): Promise<void> {
-    const client =
-      this.options.connect?.() ?? new pg.Client((this.db.client as { connectionSettings: pg.ClientConfig }).connectionSettings);
+    const client = this.options.connect?.() ?? new pg.Client((this.db.client as { connectionSettings: pg.ClientConfig }).connectionSettings);
     const lost = (error?: Error) => {
       if (this.listener === client) this.drop();
       if (error !== undefined && !this.closed) this.options.onError?.(error);

@@ -36,9 +36,7 @@ export class PgBounceRepository implements BounceRepository {
 
   async markBounced(recipientId: number, at: Date, reason: string): Promise<void> {
     // Only an email that was accepted: one still in the pipeline is the pipeline's to settle.
-    await this.db('broadcast_recipients')
-      .where({ id: recipientId, status: 'sent' })
-      .update({ status: 'bounced', failed_at: at, error: reason });
+    await this.db('broadcast_recipients').where({ id: recipientId, status: 'sent' }).update({ status: 'bounced', failed_at: at, error: reason });
   }
 
   async markComplained(recipientId: number, at: Date): Promise<void> {

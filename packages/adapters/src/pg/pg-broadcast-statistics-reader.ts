@@ -1,10 +1,4 @@
-import {
-  STATISTICS_COUNTERS,
-  type BroadcastStatisticsReader,
-  type RecipientCounts,
-  type StatisticsCounter,
-  type TimelineQuery,
-} from '@mailcast/core';
+import { STATISTICS_COUNTERS, type BroadcastStatisticsReader, type RecipientCounts, type StatisticsCounter, type TimelineQuery } from '@mailcast/core';
 import type { LinkClickStats, TimelineEventKind } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { ROLLUP_GRAINS_MINUTES } from './pg-email-events';
@@ -38,10 +32,7 @@ export class PgBroadcastStatisticsReader implements BroadcastStatisticsReader {
     return { recipients, linksClicked };
   }
 
-  async timeline(
-    broadcastId: number,
-    query: TimelineQuery,
-  ): Promise<Array<{ kind: TimelineEventKind; bucket: Date; count: number }>> {
+  async timeline(broadcastId: number, query: TimelineQuery): Promise<Array<{ kind: TimelineEventKind; bucket: Date; count: number }>> {
     // The coarsest grain that divides the interval: every grid is epoch-anchored like the
     // interval's, so each rollup bucket falls in exactly one timeline bucket.
     const grain = Math.max(...ROLLUP_GRAINS_MINUTES.filter((g) => query.intervalMs % (g * 60_000) === 0));

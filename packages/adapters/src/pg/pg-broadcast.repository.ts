@@ -1,12 +1,4 @@
-import type {
-  Broadcast,
-  BroadcastChanges,
-  BroadcastExpectation,
-  BroadcastRepository,
-  EmailHeader,
-  NewBroadcast,
-  Page,
-} from '@mailcast/core';
+import type { Broadcast, BroadcastChanges, BroadcastExpectation, BroadcastRepository, EmailHeader, NewBroadcast, Page } from '@mailcast/core';
 import type { BroadcastStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
@@ -144,7 +136,14 @@ export class PgBroadcastRepository implements BroadcastRepository {
   async list(channelId: number, page: Page): Promise<{ items: Broadcast[]; total: number }> {
     const scoped = this.db<BroadcastRow>('broadcasts').where({ channel_id: channelId });
     const [rows, count] = await Promise.all([
-      scoped.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(page.limit).offset(page.offset),
+      scoped
+        .clone()
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(page.limit)
+        .offset(page.offset),
       scoped.clone().count<{ count: number }[]>({ count: '*' }).first(),
     ]);
     return { items: rows.map(toBroadcast), total: Number(count?.count ?? 0) };
@@ -165,9 +164,7 @@ export class PgBroadcastRepository implements BroadcastRepository {
       .where({ id, version: expected.version })
       .whereRaw('status = ANY(?)', [[...expected.statuses]]);
     if (expected.dueBy) query.where('scheduled_send_at', '<=', expected.dueBy);
-    const [row] = await query
-      .update({ ...toRow(changes), version: this.db.raw('version + 1'), updated_at: now } as never)
-      .returning('*');
+    const [row] = await query.update({ ...toRow(changes), version: this.db.raw('version + 1'), updated_at: now } as never).returning('*');
     return row ? toBroadcast(row as BroadcastRow) : null;
   }
 
@@ -208,17 +205,15 @@ export class PgBroadcastRepository implements BroadcastRepository {
   }
 
   async prepareRetry(id: number): Promise<void> {
-    await this.db('broadcast_recipients')
-      .where({ broadcast_id: id, status: 'failed' })
-      .update({
-        status: 'pending',
-        attempts: 0,
-        claimed_by: null,
-        lease_expires_at: null,
-        next_attempt_at: null,
-        failed_at: null,
-        error: null,
-      });
+    await this.db('broadcast_recipients').where({ broadcast_id: id, status: 'failed' }).update({
+      status: 'pending',
+      attempts: 0,
+      claimed_by: null,
+      lease_expires_at: null,
+      next_attempt_at: null,
+      failed_at: null,
+      error: null,
+    });
     await this.db.raw(
       `UPDATE broadcasts SET sent_at = NULL, broadcast_recipients_count = (
          SELECT count(*) FROM broadcast_recipients r

@@ -13,12 +13,15 @@ describe('PgEmailEvents: one row per occurrence, first occurrence per recipient 
     const db = database.db;
     const [channel] = await db('channels').insert({ name: 'c' }).returning('id');
     const channelId = (channel as { id: number }).id;
-    const [broadcast] = await db('broadcasts')
-      .insert({ channel_id: channelId, subject: 's', track_opens: true, track_clicks: true })
-      .returning('id');
+    const [broadcast] = await db('broadcasts').insert({ channel_id: channelId, subject: 's', track_opens: true, track_clicks: true }).returning('id');
     const broadcastId = (broadcast as { id: number }).id;
     const subscribers = (
-      await db('subscribers').insert([{ channel_id: channelId, email: 'a@example.com' }, { channel_id: channelId, email: 'b@example.com' }]).returning('id')
+      await db('subscribers')
+        .insert([
+          { channel_id: channelId, email: 'a@example.com' },
+          { channel_id: channelId, email: 'b@example.com' },
+        ])
+        .returning('id')
     ).map((r: { id: number }) => r.id);
     const recipients = (
       await db('broadcast_recipients')
@@ -27,7 +30,10 @@ describe('PgEmailEvents: one row per occurrence, first occurrence per recipient 
     ).map((r: { id: number }) => r.id);
     const links = (
       await db('broadcast_links')
-        .insert([{ broadcast_id: broadcastId, identifier: 'l1', url: 'https://a.example/' }, { broadcast_id: broadcastId, identifier: 'l2', url: 'https://b.example/' }])
+        .insert([
+          { broadcast_id: broadcastId, identifier: 'l1', url: 'https://a.example/' },
+          { broadcast_id: broadcastId, identifier: 'l2', url: 'https://b.example/' },
+        ])
         .returning('id')
     ).map((r: { id: number }) => r.id);
     ids = { channelId, broadcastId, recipients, subscribers, links };
@@ -79,9 +85,7 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
     const db = database.db;
     const [channel] = await db('channels').insert({ name: 'c' }).returning('id');
     const channelId = (channel as { id: number }).id;
-    const [broadcast] = await db('broadcasts')
-      .insert({ channel_id: channelId, subject: 's', track_opens: true, track_clicks: true })
-      .returning('id');
+    const [broadcast] = await db('broadcasts').insert({ channel_id: channelId, subject: 's', track_opens: true, track_clicks: true }).returning('id');
     const broadcastId = (broadcast as { id: number }).id;
     const subscribers = (
       await db('subscribers')
@@ -94,8 +98,7 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
         .returning('id')
     ).map((r: { id: number }) => r.id);
     const linkRows = Array.from({ length: links }, (_, i) => ({ broadcast_id: broadcastId, identifier: `l${i}`, url: `https://example.com/${i}` }));
-    const linkIds: number[] =
-      links === 0 ? [] : (await db('broadcast_links').insert(linkRows).returning('id')).map((r: { id: number }) => r.id);
+    const linkIds: number[] = links === 0 ? [] : (await db('broadcast_links').insert(linkRows).returning('id')).map((r: { id: number }) => r.id);
     const rec = (i: number, kind: EmailEventKind, occurredAt: Date, link?: number, on: PgEmailEvents = events) =>
       on.record({
         channelId,
@@ -119,9 +122,7 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
       ),
       counters: await q(`SELECT counter, shard, recipients, events FROM broadcast_statistics WHERE broadcast_id = ? ORDER BY 1, 2`),
       rollups: await q(`SELECT kind, grain_minutes, bucket, shard, events FROM broadcast_event_rollups WHERE broadcast_id = ? ORDER BY 1, 2, 3, 4`),
-      links: await q(
-        `SELECT s.* FROM broadcast_link_statistics s JOIN broadcast_links l ON l.id = s.link_id WHERE l.broadcast_id = ? ORDER BY 1, 2`,
-      ),
+      links: await q(`SELECT s.* FROM broadcast_link_statistics s JOIN broadcast_links l ON l.id = s.link_id WHERE l.broadcast_id = ? ORDER BY 1, 2`),
     };
   }
 
@@ -152,12 +153,14 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
     expect((await send.rec(0, 'delivered', at, undefined, new PgEmailEvents(trx))).firstForRecipient).toBe(true);
     // Blocks on the uncommitted first-occurrence row until the transaction ends.
     const waiting = send.rec(0, 'delivered', at);
-    await eventually(async () => {
-      const blocked = await database.db.raw(
-        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-      );
-      return blocked.rows.length > 0 ? true : undefined;
-    }, 10_000, 10);
+    await eventually(
+      async () => {
+        const blocked = await database.db.raw("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        return blocked.rows.length > 0 ? true : undefined;
+      },
+      10_000,
+      10,
+    );
     await trx.rollback();
     expect((await waiting).firstForRecipient).toBe(true);
     expect(await counter(send.broadcastId, 'delivered')).toEqual({ recipients: 1, events: 1 });
@@ -174,8 +177,23 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
     await send.rec(9, 'delayed', at(1));
     await send.rec(9, 'failed', at(70));
     // Opens: 0 three times, 1 twice, 2 once. Clicks: 0 on links 0, 0, 1; 1 on link 1; 2 on link 0.
-    for (const [i, m] of [[0, 2], [0, 3], [0, 90], [1, 2], [1, 5], [2, 4]] as const) await send.rec(i, 'opened', at(m));
-    for (const [i, l, m] of [[0, 0, 3], [0, 0, 4], [0, 1, 6], [1, 1, 7], [2, 0, 200]] as const) await send.rec(i, 'clicked', at(m), l);
+    for (const [i, m] of [
+      [0, 2],
+      [0, 3],
+      [0, 90],
+      [1, 2],
+      [1, 5],
+      [2, 4],
+    ] as const)
+      await send.rec(i, 'opened', at(m));
+    for (const [i, l, m] of [
+      [0, 0, 3],
+      [0, 0, 4],
+      [0, 1, 6],
+      [1, 1, 7],
+      [2, 0, 200],
+    ] as const)
+      await send.rec(i, 'clicked', at(m), l);
     await send.rec(3, 'complained', at(8));
     await send.rec(4, 'unsubscribed', at(9));
 
@@ -243,10 +261,28 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
     const at = (minutes: number) => new Date(t0 + minutes * 60_000);
     // Repeats inside one batch (opens, clicks on one link) and across batches (a second open).
     const script: Array<[number, EmailEventKind, number, number?]> = [
-      [0, 'processed', 0], [1, 'processed', 0], [2, 'processed', 0], [3, 'processed', 0], [4, 'processed', 0], [5, 'processed', 0],
-      [0, 'delivered', 1], [1, 'delivered', 1], [2, 'delivered', 1], [3, 'bounced', 1], [4, 'delayed', 1], [4, 'failed', 61],
-      [0, 'opened', 2], [0, 'opened', 2], [1, 'opened', 7], [0, 'clicked', 3, 0], [0, 'clicked', 3, 0], [1, 'clicked', 4, 1],
-      [2, 'clicked', 90, 0], [5, 'complained', 5], [2, 'unsubscribed', 6], [0, 'opened', 120],
+      [0, 'processed', 0],
+      [1, 'processed', 0],
+      [2, 'processed', 0],
+      [3, 'processed', 0],
+      [4, 'processed', 0],
+      [5, 'processed', 0],
+      [0, 'delivered', 1],
+      [1, 'delivered', 1],
+      [2, 'delivered', 1],
+      [3, 'bounced', 1],
+      [4, 'delayed', 1],
+      [4, 'failed', 61],
+      [0, 'opened', 2],
+      [0, 'opened', 2],
+      [1, 'opened', 7],
+      [0, 'clicked', 3, 0],
+      [0, 'clicked', 3, 0],
+      [1, 'clicked', 4, 1],
+      [2, 'clicked', 90, 0],
+      [5, 'complained', 5],
+      [2, 'unsubscribed', 6],
+      [0, 'opened', 120],
     ];
     for (const [i, kind, m, link] of script) await one.rec(i, kind, at(m), link);
     const batches = [script.slice(0, 9), script.slice(9, 18), script.slice(18)];
@@ -272,9 +308,7 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
     const link = new Map(many.linkIds.map((id, i) => [id, one.linkIds[i]]));
     expect(a.counters.length).toBeGreaterThan(5);
     // Each group adds to one shard, its first recipient's: n emails cost one row per counter.
-    expect(new Set(b.counters.map((c: any) => Number(c.shard)))).toEqual(
-      new Set(batches.map((batch) => many.recipients[batch[0]![0]]! % AGGREGATE_SHARDS)),
-    );
+    expect(new Set(b.counters.map((c: any) => Number(c.shard)))).toEqual(new Set(batches.map((batch) => many.recipients[batch[0]![0]]! % AGGREGATE_SHARDS)));
     expect(b.firsts.map((f: any) => ({ ...f, recipient_id: recipient.get(f.recipient_id), link_id: f.link_id === 0 ? 0 : link.get(f.link_id) }))).toEqual(
       expect.arrayContaining(a.firsts as unknown[]),
     );
@@ -294,9 +328,13 @@ describe('PgEmailEvents aggregates: kept in the same statement, equal to a rebui
     expect(sumBy(b.rollups, (r) => `${r.kind}|${r.grain_minutes}|${r.bucket.toISOString()}`, ['events'])).toEqual(
       sumBy(a.rollups, (r) => `${r.kind}|${r.grain_minutes}|${r.bucket.toISOString()}`, ['events']),
     );
-    expect(sumBy(b.links.map((r: any) => ({ ...r, link_id: link.get(r.link_id) })), (r) => String(r.link_id), ['total_clicks', 'unique_clicks'])).toEqual(
-      sumBy(a.links, (r) => String(r.link_id), ['total_clicks', 'unique_clicks']),
-    );
+    expect(
+      sumBy(
+        b.links.map((r: any) => ({ ...r, link_id: link.get(r.link_id) })),
+        (r) => String(r.link_id),
+        ['total_clicks', 'unique_clicks'],
+      ),
+    ).toEqual(sumBy(a.links, (r) => String(r.link_id), ['total_clicks', 'unique_clicks']));
     // And the batch path leaves what a rebuild from its raw events leaves.
     const totals = (x: Awaited<ReturnType<typeof aggregates>>) => ({
       firsts: x.firsts,

@@ -22,9 +22,7 @@ describe('PgRateLimitCounter (one row per token, reset in place)', () => {
     expect(await counter.hit(tokenId, minute(1))).toBe(2);
     expect(await counter.hit(tokenId, minute(1))).toBe(3);
     expect(await counter.hit(tokenId, minute(2))).toBe(1);
-    expect(await database.db('rate_limit_windows').where({ token_id: tokenId })).toEqual([
-      { token_id: tokenId, window_start: minute(2), count: 1 },
-    ]);
+    expect(await database.db('rate_limit_windows').where({ token_id: tokenId })).toEqual([{ token_id: tokenId, window_start: minute(2), count: 1 }]);
   });
 
   it('never lets a request stamped with an older window (a lagging replica clock) move the row back', async () => {

@@ -16,11 +16,25 @@ describe('PgRecipientStore queueing (docs/segments.md, Queueing)', () => {
   let otherChannelId: number;
 
   const subscriber = async (channel: number, email: string, extra: Record<string, unknown> = {}) =>
-    (await database.db('subscribers').insert({ channel_id: channel, email, tags: ['vip'], ...extra }).returning('id'))[0].id as number;
+    (
+      await database
+        .db('subscribers')
+        .insert({ channel_id: channel, email, tags: ['vip'], ...extra })
+        .returning('id')
+    )[0].id as number;
   const aBroadcast = async (segmentIds: number[]): Promise<Broadcast> => {
     const [{ id }] = await database
       .db('broadcasts')
-      .insert({ channel_id: channelId, name: 'b', subject: 's', body: 'b', track_opens: false, track_clicks: false, status: 'queueing', segment_ids: segmentIds })
+      .insert({
+        channel_id: channelId,
+        name: 'b',
+        subject: 's',
+        body: 'b',
+        track_opens: false,
+        track_clicks: false,
+        status: 'queueing',
+        segment_ids: segmentIds,
+      })
       .returning('id');
     return (await store.findBroadcast(id))!;
   };
@@ -33,13 +47,19 @@ describe('PgRecipientStore queueing (docs/segments.md, Queueing)', () => {
         .orderBy('s.email')
         .select('s.email', 'r.status')
     ).map((r: { email: string; status: string }) => `${r.email} ${r.status}`);
-  const vipOrNamed = [definition([{ field: 'tags', operator: 'includes', value: 'vip' }]), definition([{ field: 'email', operator: 'equals', value: 'plain@q.test' }])];
+  const vipOrNamed = [
+    definition([{ field: 'tags', operator: 'includes', value: 'vip' }]),
+    definition([{ field: 'email', operator: 'equals', value: 'plain@q.test' }]),
+  ];
   const audience = { definitions: vipOrNamed, now: new Date() };
 
   beforeAll(async () => {
     database = await createTestDatabase();
     store = new PgRecipientStore(database.db, throwawaySecretBox());
-    [{ id: channelId }, { id: otherChannelId }] = await database.db('channels').insert([{ name: 'queueing' }, { name: 'other' }]).returning('id');
+    [{ id: channelId }, { id: otherChannelId }] = await database
+      .db('channels')
+      .insert([{ name: 'queueing' }, { name: 'other' }])
+      .returning('id');
     await subscriber(channelId, 'member@q.test');
     await subscriber(channelId, 'plain@q.test', { tags: [] });
     await subscriber(channelId, 'outsider@q.test', { tags: [] });
@@ -90,12 +110,11 @@ describe('PgRecipientStore queueing (docs/segments.md, Queueing)', () => {
     // Both are held at the insert until both are under way, so they overlap for certain.
     const blocker = await database.db.transaction();
     await blocker.raw('LOCK TABLE broadcast_recipients IN SHARE MODE');
-    const running = Promise.all([
-      store.materializeAudience(broadcast, 'a@q.test', audience),
-      store.materializeAudience(broadcast, 'b@q.test', audience),
-    ]);
+    const running = Promise.all([store.materializeAudience(broadcast, 'a@q.test', audience), store.materializeAudience(broadcast, 'b@q.test', audience)]);
     await eventually(async () => {
-      const { rows } = await database.db.raw(`SELECT count(*) AS waiting FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`);
+      const { rows } = await database.db.raw(
+        `SELECT count(*) AS waiting FROM pg_locks WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
       return Number(rows[0].waiting) === 2 ? true : undefined;
     });
     await blocker.commit();

@@ -84,10 +84,9 @@ export abstract class PgRecipientQueueing {
       // without a conflict check on each row; one after it (a rerun after a crash, a second
       // dispatcher, a resend) skips those already there.
       await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('mailcast.queue_recipients'), (CAST(? AS bigint) % 2147483647)::int)`, [broadcast.id]);
-      const { rows } = await trx.raw<{ rows: { queued: boolean }[] }>(
-        'SELECT EXISTS (SELECT 1 FROM broadcast_recipients WHERE broadcast_id = ?) AS queued',
-        [broadcast.id],
-      );
+      const { rows } = await trx.raw<{ rows: { queued: boolean }[] }>('SELECT EXISTS (SELECT 1 FROM broadcast_recipients WHERE broadcast_id = ?) AS queued', [
+        broadcast.id,
+      ]);
       const sql = insert(rows[0]?.queued ? 'ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING' : '');
       const result = await trx.raw<{ rowCount: number | null }>(sql, bindings);
       return result.rowCount ?? 0;
@@ -98,9 +97,7 @@ export abstract class PgRecipientQueueing {
   async refreshStatistics(queued: number): Promise<boolean> {
     if (queued === 0) return false;
     // reltuples is -1 until the table is first analysed or vacuumed.
-    const { rows } = await this.db.raw<{ rows: { reltuples: number }[] }>(
-      `SELECT reltuples FROM pg_class WHERE oid = 'broadcast_recipients'::regclass`,
-    );
+    const { rows } = await this.db.raw<{ rows: { reltuples: number }[] }>(`SELECT reltuples FROM pg_class WHERE oid = 'broadcast_recipients'::regclass`);
     const described = Number(rows[0]?.reltuples ?? -1);
     if (described >= 0 && queued <= described * STALE_SHARE) return false;
     await this.db.raw('ANALYZE broadcast_recipients');

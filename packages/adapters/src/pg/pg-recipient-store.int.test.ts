@@ -16,7 +16,9 @@ describe('PgRecipientStore.settleWithEvents: one statement per group commit', ()
     store = new PgRecipientStore(database.db, throwawaySecretBox());
     const db = database.db;
     channelId = (await db('channels').insert({ name: 'c' }).returning('id'))[0].id;
-    broadcastId = (await db('broadcasts').insert({ channel_id: channelId, subject: 's', status: 'sending', track_opens: false, track_clicks: false }).returning('id'))[0].id;
+    broadcastId = (
+      await db('broadcasts').insert({ channel_id: channelId, subject: 's', status: 'sending', track_opens: false, track_clicks: false }).returning('id')
+    )[0].id;
     subscribers = (
       await db('subscribers')
         .insert(['a', 'b', 'c'].map((n) => ({ channel_id: channelId, email: `${n}@example.com` })))

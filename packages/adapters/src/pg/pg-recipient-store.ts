@@ -50,7 +50,11 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
     if (patch.broadcastRecipientsCount !== undefined) set.broadcast_recipients_count = patch.broadcastRecipientsCount;
     if (patch.beginSendAt !== undefined) set.begin_send_at = patch.beginSendAt;
     if (patch.sentAt !== undefined) set.sent_at = patch.sentAt;
-    const [row] = await this.db('broadcasts').where({ id }).whereIn('status', [...from]).update(set).returning('*');
+    const [row] = await this.db('broadcasts')
+      .where({ id })
+      .whereIn('status', [...from])
+      .update(set)
+      .returning('*');
     return row ? toBroadcast(row as BroadcastRow) : null;
   }
 
@@ -73,10 +77,12 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
   }
 
   async claim(broadcastId: number, worker: string, now: Date, leaseMs: number, limit: number, afterId: number): Promise<ClaimedRecipient[]> {
-    const { rows } = await prepared('claim_recipients', this.db.raw<{
-      rows: Array<SubscriberRow & { id: number; message_id: string; attempts: number; status: string }>;
-    }>(
-      `WITH picked AS (
+    const { rows } = await prepared(
+      'claim_recipients',
+      this.db.raw<{
+        rows: Array<SubscriberRow & { id: number; message_id: string; attempts: number; status: string }>;
+      }>(
+        `WITH picked AS (
          SELECT r.id FROM broadcast_recipients r
           WHERE r.broadcast_id = :broadcastId AND r.id > :afterId AND ${CLAIMABLE}
           ORDER BY r.id
@@ -96,8 +102,9 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
          FROM judged j, subscribers s
         WHERE r.id = j.id AND s.id = r.subscriber_id
        RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`,
-      { broadcastId, now, limit, worker, leaseMs, afterId },
-    ));
+        { broadcastId, now, limit, worker, leaseMs, afterId },
+      ),
+    );
     return rows
       .map((row) => ({
         id: row.id,
@@ -119,13 +126,16 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
   async extendLeases(broadcastId: number, worker: string, leaseMs: number): Promise<void> {
     // SKIP LOCKED: a row being settled right now needs no lease, and waiting for it could
     // deadlock with the settling transaction.
-    await prepared('extend_leases', this.db.raw(
-      `UPDATE broadcast_recipients SET lease_expires_at = ${LEASE_UNTIL}
+    await prepared(
+      'extend_leases',
+      this.db.raw(
+        `UPDATE broadcast_recipients SET lease_expires_at = ${LEASE_UNTIL}
         WHERE id IN (SELECT id FROM broadcast_recipients
                       WHERE broadcast_id = :broadcastId AND status = 'claimed' AND claimed_by = :worker
                       ORDER BY id FOR UPDATE SKIP LOCKED)`,
-      { broadcastId, worker, leaseMs },
-    ));
+        { broadcastId, worker, leaseMs },
+      ),
+    );
   }
 
   async progress(broadcastId: number, now: Date): Promise<SendProgress> {

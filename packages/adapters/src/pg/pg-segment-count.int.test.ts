@@ -81,7 +81,8 @@ describe('PgSegmentRepository.countMembers (docs/segments.md, subscribers_count)
     });
 
     it("counts a recipient's first click at the next read of a clicked-broadcast segment", async () => {
-      const [{ id: broadcastId }] = await database.db('broadcasts')
+      const [{ id: broadcastId }] = await database
+        .db('broadcasts')
         .insert({ channel_id: channelId, name: 'clicked', subject: 's', body: 'b', track_opens: true, track_clicks: true, status: 'sent' })
         .returning('id');
       await database.db.raw(
@@ -93,7 +94,8 @@ describe('PgSegmentRepository.countMembers (docs/segments.md, subscribers_count)
       const parsed = parseSegmentDefinition('all', [{ field: 'clicked_broadcast', operator: 'equals', value: broadcastId }]);
       if ('errors' in parsed) throw new Error(JSON.stringify(parsed.errors));
       expect(await kept.countMembers(channelId, parsed.definition, new Date())).toBe(1104);
-      await database.db('broadcast_recipients')
+      await database
+        .db('broadcast_recipients')
         .where({ broadcast_id: broadcastId })
         .whereNull('clicked_at')
         .update({ clicked_at: database.db.raw('COALESCE(clicked_at, now())') });

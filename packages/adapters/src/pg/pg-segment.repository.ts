@@ -1,4 +1,13 @@
-import { segmentTooSlow, ValidationError, type NewSegment, type Page, type Segment, type SegmentChanges, type SegmentRepository, type Subscriber } from '@mailcast/core';
+import {
+  segmentTooSlow,
+  ValidationError,
+  type NewSegment,
+  type Page,
+  type Segment,
+  type SegmentChanges,
+  type SegmentRepository,
+  type Subscriber,
+} from '@mailcast/core';
 import { parseSegmentDefinition, presentSegmentRule, type BroadcastStatus, type SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { ChannelGate } from './channel-gate';
@@ -79,7 +88,11 @@ export class PgSegmentRepository implements SegmentRepository {
 
   async findMany(channelId: number, ids: readonly number[]): Promise<Segment[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.db('segments').where({ channel_id: channelId }).whereIn('id', [...ids]).orderBy('id').select(COLUMNS)) as SegmentRow[];
+    const rows = (await this.db('segments')
+      .where({ channel_id: channelId })
+      .whereIn('id', [...ids])
+      .orderBy('id')
+      .select(COLUMNS)) as SegmentRow[];
     return rows.map(toSegment);
   }
 
@@ -88,7 +101,10 @@ export class PgSegmentRepository implements SegmentRepository {
       this.db('segments')
         .where({ channel_id: channelId })
         .select(COLUMNS)
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
         .limit(page.limit)
         .offset(page.offset),
       this.db('segments').where({ channel_id: channelId }).count<{ count: number }[]>({ count: '*' }).first(),
@@ -108,11 +124,7 @@ export class PgSegmentRepository implements SegmentRepository {
     return row ? toSegment(row as SegmentRow) : null;
   }
 
-  async delete(
-    channelId: number,
-    id: number,
-    blockingStatuses: readonly BroadcastStatus[],
-  ): Promise<'deleted' | 'not_found' | 'targeted' | 'in_sequence'> {
+  async delete(channelId: number, id: number, blockingStatuses: readonly BroadcastStatus[]): Promise<'deleted' | 'not_found' | 'targeted' | 'in_sequence'> {
     // One statement: a broadcast scheduled or a sequence pointed at it between a check and the
     // delete cannot slip through.
     const { rows } = await this.db.raw<{ rows: Array<{ deleted: boolean; targeted: boolean; in_sequence: boolean }> }>(
@@ -190,10 +202,11 @@ export class PgSegmentRepository implements SegmentRepository {
   private evaluate<R>(channelId: number, signal: AbortSignal | undefined, sql: string, bindings: readonly Knex.Value[]): Promise<R[]> {
     return this.gate.run(channelId, signal, () =>
       this.db.transaction(async (trx) => {
-        const { rows: [session] } = await trx.raw<{ rows: Array<{ pid: number }> }>(
-          `SELECT set_config('statement_timeout', ?, true), pg_backend_pid() AS pid`,
-          [String(this.timeoutMs)],
-        );
+        const {
+          rows: [session],
+        } = await trx.raw<{ rows: Array<{ pid: number }> }>(`SELECT set_config('statement_timeout', ?, true), pg_backend_pid() AS pid`, [
+          String(this.timeoutMs),
+        ]);
         // The connection is kept until a cancel sent for it has been delivered, so it can never
         // reach a query that the pool has since given the connection to.
         let cancelling: Promise<unknown> | undefined;

@@ -154,7 +154,10 @@ export class PgSequenceRepository implements SequenceRepository {
 
   async existing(channelId: number, ids: readonly number[]): Promise<number[]> {
     if (ids.length === 0) return [];
-    const rows = (await this.db('sequences').where({ channel_id: channelId }).whereIn('id', [...ids]).select('id')) as Array<{ id: number }>;
+    const rows = (await this.db('sequences')
+      .where({ channel_id: channelId })
+      .whereIn('id', [...ids])
+      .select('id')) as Array<{ id: number }>;
     return rows.map((r) => Number(r.id));
   }
 
@@ -162,7 +165,10 @@ export class PgSequenceRepository implements SequenceRepository {
     const rows = (await this.db('sequences')
       .where({ channel_id: channelId })
       .select('*')
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
       .limit(page.limit)
       .offset(page.offset)) as SequenceRow[];
     const count = await this.db('sequences').where({ channel_id: channelId }).count<{ count: number }[]>({ count: '*' }).first();
@@ -248,7 +254,10 @@ export class PgSequenceRepository implements SequenceRepository {
         { now, changes: JSON.stringify(changes.map((c) => ({ id: c.id, parent_id: c.parentId, position: c.position }))) },
       );
     }
-    if (removed.length > 0) await this.db('sequence_steps').whereIn('id', [...removed]).delete();
+    if (removed.length > 0)
+      await this.db('sequence_steps')
+        .whereIn('id', [...removed])
+        .delete();
   }
 
   async stepStatistics(stepIds: readonly number[]): Promise<Map<number, StepStatistics>> {
@@ -291,7 +300,13 @@ export class PgSequenceRepository implements SequenceRepository {
     return this.enrolmentRows.list(sequenceId, status, page);
   }
 
-  transitionAll(sequenceId: number, from: EnrolmentStatus, to: EnrolmentStatus, event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed', now: Date): Promise<number> {
+  transitionAll(
+    sequenceId: number,
+    from: EnrolmentStatus,
+    to: EnrolmentStatus,
+    event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed',
+    now: Date,
+  ): Promise<number> {
     return this.enrolmentRows.transitionAll(sequenceId, from, to, event, now);
   }
 
@@ -314,10 +329,7 @@ export class PgSequenceRepository implements SequenceRepository {
     };
   }
 
-  async recordUnsubscribe(
-    t: { channelId: number; sequenceId: number; subscriberId: number; enrolmentId: number; stepId: number },
-    at: Date,
-  ): Promise<void> {
+  async recordUnsubscribe(t: { channelId: number; sequenceId: number; subscriberId: number; enrolmentId: number; stepId: number }, at: Date): Promise<void> {
     await this.db('email_events').insert({
       channel_id: t.channelId,
       subscriber_id: t.subscriberId,

@@ -73,7 +73,10 @@ export class PgSubscriberConfirmationRepository implements SubscriberConfirmatio
   }
 
   async findByTokenHash(hash: Uint8Array): Promise<SubscriberConfirmation | null> {
-    const row = await this.db('subscriber_confirmations').select(COLUMNS).where({ token_hash: Buffer.from(hash) }).first();
+    const row = await this.db('subscriber_confirmations')
+      .select(COLUMNS)
+      .where({ token_hash: Buffer.from(hash) })
+      .first();
     return row ? toConfirmation(row as ConfirmationRow) : null;
   }
 
@@ -127,12 +130,16 @@ export class PgConfirmationTemplateRepository implements ConfirmationTemplateRep
   }
 
   async findById(channelId: number, id: number): Promise<ConfirmationTemplate | null> {
-    const row = await this.db('templates').where({ channel_id: channelId, id, ...CONFIRMATION }).first();
+    const row = await this.db('templates')
+      .where({ channel_id: channelId, id, ...CONFIRMATION })
+      .first();
     return row ? toTemplate(row as TemplateRow) : null;
   }
 
   async findDefault(channelId: number): Promise<ConfirmationTemplate | null> {
-    const row = await this.db('templates').where({ channel_id: channelId, default_confirmation: true, ...CONFIRMATION }).first();
+    const row = await this.db('templates')
+      .where({ channel_id: channelId, default_confirmation: true, ...CONFIRMATION })
+      .first();
     return row ? toTemplate(row as TemplateRow) : null;
   }
 }

@@ -21,9 +21,16 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents', () => {
   let repository: PgSubscriberRepository;
   let channelId: number;
   const now = new Date('2026-11-26T08:00:00.123Z');
-  const eventsOf = (type: string) => (row: Subscriber): OutboxEvent[] => [
-    { channelId: row.channelId, type: type as OutboxEvent['type'], data: { subscriber_id: row.id, email: row.email, custom_data: row.customData }, createdAt: now },
-  ];
+  const eventsOf =
+    (type: string) =>
+    (row: Subscriber): OutboxEvent[] => [
+      {
+        channelId: row.channelId,
+        type: type as OutboxEvent['type'],
+        data: { subscriber_id: row.id, email: row.email, custom_data: row.customData },
+        createdAt: now,
+      },
+    ];
   const eventRows = (email: string) =>
     database.db('events').whereRaw(`data->>'email' = ?`, [email]).orderBy('id').select('channel_id', 'type', 'data', 'created_at');
 
@@ -47,12 +54,21 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents', () => {
     // The events were computed from the row as written, before its id existed.
     expect(seen).toEqual([{ ...stored, id: 0 }]);
     expect(await eventRows('new@example.com')).toEqual([
-      { channel_id: channelId, type: 'subscriber.created', data: { subscriber_id: created!.id, email: 'new@example.com', custom_data: { plan: 'pro', n: 1 } }, created_at: now },
+      {
+        channel_id: channelId,
+        type: 'subscriber.created',
+        data: { subscriber_id: created!.id, email: 'new@example.com', custom_data: { plan: 'pro', n: 1 } },
+        created_at: now,
+      },
     ]);
   });
 
   it('writes nothing for an existing address and answers null', async () => {
-    const first = await repository.insertIfAbsentWithEvents({ channelId, email: 'twice@example.com', requiresConfirmation: false }, now, eventsOf('subscriber.created'));
+    const first = await repository.insertIfAbsentWithEvents(
+      { channelId, email: 'twice@example.com', requiresConfirmation: false },
+      now,
+      eventsOf('subscriber.created'),
+    );
     const second = await repository.insertIfAbsentWithEvents(
       { channelId, email: 'twice@example.com', requiresConfirmation: false, firstName: 'Other' },
       now,
@@ -102,7 +118,10 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents, several at once', () 
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    [{ id: channelId }, { id: otherChannelId }] = await database.db('channels').insert([{ name: 'batch' }, { name: 'other' }]).returning('id');
+    [{ id: channelId }, { id: otherChannelId }] = await database
+      .db('channels')
+      .insert([{ name: 'batch' }, { name: 'other' }])
+      .returning('id');
     repository = new PgSubscriberRepository(database.db);
   });
   afterAll(() => database.drop());
@@ -110,13 +129,23 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents, several at once', () 
   it('writes the creates of one turn in one statement, each row with its own event, and answers each its row', async () => {
     const emails = Array.from({ length: 30 }, (_, i) => `batch${i}@example.com`);
     const { result, statements } = await statementsDuring(() =>
-      Promise.all(emails.map((email, i) => repository.insertIfAbsentWithEvents(fresh(email, { firstName: `N${i}`, tags: [`t${i}`], customData: { i } }), now, created))),
+      Promise.all(
+        emails.map((email, i) => repository.insertIfAbsentWithEvents(fresh(email, { firstName: `N${i}`, tags: [`t${i}`], customData: { i } }), now, created)),
+      ),
     );
     expect(statements).toHaveLength(1);
     for (const [i, email] of emails.entries()) {
       const stored = await repository.findByEmail(channelId, email);
       expect(result[i]).toEqual(stored);
-      expect(stored).toMatchObject({ firstName: `N${i}`, tags: [`t${i}`], customData: { i }, createdAt: now, subscribedAt: now, isActive: true, source: 'api_subscription' });
+      expect(stored).toMatchObject({
+        firstName: `N${i}`,
+        tags: [`t${i}`],
+        customData: { i },
+        createdAt: now,
+        subscribedAt: now,
+        isActive: true,
+        source: 'api_subscription',
+      });
       expect(await eventsOf(email)).toEqual([
         { channel_id: channelId, type: 'subscriber.created', data: { subscriber_id: stored!.id, email, first_name: `N${i}`, tags: [`t${i}`] } },
       ]);
@@ -160,7 +189,9 @@ describe('PgSubscriberRepository.insertIfAbsentWithEvents, several at once', () 
     expect(await repository.findByEmail(channelId, 'bad@example.com')).toBeNull();
     expect(await eventsOf('bad@example.com')).toHaveLength(0);
     for (const email of ['ok1@example.com', 'ok2@example.com']) {
-      expect(await repository.findByEmail(channelId, email)).toEqual((outcomes.find((o) => o.status === 'fulfilled' && o.value?.email === email) as PromiseFulfilledResult<Subscriber>).value);
+      expect(await repository.findByEmail(channelId, email)).toEqual(
+        (outcomes.find((o) => o.status === 'fulfilled' && o.value?.email === email) as PromiseFulfilledResult<Subscriber>).value,
+      );
       expect(await eventsOf(email)).toHaveLength(1);
     }
   });
@@ -207,7 +238,9 @@ describe('PgSubscriberRepository.saveIfVersion', () => {
   let repository: PgSubscriberRepository;
   let channelId: number;
   const now = new Date('2026-11-26T08:30:00.456Z');
-  const updated = (row: Subscriber): OutboxEvent[] => [{ channelId: row.channelId, type: 'subscriber.updated', data: { email: row.email, first_name: row.firstName }, createdAt: now }];
+  const updated = (row: Subscriber): OutboxEvent[] => [
+    { channelId: row.channelId, type: 'subscriber.updated', data: { email: row.email, first_name: row.firstName }, createdAt: now },
+  ];
   const eventCount = async () => Number((await database.db('events').count<{ n: string }[]>('* as n'))[0]!.n);
 
   beforeAll(async () => {
@@ -247,7 +280,7 @@ describe('PgSubscriberRepository.saveIfVersion', () => {
     expect(await repository.findByEmail(channelId, 'v@example.com')).toMatchObject({ firstName: 'Vera', lastName: 'Other' });
   });
 
-  it("an address another subscriber has is the email validation error, with nothing written", async () => {
+  it('an address another subscriber has is the email validation error, with nothing written', async () => {
     const read = (await repository.findVersioned(channelId, 'v@example.com'))!;
     const before = await eventCount();
     await expect(repository.saveIfVersion({ ...read.subscriber, email: 'taken@example.com' }, read.version, now, updated)).rejects.toMatchObject({
@@ -265,10 +298,18 @@ describe('PgSubscriberRepository.findVersioned and saveIfVersion, several at onc
   let channelId: number;
   let otherChannelId: number;
   const now = new Date('2026-11-26T09:30:00.321Z');
-  const updated = (row: Subscriber): OutboxEvent[] => [{ channelId: row.channelId, type: 'subscriber.updated', data: { email: row.email, first_name: row.firstName }, createdAt: now }];
+  const updated = (row: Subscriber): OutboxEvent[] => [
+    { channelId: row.channelId, type: 'subscriber.updated', data: { email: row.email, first_name: row.firstName }, createdAt: now },
+  ];
   const emails = Array.from({ length: 30 }, (_, i) => `change${String(i).padStart(2, '0')}@example.com`);
   const statementsDuring = <T>(work: () => Promise<T>) => statementsOn(database.db, work);
-  const updatesOf = (id: number) => database.db('events').where({ type: 'subscriber.updated' }).whereRaw(`(data->>'subscriber_id')::bigint = ?`, [id]).orderBy('id').select('channel_id', 'data');
+  const updatesOf = (id: number) =>
+    database
+      .db('events')
+      .where({ type: 'subscriber.updated' })
+      .whereRaw(`(data->>'subscriber_id')::bigint = ?`, [id])
+      .orderBy('id')
+      .select('channel_id', 'data');
   /** Reads each address, then saves `change` of it: the two round trips of a change without a lock. */
   const changeEach = (repo: PgSubscriberRepository, addresses: string[], change: (s: Subscriber) => Subscriber, channel = channelId) =>
     Promise.all(
@@ -280,7 +321,10 @@ describe('PgSubscriberRepository.findVersioned and saveIfVersion, several at onc
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    [{ id: channelId }, { id: otherChannelId }] = await database.db('channels').insert([{ name: 'changes' }, { name: 'other' }]).returning('id');
+    [{ id: channelId }, { id: otherChannelId }] = await database
+      .db('channels')
+      .insert([{ name: 'changes' }, { name: 'other' }])
+      .returning('id');
     repository = new PgSubscriberRepository(database.db);
     for (const email of [...emails, 'taken@example.com']) await repository.insertIfAbsent({ channelId, email, requiresConfirmation: false }, now);
     await repository.insertIfAbsent({ channelId: otherChannelId, email: emails[0]!, requiresConfirmation: false }, now);
@@ -340,7 +384,12 @@ describe('PgSubscriberRepository.findVersioned and saveIfVersion, several at onc
     const outcomes = await Promise.allSettled(
       [emails[4]!, emails[5]!, emails[6]!].map(async (email, i) => {
         const read = (await repository.findVersioned(channelId, email))!;
-        return repository.saveIfVersion({ ...read.subscriber, ...(i === 1 ? { email: 'taken@example.com' } : { firstName: 'Kept' }) }, read.version, now, updated);
+        return repository.saveIfVersion(
+          { ...read.subscriber, ...(i === 1 ? { email: 'taken@example.com' } : { firstName: 'Kept' }) },
+          read.version,
+          now,
+          updated,
+        );
       }),
     );
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

@@ -13,15 +13,25 @@ describe('PgSubscriberRepository.list totals and kept matches (docs/subscribers.
   const sent: string[] = [];
 
   const add = async (count: number, prefix: string, tags: string[] = []) => {
-    await database.db.raw(
-      `INSERT INTO subscribers (channel_id, email, tags) SELECT ?, ? || g || '@totals.test', ?::text[] FROM generate_series(1, ?) g`,
-      [channelId, prefix, tags, count],
-    );
+    await database.db.raw(`INSERT INTO subscribers (channel_id, email, tags) SELECT ?, ? || g || '@totals.test', ?::text[] FROM generate_series(1, ?) g`, [
+      channelId,
+      prefix,
+      tags,
+      count,
+    ]);
   };
   /** A repository as production builds it: caches keyed by the audience change counter. */
-  const current = (maxMatches?: number) => new PgSubscriberRepository(database.db, new SubscriberLists(database.db, listCaches(audienceChanges(database.db), clock), maxMatches));
+  const current = (maxMatches?: number) =>
+    new PgSubscriberRepository(database.db, new SubscriberLists(database.db, listCaches(audienceChanges(database.db), clock), maxMatches));
   /** One that never sees a change: only the time-to-live ends what it keeps. */
-  const blind = () => new PgSubscriberRepository(database.db, new SubscriberLists(database.db, listCaches(async () => 'never', clock)));
+  const blind = () =>
+    new PgSubscriberRepository(
+      database.db,
+      new SubscriberLists(
+        database.db,
+        listCaches(async () => 'never', clock),
+      ),
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -97,7 +107,10 @@ describe('PgSubscriberRepository.list totals and kept matches (docs/subscribers.
     const second = { limit: 250, offset: 250 };
     const rows = (await subscriberPageQuery(database.db, channelId, { tags: ['turning'] }, second)) as Array<{ id: number }>;
     const turned = rows[3]!.id;
-    await database.db('subscribers').where('id', turned).update({ tags: ['other'] });
+    await database
+      .db('subscribers')
+      .where('id', turned)
+      .update({ tags: ['other'] });
     const after = await repository.list(channelId, { tags: ['turning'] }, second);
     expect(after.items.map((s) => s.id)).toEqual(rows.map((r) => r.id).filter((id) => id !== turned));
     expect(after.total).toBe(1100);
@@ -118,12 +131,17 @@ describe('PgSubscriberRepository.list totals and kept matches (docs/subscribers.
     const repository = current();
     for (const offset of [0, 250, 1250]) {
       const viaMatches = (await repository.list(channelId, { tags: ['few'] }, { limit: 250, offset })).items.map((s) => s.email);
-      const viaOrder = ((await subscriberPageQuery(database.db, channelId, { tags: ['few'] }, { limit: 250, offset })) as Array<{ email: string }>).map((r) => r.email);
+      const viaOrder = ((await subscriberPageQuery(database.db, channelId, { tags: ['few'] }, { limit: 250, offset })) as Array<{ email: string }>).map(
+        (r) => r.email,
+      );
       expect(viaMatches).toEqual(viaOrder);
       expect(viaMatches).toHaveLength(offset === 1250 ? 50 : 250);
     }
     // Newest first, then the highest id: five days of sign-ups, 260 a day.
-    expect((await repository.list(channelId, { tags: ['few'] }, page)).items.slice(0, 2).map((s) => s.email)).toEqual(['few1299@totals.test', 'few1294@totals.test']);
+    expect((await repository.list(channelId, { tags: ['few'] }, page)).items.slice(0, 2).map((s) => s.email)).toEqual([
+      'few1299@totals.test',
+      'few1294@totals.test',
+    ]);
   });
 
   it('a filter that matches more than can be kept reads the order index and counts, and is not searched again for the time-to-live', async () => {

@@ -1,4 +1,12 @@
-import { ValidationError, type NewSubscriber, type OutboxEvent, type Page, type Subscriber, type SubscriberFilter, type SubscriberRepository } from '@mailcast/core';
+import {
+  ValidationError,
+  type NewSubscriber,
+  type OutboxEvent,
+  type Page,
+  type Subscriber,
+  type SubscriberFilter,
+  type SubscriberRepository,
+} from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
 import type { SubscriberRow } from './subscriber-row';
@@ -147,7 +155,13 @@ export class PgSubscriberRepository implements SubscriberRepository {
    * writing transaction's id, so an unchanged xmin means no change since it was read.
    */
   async saveIfVersion(s: Subscriber, version: string, now: Date, events: (row: Subscriber) => OutboxEvent[]): Promise<Subscriber | null> {
-    const item: UpdateItem = { id: s.id, channel_id: s.channelId, version, columns: updateColumns(s, now), events: pendingEvents(events({ ...s, updatedAt: now })) };
+    const item: UpdateItem = {
+      id: s.id,
+      channel_id: s.channelId,
+      version,
+      columns: updateColumns(s, now),
+      events: pendingEvents(events({ ...s, updatedAt: now })),
+    };
     const row = this.batched ? await this.changes.updates.submit(item) : await this.updateOne(item);
     return row ? toSubscriber(row) : null;
   }
@@ -208,7 +222,10 @@ export class PgSubscriberRepository implements SubscriberRepository {
 
   async save(s: Subscriber, now: Date): Promise<Subscriber> {
     return uniqueEmail(async () => {
-      const [row] = await this.db<SubscriberRow>('subscribers').where({ channel_id: s.channelId, id: s.id }).update(asWritten(updateColumns(s, now))).returning('*');
+      const [row] = await this.db<SubscriberRow>('subscribers')
+        .where({ channel_id: s.channelId, id: s.id })
+        .update(asWritten(updateColumns(s, now)))
+        .returning('*');
       if (row === undefined) throw new Error(`subscriber ${s.id} vanished during its update`);
       return toSubscriber(row as SubscriberRow);
     });

@@ -73,7 +73,10 @@ export class PgSuppressionRepository implements SuppressionRepository {
 
   async removeMany(list: SuppressionList, emails: readonly string[]): Promise<number> {
     if (emails.length === 0) return 0;
-    return this.db('suppressions').modify(this.onList(list)).whereIn('email', [...emails]).delete();
+    return this.db('suppressions')
+      .modify(this.onList(list))
+      .whereIn('email', [...emails])
+      .delete();
   }
 
   async list(list: SuppressionList, filter: { emailContains?: string }, page: Page): Promise<{ items: Suppression[]; total: number }> {
@@ -83,7 +86,14 @@ export class PgSuppressionRepository implements SuppressionRepository {
       return q;
     };
     const [rows, count] = await Promise.all([
-      base().select('*').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(page.limit).offset(page.offset),
+      base()
+        .select('*')
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(page.limit)
+        .offset(page.offset),
       base().count<{ count: string }[]>({ count: '*' }),
     ]);
     return { items: (rows as SuppressionRow[]).map(toSuppression), total: Number(count[0]?.count ?? 0) };

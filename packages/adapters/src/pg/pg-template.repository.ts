@@ -71,7 +71,10 @@ export class PgTemplateRepository implements TemplateRepository {
   async list(channelId: number, page: Page): Promise<{ items: Template[]; total: number }> {
     const rows = (await this.db('templates')
       .where({ channel_id: channelId })
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
       .limit(page.limit)
       .offset(page.offset)) as TemplateRow[];
     const total =
@@ -82,7 +85,10 @@ export class PgTemplateRepository implements TemplateRepository {
 
   async update(channelId: number, id: number, fields: TemplateFields, now: Date): Promise<Template | null> {
     await this.clearDefault(channelId, fields, id);
-    const [row] = await this.db('templates').where({ channel_id: channelId, id }).update({ ...toRow(fields), updated_at: now }).returning('*');
+    const [row] = await this.db('templates')
+      .where({ channel_id: channelId, id })
+      .update({ ...toRow(fields), updated_at: now })
+      .returning('*');
     return row ? toTemplate(row as TemplateRow) : null;
   }
 
@@ -91,7 +97,10 @@ export class PgTemplateRepository implements TemplateRepository {
   }
 
   async usedByBroadcasts(templateId: number, statuses: readonly string[]): Promise<boolean> {
-    const row = await this.db('broadcasts').where({ template_id: templateId }).whereIn('status', [...statuses]).first('id');
+    const row = await this.db('broadcasts')
+      .where({ template_id: templateId })
+      .whereIn('status', [...statuses])
+      .first('id');
     return row !== undefined;
   }
 }

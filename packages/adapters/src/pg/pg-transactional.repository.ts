@@ -151,8 +151,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
     );
     if (rows.length > 0) return { kind: 'first' };
     const row = (await this.db('idempotency_keys').where({ token_id: tokenId, key }).first()) as
-      | { fingerprint: string; response_status: number | null; response_body: Record<string, unknown> | null }
-      | undefined;
+      { fingerprint: string; response_status: number | null; response_body: Record<string, unknown> | null } | undefined;
     // Released between the two statements: the caller may simply try again.
     if (row === undefined) return { kind: 'in_progress' };
     if (row.fingerprint !== fingerprint) return { kind: 'other_body' };
@@ -161,7 +160,9 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(tokenId: number, key: string, status: number, body: Record<string, unknown>): Promise<void> {
-    await this.db('idempotency_keys').where({ token_id: tokenId, key }).update({ response_status: status, response_body: JSON.stringify(body) });
+    await this.db('idempotency_keys')
+      .where({ token_id: tokenId, key })
+      .update({ response_status: status, response_body: JSON.stringify(body) });
   }
 
   async release(tokenId: number, key: string): Promise<void> {

@@ -4,7 +4,7 @@ import { createBoss } from '../queue/boss';
 import { PgTransactor } from './pg-transactor';
 
 /**
- * docs/operations.md, Transactions and jobs. A change, the event it emits (outbox) and the job it
+ * docs/operations.md, "How a change happens". A change, the event it emits (outbox) and the job it
  * triggers commit together or not at all.
  */
 describe('PgTransactor: change, outbox event and job in one transaction', () => {
@@ -73,9 +73,10 @@ describe('PgTransactor: change, outbox event and job in one transaction', () => 
   it('sends jobs with retryLimit 0 and honours startAfter', async () => {
     const at = new Date(Date.now() + 3_600_000);
     const id = await transactor.run((r) => r.jobs.send('webhooks.deliver', { deliveryId: 42, endpointId: 1, attempt: 1 }, { startAfter: at }));
-    const row = (
-      await database.db.raw('SELECT retry_limit, start_after FROM pgboss.job WHERE id = ?', [id])
-    ).rows[0] as { retry_limit: number; start_after: Date };
+    const row = (await database.db.raw('SELECT retry_limit, start_after FROM pgboss.job WHERE id = ?', [id])).rows[0] as {
+      retry_limit: number;
+      start_after: Date;
+    };
     expect(row.retry_limit).toBe(0);
     expect(Math.abs(row.start_after.getTime() - at.getTime())).toBeLessThan(1000);
   });

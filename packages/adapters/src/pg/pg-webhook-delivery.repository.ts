@@ -117,16 +117,17 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
   };
 
   private withEvent() {
-    return this.db('webhook_deliveries as d')
-      .join('events as e', 'e.id', 'd.event_id')
-      .select('d.*', 'e.data as event_data');
+    return this.db('webhook_deliveries as d').join('events as e', 'e.id', 'd.event_id').select('d.*', 'e.data as event_data');
   }
 
   async listForEndpoint(endpointId: number, page: Page): Promise<{ items: WebhookDelivery[]; total: number }> {
     const [rows, count] = await Promise.all([
       this.withEvent()
         .where('d.webhook_endpoint_id', endpointId)
-        .orderBy([{ column: 'd.created_at', order: 'desc' }, { column: 'd.id', order: 'desc' }])
+        .orderBy([
+          { column: 'd.created_at', order: 'desc' },
+          { column: 'd.id', order: 'desc' },
+        ])
         .limit(page.limit)
         .offset(page.offset),
       this.db('webhook_deliveries').where({ webhook_endpoint_id: endpointId }).count<{ count: number }[]>({ count: '*' }).first(),
@@ -170,8 +171,10 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     // read back everything the first attempts need, so they go to the POSTs without a job or
     // another read. ON CONFLICT keeps it idempotent should an event ever be claimed twice.
     // Prepared: the relay runs it on every poll, busy or idle.
-    const result = await prepared('fan_out_events', this.db.raw(
-      `WITH claimed AS (
+    const result = await prepared(
+      'fan_out_events',
+      this.db.raw(
+        `WITH claimed AS (
          SELECT id, channel_id, type, data, created_at FROM events
          WHERE dispatched_at IS NULL
          ORDER BY id
@@ -197,10 +200,14 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
                   JOIN claimed c ON c.id = i.event_id
                   JOIN webhook_endpoints w ON w.id = i.webhook_endpoint_id) ON true
        ORDER BY i.id`,
-      { limit, now, leaseMs },
-    ));
+        { limit, now, leaseMs },
+      ),
+    );
     const rows = result.rows as Array<AttemptRow & { events: number }>;
-    return { events: rows[0]?.events ?? 0, attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null }, this.openSecret)) };
+    return {
+      events: rows[0]?.events ?? 0,
+      attempts: rows.filter((r) => r.id !== null).map((r) => toAttempt({ ...r, attempt: 1, first_attempt_at: null }, this.openSecret)),
+    };
   }
 
   async claim(jobs: readonly DeliveryJobRef[], now: Date): Promise<ClaimedAttempt[]> {
@@ -236,8 +243,10 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
     // (SKIP LOCKED) rather than waited for, so flushes never queue or deadlock on the few hot
     // endpoint rows, and the other flush writes an attempt of the same moment.
     // Prepared: it runs many times a second while deliveries flow.
-    await prepared('record_webhook_successes', this.db.raw(
-      `WITH s AS (
+    await prepared(
+      'record_webhook_successes',
+      this.db.raw(
+        `WITH s AS (
          SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:endpoints AS bigint[]), CAST(:attempts AS int[]), CAST(:statuses AS int[]),
                               CAST(:bodies AS text[]), CAST(:attempted AS timestamptz[]), CAST(:finished AS timestamptz[]))
                   AS s(id, endpoint_id, attempt, status, body, attempted_at, finished_at)
@@ -259,16 +268,17 @@ export class PgWebhookDeliveryRepository implements WebhookDeliveryRepository {
        UPDATE webhook_endpoints w SET last_response_code = l.status, last_sent_at = l.attempted_at
        FROM latest l JOIN locked k ON k.id = l.endpoint_id
        WHERE w.id = l.endpoint_id`,
-      {
-        ids: successes.map((s) => s.deliveryId),
-        endpoints: successes.map((s) => s.endpointId),
-        attempts: successes.map((s) => s.attempt),
-        statuses: successes.map((s) => s.status),
-        bodies: successes.map((s) => s.body),
-        attempted: successes.map((s) => s.attemptedAt),
-        finished: successes.map((s) => s.finishedAt),
-      },
-    ));
+        {
+          ids: successes.map((s) => s.deliveryId),
+          endpoints: successes.map((s) => s.endpointId),
+          attempts: successes.map((s) => s.attempt),
+          statuses: successes.map((s) => s.status),
+          bodies: successes.map((s) => s.body),
+          attempted: successes.map((s) => s.attemptedAt),
+          finished: successes.map((s) => s.finishedAt),
+        },
+      ),
+    );
   }
 
   /**

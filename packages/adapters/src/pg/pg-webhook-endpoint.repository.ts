@@ -34,8 +34,18 @@ const toEndpoint = (row: EndpointRow, secrets: SecretBox): WebhookEndpoint => ({
 });
 
 const COLUMNS = [
-  'id', 'channel_id', 'url', 'description', 'active', 'event_types', 'retries_to_attempt', 'secret',
-  'last_response_code', 'last_sent_at', 'created_at', 'updated_at',
+  'id',
+  'channel_id',
+  'url',
+  'description',
+  'active',
+  'event_types',
+  'retries_to_attempt',
+  'secret',
+  'last_response_code',
+  'last_sent_at',
+  'created_at',
+  'updated_at',
 ];
 
 export class PgWebhookEndpointRepository implements WebhookEndpointRepository {
@@ -75,7 +85,10 @@ export class PgWebhookEndpointRepository implements WebhookEndpointRepository {
     const [rows, count] = await Promise.all([
       this.live(channelId)
         .select(COLUMNS)
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
         .limit(page.limit)
         .offset(page.offset),
       this.live(channelId).count<{ count: number }[]>({ count: '*' }).first(),
@@ -95,7 +108,9 @@ export class PgWebhookEndpointRepository implements WebhookEndpointRepository {
   }
 
   async delete(channelId: number, id: number, now: Date): Promise<boolean> {
-    const deleted = await this.live(channelId).where({ id }).update({ deleted_at: now, active: false, updated_at: now } as never);
+    const deleted = await this.live(channelId)
+      .where({ id })
+      .update({ deleted_at: now, active: false, updated_at: now } as never);
     if (deleted === 0) return false;
     // Pending work ends here: the queued jobs find a cancelled row and do nothing.
     await this.db('webhook_deliveries')

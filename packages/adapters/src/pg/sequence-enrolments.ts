@@ -90,9 +90,7 @@ export class PgEnrolments {
   }
 
   async setStatus(id: number, status: EnrolmentStatus, now: Date): Promise<Enrolment> {
-    await this.db('subscriber_sequences')
-      .where({ id })
-      .update({ status, next_trigger_at: null, claimed_by: null, lease_until: null, updated_at: now });
+    await this.db('subscriber_sequences').where({ id }).update({ status, next_trigger_at: null, claimed_by: null, lease_until: null, updated_at: now });
     return this.byId(id);
   }
 

@@ -89,7 +89,12 @@ export function listCaches(changes: ChangeCounter, now: () => number = Date.now,
   return {
     changes,
     counts: new CountCache(LIST_COUNT_TTL_MS, undefined, now),
-    matches: new KeptResults<Float64Array | null>(LIST_COUNT_TTL_MS, matchesBudget, { size: (ids) => ids?.length ?? Infinity, weigh: (ids) => ids?.length ?? 1 }, now),
+    matches: new KeptResults<Float64Array | null>(
+      LIST_COUNT_TTL_MS,
+      matchesBudget,
+      { size: (ids) => ids?.length ?? Infinity, weigh: (ids) => ids?.length ?? 1 },
+      now,
+    ),
     pages: new KeptResults<unknown[]>(LIST_COUNT_TTL_MS, LIST_PAGE_ROWS_BUDGET, { size: (rows) => rows.length, weigh: (rows) => rows.length }, now),
     broad: new KeptResults<true>(LIST_COUNT_TTL_MS, 1000, { size: () => 1, weigh: () => 1 }, now),
   };
@@ -132,7 +137,11 @@ export class SubscriberLists {
       counts.remember(key, proven);
       return { rows, total: proven };
     }
-    const counted = await counts.get(key, async () => Number((await subscriberCountQuery(this.db, channelId, filter))[0]?.count ?? 0), LIST_COUNT_ALWAYS_EXACT_UP_TO);
+    const counted = await counts.get(
+      key,
+      async () => Number((await subscriberCountQuery(this.db, channelId, filter))[0]?.count ?? 0),
+      LIST_COUNT_ALWAYS_EXACT_UP_TO,
+    );
     return { rows, total: Math.max(rows.length > 0 ? page.offset + rows.length : 0, counted) };
   }
 

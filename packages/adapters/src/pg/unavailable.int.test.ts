@@ -79,7 +79,16 @@ describe('isDatabaseUnavailable, on the errors a real PostgreSQL and driver rais
       db.raw("SELECT currval('no_such_sequence')"),
     ];
     for (const fault of faults) expect(isDatabaseUnavailable(await rejection(fault))).toBe(false);
-    const others = [null, undefined, 'ECONNREFUSED', 42, new Error('boom'), { code: '23505' }, new AggregateError([]), new Error("SELECT 'timeout expired' - syntax error")];
+    const others = [
+      null,
+      undefined,
+      'ECONNREFUSED',
+      42,
+      new Error('boom'),
+      { code: '23505' },
+      new AggregateError([]),
+      new Error("SELECT 'timeout expired' - syntax error"),
+    ];
     for (const other of others) {
       expect(isDatabaseUnavailable(other)).toBe(false);
     }

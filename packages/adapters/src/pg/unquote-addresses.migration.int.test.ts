@@ -38,7 +38,14 @@ describe('migration 20261128100001_unquote_addresses', () => {
       .returning(['id', 'email']);
     const idOf = (email: string) => subscribers.find((s: { email: string }) => s.email === email).id;
     const transactional = (to: string, status: string) => ({
-      channel_id: a.id, subscriber_id: idOf('"blocked"@example.com'), to_email: to, subject: 'S', body: 'B', status, created_at: at, updated_at: at,
+      channel_id: a.id,
+      subscriber_id: idOf('"blocked"@example.com'),
+      to_email: to,
+      subject: 'S',
+      body: 'B',
+      status,
+      created_at: at,
+      updated_at: at,
     });
     await db('transactionals').insert([transactional('"blocked"@example.com', 'queued'), transactional('"blocked"@example.com', 'sent')]);
 

@@ -25,10 +25,7 @@ export class PgBossJobQueue implements JobQueue {
     return id;
   }
 
-  async sendMany<Name extends JobName>(
-    name: Name,
-    jobs: ReadonlyArray<{ data: JobPayloads[Name]; options?: JobOptions }>,
-  ): Promise<void> {
+  async sendMany<Name extends JobName>(name: Name, jobs: ReadonlyArray<{ data: JobPayloads[Name]; options?: JobOptions }>): Promise<void> {
     if (jobs.length === 0) return;
     const rows: PgBoss.JobInsert[] = jobs.map((job) => ({
       name,

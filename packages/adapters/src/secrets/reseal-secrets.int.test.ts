@@ -24,7 +24,9 @@ describe('resealSecrets', () => {
     const [endpoint] = await db('webhook_endpoints')
       .insert({ channel_id: channel.id, url: 'https://example.com/h', event_types: ['test.webhook'], secret: 'whsec_legacy' })
       .returning('id');
-    await db('broadcasts').where({ id: broadcast.id }).update({ tracking_secret: tracking.toString('base64') });
+    await db('broadcasts')
+      .where({ id: broadcast.id })
+      .update({ tracking_secret: tracking.toString('base64') });
     ids = { server: Number(server.id), endpoint: Number(endpoint.id), broadcast: broadcast.id };
   });
   afterAll(() => database.drop());
@@ -45,7 +47,7 @@ describe('resealSecrets', () => {
     return {
       password: server[0]!.password,
       secret: (await repositories.webhookEndpoints.findById(endpoint.channel_id, ids.endpoint))!.secret,
-      tracking: Buffer.from((await repositories.recipients.trackingSecret(ids.broadcast, randomBytes(32)))).toString('hex'),
+      tracking: Buffer.from(await repositories.recipients.trackingSecret(ids.broadcast, randomBytes(32))).toString('hex'),
       ...(ids.transactional === undefined
         ? {}
         : { unsubscribe: Buffer.from((await repositories.transactionals.findUnsubscribeTarget(ids.transactional))!.secret!).toString('hex') }),
@@ -69,12 +71,22 @@ describe('resealSecrets', () => {
     expect(await resealSecrets(database.db, box, 'plaintext')).toEqual({ sealed: 0, reencrypted: 0 });
   });
 
-  it('seals a transactional\'s unsubscribe secret from its first write', async () => {
+  it("seals a transactional's unsubscribe secret from its first write", async () => {
     const box = new SecretBox(oldKey);
     const repositories = pgRepositories(database.db, createBoss(database.url, 'api'), box);
     const channelId = (await database.db('channels').first('id')).id as number;
     const subscriber = await new Fixtures(database.db, createBoss(database.url, 'api')).aSubscriber(channelId, 'r@example.com');
-    const fields = { channelId, subscriberId: subscriber.id, to: 'r@example.com', subject: 'S', preheader: null, body: 'B', htmlBody: null, replyTo: null, data: {} };
+    const fields = {
+      channelId,
+      subscriberId: subscriber.id,
+      to: 'r@example.com',
+      subject: 'S',
+      preheader: null,
+      body: 'B',
+      htmlBody: null,
+      replyTo: null,
+      data: {},
+    };
     const more = { includeUnsubscribeLink: true, unsubscribeSecret: unsubscribe, emailServerId: null, templateId: null, status: 'queued' as const };
     ids.transactional = (await repositories.transactionals.create({ ...fields, ...more }, new Date())).id;
     expect((await stored()).unsubscribe).toMatch(new RegExp(`^mcs1\\.${secretKeyId(oldKey)}\\.`));

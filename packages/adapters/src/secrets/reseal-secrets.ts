@@ -36,10 +36,7 @@ export async function resealSecrets(db: Knex, box: SecretBox, scope: 'plaintext'
     let after = 0;
     for (;;) {
       const pending = db(table).whereNotNull(column).where('id', '>', after);
-      const rows = (await (scope === 'plaintext'
-        ? pending.whereNot(column, 'like', 'mcs1.%')
-        : pending.whereNot(column, 'like', `mcs1.${box.currentKeyId}.%`)
-      )
+      const rows = (await (scope === 'plaintext' ? pending.whereNot(column, 'like', 'mcs1.%') : pending.whereNot(column, 'like', `mcs1.${box.currentKeyId}.%`))
         .orderBy('id')
         .limit(BATCH)
         .select('id', column)) as Array<Record<string, string> & { id: number }>;

@@ -72,9 +72,7 @@ export class SecretBox {
     const keyId = match[1]!;
     const key = this.keys.get(keyId);
     if (key === undefined) {
-      throw new SecretKeyError(
-        `a stored ${purpose} is sealed with key ${keyId}, which is neither MAILCAST_SECRET_KEY nor in MAILCAST_SECRET_KEYS_PREVIOUS`,
-      );
+      throw new SecretKeyError(`a stored ${purpose} is sealed with key ${keyId}, which is neither MAILCAST_SECRET_KEY nor in MAILCAST_SECRET_KEYS_PREVIOUS`);
     }
     const raw = Buffer.from(match[2]!, 'base64url');
     if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretKeyError(`a stored ${purpose} is truncated`);

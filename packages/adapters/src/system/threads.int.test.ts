@@ -40,7 +40,12 @@ worker.once('message', (threadMb) => {
 `;
 
 async function run(keep: boolean | 'min', youngMb = 6, besideMb?: number): Promise<{ threadMb: number; limit: number; mainMb: number; besideMb?: number }> {
-  const env = { ...process.env, KEEP: keep === 'min' ? 'min' : keep ? '1' : '0', YOUNG: String(youngMb), BESIDE: besideMb === undefined ? '' : String(besideMb) };
+  const env = {
+    ...process.env,
+    KEEP: keep === 'min' ? 'min' : keep ? '1' : '0',
+    YOUNG: String(youngMb),
+    BESIDE: besideMb === undefined ? '' : String(besideMb),
+  };
   const { stdout, stderr } = await promisify(execFile)(process.execPath, ['-e', SCRIPT], { env });
   const beside = stderr.trim() === '' ? {} : (JSON.parse(stderr) as { besideMb: number });
   return { ...(JSON.parse(stdout) as { threadMb: number; limit: number; mainMb: number }), ...beside };
@@ -92,10 +97,15 @@ async function modulesLoadedBy(script: string): Promise<string[]> {
 }
 
 describe('the thread scripts', () => {
-  it.each(['mail/smtp-thread.js', 'templates/render-thread.js'])('%s loads single files of core, not its index or tsyringe', async (script) => {
+  it.each([
+    ['mail/smtp-thread.js', 'send-engine'],
+    ['templates/render-thread.js', 'core'],
+  ])('%s loads single files of %s, not core’s index or tsyringe', async (script, pkg) => {
     const loaded = await modulesLoadedBy(path.resolve(__dirname, '../../dist', script));
-    expect(loaded.some((file) => file.includes(path.join('packages', 'core', 'dist')))).toBe(true);
-    expect(loaded.filter((file) => file.endsWith(path.join('packages', 'core', 'dist', 'index.js')) || file.includes(`${path.sep}tsyringe${path.sep}`))).toEqual([]);
+    expect(loaded.some((file) => file.includes(path.join('packages', pkg, 'dist')))).toBe(true);
+    expect(
+      loaded.filter((file) => file.endsWith(path.join('packages', 'core', 'dist', 'index.js')) || file.includes(`${path.sep}tsyringe${path.sep}`)),
+    ).toEqual([]);
   });
 
   it('http/webhook-thread.js loads its sender and nothing of core (got comes with the first POST)', async () => {

@@ -17,7 +17,8 @@ describe('rendering a broadcast per recipient', () => {
     const renderer = rendererFor(
       aBroadcast({
         preheader: 'Soon & now',
-        htmlBody: '<html><body class="b"><p>Hello {{ subscriber.first_name }}, <a title="t" href="https://x.test/a?b=1&amp;c=2">read</a> <a href="mailto:a@b.test">m</a></p></body></html>',
+        htmlBody:
+          '<html><body class="b"><p>Hello {{ subscriber.first_name }}, <a title="t" href="https://x.test/a?b=1&amp;c=2">read</a> <a href="mailto:a@b.test">m</a></p></body></html>',
       }),
     );
     const email = await renderer.render({ recipientId: 7, subscriber: subscriber(3) });

@@ -7,9 +7,9 @@ describe('LiquidTemplates', () => {
   const scope = { subscriber: { first_name: 'Ada <b>', tags: ['a', 'b'], custom_data: { plan: 'pro' } }, broadcast: { name: 'N' } };
 
   it('renders the contract variables', async () => {
-    await expect(
-      one('Hi {{ subscriber.first_name }} ({{ subscriber.tags | join: "," }}, {{ subscriber.custom_data.plan }})', scope, 'text'),
-    ).resolves.toBe('Hi Ada <b> (a,b, pro)');
+    await expect(one('Hi {{ subscriber.first_name }} ({{ subscriber.tags | join: "," }}, {{ subscriber.custom_data.plan }})', scope, 'text')).resolves.toBe(
+      'Hi Ada <b> (a,b, pro)',
+    );
   });
 
   it('escapes values in an HTML context, not in text', async () => {

@@ -133,7 +133,9 @@ describe('ThreadedBroadcastRendering when a thread dies', () => {
         job.render({ recipientId: 4, subscriber: subscriber(4) }),
       ]);
       expect(dead.status === 'rejected' && String(dead.reason)).toMatch(/^Error: the rendering thread failed: .*memory limit/);
-      expect(next.status === 'rejected' && String(next.reason)).toMatch(/^Error: not tried: an earlier recipient's render failed \(the rendering thread failed: .*memory limit/);
+      expect(next.status === 'rejected' && String(next.reason)).toMatch(
+        /^Error: not tried: an earlier recipient's render failed \(the rendering thread failed: .*memory limit/,
+      );
       const other = rendering.forJob(await jobFor(aBroadcast({ id: 2, htmlBody: '<p>y</p>' })));
       await expect(other.render({ recipientId: 5, subscriber: subscriber(5) })).resolves.toEqual({ contexts: 1 });
     } finally {

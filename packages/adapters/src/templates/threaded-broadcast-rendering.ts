@@ -6,10 +6,7 @@ import { RenderThreads, type RenderThreadsOptions } from './render-threads';
 /** What a thread is asked: one recipient of a job rendered, or a broadcast's trackable links. */
 export type RenderRequest = { kind: 'render'; jobId: number; recipient: RecipientLinks } | { kind: 'links'; broadcast: Broadcast };
 /** To a thread: a job's context (once per job and thread), its end, or one request. */
-export type RenderThreadRequest =
-  | { kind: 'job'; jobId: number; job: RenderingJob }
-  | { kind: 'drop'; jobId: number }
-  | (RenderRequest & { id: number });
+export type RenderThreadRequest = { kind: 'job'; jobId: number; job: RenderingJob } | { kind: 'drop'; jobId: number } | (RenderRequest & { id: number });
 
 export interface ThreadedRenderingOptions extends Omit<RenderThreadsOptions, 'script'> {
   /** The thread's script; a test gives its own. Default: the built render-thread.js. */
@@ -21,9 +18,7 @@ export const DEFAULT_RENDER_HEAP_MB = 256;
 export const DEFAULT_RENDER_TIME_LIMIT_MS = 2_000;
 
 /** As for the SMTP threads: the build's copy when this file runs as TypeScript (the tests). */
-const DEFAULT_SCRIPT = __filename.endsWith('.ts')
-  ? path.resolve(__dirname, '../../dist/templates/render-thread.js')
-  : path.join(__dirname, 'render-thread.js');
+const DEFAULT_SCRIPT = __filename.endsWith('.ts') ? path.resolve(__dirname, '../../dist/templates/render-thread.js') : path.join(__dirname, 'render-thread.js');
 
 /**
  * Broadcast rendering on worker threads (docs/security.md "HTML"), so that user HTML and Liquid

@@ -27,7 +27,7 @@ describe('ThreadedTemplates', () => {
     expect(templates.check('{{ x')).toBe(local.check('{{ x'));
   });
 
-  it("stops a render past the time limit, and renders the next on a fresh thread", async () => {
+  it('stops a render past the time limit, and renders the next on a fresh thread', async () => {
     templates = new ThreadedTemplates({ timeLimitMs: 300 });
     const started = Date.now();
     await expect(templates.render(1, [{ source: HOSTILE_LIQUID, context: 'text' }], {})).rejects.toThrow('the render took longer than 300 ms');

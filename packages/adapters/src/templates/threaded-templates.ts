@@ -56,7 +56,11 @@ export class ThreadedTemplates implements Templates {
     return this.parser.check(source);
   }
 
-  render<const Parts extends readonly TemplatePart[]>(channelId: number, parts: Parts, scope: TemplateScope): Promise<{ -readonly [K in keyof Parts]: string }> {
+  render<const Parts extends readonly TemplatePart[]>(
+    channelId: number,
+    parts: Parts,
+    scope: TemplateScope,
+  ): Promise<{ -readonly [K in keyof Parts]: string }> {
     return this.threads.request(channelId, { parts, scope }) as Promise<{ -readonly [K in keyof Parts]: string }>;
   }
 

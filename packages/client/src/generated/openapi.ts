@@ -1904,7 +1904,7 @@ export interface components {
         /** @description Needs a subject, given here or by the template of template_id (without one: 422 "Subject can't be blank"). */
         BroadcastCreateInput: {
             /** @description Rich text body; a Liquid template. */
-            body?: string;
+            body?: string | null;
             /** @description Custom headers added to every email. */
             email_headers?: {
                 /** @description Header name. */
@@ -1915,23 +1915,24 @@ export interface components {
             /** @description Email servers to send through. */
             email_server_ids?: number[];
             /** @description Raw HTML body; a Liquid template. */
-            html_body?: string;
+            html_body?: string | null;
             /** @description Adds a visible unsubscribe link (the List-Unsubscribe headers are always sent). */
             include_unsubscribe_link?: boolean;
             /** @description Internal name, not shown to recipients. */
-            name?: string;
+            name?: string | null;
             /** @description Preview text. */
-            preheader?: string;
+            preheader?: string | null;
             /** @description Reply-to email address. */
-            reply_to?: string;
+            reply_to?: string | null;
             /** @description ISO 8601 time. Without an offset it is wall-clock time in scheduled_timezone; with an offset it is an absolute instant. */
-            scheduled_send_at?: string;
+            scheduled_send_at?: string | null;
             /** @description IANA timezone name, e.g. Europe/Berlin. */
-            scheduled_timezone?: string;
+            scheduled_timezone?: string | null;
             /** @description Segments targeted; empty means every active subscriber of the channel. */
             segment_ids?: number[];
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
             subject?: string;
+            tags?: string[];
             /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
             template_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
@@ -1963,7 +1964,7 @@ export interface components {
         };
         BroadcastInput: {
             /** @description Rich text body; a Liquid template. */
-            body?: string;
+            body?: string | null;
             /** @description Custom headers added to every email. */
             email_headers?: {
                 /** @description Header name. */
@@ -1974,23 +1975,24 @@ export interface components {
             /** @description Email servers to send through. */
             email_server_ids?: number[];
             /** @description Raw HTML body; a Liquid template. */
-            html_body?: string;
+            html_body?: string | null;
             /** @description Adds a visible unsubscribe link (the List-Unsubscribe headers are always sent). */
             include_unsubscribe_link?: boolean;
             /** @description Internal name, not shown to recipients. */
-            name?: string;
+            name?: string | null;
             /** @description Preview text. */
-            preheader?: string;
+            preheader?: string | null;
             /** @description Reply-to email address. */
-            reply_to?: string;
+            reply_to?: string | null;
             /** @description ISO 8601 time. Without an offset it is wall-clock time in scheduled_timezone; with an offset it is an absolute instant. */
-            scheduled_send_at?: string;
+            scheduled_send_at?: string | null;
             /** @description IANA timezone name, e.g. Europe/Berlin. */
-            scheduled_timezone?: string;
+            scheduled_timezone?: string | null;
             /** @description Segments targeted; empty means every active subscriber of the channel. */
             segment_ids?: number[];
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
             subject?: string;
+            tags?: string[];
             /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
             template_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
@@ -2054,7 +2056,7 @@ export interface components {
             /**
              * @description RSA 2048 (Ed25519 is not supported: the signer is rsa-sha256 only).
              * @default rsa
-             * @enum {string}
+             * @constant
              */
             algorithm?: "rsa";
             /** @description Default: the server's dkim_domain, else the domain of its from_email. */
@@ -2077,11 +2079,14 @@ export interface components {
         /** @description Options of the confirmation email. */
         DoubleOptInOptions: {
             /** @description Confirmation template; default: the channel's default template. */
-            confirmation_template_id?: number;
+            confirmation_template_id?: number | null;
             /** @default true */
             include_unsubscribe_link?: boolean;
-            /** @description Reply-to of the confirmation email. */
-            reply_to?: string;
+            /**
+             * Format: email
+             * @description Reply-to of the confirmation email.
+             */
+            reply_to?: string | null;
         };
         /** @description A double opt-in create that sent a confirmation email. */
         DoubleOptInResult: {
@@ -2538,6 +2543,7 @@ export interface components {
         } | components["schemas"]["SequenceStepInput"];
         SequenceStepInput: {
             /**
+             * @description Create only.
              * @default send_email
              * @enum {string}
              */
@@ -2722,13 +2728,13 @@ export interface components {
         /** @description The fields nested under `subscriber` (canonical), or the same fields flat at the top level (accepted for compatibility). */
         SubscriberCreateBody: {
             /** @description Confirmation template (may also be given inside double_opt_in). */
-            confirmation_template_id?: number;
+            confirmation_template_id?: number | null;
             /** @description Double opt-in: `true`, or an object of options. A confirmation email is sent; the subscriber receives no broadcast until confirmed. */
             double_opt_in?: boolean | components["schemas"]["DoubleOptInOptions"];
             subscriber: components["schemas"]["SubscriberCreateInput"];
         } | ({
             /** @description Confirmation template (may also be given inside double_opt_in). */
-            confirmation_template_id?: number;
+            confirmation_template_id?: number | null;
             /** @description Double opt-in: `true`, or an object of options. A confirmation email is sent; the subscriber receives no broadcast until confirmed. */
             double_opt_in?: boolean | components["schemas"]["DoubleOptInOptions"];
         } & components["schemas"]["SubscriberCreateInput"]);
@@ -2740,16 +2746,19 @@ export interface components {
             };
             /** @description Required; syntactic check only. */
             email: string;
-            first_name?: string;
+            first_name?: string | null;
             /** @description IP address captured at signup. */
-            ip_address?: string;
+            ip_address?: string | null;
             /**
              * @description `false` creates the subscriber inactive (an existing one is updated and left inactive).
              * @default true
              */
             is_active?: boolean;
-            last_name?: string;
-            /** @default api_subscription */
+            last_name?: string | null;
+            /**
+             * @description How the subscriber was added, e.g. api_subscription, import, form.
+             * @default api_subscription
+             */
             source?: string;
             /**
              * Format: date-time
@@ -2829,10 +2838,10 @@ export interface components {
             };
             /** @description Identifies the subscriber, unless a top-level `email` is given. */
             email?: string;
-            first_name?: string;
+            first_name?: string | null;
             /** @description IP address captured at signup. */
-            ip_address?: string;
-            last_name?: string;
+            ip_address?: string | null;
+            last_name?: string | null;
             /** @description How the subscriber was added, e.g. api_subscription, import, form. */
             source?: string;
             tags?: string[];
@@ -2870,8 +2879,10 @@ export interface components {
         };
         /** @description Flat, or nested under `suppression` (or `global_suppression`). */
         SuppressionEmailBody: {
+            /** @description The address. */
             email?: string;
             suppression?: {
+                /** @description The address. */
                 email?: string;
             };
         };
@@ -2880,6 +2891,7 @@ export interface components {
             /** @description At most 10,000. */
             emails?: string[];
             suppression?: {
+                /** @description At most 10,000. */
                 emails?: string[];
             };
         };
@@ -3094,7 +3106,7 @@ export interface components {
         WebhookEndpointCreateInput: {
             /** @default true */
             active?: boolean;
-            description?: string;
+            description?: string | null;
             /** @description Subscribed event types. */
             event_types: components["schemas"]["EventType"][];
             /** @default 6 */
@@ -3117,7 +3129,7 @@ export interface components {
         WebhookEndpointUpdateInput: {
             /** @default true */
             active?: boolean;
-            description?: string;
+            description?: string | null;
             /** @description Subscribed event types. */
             event_types?: components["schemas"]["EventType"][];
             /** @default 6 */
@@ -5259,7 +5271,7 @@ export interface operations {
     findSubscriber: {
         parameters: {
             query: {
-                /** @description The address. */
+                /** @description The subscriber, by address (case-insensitive). */
                 email: string;
             };
             header?: never;

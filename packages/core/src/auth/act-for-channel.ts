@@ -18,7 +18,8 @@ export class ActForChannel {
 
   async execute(admin: Principal, rawChannelId: unknown): Promise<Principal> {
     if (rawChannelId === undefined || rawChannelId === null || rawChannelId === '') throw new ValidationError(CHANNEL_REQUIRED);
-    const id = typeof rawChannelId === 'number' ? rawChannelId : typeof rawChannelId === 'string' && /^\d{1,15}$/.test(rawChannelId) ? Number(rawChannelId) : NaN;
+    const id =
+      typeof rawChannelId === 'number' ? rawChannelId : typeof rawChannelId === 'string' && /^\d{1,15}$/.test(rawChannelId) ? Number(rawChannelId) : NaN;
     if (!Number.isSafeInteger(id) || id < 1) throw new ValidationError('broadcast_channel_id must be a positive integer');
     if ((await this.repositories.channels.findById(id)) === null) throw new NotFoundError(CHANNEL_NOT_FOUND);
     return { ...admin, channelId: id };

@@ -36,9 +36,7 @@ describe('tokens', () => {
     [['broadcasts_read', 'root'], 'unknown: root'],
   ])('refuses the permissions %j', async (permissions, message) => {
     const { channel, create } = await setup();
-    await expect(create.execute({ channelId: channel.id, permissions })).rejects.toEqual(
-      ValidationError.forFields({ permissions: [message] }),
-    );
+    await expect(create.execute({ channelId: channel.id, permissions })).rejects.toEqual(ValidationError.forFields({ permissions: [message] }));
   });
 
   it('refuses a token for a channel that does not exist', async () => {
@@ -83,9 +81,7 @@ describe('tokens', () => {
     const { repositories, channel, create, revoke, authenticate } = await setup();
     const issued = await create.execute({ channelId: channel.id, permissions: ['broadcasts_read'] });
     await expect(revoke.execute({ id: issued.id })).resolves.toEqual({ revoked: issued.id });
-    await expect(authenticate.execute({ authorization: `Bearer ${issued.token}` })).rejects.toBeInstanceOf(
-      UnauthorizedError,
-    );
+    await expect(authenticate.execute({ authorization: `Bearer ${issued.token}` })).rejects.toBeInstanceOf(UnauthorizedError);
     expect(repositories.apiTokens.rows[0]!.revokedAt).toEqual(new Date('2026-11-22T10:00:00Z'));
   });
 

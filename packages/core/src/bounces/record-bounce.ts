@@ -1,11 +1,4 @@
-import {
-  messageIdRecipient,
-  normalizeMessageId,
-  SOFT_BOUNCE_THRESHOLD,
-  SOFT_BOUNCE_WINDOW_MS,
-  verifyVerpToken,
-  type BounceKind,
-} from '@mailcast/domain';
+import { messageIdRecipient, normalizeMessageId, SOFT_BOUNCE_THRESHOLD, SOFT_BOUNCE_WINDOW_MS, verifyVerpToken, type BounceKind } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor, type Repositories, type TrackedRecipient } from '../ports';
 import { emailEventData } from '../sending/event-data';

@@ -17,13 +17,6 @@ export class AbortBroadcast {
   ) {}
 
   execute(caller: Principal, input: { id: number }): Promise<BroadcastStatusAnswer> {
-    return moveBroadcast(
-      this.transactor,
-      this.clock.now(),
-      caller,
-      input.id,
-      (b) => ({ status: planAbort(b.status), pausedFrom: null }),
-      'Broadcast aborted',
-    );
+    return moveBroadcast(this.transactor, this.clock.now(), caller, input.id, (b) => ({ status: planAbort(b.status), pausedFrom: null }), 'Broadcast aborted');
   }
 }

@@ -27,8 +27,7 @@ async function setUp() {
   const clock = new FixedClock(NOW);
   const channel = await repositories.channels.create({ name: 'c' });
   const caller = { tokenId: 1, channelId: channel.id, permissions: PERMISSIONS };
-  const create = (input: Parameters<CreateBroadcast['execute']>[1]) =>
-    new CreateBroadcast(repositories, new FakeTemplates(), clock).execute(caller, input);
+  const create = (input: Parameters<CreateBroadcast['execute']>[1]) => new CreateBroadcast(repositories, new FakeTemplates(), clock).execute(caller, input);
   return { repositories, transactor, clock, channel, caller, create };
 }
 
@@ -55,7 +54,14 @@ describe('SendBroadcast', () => {
   it('prepares a retry only when sending a failed broadcast again', async () => {
     const { repositories, transactor, clock, caller, create } = await setUp();
     await repositories.emailServers.create({
-      channelId: caller.channelId, host: 'h', port: 25, tls: 'none', username: null, password: null, fromEmail: null, fromName: null,
+      channelId: caller.channelId,
+      host: 'h',
+      port: 25,
+      tls: 'none',
+      username: null,
+      password: null,
+      fromEmail: null,
+      fromName: null,
     });
     const draft = await create({ subject: 'S', body: 'B' });
     const failed = await create({ subject: 'S', body: 'B' });
@@ -83,7 +89,14 @@ describe('SendBroadcast', () => {
     const { repositories, caller, create } = await setUp();
     for (const host of ['a', 'b']) {
       await repositories.emailServers.create({
-        channelId: caller.channelId, host, port: 25, tls: 'none', username: null, password: null, fromEmail: null, fromName: null,
+        channelId: caller.channelId,
+        host,
+        port: 25,
+        tls: 'none',
+        username: null,
+        password: null,
+        fromEmail: null,
+        fromName: null,
       });
     }
     await create({ subject: 'S', emailServerIds: [], useAnyEmailServer: useAny });
@@ -140,9 +153,7 @@ describe('StartDueBroadcast and SweepDueBroadcasts', () => {
     const ctx = await scheduled(at);
     ctx.clock.current = new Date(at.getTime() - 1);
     expect(await new StartDueBroadcast(ctx.transactor, ctx.clock).execute({ broadcastId: ctx.id, version: 1 })).toBe('not_due');
-    expect(ctx.repositories.jobs.sent).toEqual([
-      { name: 'broadcasts.due', data: { broadcastId: ctx.id, version: 1 }, startAfter: at },
-    ]);
+    expect(ctx.repositories.jobs.sent).toEqual([{ name: 'broadcasts.due', data: { broadcastId: ctx.id, version: 1 }, startAfter: at }]);
   });
 
   it('the sweep moves only what is due', async () => {

@@ -23,12 +23,9 @@ export async function moveBroadcast(
     const current = await repositories.broadcasts.lock(caller.channelId, id);
     if (current === null) throw new NotFoundError(BROADCAST_NOT_FOUND);
     const changes = plan(current);
-    const updated = writtenBroadcast(
-      await repositories.broadcasts.update(current.id, { statuses: [current.status], version: current.version }, changes, now),
-    );
+    const updated = writtenBroadcast(await repositories.broadcasts.update(current.id, { statuses: [current.status], version: current.version }, changes, now));
     await recordBroadcastStatus(repositories, updated, now);
     await after?.(repositories, updated);
     return { id: updated.id, message, status: updated.status };
   });
 }
-

@@ -27,10 +27,7 @@ export class ScheduleBroadcast {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  execute(
-    caller: Principal,
-    input: { id: number; scheduledSendAt?: string; scheduledTimezone?: string },
-  ): Promise<ScheduleAnswer> {
+  execute(caller: Principal, input: { id: number; scheduledSendAt?: string; scheduledTimezone?: string }): Promise<ScheduleAnswer> {
     return this.transactor.run(async (repositories) => {
       const current = await repositories.broadcasts.lock(caller.channelId, input.id);
       if (current === null) throw new NotFoundError(BROADCAST_NOT_FOUND);

@@ -31,12 +31,7 @@ export class StartDueBroadcast {
       }
       // pg-boss's clock (the database's) may run ahead of ours: a job that fired early waits again.
       const current = await repositories.broadcasts.findByIdInAnyChannel(input.broadcastId);
-      if (
-        current !== null &&
-        current.status === 'future_scheduled' &&
-        current.version === input.version &&
-        current.scheduledSendAt !== null
-      ) {
+      if (current !== null && current.status === 'future_scheduled' && current.version === input.version && current.scheduledSendAt !== null) {
         await repositories.jobs.send('broadcasts.due', input, { startAfter: current.scheduledSendAt });
         return 'not_due';
       }

@@ -36,7 +36,10 @@ describe('channels', () => {
       [{ tls: 'none' }, { tls: ['none is allowed only for a loopback host, or with SMTP_ALLOW_PLAINTEXT=true'] }],
       [{ tls: 'ssl' as SmtpTls }, { tls: ['must be one of starttls, implicit, none'] }],
       [{ password: 'p' }, { smtp_username: ['is required with a password'] }],
-      [{ maxPerSecond: 0, maxPerDay: 1.5 }, { max_per_second: ['must be a positive integer or null'], max_per_day: ['must be a positive integer or null'] }],
+      [
+        { maxPerSecond: 0, maxPerDay: 1.5 },
+        { max_per_second: ['must be a positive integer or null'], max_per_day: ['must be a positive integer or null'] },
+      ],
       [{ dkimDomain: 'exa mple.com' }, { dkim_domain: ['must be a domain name'] }],
     ])('refuses %j', async (change, fields) => {
       const repositories = fakeRepositories();
@@ -54,7 +57,12 @@ describe('channels', () => {
     ])('accepts tls none for %s', async (_name, change, allowPlaintext) => {
       const repositories = fakeRepositories();
       await repositories.channels.create({ name: 'c' });
-      const added = await new AddEmailServer(new FakeTransactor(repositories), allowPlaintext, new TableSmtpHosts()).execute({ channelId: 1, ...server, tls: 'none', ...change });
+      const added = await new AddEmailServer(new FakeTransactor(repositories), allowPlaintext, new TableSmtpHosts()).execute({
+        channelId: 1,
+        ...server,
+        tls: 'none',
+        ...change,
+      });
       expect(added.tls).toBe('none');
     });
 

@@ -58,7 +58,10 @@ export function checkEmailServer(server: CheckedServer, allowPlaintext: boolean,
   for (const limit of LIMITS) {
     const value = server[limit];
     if (value !== undefined && value !== null && (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT)) {
-      add(limit.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), 'must be a positive integer or null');
+      add(
+        limit.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+        'must be a positive integer or null',
+      );
     }
   }
   if (server.dkimDomain && !DNS_LABELS.test(server.dkimDomain)) add('dkim_domain', 'must be a domain name');

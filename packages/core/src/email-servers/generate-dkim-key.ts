@@ -22,10 +22,7 @@ export class GenerateDkimKey {
     @inject(SmtpAllowPlaintext) private readonly allowPlaintext: SmtpAllowPlaintext,
   ) {}
 
-  async execute(
-    principal: Principal,
-    input: { id: number; algorithm: DkimAlgorithm; dkimDomain?: string; dkimSelector?: string },
-  ): Promise<DkimRecord> {
+  async execute(principal: Principal, input: { id: number; algorithm: DkimAlgorithm; dkimDomain?: string; dkimSelector?: string }): Promise<DkimRecord> {
     const pair = await this.keys.generate(input.algorithm);
     return this.transactor.run(async (repositories) => {
       const current = await repositories.emailServers.findById(principal.channelId, input.id);

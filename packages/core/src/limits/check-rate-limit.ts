@@ -16,11 +16,7 @@ export class CheckRateLimit {
    * Over the limit it throws RateLimitedError, after `onDecision` has seen the figures, so the
    * refusal carries the same headers as every other answer.
    */
-  async execute(
-    principal: Principal,
-    limit: number,
-    onDecision: (decision: RateLimitDecision) => void = () => undefined,
-  ): Promise<RateLimitDecision | null> {
+  async execute(principal: Principal, limit: number, onDecision: (decision: RateLimitDecision) => void = () => undefined): Promise<RateLimitDecision | null> {
     if (limit === 0) return null;
     const now = this.clock.now();
     const windowStart = rateLimitWindowStart(now);

@@ -8,7 +8,14 @@ export interface ChannelRepository {
 }
 
 export interface ApiTokenRepository {
-  create(token: { channelId: number | null; type: ApiTokenType; label: string | null; hash: Uint8Array; prefix: string; permissions: Permission[] }): Promise<ApiTokenRecord>;
+  create(token: {
+    channelId: number | null;
+    type: ApiTokenType;
+    label: string | null;
+    hash: Uint8Array;
+    prefix: string;
+    permissions: Permission[];
+  }): Promise<ApiTokenRecord>;
   /** The token whose hash matches, revoked or not; the caller decides. */
   findByHash(hash: Uint8Array): Promise<(ApiTokenRecord & { hash: Uint8Array }) | null>;
   /** Returns false when no token has that id. Revoking twice keeps the first time. */

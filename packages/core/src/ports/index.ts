@@ -6,13 +6,7 @@
 export type { Page } from './entities/page';
 export type { ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
 export { EMAIL_SERVER_DEFAULTS } from './entities/channel';
-export type {
-  Broadcast,
-  BroadcastChanges,
-  BroadcastExpectation,
-  EmailHeader,
-  NewBroadcast,
-} from './entities/broadcast';
+export type { Broadcast, BroadcastChanges, BroadcastExpectation, EmailHeader, NewBroadcast } from './entities/broadcast';
 export type {
   ConfirmationTemplate,
   NewSubscriber,
@@ -25,25 +19,14 @@ export type { Suppression, SuppressionList } from './entities/suppression';
 export type { Template, TemplateFields, TemplatePurpose } from './entities/template';
 export type { NewTransactional, Transactional } from './entities/transactional';
 export type { EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
-export type {
-  NewWebhookEndpoint,
-  WebhookDelivery,
-  WebhookDeliveryStatus,
-  WebhookEndpoint,
-  WebhookEndpointChanges,
-} from './entities/webhook';
+export type { NewWebhookEndpoint, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEndpointChanges } from './entities/webhook';
 
 export { Clock, RandomSource, Timers } from './system';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 export { DkimKeyGenerator, SmtpHostPolicy, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
 export type { BounceNotification, BounceRepository } from './bounces';
-export {
-  PublicLinks,
-  type ConfirmationTemplateRepository,
-  type SubscriberConfirmationRepository,
-  type SubscriberRepository,
-} from './subscribers';
+export { PublicLinks, type ConfirmationTemplateRepository, type SubscriberConfirmationRepository, type SubscriberRepository } from './subscribers';
 export type { EmailEvents, EventOutbox } from './events';
 export { JobQueue, type JobOptions } from './jobs';
 export type {
@@ -72,13 +55,7 @@ export {
 } from './webhooks';
 export { Mailer, MessageWithdrawn, PriorityMailer, SendEngine, type Clearance, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplatePart, type TemplateScope } from './templates';
-export {
-  BroadcastRendering,
-  type JobRenderer,
-  type RecipientLinks,
-  type RenderedEmail,
-  type RenderingJob,
-} from './broadcast-rendering';
+export { BroadcastRendering, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from './broadcast-rendering';
 export { RateLimitCounter } from './rate-limits';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';
@@ -98,12 +75,5 @@ export type {
   StepStatistics,
 } from './entities/sequence';
 export type { SequenceRepository } from './sequences';
-export {
-  SequenceRuntime,
-  type DueEnrolment,
-  type EnrolmentNext,
-  type SequenceEmailOutcome,
-  type StepEffect,
-  type StepRecord,
-} from './sequence-runtime';
+export { SequenceRuntime, type DueEnrolment, type EnrolmentNext, type SequenceEmailOutcome, type StepEffect, type StepRecord } from './sequence-runtime';
 export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';

@@ -116,11 +116,7 @@ export interface RecipientStore {
    * once; none given: nobody), suppressed ones as `skipped`. `segments.now` anchors the rules'
    * relative windows (within_days). Returns how many rows it inserted.
    */
-  materializeAudience(
-    broadcast: Broadcast,
-    messageIdSuffix: string,
-    segments: { definitions: readonly SegmentDefinition[]; now: Date },
-  ): Promise<number>;
+  materializeAudience(broadcast: Broadcast, messageIdSuffix: string, segments: { definitions: readonly SegmentDefinition[]; now: Date }): Promise<number>;
   /** The lowest and highest subscriber id of the channel, to split queueing into ranges. */
   subscriberIdRange(channelId: number): Promise<{ min: number; max: number } | null>;
   countRecipients(broadcastId: number): Promise<number>;

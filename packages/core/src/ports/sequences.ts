@@ -62,10 +62,18 @@ export interface SequenceRepository {
    * Every enrolment of the sequence in `from` goes to `to` in one statement, each with its
    * `event` in the outbox. The number changed.
    */
-  transitionAll(sequenceId: number, from: EnrolmentStatus, to: EnrolmentStatus, event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed', now: Date): Promise<number>;
+  transitionAll(
+    sequenceId: number,
+    from: EnrolmentStatus,
+    to: EnrolmentStatus,
+    event: 'sequence.subscriber_paused' | 'sequence.subscriber_resumed',
+    now: Date,
+  ): Promise<number>;
 
   /** Whom a sequence email's unsubscribe token names: the enrolment's subscriber, and the sequence's link secret. */
-  findUnsubscribeTarget(enrolmentId: number): Promise<{ channelId: number; sequenceId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null>;
+  findUnsubscribeTarget(
+    enrolmentId: number,
+  ): Promise<{ channelId: number; sequenceId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null>;
   /** An unsubscribe through a sequence email's link: its email event and the step's counter. */
   recordUnsubscribe(target: { channelId: number; sequenceId: number; subscriberId: number; enrolmentId: number; stepId: number }, at: Date): Promise<void>;
 }

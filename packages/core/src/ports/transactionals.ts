@@ -20,10 +20,7 @@ export interface TransactionalRepository {
 
 /** What a request with an Idempotency-Key finds (docs/transactionals.md). */
 export type IdempotencyClaim =
-  | { kind: 'first' }
-  | { kind: 'replay'; status: number; body: Record<string, unknown> }
-  | { kind: 'in_progress' }
-  | { kind: 'other_body' };
+  { kind: 'first' } | { kind: 'replay'; status: number; body: Record<string, unknown> } | { kind: 'in_progress' } | { kind: 'other_body' };
 
 export interface IdempotencyStore {
   /**

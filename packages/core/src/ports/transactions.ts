@@ -1,11 +1,7 @@
 import type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 import type { BroadcastRepository } from './broadcasts';
 import type { BounceRepository } from './bounces';
-import type {
-  ConfirmationTemplateRepository,
-  SubscriberConfirmationRepository,
-  SubscriberRepository,
-} from './subscribers';
+import type { ConfirmationTemplateRepository, SubscriberConfirmationRepository, SubscriberRepository } from './subscribers';
 import type { EmailEvents, EventOutbox } from './events';
 import type { JobQueue } from './jobs';
 import type { RecipientStore } from './recipients';
@@ -44,7 +40,7 @@ export const Repositories = Symbol.for('mailcast.Repositories');
 
 /**
  * Runs work in one database transaction: the state change, the events it emits and the jobs
- * it triggers commit together or not at all (docs/operations.md, Transactions and jobs).
+ * it triggers commit together or not at all (docs/operations.md, "How a change happens").
  */
 export interface Transactor {
   run<T>(work: (repositories: Repositories) => Promise<T>): Promise<T>;

@@ -1,11 +1,6 @@
 import type { EventType } from '@mailcast/domain';
 import type { Page } from './entities/page';
-import type {
-  NewWebhookEndpoint,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEndpointChanges,
-} from './entities/webhook';
+import type { NewWebhookEndpoint, WebhookDelivery, WebhookEndpoint, WebhookEndpointChanges } from './entities/webhook';
 
 export interface WebhookEndpointRepository {
   create(endpoint: NewWebhookEndpoint, now: Date): Promise<WebhookEndpoint>;
@@ -138,8 +133,7 @@ export interface WebhookPost {
 }
 
 export type WebhookResult =
-  | { kind: 'response'; status: number; body: string }
-  | { kind: 'failed'; reason: 'timeout' | 'refused_destination' | 'network'; message: string };
+  { kind: 'response'; status: number; body: string } | { kind: 'failed'; reason: 'timeout' | 'refused_destination' | 'network'; message: string };
 
 export interface WebhookSender {
   /** Never throws for network trouble: a time-out or refusal is a result, retried per schedule. */

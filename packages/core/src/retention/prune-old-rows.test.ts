@@ -34,16 +34,16 @@ describe('PruneOldRows', () => {
       idempotency_keys: [daysAgo(2)],
     });
     expect(await run(store, policy())).toEqual({ webhook_deliveries: 2, events: 3, email_events: 1, idempotency_keys: 1 });
-    expect(store.calls.map((c) => c.table)).toEqual([
-      'webhook_deliveries', 'webhook_deliveries', 'events', 'events', 'email_events', 'idempotency_keys',
-    ]);
+    expect(store.calls.map((c) => c.table)).toEqual(['webhook_deliveries', 'webhook_deliveries', 'events', 'events', 'email_events', 'idempotency_keys']);
     expect(store.calls[0]).toEqual({ table: 'webhook_deliveries', before: daysAgo(30).toISOString(), limit: 2 });
     expect(store.rows.events).toEqual([daysAgo(1)]);
   });
 
   it('stops a table after maxBatchesPerRun statements, leaving the rest for the next run', async () => {
     const store = new FakeRetentionStore({
-      webhook_deliveries: [], events: [], idempotency_keys: [],
+      webhook_deliveries: [],
+      events: [],
+      idempotency_keys: [],
       email_events: Array.from({ length: 7 }, (_, i) => daysAgo(300 + i)),
     });
     expect((await run(store, policy({ maxBatchesPerRun: 2 }))).email_events).toBe(4);

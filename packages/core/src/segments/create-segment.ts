@@ -14,9 +14,6 @@ export class CreateSegment {
   async execute(principal: Principal, input: SegmentFields): Promise<Segment> {
     const name = checkedName(input.name);
     const definition = await checkedDefinition(this.repositories, principal.channelId, input.match, input.rules ?? []);
-    return this.segments.create(
-      { channelId: principal.channelId, name, description: input.description ?? null, definition },
-      this.clock.now(),
-    );
+    return this.segments.create({ channelId: principal.channelId, name, description: input.description ?? null, definition }, this.clock.now());
   }
 }

@@ -35,12 +35,7 @@ export function checkedName(name: string | undefined): string {
  * is a rule set that would cost more than MAX_SEGMENT_COST to evaluate (docs/segments.md,
  * "Bounds"): it checks what is written, not what is stored, so segments saved before still read.
  */
-export async function checkedDefinition(
-  repositories: Repositories,
-  channelId: number,
-  match: unknown,
-  rules: unknown,
-): Promise<SegmentDefinition> {
+export async function checkedDefinition(repositories: Repositories, channelId: number, match: unknown, rules: unknown): Promise<SegmentDefinition> {
   const parsed = parseSegmentDefinition(match, rules);
   if ('errors' in parsed) throw ValidationError.forFields(parsed.errors);
   const definition = parsed.definition;

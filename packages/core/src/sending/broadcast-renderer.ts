@@ -101,7 +101,12 @@ export class BroadcastRenderer {
   static trackableLinks(broadcast: Broadcast, reader: HtmlReader): Array<{ identifier: string; url: string }> {
     const source = broadcast.htmlBody ?? broadcast.body ?? '';
     const html = reader.isHtml(source) ? source : textToHtml(source);
-    const urls = new Set(reader.read(html).links.map((l) => l.url).filter(isTrackableUrl));
+    const urls = new Set(
+      reader
+        .read(html)
+        .links.map((l) => l.url)
+        .filter(isTrackableUrl),
+    );
     return [...urls].map((url) => ({ identifier: linkIdentifier(url), url }));
   }
 

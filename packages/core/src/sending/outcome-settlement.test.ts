@@ -19,7 +19,14 @@ describe('decideSettlement: what an outcome means for its recipient', () => {
     ['a 4xx once the schedule ran out', soft, 3, 'failed', { status: 'failed', at, error: '451 try later' }, true],
     ['an unreachable server', unreachable, 1, 'delayed', { status: 'pending', nextAttemptAt: later(60_000), error: 'ECONNREFUSED' }, false],
     ['an unreachable server, schedule run out', unreachable, 3, 'failed', { status: 'failed', at, error: 'ECONNREFUSED' }, false],
-    ['held back by limits, schedule run out', deferred, 3, 'deferred', { status: 'pending', nextAttemptAt: later(5_000), error: 'Sending limit of the email server reached', refundAttempt: true }, false],
+    [
+      'held back by limits, schedule run out',
+      deferred,
+      3,
+      'deferred',
+      { status: 'pending', nextAttemptAt: later(5_000), error: 'Sending limit of the email server reached', refundAttempt: true },
+      false,
+    ],
     ['a message that could not be built', unsendable, 1, 'failed', { status: 'failed', at, error: 'No email server configured' }, false],
   ] as const)('%s → %s', (_name, outcome, attempts, kind, settlement, handed) => {
     const decision = decideSettlement(outcome, attempts, at, schedule);

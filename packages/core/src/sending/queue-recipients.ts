@@ -7,10 +7,7 @@ import { SendingOptions } from './sending-options';
 const QUEUEING_PARALLELISM = 4;
 
 /** The outbox event of a broadcast entering its current status (docs/broadcasts-and-sending.md: broadcast.<status>). */
-export function broadcastEvent(
-  broadcast: Broadcast,
-  at: Date,
-): { channelId: number; type: EventType; data: Record<string, unknown>; createdAt: Date } | null {
+export function broadcastEvent(broadcast: Broadcast, at: Date): { channelId: number; type: EventType; data: Record<string, unknown>; createdAt: Date } | null {
   const type = broadcastEventType(broadcast.status);
   return type ? { channelId: broadcast.channelId, type, data: broadcastEventData(broadcast), createdAt: at } : null;
 }
@@ -103,7 +100,7 @@ export class QueueRecipients {
       Array.from({ length: parts }, async (_, i) => {
         const upTo = i === parts - 1 ? range.max : range.min - 1 + span * (i + 1);
         let count = 0;
-        for (let after = range.min - 1 + span * i; ; ) {
+        for (let after = range.min - 1 + span * i; ;) {
           const batch = await store.materialize(broadcast, after, upTo, this.options.materializeBatchSize, suffix);
           if (batch === null) return count;
           count += batch.count;

@@ -51,7 +51,8 @@ export class AddSequenceSubscriber {
       const decision = decideEnrol(existing?.status ?? null, input.restart === true);
       if (decision === 'already_enrolled') return { kind: 'already_enrolled', enrolment: existing! };
       if (decision === 'refuse') throw new ValidationError(SEQUENCE_ALREADY_COMPLETED);
-      const enrolment = decision === 'restart' ? await r.sequences.restart(existing!.id, status, now) : await r.sequences.enrol(sequence, subscriber.id, status, now);
+      const enrolment =
+        decision === 'restart' ? await r.sequences.restart(existing!.id, status, now) : await r.sequences.enrol(sequence, subscriber.id, status, now);
       await r.outbox.record(enrolmentEvent('sequence.subscriber_added', enrolment, now));
       return { kind: 'created', enrolment };
     });

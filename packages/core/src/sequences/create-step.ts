@@ -37,7 +37,11 @@ export class CreateStep {
           added.push(await r.sequences.insertStep({ ...base, parentId: step.id, action: 'condition_branch', label: null, branch: side }, now));
         }
       }
-      const after = insertStep(before, parentId, added.map((s) => ({ id: s.id, parentId: s.parentId, action: s.action, branch: s.branch })));
+      const after = insertStep(
+        before,
+        parentId,
+        added.map((s) => ({ id: s.id, parentId: s.parentId, action: s.action, branch: s.branch })),
+      );
       await r.sequences.reshape(treeChanges(before, after), [], now);
       return { ...step, parentId, position: after.positions().get(step.id)! };
     });

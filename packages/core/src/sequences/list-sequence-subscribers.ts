@@ -12,7 +12,10 @@ export const ENROLMENTS_PAGE_SIZE = 10;
 export class ListSequenceSubscribers {
   constructor(@inject(Repositories) private readonly repositories: Repositories) {}
 
-  async execute(principal: Principal, input: { sequenceId: number; page: number; status: EnrolmentStatus | null }): Promise<{ items: Enrolment[]; total: number }> {
+  async execute(
+    principal: Principal,
+    input: { sequenceId: number; page: number; status: EnrolmentStatus | null },
+  ): Promise<{ items: Enrolment[]; total: number }> {
     const sequence = await sequenceOrNotFound(this.repositories, principal.channelId, input.sequenceId);
     return this.repositories.sequences.enrolments(sequence.id, input.status, {
       limit: ENROLMENTS_PAGE_SIZE,

@@ -28,7 +28,7 @@ export async function sequenceOrNotFound(r: Repositories, channelId: number, id:
   return sequence;
 }
 
-/** Conditions on opens or clicks need that tracking on (docs/sequences.md, "Conditions"). */
+/** Conditions on opens or clicks need that tracking on (docs/sequences.md, "Steps": condition). */
 export function trackingNeeded(steps: readonly SequenceStep[]): { opens: boolean; clicks: boolean } {
   const settings = steps.filter((s) => s.action === 'condition').map((s) => s.settings.condition_setting ?? '');
   return { opens: settings.some((s) => s.endsWith('_opened')), clicks: settings.some((s) => s.endsWith('_clicked')) };

@@ -23,7 +23,8 @@ export function creatableAction(action: string | undefined): StepAction {
   return chosen as StepAction;
 }
 
-export const treeOf = (steps: readonly SequenceStep[]) => new SequenceTree(steps.map((s) => ({ id: s.id, parentId: s.parentId, action: s.action, branch: s.branch })));
+export const treeOf = (steps: readonly SequenceStep[]) =>
+  new SequenceTree(steps.map((s) => ({ id: s.id, parentId: s.parentId, action: s.action, branch: s.branch })));
 
 export function stepOrNotFound(steps: readonly SequenceStep[], id: number): SequenceStep {
   const found = steps.find((s) => s.id === id);

@@ -28,8 +28,16 @@ export class UpdateStep {
       if (input.action !== undefined && input.action !== step.action) fixed.action = ['cannot be changed: create a new step instead'];
       if (input.parentId !== undefined && input.parentId !== step.parentId) fixed.parent_id = ['cannot be changed: move the step instead'];
       if (Object.keys(fixed).length > 0) throw ValidationError.forFields(fixed);
-      if (step.action === 'entry_point' || step.action === 'condition_branch') throw ValidationError.forFields({ action: [`${step.action} steps cannot be changed`] });
-      const settings = await checkedStepSettings(r, { templates: this.templates, destinations: this.destinations }, sequence, step.action, input.fields, step.settings);
+      if (step.action === 'entry_point' || step.action === 'condition_branch')
+        throw ValidationError.forFields({ action: [`${step.action} steps cannot be changed`] });
+      const settings = await checkedStepSettings(
+        r,
+        { templates: this.templates, destinations: this.destinations },
+        sequence,
+        step.action,
+        input.fields,
+        step.settings,
+      );
       const label = input.label === undefined ? step.label : input.label;
       await r.sequences.updateStep(step.id, { label, settings }, now);
       return { ...step, label, settings, updatedAt: now };

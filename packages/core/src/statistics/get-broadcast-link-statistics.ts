@@ -22,10 +22,7 @@ export class GetBroadcastLinkStatistics {
     @inject(BroadcastStatisticsReader) private readonly reader: BroadcastStatisticsReader,
   ) {}
 
-  async execute(
-    principal: Principal,
-    input: { id: number; sort?: string; order?: string; limit?: string },
-  ): Promise<BroadcastLinkStatistics> {
+  async execute(principal: Principal, input: { id: number; sort?: string; order?: string; limit?: string }): Promise<BroadcastLinkStatistics> {
     const broadcast = await this.getBroadcast.execute(principal, { id: input.id });
     const query = parseLinkQuery(input);
     const [links, counts] = await Promise.all([this.reader.links(broadcast.id), this.reader.counts(broadcast.id)]);

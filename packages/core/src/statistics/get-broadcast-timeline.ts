@@ -1,12 +1,4 @@
-import {
-  TIMELINE_METRIC_EVENTS,
-  buildSeries,
-  parseMetrics,
-  parseTimeframe,
-  timelineWindow,
-  type Timeframe,
-  type TimelineSeries,
-} from '@mailcast/domain';
+import { TIMELINE_METRIC_EVENTS, buildSeries, parseMetrics, parseTimeframe, timelineWindow, type Timeframe, type TimelineSeries } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { GetBroadcast } from '../broadcasts/get-broadcast';

@@ -100,10 +100,15 @@ describe('statistics use cases', () => {
   });
 
   it('timeline: asks the reader for the metrics’ event kinds over the window, places its rows', async () => {
-    const reader = new FakeReader({}, 0, [
-      { kind: 'opened', bucket: new Date('2026-03-01T10:05:00Z'), count: 4 },
-      { kind: 'clicked', bucket: new Date('2026-03-01T10:10:00Z'), count: 2 },
-    ], []);
+    const reader = new FakeReader(
+      {},
+      0,
+      [
+        { kind: 'opened', bucket: new Date('2026-03-01T10:05:00Z'), count: 4 },
+        { kind: 'clicked', bucket: new Date('2026-03-01T10:10:00Z'), count: 2 },
+      ],
+      [],
+    );
     const { id, getBroadcast } = await setUp(reader);
     const timeline = await new GetBroadcastTimeline(getBroadcast, reader, new FixedClock(new Date('2030-01-01T00:00:00Z'))).execute(caller, {
       id,

@@ -14,6 +14,12 @@ export class ActivateSubscriber {
   ) {}
 
   execute(principal: Principal, input: { email: string }): Promise<Subscriber> {
-    return changeSubscriberByEmail({ transactor: this.transactor, clock: this.clock, repositories: this.repositories }, principal, input.email, (s) => activate(s), ['subscriber.updated']);
+    return changeSubscriberByEmail(
+      { transactor: this.transactor, clock: this.clock, repositories: this.repositories },
+      principal,
+      input.email,
+      (s) => activate(s),
+      ['subscriber.updated'],
+    );
   }
 }

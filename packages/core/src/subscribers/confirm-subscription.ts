@@ -6,10 +6,7 @@ import { recordSubscriberEvents } from './subscriber-events';
 
 /** What the public page tells the recipient; none of these is an error to them. */
 export type ConfirmationOutcome =
-  | { kind: 'confirmed'; subscriber: Subscriber }
-  | { kind: 'already_confirmed'; subscriber: Subscriber }
-  | { kind: 'superseded' }
-  | { kind: 'unknown' };
+  { kind: 'confirmed'; subscriber: Subscriber } | { kind: 'already_confirmed'; subscriber: Subscriber } | { kind: 'superseded' } | { kind: 'unknown' };
 
 /**
  * The recipient opened the double opt-in link (docs/subscribers.md: opening it sets confirmed_at). A link

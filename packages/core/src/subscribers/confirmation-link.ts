@@ -2,10 +2,7 @@ import { hashConfirmationToken, isConfirmationTokenShape } from '@mailcast/domai
 import type { Repositories, Subscriber, SubscriberConfirmation } from '../ports';
 
 /** The confirmation a token names and its subscriber, locked; null when the link names nothing live. */
-export async function lockByToken(
-  repositories: Repositories,
-  token: string,
-): Promise<{ confirmation: SubscriberConfirmation; subscriber: Subscriber } | null> {
+export async function lockByToken(repositories: Repositories, token: string): Promise<{ confirmation: SubscriberConfirmation; subscriber: Subscriber } | null> {
   if (!isConfirmationTokenShape(token)) return null;
   const confirmation = await repositories.subscriberConfirmations.findByTokenHash(hashConfirmationToken(token));
   if (confirmation === null) return null;

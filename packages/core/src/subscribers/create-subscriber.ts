@@ -37,8 +37,7 @@ export interface CreateSubscriberInput {
  * (201, the spec's double opt-in shape). `unchanged`: already confirmed, returned as is (200).
  */
 export type CreateSubscriberResult =
-  | { kind: 'created' | 'updated' | 'unchanged'; subscriber: Subscriber }
-  | { kind: 'pending'; subscriber: Subscriber; confirmationUrl: string };
+  { kind: 'created' | 'updated' | 'unchanged'; subscriber: Subscriber } | { kind: 'pending'; subscriber: Subscriber; confirmationUrl: string };
 
 export const INVALID_EMAIL = 'is invalid';
 export const SMTP_NOT_CONFIGURED = 'SMTP settings are not configured, please check your settings';
@@ -171,13 +170,9 @@ export class CreateSubscriber {
         case 'update_and_reactivate': {
           // An explicit is_active: false updates the fields without reactivating.
           const reactivate = input.isActive !== false;
-          const changed = reactivate
-            ? { ...applyFields(existing, f), isActive: true, unsubscribedAt: null }
-            : { ...applyFields(existing, f), isActive: false };
+          const changed = reactivate ? { ...applyFields(existing, f), isActive: true, unsubscribedAt: null } : { ...applyFields(existing, f), isActive: false };
           const saved = await repositories.subscribers.save(changed, now);
-          const types = decision.resubscribed && reactivate
-            ? (['subscriber.updated', 'subscriber.subscribed'] as const)
-            : (['subscriber.updated'] as const);
+          const types = decision.resubscribed && reactivate ? (['subscriber.updated', 'subscriber.subscribed'] as const) : (['subscriber.updated'] as const);
           await recordSubscriberEvents(repositories, saved, types, now);
           return { kind: 'updated', subscriber: saved };
         }

@@ -14,6 +14,12 @@ export class DeactivateSubscriber {
   ) {}
 
   execute(principal: Principal, input: { email: string }): Promise<Subscriber> {
-    return changeSubscriberByEmail({ transactor: this.transactor, clock: this.clock, repositories: this.repositories }, principal, input.email, (s) => deactivate(s), ['subscriber.updated']);
+    return changeSubscriberByEmail(
+      { transactor: this.transactor, clock: this.clock, repositories: this.repositories },
+      principal,
+      input.email,
+      (s) => deactivate(s),
+      ['subscriber.updated'],
+    );
   }
 }

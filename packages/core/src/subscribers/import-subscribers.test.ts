@@ -7,8 +7,13 @@ describe('parseImportRecord', () => {
     expect(
       parse({ ' EMAIL ': ' A@Example.com ', first_name: ' Ada ', last_name: '', tags: 'a; b|c,a', plan: 'pro', 'custom_data.city': 'Oslo', empty: ' ' }),
     ).toEqual({
-      email: 'a@example.com', firstName: 'Ada', lastName: null, ipAddress: null, subscribedAt: null,
-      tags: ['a', 'b', 'c'], customData: { plan: 'pro', city: 'Oslo' },
+      email: 'a@example.com',
+      firstName: 'Ada',
+      lastName: null,
+      ipAddress: null,
+      subscribedAt: null,
+      tags: ['a', 'b', 'c'],
+      customData: { plan: 'pro', city: 'Oslo' },
     });
   });
 

@@ -140,11 +140,7 @@ export class ImportSubscribers {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(input: {
-    channelId: number;
-    records: AsyncIterable<ImportRecord>;
-    onProgress?: (summary: ImportSummary) => void;
-  }): Promise<ImportSummary> {
+  async execute(input: { channelId: number; records: AsyncIterable<ImportRecord>; onProgress?: (summary: ImportSummary) => void }): Promise<ImportSummary> {
     if ((await this.repositories.channels.findById(input.channelId)) === null) throw new NotFoundError('Channel not found');
     const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0, refused: { count: 0, rows: [] } };
     const refuse = (line: number, email: string, reason: string) => {

@@ -14,6 +14,12 @@ export class ResubscribeSubscriber {
   ) {}
 
   execute(principal: Principal, input: { email: string }): Promise<Subscriber> {
-    return changeSubscriberByEmail({ transactor: this.transactor, clock: this.clock, repositories: this.repositories }, principal, input.email, (s) => resubscribe(s), ['subscriber.subscribed']);
+    return changeSubscriberByEmail(
+      { transactor: this.transactor, clock: this.clock, repositories: this.repositories },
+      principal,
+      input.email,
+      (s) => resubscribe(s),
+      ['subscriber.subscribed'],
+    );
   }
 }

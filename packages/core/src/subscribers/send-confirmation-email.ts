@@ -179,9 +179,7 @@ export class SendConfirmationEmail {
       const channel = await repositories.channels.findById(request.channelId);
       if (server === undefined || channel === null) return 'no_email_server';
       const template =
-        (current.templateId !== null
-          ? await repositories.confirmationTemplates.findById(request.channelId, current.templateId)
-          : null) ??
+        (current.templateId !== null ? await repositories.confirmationTemplates.findById(request.channelId, current.templateId) : null) ??
         (await repositories.confirmationTemplates.findDefault(request.channelId)) ??
         DEFAULT_CONFIRMATION_TEMPLATE;
       const token = formatConfirmationToken(this.random.bytes(32));

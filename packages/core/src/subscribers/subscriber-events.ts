@@ -1,12 +1,7 @@
 import type { SubscriberEventData } from '@mailcast/domain';
 import type { OutboxEvent, Repositories, Subscriber } from '../ports';
 
-type SubscriberEventType =
-  | 'subscriber.created'
-  | 'subscriber.updated'
-  | 'subscriber.subscribed'
-  | 'subscriber.unsubscribed'
-  | 'subscriber.deleted';
+type SubscriberEventType = 'subscriber.created' | 'subscriber.updated' | 'subscriber.subscribed' | 'subscriber.unsubscribed' | 'subscriber.deleted';
 
 /** The spec's subscriber data shape ("Data shapes: Subscriber events"). */
 /** The fields the spec's subscriber event data carries (a full Subscriber or a recipient's snapshot). */

@@ -14,6 +14,12 @@ export class UnsubscribeSubscriber {
   ) {}
 
   execute(principal: Principal, input: { email: string }): Promise<Subscriber> {
-    return changeSubscriberByEmail({ transactor: this.transactor, clock: this.clock, repositories: this.repositories }, principal, input.email, (s, now) => unsubscribe(s, now), ['subscriber.unsubscribed']);
+    return changeSubscriberByEmail(
+      { transactor: this.transactor, clock: this.clock, repositories: this.repositories },
+      principal,
+      input.email,
+      (s, now) => unsubscribe(s, now),
+      ['subscriber.unsubscribed'],
+    );
   }
 }

@@ -19,8 +19,6 @@ export class CheckSuppression {
   async execute(principal: Principal, input: { email: string }): Promise<SuppressionCheck> {
     const email = suppressionEmail(input.email);
     const found = await this.repositories.suppressions.find(principal.channelId, email);
-    return found === null
-      ? { email, suppressed: false, scope: null, reason: null }
-      : { email, suppressed: true, scope: found.scope, reason: found.reason };
+    return found === null ? { email, suppressed: false, scope: null, reason: null } : { email, suppressed: true, scope: found.scope, reason: found.reason };
   }
 }

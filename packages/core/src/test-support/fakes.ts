@@ -169,9 +169,7 @@ export class FakeBroadcasts implements BroadcastRepository {
     return true;
   }
   async startDue(now: Date, limit: number): Promise<Broadcast[]> {
-    const due = this.rows
-      .filter((b) => b.status === 'future_scheduled' && b.scheduledSendAt !== null && b.scheduledSendAt <= now)
-      .slice(0, limit);
+    const due = this.rows.filter((b) => b.status === 'future_scheduled' && b.scheduledSendAt !== null && b.scheduledSendAt <= now).slice(0, limit);
     const moved: Broadcast[] = [];
     for (const b of due) {
       const row = await this.update(b.id, { statuses: ['future_scheduled'], version: b.version }, { status: 'scheduled' }, now);
@@ -221,10 +219,7 @@ export class FakeEmailEvents implements EmailEvents {
   async record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }> {
     const firstForRecipient = !this.events.some(
       (e) =>
-        e.broadcastId === event.broadcastId &&
-        e.recipientId === event.recipientId &&
-        e.kind === event.kind &&
-        (e.linkId ?? null) === (event.linkId ?? null),
+        e.broadcastId === event.broadcastId && e.recipientId === event.recipientId && e.kind === event.kind && (e.linkId ?? null) === (event.linkId ?? null),
     );
     const id = this.events.length + 1;
     this.events.push({ ...event, id });

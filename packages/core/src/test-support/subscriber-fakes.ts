@@ -77,9 +77,7 @@ export class FakeSubscribers implements SubscriberRepository {
     return { ...this.rows[index]! };
   }
   async list(channelId: number, filter: SubscriberFilter, page: Page) {
-    const mine = this.rows
-      .filter((r) => r.channelId === channelId && (filter.isActive === undefined || r.isActive === filter.isActive))
-      .reverse();
+    const mine = this.rows.filter((r) => r.channelId === channelId && (filter.isActive === undefined || r.isActive === filter.isActive)).reverse();
     return { items: mine.slice(page.offset, page.offset + page.limit), total: mine.length };
   }
 }

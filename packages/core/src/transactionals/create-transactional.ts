@@ -93,7 +93,12 @@ export class CreateTransactional {
     }
     if (subject === undefined || subject.trim() === '') errors.subject = ["can't be blank"];
     if (body === undefined || body.trim() === '') errors.body = ["can't be blank"];
-    for (const [name, source] of [['subject', subject], ['body', body], ['html_body', htmlBody], ['preheader', preheader]] as const) {
+    for (const [name, source] of [
+      ['subject', subject],
+      ['body', body],
+      ['html_body', htmlBody],
+      ['preheader', preheader],
+    ] as const) {
       const problem = typeof source === 'string' ? this.templates.check(source) : null;
       if (problem !== null) (errors[name] ??= []).push(`is not valid Liquid: ${problem}`);
     }
@@ -115,7 +120,15 @@ export class CreateTransactional {
     // the hold below.
     const subscriber =
       (await r.subscribers.insertIfAbsent(
-        { channelId, email: to, requiresConfirmation: input.doubleOptIn, source: 'transactional', firstName: s.firstName ?? null, lastName: s.lastName ?? null, customData: s.customData ?? {} },
+        {
+          channelId,
+          email: to,
+          requiresConfirmation: input.doubleOptIn,
+          source: 'transactional',
+          firstName: s.firstName ?? null,
+          lastName: s.lastName ?? null,
+          customData: s.customData ?? {},
+        },
         now,
       )) ?? (await r.subscribers.findByEmail(channelId, to, { forUpdate: input.doubleOptIn }));
     if (subscriber === null) throw new Error(`subscriber ${to} vanished while a transactional was created`);

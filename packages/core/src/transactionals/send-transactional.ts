@@ -134,7 +134,13 @@ export class SendTransactional {
     }
     const handed: Array<[EventType, Record<string, unknown>]> = outcome.code === null ? [] : [['email.sent', eventData(t, messageId)]];
     if (outcome.permanent) {
-      await this.record(t, messageId, { status: 'bounced', error: outcome.message }, [...handed, ['email.bounced', eventData(t, messageId, { bouncedReason: outcome.message })]], true);
+      await this.record(
+        t,
+        messageId,
+        { status: 'bounced', error: outcome.message },
+        [...handed, ['email.bounced', eventData(t, messageId, { bouncedReason: outcome.message })]],
+        true,
+      );
       return 'bounced';
     }
     // Temporary (4xx, or the server unreachable): retried on the sending schedule, then failed.
@@ -144,9 +150,16 @@ export class SendTransactional {
       return 'failed';
     }
     const startAfter = new Date(this.clock.now().getTime() + delay);
-    await this.record(t, messageId, { status: 'queued', error: outcome.message }, [...handed, ['email.delivery_delayed', eventData(t, messageId)]], false, async (tx) => {
-      await tx.jobs.send('transactionals.send', { transactionalId: t.id, attempt: attempt + 1, deferrals }, { startAfter });
-    });
+    await this.record(
+      t,
+      messageId,
+      { status: 'queued', error: outcome.message },
+      [...handed, ['email.delivery_delayed', eventData(t, messageId)]],
+      false,
+      async (tx) => {
+        await tx.jobs.send('transactionals.send', { transactionalId: t.id, attempt: attempt + 1, deferrals }, { startAfter });
+      },
+    );
     return 'retry_scheduled';
   }
 

@@ -13,7 +13,10 @@ export class RequeueLapsedAttempts {
   async execute(input: { leaseMs: number; limit: number }): Promise<number> {
     return this.transactor.run(async (r) => {
       const jobs = await r.webhookDeliveries.takeLapsed(input.leaseMs, input.limit);
-      await r.jobs.sendMany('webhooks.deliver', jobs.map((data) => ({ data })));
+      await r.jobs.sendMany(
+        'webhooks.deliver',
+        jobs.map((data) => ({ data })),
+      );
       return jobs.length;
     });
   }

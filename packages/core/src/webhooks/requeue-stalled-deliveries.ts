@@ -19,7 +19,10 @@ export class RequeueStalledDeliveries {
     const now = this.clock.now();
     return this.transactor.run(async (r) => {
       const jobs = await r.webhookDeliveries.takeStalled(new Date(now.getTime() - input.stalledAfterMs), now, input.limit);
-      await r.jobs.sendMany('webhooks.deliver', jobs.map((data) => ({ data })));
+      await r.jobs.sendMany(
+        'webhooks.deliver',
+        jobs.map((data) => ({ data })),
+      );
       return jobs.length;
     });
   }

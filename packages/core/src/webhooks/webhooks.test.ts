@@ -41,8 +41,7 @@ const attempt = (overrides: Partial<ClaimedAttempt> = {}): ClaimedAttempt => ({
 });
 
 describe('CreateWebhookEndpoint', () => {
-  const create = (repositories = fakeRepositories()) =>
-    new CreateWebhookEndpoint(repositories, new AllowHttps(), new CountingRandom(), new FixedClock(now));
+  const create = (repositories = fakeRepositories()) => new CreateWebhookEndpoint(repositories, new AllowHttps(), new CountingRandom(), new FixedClock(now));
 
   it('joins the blank-field messages the way the spec shows', async () => {
     await expect(create().execute(caller, {})).rejects.toThrow("Url can't be blank, Event types can't be blank");

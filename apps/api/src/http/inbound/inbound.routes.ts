@@ -76,9 +76,7 @@ export function inboundRoutes(container: DependencyContainer): Router {
   router.post(
     '/inbound/mailgun',
     raw,
-    receive('mailgun', (_req, body) =>
-      config.mailgun === null ? null : Promise.resolve().then(() => verifyMailgun(body, config.mailgun!.signingKey, now())),
-    ),
+    receive('mailgun', (_req, body) => (config.mailgun === null ? null : Promise.resolve().then(() => verifyMailgun(body, config.mailgun!.signingKey, now())))),
   );
   router.post(
     '/inbound/sendgrid',

@@ -44,9 +44,7 @@ export class DocumentMatcher {
     this.templates = Object.keys(document.paths as Json)
       .map((template) => ({
         template,
-        pattern: new RegExp(
-          '^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$',
-        ),
+        pattern: new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$'),
       }))
       .sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
   }
@@ -154,13 +152,7 @@ let shared: DocumentMatcher | undefined;
 const matcher = () => (shared ??= new DocumentMatcher());
 
 /** Fails the test when the answer is not what the document says for this operation and status. */
-export function expectMatchesDocument(
-  method: string,
-  path: string,
-  status: number,
-  body: unknown,
-  headers: Record<string, unknown> = {},
-): void {
+export function expectMatchesDocument(method: string, path: string, status: number, body: unknown, headers: Record<string, unknown> = {}): void {
   const problems = matcher().check(method, path, status, body, headers);
   if (problems.length > 0) throw new Error(problems.join('\n'));
 }

@@ -13,7 +13,13 @@ const ACTIONS: ReadonlyArray<{ path: string; label: string; from: readonly strin
   { path: 'cancel_schedule', label: 'Cancel schedule', from: ['future_scheduled'], done: 'Back to draft.' },
   { path: 'pause_broadcast', label: 'Pause', from: ['scheduled', 'queueing', 'sending'], done: 'Paused.' },
   { path: 'resume_broadcast', label: 'Resume', from: ['paused'], done: 'Sending again.' },
-  { path: 'abort_broadcast', label: 'Abort', from: ['scheduled', 'queueing', 'sending', 'paused'], done: 'Aborted.', confirm: 'Stop sending this broadcast for good?' },
+  {
+    path: 'abort_broadcast',
+    label: 'Abort',
+    from: ['scheduled', 'queueing', 'sending', 'paused'],
+    done: 'Aborted.',
+    confirm: 'Stop sending this broadcast for good?',
+  },
 ];
 const EDITABLE = ['draft', 'future_scheduled'];
 
@@ -21,7 +27,11 @@ export function BroadcastPage() {
   const id = Number(useParams<{ id: string }>().id);
   const can = useCan();
   const [, navigate] = useLocation();
-  const broadcast = useResource(() => api<Broadcast>('GET', `/broadcasts/${id}`), [id], (b) => (MOVING.has(b.status) ? POLL_MS : 0));
+  const broadcast = useResource(
+    () => api<Broadcast>('GET', `/broadcasts/${id}`),
+    [id],
+    (b) => (MOVING.has(b.status) ? POLL_MS : 0),
+  );
   const action = useAction();
 
   if (broadcast.error && !broadcast.data) return <ErrorMessage message={broadcast.error} />;

@@ -35,15 +35,7 @@ export function SignIn({ onSignedIn }: { onSignedIn(token: string, identity: Ide
       <h1>Mailcast</h1>
       <form method="post" onSubmit={submit} autocomplete="off">
         <Field label="API token" hint="Kept in this tab only (session storage); signing out or closing the tab forgets it.">
-          <input
-            name="token"
-            type="password"
-            autocomplete="off"
-            spellcheck={false}
-            required
-            value={token}
-            onInput={(e) => setToken(e.currentTarget.value)}
-          />
+          <input name="token" type="password" autocomplete="off" spellcheck={false} required value={token} onInput={(e) => setToken(e.currentTarget.value)} />
         </Field>
         {error && <ErrorMessage message={error} />}
         <button type="submit" class="primary" disabled={busy}>

@@ -9,7 +9,17 @@ import { MOVING, POLL_MS } from './broadcasts';
 type Timeframe = Schemas['Timeline']['timeframe'];
 /** The spec's timeframes, in order; `satisfies` keeps the list equal to the API's enumeration. */
 const TIMEFRAMES = Object.keys({
-  '60m': 1, '120m': 1, '3h': 1, '6h': 1, '12h': 1, '18h': 1, '24h': 1, '48h': 1, '72h': 1, '7d': 1, '14d': 1,
+  '60m': 1,
+  '120m': 1,
+  '3h': 1,
+  '6h': 1,
+  '12h': 1,
+  '18h': 1,
+  '24h': 1,
+  '48h': 1,
+  '72h': 1,
+  '7d': 1,
+  '14d': 1,
 } satisfies Record<Timeframe, 1>) as Timeframe[];
 const METRICS = 'Processed,Delivered,Opens,Clicks';
 

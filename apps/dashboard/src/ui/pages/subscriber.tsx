@@ -61,7 +61,12 @@ export function SubscriberPage() {
                 <span key={t} class="tag">
                   {t}
                   {writable && (
-                    <button type="button" class="link" aria-label={`Remove tag ${t}`} onClick={() => act('remove_tag.json', `Removed ${t}.`, 'DELETE', { tags: [t] })}>
+                    <button
+                      type="button"
+                      class="link"
+                      aria-label={`Remove tag ${t}`}
+                      onClick={() => act('remove_tag.json', `Removed ${t}.`, 'DELETE', { tags: [t] })}
+                    >
                       ×
                     </button>
                   )}

@@ -5,15 +5,37 @@ import { useAction } from '../hooks';
 
 /** Every event an endpoint can subscribe to; `satisfies` keeps it equal to the API's enumeration. */
 const EVENT_TYPES = Object.keys({
-  'email.sent': 1, 'email.delivered': 1, 'email.delivery_delayed': 1, 'email.bounced': 1, 'email.complained': 1,
-  'email.opened': 1, 'email.clicked': 1, 'email.failed': 1,
-  'subscriber.created': 1, 'subscriber.updated': 1, 'subscriber.deleted': 1, 'subscriber.subscribed': 1,
-  'subscriber.unsubscribed': 1, 'subscriber.bounced': 1, 'subscriber.complained': 1,
-  'broadcast.scheduled': 1, 'broadcast.queueing': 1, 'broadcast.sending': 1, 'broadcast.sent': 1, 'broadcast.failed': 1,
-  'broadcast.partial_failure': 1, 'broadcast.aborted': 1, 'broadcast.paused': 1,
-  'sequence.subscriber_added': 1, 'sequence.subscriber_completed': 1, 'sequence.subscriber_moved': 1,
-  'sequence.subscriber_removed': 1, 'sequence.subscriber_paused': 1, 'sequence.subscriber_resumed': 1,
-  'sequence.subscriber_error': 1, 'message.attempt.exhausted': 1,
+  'email.sent': 1,
+  'email.delivered': 1,
+  'email.delivery_delayed': 1,
+  'email.bounced': 1,
+  'email.complained': 1,
+  'email.opened': 1,
+  'email.clicked': 1,
+  'email.failed': 1,
+  'subscriber.created': 1,
+  'subscriber.updated': 1,
+  'subscriber.deleted': 1,
+  'subscriber.subscribed': 1,
+  'subscriber.unsubscribed': 1,
+  'subscriber.bounced': 1,
+  'subscriber.complained': 1,
+  'broadcast.scheduled': 1,
+  'broadcast.queueing': 1,
+  'broadcast.sending': 1,
+  'broadcast.sent': 1,
+  'broadcast.failed': 1,
+  'broadcast.partial_failure': 1,
+  'broadcast.aborted': 1,
+  'broadcast.paused': 1,
+  'sequence.subscriber_added': 1,
+  'sequence.subscriber_completed': 1,
+  'sequence.subscriber_moved': 1,
+  'sequence.subscriber_removed': 1,
+  'sequence.subscriber_paused': 1,
+  'sequence.subscriber_resumed': 1,
+  'sequence.subscriber_error': 1,
+  'message.attempt.exhausted': 1,
 } satisfies Record<Exclude<EventType, 'test.webhook'>, 1>) as EventType[];
 const GROUPS = [...new Set(EVENT_TYPES.map((t) => t.split('.')[0]!))];
 
@@ -59,7 +81,13 @@ export function WebhookForm({
           <legend>{group} events</legend>
           {EVENT_TYPES.filter((t) => t.startsWith(`${group}.`)).map((type) => (
             <label key={type}>
-              <input type="checkbox" name="event_types" value={type} checked={input.event_types.includes(type)} onChange={(e) => toggle(type, e.currentTarget.checked)} />{' '}
+              <input
+                type="checkbox"
+                name="event_types"
+                value={type}
+                checked={input.event_types.includes(type)}
+                onChange={(e) => toggle(type, e.currentTarget.checked)}
+              />{' '}
               {type}
             </label>
           ))}

@@ -59,7 +59,10 @@ export function WebhookPage() {
       <h2>Delivery log</h2>
       {deliveries.error && <ErrorMessage message={deliveries.error} />}
       {deliveries.data && rows.length === 0 && offset === 0 && (
-        <Empty>No deliveries yet. {writable ? 'Send a test event to check the endpoint answers, or wait for a subscribed event.' : 'They show here as events happen.'}</Empty>
+        <Empty>
+          No deliveries yet.{' '}
+          {writable ? 'Send a test event to check the endpoint answers, or wait for a subscribed event.' : 'They show here as events happen.'}
+        </Empty>
       )}
       {rows.length > 0 && (
         <div class="table-wrap">

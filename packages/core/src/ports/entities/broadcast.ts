@@ -54,9 +54,7 @@ export type NewBroadcast = Omit<
 > & { templateId?: number | null };
 
 /** What an edit or a status change may write; every write bumps `version`. */
-export type BroadcastChanges = Partial<
-  Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>
->;
+export type BroadcastChanges = Partial<Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>>;
 
 /**
  * The state a conditional write expects. The write happens only if the row still matches, so

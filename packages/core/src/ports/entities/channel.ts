@@ -70,7 +70,6 @@ export const EMAIL_SERVER_DEFAULTS = {
 
 type EmailServerOptional = keyof typeof EMAIL_SERVER_DEFAULTS;
 
-export type NewEmailServer = Omit<EmailServer, 'id' | 'createdAt' | 'updatedAt' | EmailServerOptional> &
-  Partial<Pick<EmailServer, EmailServerOptional>>;
+export type NewEmailServer = Omit<EmailServer, 'id' | 'createdAt' | 'updatedAt' | EmailServerOptional> & Partial<Pick<EmailServer, EmailServerOptional>>;
 
 export type EmailServerChanges = Partial<Omit<EmailServer, 'id' | 'channelId' | 'createdAt' | 'updatedAt'>>;

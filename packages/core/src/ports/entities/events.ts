@@ -18,17 +18,7 @@ export interface RecordedEvent extends OutboxEvent {
  * `bounced` permanent rejection (5xx), `failed` given up, `opened`, `clicked` (with a link),
  * `complained`, `unsubscribed` (through this broadcast's link or one-click header).
  */
-export const EMAIL_EVENT_KINDS = [
-  'processed',
-  'delivered',
-  'delayed',
-  'bounced',
-  'failed',
-  'opened',
-  'clicked',
-  'complained',
-  'unsubscribed',
-] as const;
+export const EMAIL_EVENT_KINDS = ['processed', 'delivered', 'delayed', 'bounced', 'failed', 'opened', 'clicked', 'complained', 'unsubscribed'] as const;
 export type EmailEventKind = (typeof EMAIL_EVENT_KINDS)[number];
 
 export interface EmailEventRecord {

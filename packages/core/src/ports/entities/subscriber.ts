@@ -62,7 +62,7 @@ export interface SubscriberConfirmation {
   supersededAt: Date | null;
 }
 
-export type NewSubscriberConfirmation = Pick<
-  SubscriberConfirmation,
-  'channelId' | 'subscriberId' | 'templateId' | 'replyTo' | 'includeUnsubscribeLink'
-> & { tokenHash: Uint8Array; /** A request whose email was queued (counted by the hourly cap). */ emailQueued?: boolean };
+export type NewSubscriberConfirmation = Pick<SubscriberConfirmation, 'channelId' | 'subscriberId' | 'templateId' | 'replyTo' | 'includeUnsubscribeLink'> & {
+  tokenHash: Uint8Array;
+  /** A request whose email was queued (counted by the hourly cap). */ emailQueued?: boolean;
+};

@@ -16,14 +16,9 @@ export interface WebhookEndpoint {
   updatedAt: Date;
 }
 
-export type NewWebhookEndpoint = Pick<
-  WebhookEndpoint,
-  'channelId' | 'url' | 'description' | 'active' | 'eventTypes' | 'retriesToAttempt' | 'secret'
->;
+export type NewWebhookEndpoint = Pick<WebhookEndpoint, 'channelId' | 'url' | 'description' | 'active' | 'eventTypes' | 'retriesToAttempt' | 'secret'>;
 
-export type WebhookEndpointChanges = Partial<
-  Pick<WebhookEndpoint, 'url' | 'description' | 'active' | 'eventTypes' | 'retriesToAttempt'>
->;
+export type WebhookEndpointChanges = Partial<Pick<WebhookEndpoint, 'url' | 'description' | 'active' | 'eventTypes' | 'retriesToAttempt'>>;
 
 /** Stored status; the spec's list shows pending, succeeded (Successful) and failed. */
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';

@@ -1,0 +1,60 @@
+import { CreateSegment, DeleteSegment, GetSegment, ListSegments, SEGMENT_NOT_FOUND, SEGMENT_PAGE_SIZE, UpdateSegment } from '@mailcast/core';
+import { subscriberPagination } from '@mailcast/domain';
+import { Router } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { principal } from '../auth';
+import { idParam, pageParams } from '../params';
+import { presentSegment } from './segment.presenter';
+import { SEGMENT_BODY, segmentBody, segmentPage } from './segments.schemas';
+import { presentSubscriber } from '../subscribers/subscriber.presenter';
+import { unrecognizedParameters, withWarnings } from '../warnings';
+
+/** Segments (docs/segments.md). Route handlers never catch: errors travel to the error handler. */
+export function segmentsRoutes(container: DependencyContainer): Router {
+  const router = Router();
+  const id = (raw: string | string[] | undefined) => idParam(raw, SEGMENT_NOT_FOUND);
+
+  router.get('/segments.json', async (req, res) => {
+    const caller = principal(res, 'segments_read');
+    const { items, total } = await container.resolve(ListSegments).execute(caller, pageParams(req.query));
+    res.json({ data: items.map(presentSegment), total });
+  });
+
+  router.get('/segments/:id.json', async (req, res) => {
+    const caller = principal(res, 'segments_read');
+    const page = segmentPage(req.query);
+    // Once the answer is gone (sent, or its client went away) nothing may still run for it in
+    // PostgreSQL: neither a count nobody waits for, nor the page beside a count that already
+    // answered its time-out (docs/segments.md, "Bounds").
+    const gone = new AbortController();
+    res.on('close', () => gone.abort(new Error('the answer is gone')));
+    const found = await container.resolve(GetSegment).execute(caller, { id: id(req.params.id), page, signal: gone.signal });
+    res.json({
+      ...presentSegment(found.segment),
+      subscribers_count: found.subscribersCount,
+      subscribers: found.subscribers.map(presentSubscriber),
+      pagination: subscriberPagination(found.subscribersCount, page, found.subscribers.length, SEGMENT_PAGE_SIZE),
+    });
+  });
+
+  router.post('/segments', async (req, res) => {
+    const caller = principal(res, 'segments_write');
+    const segment = await container.resolve(CreateSegment).execute(caller, segmentBody(req.body));
+    res.status(201).json(withWarnings(presentSegment(segment), unrecognizedParameters(req.body, SEGMENT_BODY)));
+  });
+
+  router.patch('/segments/:id', async (req, res) => {
+    const caller = principal(res, 'segments_write');
+    const segmentId = id(req.params.id);
+    const segment = await container.resolve(UpdateSegment).execute(caller, { id: segmentId, ...segmentBody(req.body) });
+    res.json(withWarnings(presentSegment(segment), unrecognizedParameters(req.body, SEGMENT_BODY)));
+  });
+
+  router.delete('/segments/:id', async (req, res) => {
+    const caller = principal(res, 'segments_write');
+    await container.resolve(DeleteSegment).execute(caller, { id: id(req.params.id) });
+    res.json({ message: 'Segment deleted' });
+  });
+
+  return router;
+}

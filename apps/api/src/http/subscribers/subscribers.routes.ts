@@ -1,0 +1,107 @@
+import {
+  ActivateSubscriber,
+  AddSubscriberTags,
+  CreateSubscriber,
+  DeactivateSubscriber,
+  FindSubscriber,
+  ListSubscribers,
+  RedactSubscriber,
+  RemoveSubscriberTags,
+  ResubscribeSubscriber,
+  UnsubscribeSubscriber,
+  UpdateSubscriber,
+  type Principal,
+  type Subscriber,
+} from '@mailcast/core';
+import { subscriberPagination } from '@mailcast/domain';
+import { Router, type Request } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { principal } from '../auth';
+import { presentPendingSubscriber, presentSubscriber } from './subscriber.presenter';
+import {
+  parseCreateBody,
+  parseEmailParam,
+  parseListQuery,
+  parseTagsBody,
+  parseUpdateBody,
+  SUBSCRIBER_CREATE_BODY,
+  SUBSCRIBER_UPDATE_BODY,
+} from './subscribers.schemas';
+import { unrecognizedParameters, withWarnings } from '../warnings';
+
+type Body = Record<string, unknown>;
+
+const bodyOf = (req: Request): Body => (typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as Body) : {});
+
+/** DELETE clients often send their parameters in the query string; the body wins when both do. */
+const paramsOf = (req: Request): Body => ({ ...(req.query as Body), ...bodyOf(req) });
+
+/** The spec's paths carry a `.json` suffix; they are the API (and what the OpenAPI document lists). */
+const path = (p: string) => `${p}.json`;
+
+/** Spec: Subscribers. Route handlers never catch: errors travel to the error handler. */
+export function subscribersRoutes(container: DependencyContainer): Router {
+  const router = Router();
+
+  router.get(path('/subscribers'), async (req, res) => {
+    const caller = principal(res, 'subscribers_read');
+    const input = parseListQuery(req.query);
+    const { items, total, page } = await container.resolve(ListSubscribers).execute(caller, input);
+    res.json({
+      broadcast_channel_id: caller.channelId,
+      subscribers: items.map(presentSubscriber),
+      pagination: subscriberPagination(total, page, items.length),
+    });
+  });
+
+  router.get(path('/subscribers/find'), async (req, res) => {
+    const caller = principal(res, 'subscribers_read');
+    const subscriber = await container.resolve(FindSubscriber).execute(caller, { email: parseEmailParam(req.query as Body) });
+    res.json(presentSubscriber(subscriber));
+  });
+
+  router.post(path('/subscribers'), async (req, res) => {
+    const caller = principal(res, 'subscribers_write');
+    const result = await container.resolve(CreateSubscriber).execute(caller, parseCreateBody(req.body));
+    const warnings = unrecognizedParameters(req.body, SUBSCRIBER_CREATE_BODY);
+    switch (result.kind) {
+      case 'pending':
+        res.status(201).json(withWarnings(presentPendingSubscriber(result.subscriber, result.confirmationUrl), warnings));
+        return;
+      case 'created':
+        res.status(201).json(withWarnings(presentSubscriber(result.subscriber), warnings));
+        return;
+      default:
+        // docs/subscribers.md: create on an existing address is a 200.
+        res.status(200).json(withWarnings(presentSubscriber(result.subscriber), warnings));
+    }
+  });
+
+  router.patch(path('/subscribers'), async (req, res) => {
+    const caller = principal(res, 'subscribers_write');
+    const subscriber = await container.resolve(UpdateSubscriber).execute(caller, parseUpdateBody(req.body));
+    res.json(withWarnings(presentSubscriber(subscriber), unrecognizedParameters(req.body, SUBSCRIBER_UPDATE_BODY)));
+  });
+
+  const byEmail = (method: 'post' | 'delete', name: string, run: (caller: Principal, params: Body) => Promise<Subscriber>) => {
+    router[method](path(`/subscribers/${name}`), async (req, res) => {
+      const caller = principal(res, 'subscribers_write');
+      res.json(presentSubscriber(await run(caller, method === 'delete' ? paramsOf(req) : bodyOf(req))));
+    });
+  };
+
+  byEmail('post', 'deactivate', (c, p) => container.resolve(DeactivateSubscriber).execute(c, { email: parseEmailParam(p) }));
+  byEmail('post', 'activate', (c, p) => container.resolve(ActivateSubscriber).execute(c, { email: parseEmailParam(p) }));
+  byEmail('post', 'unsubscribe', (c, p) => container.resolve(UnsubscribeSubscriber).execute(c, { email: parseEmailParam(p) }));
+  byEmail('post', 'resubscribe', (c, p) => container.resolve(ResubscribeSubscriber).execute(c, { email: parseEmailParam(p) }));
+  byEmail('post', 'add_tag', (c, p) => container.resolve(AddSubscriberTags).execute(c, parseTagsBody(p)));
+  byEmail('delete', 'remove_tag', (c, p) => container.resolve(RemoveSubscriberTags).execute(c, parseTagsBody(p)));
+
+  router.post(path('/subscribers/redact'), async (req, res) => {
+    const caller = principal(res, 'subscribers_write');
+    await container.resolve(RedactSubscriber).execute(caller, { email: parseEmailParam(bodyOf(req)) });
+    res.json({ message: 'Subscriber redacted successfully' });
+  });
+
+  return router;
+}

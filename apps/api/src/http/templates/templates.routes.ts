@@ -1,0 +1,43 @@
+import { CreateTemplate, DeleteTemplate, GetTemplate, ListTemplates, TEMPLATE_NOT_FOUND, templateJson, UpdateTemplate } from '@mailcast/core';
+import { Router } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { principal } from '../auth';
+import { idParam, pageParams } from '../params';
+import { createTemplateBody, updateTemplateBody } from './templates.schemas';
+
+/** Templates (docs/templates.md). Route handlers never catch: errors travel to the error handler. */
+export function templatesRoutes(container: DependencyContainer): Router {
+  const router = Router();
+  const id = (raw: string | string[] | undefined) => idParam(raw, TEMPLATE_NOT_FOUND);
+
+  router.get('/templates', async (req, res) => {
+    const caller = principal(res, 'templates_read');
+    const { items, total } = await container.resolve(ListTemplates).execute(caller, pageParams(req.query));
+    res.json({ data: items.map(templateJson), total });
+  });
+
+  router.get('/templates/:id', async (req, res) => {
+    const caller = principal(res, 'templates_read');
+    res.json(templateJson(await container.resolve(GetTemplate).execute(caller, { id: id(req.params.id) })));
+  });
+
+  router.post('/templates', async (req, res) => {
+    const caller = principal(res, 'templates_write');
+    res.status(201).json(templateJson(await container.resolve(CreateTemplate).execute(caller, createTemplateBody(req.body))));
+  });
+
+  router.patch('/templates/:id', async (req, res) => {
+    const caller = principal(res, 'templates_write');
+    const templateId = id(req.params.id);
+    const template = await container.resolve(UpdateTemplate).execute(caller, { id: templateId, changes: updateTemplateBody(req.body) });
+    res.json(templateJson(template));
+  });
+
+  router.delete('/templates/:id', async (req, res) => {
+    const caller = principal(res, 'templates_write');
+    await container.resolve(DeleteTemplate).execute(caller, { id: id(req.params.id) });
+    res.json({ message: 'Template deleted successfully' });
+  });
+
+  return router;
+}

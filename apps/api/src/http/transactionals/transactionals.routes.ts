@@ -1,0 +1,32 @@
+import { CreateTransactional, GetTransactional, TRANSACTIONAL_NOT_FOUND } from '@mailcast/core';
+import { Router } from 'express';
+import type { DependencyContainer } from 'tsyringe';
+import { principal } from '../auth';
+import { idParam } from '../params';
+import { parseIdempotencyKey, parseTransactionalBody, presentCreated, presentTransactional } from './transactionals.schemas';
+
+/** Transactional email (docs/transactionals.md). Route handlers never catch. */
+export function transactionalsRoutes(container: DependencyContainer): Router {
+  const router = Router();
+
+  router.post('/transactionals.json', async (req, res) => {
+    const caller = principal(res, 'transactionals_write');
+    const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
+    const result = await container.resolve(CreateTransactional).execute(caller, {
+      input: parseTransactionalBody(req.body),
+      rawBody: req.body,
+      answer: presentCreated,
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    });
+    if (result.replayed) res.set('Idempotent-Replayed', 'true');
+    res.status(result.status).json(result.body);
+  });
+
+  router.get('/transactionals/:id.json', async (req, res) => {
+    const caller = principal(res, 'transactionals_read');
+    const found = await container.resolve(GetTransactional).execute(caller, { id: idParam(req.params.id, TRANSACTIONAL_NOT_FOUND) });
+    res.json(presentTransactional(found));
+  });
+
+  return router;
+}

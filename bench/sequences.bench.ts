@@ -1,0 +1,282 @@
+import { createBoss, createLogger, loadConfig, PgSegmentRepository, PgSequenceRuntime, secretBoxFor, SystemClock } from '@mailcast/adapters';
+import { SyncSegmentEnrolments } from '@mailcast/core';
+import { parseSegmentDefinition } from '@mailcast/domain';
+import { Fixtures } from '../packages/testkit/src/fixtures';
+import type { Bench, BenchContext, BenchFigure } from './harness';
+import { percentile, round } from './harness';
+import { memoryKb, nodeProcess } from './processes';
+
+const SUBSCRIBERS = Number(process.env.SEQUENCES_BENCH_SUBSCRIBERS ?? 1_000_000);
+const DUE = Number(process.env.SEQUENCES_BENCH_DUE ?? 100_000);
+const SPREAD = Number(process.env.SEQUENCES_BENCH_SPREAD ?? 10_000);
+/** How long a dispatcher runs idle before its peak memory is read. */
+const IDLE_MS = Number(process.env.SEQUENCES_BENCH_IDLE_MS ?? 30_000);
+const SPREAD_MS = 60_000;
+const PUBLIC_URL = 'http://bench.test';
+const SUBJECT = 'Hello {{ subscriber.first_name }}';
+const BODY = 'Hello {{ subscriber.first_name }}, here is the news.';
+const WAITING = `now() + interval '30 days'`;
+
+/**
+ * An SMTP sink in its own process that counts what it accepts and stamps, on its own wall clock,
+ * each message to an address starting with "late"; on SIGTERM it prints both.
+ */
+const STAMPING_SINK = `
+const { SMTPServer } = require('smtp-server');
+const { performance } = require('node:perf_hooks');
+const stamps = {};
+let count = 0;
+const server = new SMTPServer({
+  authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 0,
+  onData(stream, session, cb) {
+    stream.on('data', () => {});
+    stream.on('end', () => {
+      count++;
+      for (const r of session.envelope.rcptTo) if (r.address.startsWith('late')) stamps[r.address] = performance.timeOrigin + performance.now();
+      cb();
+    });
+  },
+});
+server.listen(0, '127.0.0.1', () => console.log(String(server.server.address().port)));
+process.on('SIGTERM', () => { process.stdout.write(JSON.stringify({ count, stamps }) + '\\n', () => process.exit(0)); });
+`;
+
+const timed = async (work: () => Promise<unknown>) => {
+  const start = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(what: string, timeoutMs: number, done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function spawnDispatcher(url: string) {
+  return nodeProcess(['apps/dispatcher/dist/main.js'], { ...process.env, DATABASE_URL: url, PUBLIC_URL, LOG_LEVEL: 'info', SMTP_ALLOW_PRIVATE: 'true' });
+}
+
+/** A dispatcher started on `url`, left idle for IDLE_MS, then stopped: its peak resident memory in MB. */
+async function idlePeakMb(url: string): Promise<number> {
+  const dispatcher = spawnDispatcher(url);
+  await dispatcher.firstLine;
+  await sleep(IDLE_MS);
+  const peak = memoryKb(dispatcher.child.pid!, 'VmHWM') / 1024;
+  dispatcher.child.kill('SIGTERM');
+  await dispatcher.exited;
+  return peak;
+}
+
+/** Part 1: a million enrolled through the segment sync against the bare INSERT … SELECT, and a dispatcher's memory with them waiting. */
+async function atAMillion(context: BenchContext): Promise<{ figures: BenchFigure[]; notes: string[] }> {
+  const { url, db } = await context.database();
+  // Seeds through the repositories; its queue is never started (nothing here enqueues).
+  const fixtures = new Fixtures(db, createBoss(url, 'api'));
+  const [channel] = await db('channels').insert({ name: 'bench-sequences-1m', from_email: 'news@bench.test' }).returning('id');
+  context.log(`seeding ${SUBSCRIBERS} subscribers`);
+  await db.raw(
+    `INSERT INTO subscribers (channel_id, email, first_name, tags) SELECT ?, 's' || g || '@bench.test', 'S' || g, ARRAY['member'] FROM generate_series(1, ?) g`,
+    [channel.id, SUBSCRIBERS],
+  );
+  const parsed = parseSegmentDefinition('all', [{ field: 'tags', operator: 'includes', value: 'member' }]);
+  if ('errors' in parsed) throw new Error(JSON.stringify(parsed.errors));
+  const segments = new PgSegmentRepository(db);
+  const segment = await segments.create({ channelId: channel.id, name: 'members', description: null, definition: parsed.definition }, new Date());
+  await db.raw('VACUUM ANALYZE subscribers');
+  await db.raw('CHECKPOINT');
+
+  context.log(`dispatcher idle ${IDLE_MS / 1000} s with no enrolment`);
+  const nonePeakMb = await idlePeakMb(url);
+
+  // The ceiling: the same rows, in one statement, into the same table and indexes, first (the
+  // sync then writes into a table already a million rows larger).
+  const bare = await fixtures.aSequence(channel.id, [{ action: 'delay', settings: { delay: 30 * 86_400 } }], { label: 'bare', active: false });
+  await db.raw('CHECKPOINT');
+  context.log('bare INSERT … SELECT of the members');
+  const bareMs = await timed(() =>
+    db.raw(
+      `INSERT INTO subscriber_sequences (sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
+       SELECT ?, s.id, s.channel_id, 'active', now(), now(), ?, now(), now() FROM subscribers s
+        WHERE s.channel_id = ? AND s.tags @> ARRAY['member'] AND s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`,
+      [bare.sequence.id, bare.entry, channel.id],
+    ),
+  );
+
+  const synced = await fixtures.aSequence(channel.id, [{ action: 'delay', settings: { delay: 30 * 86_400 } }], { label: 'synced', initSegmentId: segment.id });
+  await db.raw('CHECKPOINT');
+  const secrets = secretBoxFor(loadConfig(process.env), createLogger({ level: 'warn', production: false, service: 'bench' }));
+  const sync = new SyncSegmentEnrolments(new PgSequenceRuntime(db, secrets), segments, new SystemClock());
+  context.log('segment sync');
+  let enrolled = 0;
+  const syncMs = await timed(async () => (enrolled = await sync.execute()));
+  context.log(`sync enrolled ${enrolled} in ${round(syncMs)} ms (bare ${round(bareMs)} ms)`);
+
+  // A million waiting at their delay, nothing else to do: the bare rows go, the synced ones wait
+  // 30 days, and the sync's million sequence.subscriber_added events count as relayed, so the
+  // dispatcher's only work is its runtime and its segment sync.
+  await db.raw('DELETE FROM subscriber_sequences WHERE sequence_id = ?', [bare.sequence.id]);
+  await db.raw(`UPDATE subscriber_sequences SET current_step_id = ?, next_trigger_at = ${WAITING} WHERE sequence_id = ?`, [
+    synced.steps[0]!,
+    synced.sequence.id,
+  ]);
+  await db.raw('UPDATE events SET dispatched_at = now() WHERE dispatched_at IS NULL');
+  await db.raw('VACUUM ANALYZE subscriber_sequences');
+  await db.raw('CHECKPOINT');
+  context.log(`dispatcher idle ${IDLE_MS / 1000} s with ${enrolled} enrolments waiting`);
+  const waitingPeakMb = await idlePeakMb(url);
+  context.log(`dispatcher peak: ${round(nonePeakMb)} MB with none, ${round(waitingPeakMb)} MB with ${enrolled} waiting`);
+
+  return {
+    figures: [
+      {
+        metric: `enrol ${enrolled} through the init_segment_id sync`,
+        value: syncMs / 1000,
+        unit: 's',
+        ceiling: bareMs / 1000,
+        target: '< 60 s and <= 1.5x bare INSERT … SELECT',
+        met: enrolled === SUBSCRIBERS && syncMs < 60_000 && syncMs <= 1.5 * bareMs,
+      },
+      {
+        metric: `dispatcher peak memory, ${enrolled} enrolments waiting`,
+        value: waitingPeakMb,
+        unit: 'MB',
+        ceiling: nonePeakMb,
+        target: '<= 1.1x with none',
+        met: waitingPeakMb <= 1.1 * nonePeakMb,
+      },
+    ],
+    notes: [
+      `Segment sync: ${SUBSCRIBERS} subscribers tagged "member", a segment of that one rule, an active sequence starting from it; SyncSegmentEnrolments runs its statement (the enrolments and their sequence.subscriber_added outbox events) against a bare INSERT … SELECT of the same members into the same table, the bare statement first, a CHECKPOINT before each.`,
+      `Memory: the built dispatcher (apps/dispatcher/dist/main.js) spawned on the same database, idle ${IDLE_MS / 1000} s (its runtime polls about every second and runs its segment sync at start), its VmHWM read before it stops: first with no enrolment, then with the ${enrolled} synced enrolments waiting 30 days at a delay.`,
+    ],
+  };
+}
+
+/** Part 2 and 3: due enrolments against a broadcast through one dispatcher, then steps falling due across a minute. */
+async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigure[]; notes: string[] }> {
+  const { url, db } = await context.database();
+  const boss = createBoss(url, 'api');
+  await boss.start();
+  const fixtures = new Fixtures(db, boss);
+  const sink = nodeProcess(['-e', STAMPING_SINK]);
+  const port = Number(await sink.firstLine);
+  const [channel] = await db('channels').insert({ name: 'bench-sequences', from_email: 'news@bench.test' }).returning('id');
+  await db('email_servers').insert({ channel_id: channel.id, host: '127.0.0.1', port, tls: 'none' });
+  await db.raw(`INSERT INTO subscribers (channel_id, email, first_name) SELECT ?, 'd' || g || '@bench.test', 'D' || g FROM generate_series(1, ?) g`, [
+    channel.id,
+    DUE,
+  ]);
+  const [broadcast] = await db('broadcasts')
+    .insert({ channel_id: channel.id, name: 'bench', subject: SUBJECT, body: BODY, track_opens: false, track_clicks: false, status: 'scheduled' })
+    .returning('id');
+  const email = { action: 'send_email', settings: { subject: SUBJECT, body: BODY } } as const;
+  const untracked = { trackOpens: false, trackClicks: false };
+  const due = await fixtures.aSequence(channel.id, [email], { label: 'due', ...untracked });
+  await db.raw('VACUUM ANALYZE subscribers');
+  await db.raw('CHECKPOINT');
+
+  const dispatcher = spawnDispatcher(url);
+  await dispatcher.firstLine;
+  const stepRuns = async (stepId: number) => Number((await db('sequence_step_runs').where({ step_id: stepId }).count({ n: '*' }).first())!.n);
+
+  context.log(`broadcast to ${DUE}`);
+  const broadcastMs = await timed(async () => {
+    await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
+    await until('the broadcast', 30 * 60_000, async () =>
+      ['sent', 'partial_failure', 'failed'].includes((await db('broadcasts').where({ id: broadcast.id }).first('status')).status),
+    );
+  });
+  context.log(`${DUE} enrolments due at once at a send_email step`);
+  const sequenceMs = await timed(async () => {
+    await db.raw(
+      `INSERT INTO subscriber_sequences (sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
+       SELECT ?, s.id, s.channel_id, 'active', now(), now(), ?, now(), now() FROM subscribers s WHERE s.channel_id = ?`,
+      [due.sequence.id, due.steps[0]!, channel.id],
+    );
+    await until('the due enrolments', 30 * 60_000, async () => (await stepRuns(due.steps[0]!)) >= DUE);
+  });
+  const broadcastRate = DUE / (broadcastMs / 1000);
+  const sequenceRate = DUE / (sequenceMs / 1000);
+  context.log(`broadcast ${round(broadcastRate)} msg/s, sequence step ${round(sequenceRate)} msg/s`);
+
+  // Steps falling due across a minute on an otherwise idle system, judged at the SMTP server.
+  const [late] = await db('channels').insert({ name: 'bench-sequences-late', from_email: 'news@bench.test' }).returning('id');
+  await db('email_servers').insert({ channel_id: late.id, host: '127.0.0.1', port, tls: 'none' });
+  await db.raw(`INSERT INTO subscribers (channel_id, email, first_name) SELECT ?, 'late' || g || '@bench.test', 'L' || g FROM generate_series(1, ?) g`, [
+    late.id,
+    SPREAD,
+  ]);
+  const spread = await fixtures.aSequence(late.id, [email], { label: 'spread', ...untracked });
+  await sleep(5_000);
+  const firstDue = Date.now() + 5_000;
+  context.log(`${SPREAD} steps falling due over ${SPREAD_MS / 1000} s`);
+  const { rows: dueRows } = await db.raw<{ rows: Array<{ email: string; due: Date }> }>(
+    `WITH s AS (SELECT id, email, channel_id, row_number() OVER (ORDER BY id) - 1 AS n FROM subscribers WHERE channel_id = ?), e AS (
+       INSERT INTO subscriber_sequences (sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
+       SELECT ?, s.id, s.channel_id, 'active', now(), to_timestamp(? / 1000.0) + s.n * (? / ?::float8) * interval '1 millisecond', ?, now(), now() FROM s
+       RETURNING subscriber_id, next_trigger_at
+     ) SELECT s.email, e.next_trigger_at AS due FROM e JOIN s ON s.id = e.subscriber_id`,
+    [late.id, spread.sequence.id, firstDue, SPREAD_MS, SPREAD, spread.steps[0]!],
+  );
+  await until('the spread steps', SPREAD_MS + 5 * 60_000, async () => (await stepRuns(spread.steps[0]!)) >= SPREAD);
+  dispatcher.child.kill('SIGTERM');
+  await dispatcher.exited;
+  await boss.stop({ graceful: false, close: true, wait: true });
+  const answer = new Promise<string>((resolve) => {
+    let out = '';
+    sink.child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.endsWith('\n')) resolve(out);
+    });
+  });
+  sink.child.kill('SIGTERM');
+  const { count, stamps } = JSON.parse(await answer) as { count: number; stamps: Record<string, number> };
+  await sink.exited;
+  const lateness = dueRows.map((r) => {
+    const at = stamps[r.email];
+    if (at === undefined) throw new Error(`the sink never received ${r.email}`);
+    return (at - r.due.getTime()) / 1000;
+  });
+  const p50 = percentile(lateness, 50);
+  const p99 = percentile(lateness, 99);
+  context.log(`lateness p50 ${round(p50)} s, p99 ${round(p99)} s, max ${round(Math.max(...lateness))} s`);
+
+  return {
+    figures: [
+      {
+        metric: `${DUE} enrolments due at once, sent`,
+        value: sequenceRate,
+        unit: 'msg/s',
+        ceiling: broadcastRate,
+        target: '>= 0.8x the broadcast pipeline',
+        met: sequenceRate >= 0.8 * broadcastRate,
+      },
+      { metric: `lateness (accepted by SMTP − due) p50, ${SPREAD} steps over a minute`, value: p50, unit: 's' },
+      { metric: `lateness p99`, value: p99, unit: 's', target: '< 5 s', met: p99 < 5 },
+    ],
+    notes: [
+      `Due enrolments: ${DUE} subscribers; first a broadcast to all of them through a spawned dispatcher (enqueued to its status sent), then ${DUE} enrolments inserted due at once at a send_email step of the same subject and body (timed from the insert to the last step run recorded), through the same dispatcher to one SMTP sink process. Tracking is off on both: sequence emails carry no open pixel or tracked links yet. The sink accepted ${count} messages in all.`,
+      `Lateness: ${SPREAD} enrolments of another channel at a send_email step, due evenly across ${SPREAD_MS / 1000} s from 5 s after the insert, the same dispatcher otherwise idle; each one's lateness is the SMTP sink's acceptance time (its wall clock) less its due time. Max ${round(Math.max(...lateness))} s.`,
+    ],
+  };
+}
+
+/** docs/sequences.md, "Runtime": the segment sync, sequence emails against broadcasts, lateness and memory. */
+export const sequencesBench: Bench = {
+  name: 'sequences',
+  async run(context) {
+    const million = await atAMillion(context);
+    const sending = await sendingSteps(context);
+    return {
+      title: 'Sequences (issue 35)',
+      setup: `${SUBSCRIBERS} subscribers enrolled by the segment sync; ${DUE} enrolments due at once against a broadcast of ${DUE}; ${SPREAD} steps falling due across a minute; a dispatcher's peak memory idle with none and with ${SUBSCRIBERS} waiting. Sizes: SEQUENCES_BENCH_SUBSCRIBERS, SEQUENCES_BENCH_DUE, SEQUENCES_BENCH_SPREAD, SEQUENCES_BENCH_IDLE_MS.`,
+      figures: [...million.figures, ...sending.figures],
+      notes: [...million.notes, ...sending.notes],
+    };
+  },
+};
