@@ -57,8 +57,22 @@ async function until(what: string, timeoutMs: number, done: () => Promise<boolea
   }
 }
 
+/** The built dispatcher on `url`; SEQUENCES_BENCH_DISPATCHER_ARGS adds node flags (e.g. --cpu-prof). */
 function spawnDispatcher(url: string) {
-  return nodeProcess(['apps/dispatcher/dist/main.js'], { ...process.env, DATABASE_URL: url, PUBLIC_URL, LOG_LEVEL: 'info', SMTP_ALLOW_PRIVATE: 'true' });
+  const flags = (process.env.SEQUENCES_BENCH_DISPATCHER_ARGS ?? '').split(' ').filter(Boolean);
+  return nodeProcess([...flags, 'apps/dispatcher/dist/main.js'], {
+    ...process.env,
+    DATABASE_URL: url,
+    PUBLIC_URL,
+    LOG_LEVEL: 'info',
+    SMTP_ALLOW_PRIVATE: 'true',
+  });
+}
+
+/** Stops a dispatcher and waits for it. */
+async function stop(dispatcher: ReturnType<typeof spawnDispatcher>): Promise<void> {
+  dispatcher.child.kill('SIGTERM');
+  await dispatcher.exited;
 }
 
 /** A dispatcher started on `url`, left idle for IDLE_MS, then stopped: its peak resident memory in MB. */
@@ -67,8 +81,7 @@ async function idlePeakMb(url: string): Promise<number> {
   await dispatcher.firstLine;
   await sleep(IDLE_MS);
   const peak = memoryKb(dispatcher.child.pid!, 'VmHWM') / 1024;
-  dispatcher.child.kill('SIGTERM');
-  await dispatcher.exited;
+  await stop(dispatcher);
   return peak;
 }
 
@@ -180,8 +193,10 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
   await db.raw('VACUUM ANALYZE subscribers');
   await db.raw('CHECKPOINT');
 
-  const dispatcher = spawnDispatcher(url);
-  await dispatcher.firstLine;
+  // One dispatcher process for the broadcast and a fresh one for the sequence steps, so
+  // neither starts with what the other left (and a profile of the second is the steps' alone).
+  const broadcaster = spawnDispatcher(url);
+  await broadcaster.firstLine;
   const stepRuns = async (stepId: number) => Number((await db('sequence_step_runs').where({ step_id: stepId }).count({ n: '*' }).first())!.n);
 
   context.log(`broadcast to ${DUE}`);
@@ -191,6 +206,9 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
       ['sent', 'partial_failure', 'failed'].includes((await db('broadcasts').where({ id: broadcast.id }).first('status')).status),
     );
   });
+  await stop(broadcaster);
+  const dispatcher = spawnDispatcher(url);
+  await dispatcher.firstLine;
   context.log(`${DUE} enrolments due at once at a send_email step`);
   const sequenceMs = await timed(async () => {
     await db.raw(
@@ -224,8 +242,7 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
     [late.id, spread.sequence.id, firstDue, SPREAD_MS, SPREAD, spread.steps[0]!],
   );
   await until('the spread steps', SPREAD_MS + 5 * 60_000, async () => (await stepRuns(spread.steps[0]!)) >= SPREAD);
-  dispatcher.child.kill('SIGTERM');
-  await dispatcher.exited;
+  await stop(dispatcher);
   await boss.stop({ graceful: false, close: true, wait: true });
   const answer = new Promise<string>((resolve) => {
     let out = '';
@@ -260,7 +277,7 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
       { metric: `lateness p99`, value: p99, unit: 's', target: '< 5 s', met: p99 < 5 },
     ],
     notes: [
-      `Due enrolments: ${DUE} subscribers; first a broadcast to all of them through a spawned dispatcher (enqueued to its status sent), then ${DUE} enrolments inserted due at once at a send_email step of the same subject and body (timed from the insert to the last step run recorded), through the same dispatcher to one SMTP sink process. Tracking is off on both: sequence emails carry no open pixel or tracked links yet. The sink accepted ${count} messages in all.`,
+      `Due enrolments: ${DUE} subscribers; first a broadcast to all of them through a spawned dispatcher (enqueued to its status sent), then, through a fresh dispatcher process, ${DUE} enrolments inserted due at once at a send_email step of the same subject and body (timed from the insert to the last step run recorded), both to one SMTP sink process. Tracking is off on both: sequence emails carry no open pixel or tracked links yet. The sink accepted ${count} messages in all.`,
       `Lateness: ${SPREAD} enrolments of another channel at a send_email step, due evenly across ${SPREAD_MS / 1000} s from 5 s after the insert, the same dispatcher otherwise idle; each one's lateness is the SMTP sink's acceptance time (its wall clock) less its due time. Max ${round(Math.max(...lateness))} s.`,
     ],
   };

@@ -78,6 +78,7 @@ export {
   type SequenceCounts,
   type SequenceRepository,
   SequenceRuntime,
+  type DueCursor,
   type DueEnrolment,
   type EnrolmentNext,
   type SequenceEmailOutcome,
