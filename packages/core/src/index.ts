@@ -78,7 +78,6 @@ export {
   type SequenceCounts,
   type SequenceRepository,
   SequenceRuntime,
-  type DueCursor,
   type DueEnrolment,
   type EnrolmentNext,
   type SequenceEmailOutcome,

@@ -134,7 +134,7 @@ describe('sequence runtime: lifecycle', () => {
       .dispatcher()
       .resolve<SequenceRuntime>(SequenceRuntime)
       .claim('dead', new Date(Date.now() + 1_000), 1, 10);
-    expect(claimed.enrolments.map((c) => c.id).sort()).toEqual([ran.id, orphan.id].sort());
+    expect(claimed.map((c) => c.id).sort()).toEqual([ran.id, orphan.id].sort());
     await new Promise((resolve) => setTimeout(resolve, 20));
     await h.runDue();
     expect(subjects(h.received('ran@example.com'))).toEqual(['Twice?']);

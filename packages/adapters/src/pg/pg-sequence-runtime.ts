@@ -1,4 +1,4 @@
-import type { DueCursor, DueEnrolment, Sequence, SequenceRuntime, StepRecord } from '@mailcast/core';
+import type { DueEnrolment, Sequence, SequenceRuntime, StepRecord } from '@mailcast/core';
 import type { EngagementFacts, RuntimeStep, SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import type { SecretBox } from '../secrets/secret-box';
@@ -12,7 +12,6 @@ const SECRET = 'sequences.unsubscribe_secret';
 
 interface ClaimedRow extends SubscriberRow {
   id: number;
-  was_due: boolean;
   sequence_id: number;
   channel_id: number;
   current_step_id: number | null;
@@ -37,18 +36,11 @@ export class PgSequenceRuntime implements SequenceRuntime {
     private readonly eventRecorded?: () => void,
   ) {}
 
-  async claim(
-    worker: string,
-    now: Date,
-    leaseMs: number,
-    limit: number,
-    after: DueCursor | null = null,
-  ): Promise<{ enrolments: DueEnrolment[]; cursor: DueCursor | null }> {
+  async claim(worker: string, now: Date, leaseMs: number, limit: number): Promise<DueEnrolment[]> {
     const { rows } = await this.db.raw<{ rows: ClaimedRow[] }>(
       `WITH due AS (
-         SELECT id FROM subscriber_sequences
-          WHERE status = 'active' AND next_trigger_at <= :now AND (next_trigger_at, id) > (:afterDue, :afterId)
-          ORDER BY next_trigger_at, id LIMIT :limit FOR UPDATE SKIP LOCKED
+         SELECT id FROM subscriber_sequences WHERE status = 'active' AND next_trigger_at <= :now
+          ORDER BY next_trigger_at LIMIT :limit FOR UPDATE SKIP LOCKED
        ), lapsed AS (
          SELECT id FROM subscriber_sequences WHERE status = 'busy' AND lease_until <= now()
           LIMIT :limit FOR UPDATE SKIP LOCKED
@@ -57,19 +49,12 @@ export class PgSequenceRuntime implements SequenceRuntime {
           SET status = 'busy', claimed_by = :worker, lease_until = ${LEASE_UNTIL}
          FROM picked p, subscribers s
         WHERE e.id = p.id AND s.id = e.subscriber_id
-       RETURNING e.id, e.id IN (SELECT id FROM due) AS was_due, e.sequence_id, e.channel_id, e.current_step_id, e.next_trigger_at, e.attempts, e.started_at,
+       RETURNING e.id, e.sequence_id, e.channel_id, e.current_step_id, e.next_trigger_at, e.attempts, e.started_at,
                  ${SUBSCRIBER_COLUMNS}, (${SENDABLE}) AS sendable, ${SUPPRESSED} AS suppressed,
                  EXISTS (SELECT 1 FROM sequence_step_runs r WHERE r.enrolment_id = e.id AND r.step_id = e.current_step_id) AS ran`,
-      { now, limit, worker, leaseMs, afterDue: after?.dueAt ?? new Date(0), afterId: after?.id ?? 0 },
+      { now, limit, worker, leaseMs },
     );
-    let cursor = after;
-    for (const r of rows) {
-      if (!r.was_due || r.next_trigger_at === null) continue;
-      const id = Number(r.id);
-      const t = r.next_trigger_at.getTime();
-      if (cursor === null || t > cursor.dueAt.getTime() || (t === cursor.dueAt.getTime() && id > cursor.id)) cursor = { dueAt: r.next_trigger_at, id };
-    }
-    const enrolments = rows
+    return rows
       .map((r) => ({
         id: Number(r.id),
         sequenceId: Number(r.sequence_id),
@@ -84,7 +69,6 @@ export class PgSequenceRuntime implements SequenceRuntime {
         subscriber: toSubscriber({ ...r, subscriber_id: Number(r.subscriber_id) }),
       }))
       .sort((a, b) => a.id - b.id);
-    return { enrolments, cursor };
   }
 
   async extendLeases(worker: string, leaseMs: number): Promise<void> {

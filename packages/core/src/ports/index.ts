@@ -75,13 +75,5 @@ export type {
   StepStatistics,
 } from './entities/sequence';
 export type { SequenceRepository } from './sequences';
-export {
-  SequenceRuntime,
-  type DueCursor,
-  type DueEnrolment,
-  type EnrolmentNext,
-  type SequenceEmailOutcome,
-  type StepEffect,
-  type StepRecord,
-} from './sequence-runtime';
+export { SequenceRuntime, type DueEnrolment, type EnrolmentNext, type SequenceEmailOutcome, type StepEffect, type StepRecord } from './sequence-runtime';
 export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';

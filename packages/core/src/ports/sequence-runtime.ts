@@ -22,15 +22,6 @@ export interface DueEnrolment {
   subscriber: SubscriberSnapshot;
 }
 
-/**
- * A place in the order of due enrolments (due time, then id). A turn claims past the last one it
- * took, so it does not walk again over the index entries of the enrolments it has already moved.
- */
-export interface DueCursor {
-  dueAt: Date;
-  id: number;
-}
-
 /** Where the enrolment goes once its step is recorded. */
 export type EnrolmentNext =
   /** Waits at `stepId` until `dueAt` (the next step, or the same one tried again). */
@@ -80,12 +71,10 @@ export interface StepRecord {
 export interface SequenceRuntime {
   /**
    * Claims up to `limit` enrolments, FOR UPDATE SKIP LOCKED: active and due at `now` (the
-   * application clock, which set their times) and past `after` in (due time, id) order, or busy
-   * under a lease that lapsed in database time. Each becomes busy, leased to `worker` for
-   * `leaseMs` of database time. `cursor` is where the next claim of the same turn starts: the
-   * last due enrolment taken (or `after` when none was).
+   * application clock, which set their times), or busy under a lease that lapsed in database
+   * time. Each becomes busy, leased to `worker` for `leaseMs` of database time.
    */
-  claim(worker: string, now: Date, leaseMs: number, limit: number, after?: DueCursor | null): Promise<{ enrolments: DueEnrolment[]; cursor: DueCursor | null }>;
+  claim(worker: string, now: Date, leaseMs: number, limit: number): Promise<DueEnrolment[]>;
   extendLeases(worker: string, leaseMs: number): Promise<void>;
   /** What `worker` still holds goes back to active, its due time kept. */
   release(worker: string): Promise<void>;

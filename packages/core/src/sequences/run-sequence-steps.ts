@@ -11,7 +11,6 @@ import {
   Templates,
   WebhookDestinations,
   WebhookSender,
-  type DueCursor,
   type DueEnrolment,
   type StepRecord,
 } from '../ports';
@@ -66,15 +65,11 @@ export class RunSequenceSteps {
       retryScheduleMs: o.retryScheduleMs,
     });
     let recorded = 0;
-    let cursor: DueCursor | null = null;
     const work: LeasedWork<DueEnrolment, StepRecord> = {
       goesOn: async () => !stopping(),
       claim: async ({ worker: w, limit, leaseMs }) => {
-        // Past the last due enrolment this drain took: what a record makes due again is due at
-        // its record's time, after every enrolment claimed before it, so it is still found.
-        const claimed = await this.runtime.claim(w, this.clock.now(), leaseMs, limit, cursor);
-        cursor = claimed.cursor;
-        const items = claimed.enrolments;
+        // Always from the earliest due: what a record made due again is found at once.
+        const items = await this.runtime.claim(w, this.clock.now(), leaseMs, limit);
         return { items, settled: 0, lastId: items.at(-1)?.id ?? null };
       },
       extendLeases: (w, leaseMs) => this.runtime.extendLeases(w, leaseMs),
@@ -101,7 +96,6 @@ export class RunSequenceSteps {
       // committing: drain again until one records nothing.
       for (;;) {
         const before = recorded;
-        cursor = null;
         const end = await run.drain();
         if (end !== 'exhausted' || recorded === before) return recorded;
       }
