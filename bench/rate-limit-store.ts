@@ -1,7 +1,8 @@
 /**
  * The request rate limit's store (docs/auth.md, Rate limit): our one-statement counter
  * (PgRateLimitCounter.hit) against rate-limiter-flexible's RateLimiterPostgres.consume, in the
- * same run, on the same embedded PostgreSQL, over the same tokens.
+ * same run, on the same embedded PostgreSQL, over the same tokens; the library both on a pg Pool
+ * of its own and on the api's knex pool (`storeType: 'knex'`).
  *
  *   npx ts-node --transpile-only -P bench/tsconfig.json bench/rate-limit-store.ts
  *
@@ -81,12 +82,23 @@ async function main(): Promise<void> {
       points: 1_000_000_000,
       duration: 120,
     });
+    // The same, through the api's own knex pool (no second pool of connections per api process).
+    const onKnex = new RateLimiterPostgres({
+      storeClient: db,
+      storeType: 'knex',
+      tableName: 'rate_limiter_flexible',
+      tableCreated: true,
+      points: 1_000_000_000,
+      duration: 120,
+    });
+    const windowKey = (tokenId: number) => `${tokenId}:${rateLimitWindowStart(new Date()).getTime()}`;
     const sides: Array<{ name: string; hit: Hit }> = [
       { name: 'PgRateLimitCounter.hit', hit: (tokenId) => counter.hit(tokenId, rateLimitWindowStart(new Date())) },
       {
         name: 'RateLimiterPostgres.consume',
-        hit: async (tokenId) => (await limiter.consume(`${tokenId}:${rateLimitWindowStart(new Date()).getTime()}`)).consumedPoints,
+        hit: async (tokenId) => (await limiter.consume(windowKey(tokenId))).consumedPoints,
       },
+      { name: 'RateLimiterPostgres.consume on knex', hit: async (tokenId) => (await onKnex.consume(windowKey(tokenId))).consumedPoints },
     ];
     // Warm both: connections opened, statements planned.
     for (const side of sides) await timeCalls(side.hit, tokenIds, 500, CONCURRENCY);

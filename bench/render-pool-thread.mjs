@@ -20,8 +20,11 @@ const reader = new Htmlparser2Reader();
 const jobs = new Map();
 const KEPT_JOBS = 16;
 
-/** @param {{ jobId: number; job?: unknown; recipient: unknown }} task */
-export default async function render({ jobId, job, recipient }) {
+/** @param {{ jobId: number; job?: unknown; recipient: unknown } | { ping: true }} task */
+export default async function render(task) {
+  // The first task of a thread: it has loaded its script.
+  if ('ping' in task) return { pong: true };
+  const { jobId, job, recipient } = task;
   let renderer = jobs.get(jobId);
   if (renderer === undefined) {
     if (job === undefined) return { missing: true };

@@ -63,23 +63,36 @@ class PiscinaBroadcastRendering implements Rendering {
   private jobIds = 0;
   private closed = false;
   private readonly timeLimitMs: number;
+  private readonly tasksPerThread: number;
 
-  constructor(options: { threads: number; heapMb: number; timeLimitMs: number }) {
+  constructor(options: { threads: number; heapMb: number; timeLimitMs: number; tasksPerThread?: number }) {
     this.pool = new Piscina({
       filename: path.join(__dirname, 'render-pool-thread.mjs'),
       minThreads: options.threads,
       maxThreads: options.threads,
       idleTimeout: Infinity,
-      concurrentTasksPerWorker: 1,
+      concurrentTasksPerWorker: options.tasksPerThread ?? 1,
       resourceLimits: { maxOldGenerationSizeMb: options.heapMb, maxYoungGenerationSizeMb: YOUNG_MB },
     });
-    // A thread counts once it is ready (a replacement after a stop, too): only then is a task handed to it.
+    // A thread counts once it is ready (a replacement after a stop, too): only then is a task handed
+    // to it. Piscina counts the threads it starts with as ready before they have loaded the script,
+    // so those count once each has answered an untimed first task.
+    let starting = true;
     this.pool.on('workerCreate', () => {
+      if (starting) return;
       this.ready++;
       this.pump();
     });
-    this.pool.on('workerDestroy', () => this.ready--);
+    this.pool.on('workerDestroy', () => {
+      if (!starting) this.ready--;
+    });
+    void Promise.all(Array.from({ length: options.threads }, () => this.pool.run({ ping: true }))).then(() => {
+      starting = false;
+      this.ready = this.pool.threads.length;
+      this.pump();
+    });
     this.timeLimitMs = options.timeLimitMs;
+    this.tasksPerThread = options.tasksPerThread ?? 1;
   }
 
   forJob(job: RenderingJob): JobRenderer {
@@ -127,7 +140,7 @@ class PiscinaBroadcastRendering implements Rendering {
   }
 
   private pump(): void {
-    while (!this.closed && this.inFlight < this.ready) {
+    while (!this.closed && this.inFlight < this.ready * this.tasksPerThread) {
       const task = this.next();
       if (task === undefined) return;
       const given = this.given.get(task.jobId);
