@@ -21,6 +21,7 @@ import { Htmlparser2Reader, LiquidTemplates, ThreadedBroadcastRendering } from '
 import { InProcessBroadcastRendering, type Broadcast, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from '@mailcast/core';
 import { RenderTurns } from '@mailcast/send-engine';
 import { HOSTILE_LIQUID } from '../packages/testkit/src/hostile-liquid';
+import { RenderLanes } from '../packages/adapters/src/templates/render-lanes';
 import { aBroadcast, subscriber } from '../packages/adapters/src/templates/test-support/broadcasts';
 import path from 'node:path';
 import { Piscina } from 'piscina';
@@ -44,6 +45,7 @@ interface Rendering {
 }
 
 interface Waiting {
+  lane: number;
   jobId: number;
   recipient: RecipientLinks;
   resolve: (value: RenderedEmail) => void;
@@ -55,8 +57,7 @@ class PiscinaBroadcastRendering implements Rendering {
   private readonly pool: Piscina;
   private readonly jobs = new Map<number, { job: RenderingJob; lane: number }>();
   private readonly given = new Map<number, string>();
-  private readonly lanes = new Map<number, Waiting[]>();
-  private readonly turns: number[] = [];
+  private readonly lanes = new RenderLanes<Waiting>();
   private readonly pace = new RenderTurns(setImmediate);
   private ready = 0;
   private inFlight = 0;
@@ -105,12 +106,7 @@ class PiscinaBroadcastRendering implements Rendering {
         const given = this.given.get(jobId);
         if (given !== undefined) return Promise.reject(new Error(given));
         return new Promise<RenderedEmail>((resolve, reject) => {
-          let queue = this.lanes.get(lane);
-          if (queue === undefined) {
-            this.lanes.set(lane, (queue = []));
-            this.turns.push(lane);
-          }
-          queue.push({ jobId, recipient, resolve, reject });
+          this.lanes.add({ lane, jobId, recipient, resolve, reject });
           this.pump();
         });
       },
@@ -123,25 +119,13 @@ class PiscinaBroadcastRendering implements Rendering {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const queue of this.lanes.values()) for (const task of queue) task.reject(new Error('the rendering threads are closed'));
-    this.lanes.clear();
-    this.turns.length = 0;
+    for (const task of this.lanes.drain()) task.reject(new Error('the rendering threads are closed'));
     await this.pool.destroy();
-  }
-
-  private next(): Waiting | undefined {
-    const lane = this.turns.shift();
-    if (lane === undefined) return undefined;
-    const queue = this.lanes.get(lane)!;
-    const task = queue.shift()!;
-    if (queue.length > 0) this.turns.push(lane);
-    else this.lanes.delete(lane);
-    return task;
   }
 
   private pump(): void {
     while (!this.closed && this.inFlight < this.ready * this.tasksPerThread) {
-      const task = this.next();
+      const task = this.lanes.next();
       if (task === undefined) return;
       const given = this.given.get(task.jobId);
       const held = this.jobs.get(task.jobId);
@@ -168,8 +152,7 @@ class PiscinaBroadcastRendering implements Rendering {
           : `the rendering thread failed: ${error instanceof Error ? error.message : String(error)}`;
       if (this.jobs.has(task.jobId)) this.given.set(task.jobId, `not tried: an earlier recipient's render failed (${reason})`);
       // The lane whose request cost a thread has had its turn.
-      const spent = this.turns.indexOf(lane);
-      if (spent >= 0) this.turns.push(...this.turns.splice(spent, 1));
+      this.lanes.toBack(lane);
       outcome = { ok: false, error: new Error(reason) };
     } finally {
       this.inFlight--;
