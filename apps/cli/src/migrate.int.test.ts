@@ -45,7 +45,7 @@ ${MIGRATIONS.map(
         'email_events',
         'email_servers',
         'events',
-        'rate_limit_windows',
+        'rate_limit_counts',
         'segment_memberships',
         'segments',
         'subscriber_confirmations',

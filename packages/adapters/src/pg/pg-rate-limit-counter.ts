@@ -1,24 +1,34 @@
 import type { RateLimitCounter } from '@mailcast/core';
 import type { Knex } from 'knex';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
 
+/** The table of migration 20261130000002_rate_limit_counts (made there, never by the library). */
+export const RATE_LIMIT_TABLE = 'rate_limit_counts';
+
+/**
+ * rate-limiter-flexible's PostgreSQL store on the api's own knex pool (docs/auth.md, Rate limit):
+ * one named upsert per request, atomic under concurrency. A row is keyed by the token and the
+ * window's start, so windows stay aligned to the clock's minutes (the Clock port decides which
+ * window a request is in); it expires two windows after its first request, by the process's
+ * clock, and the library deletes rows expired an hour ago every five minutes. Points are never
+ * refused here: the decision, headers and Retry-After stay decideRateLimit's.
+ */
 export class PgRateLimitCounter implements RateLimitCounter {
+  private limiter: RateLimiterPostgres | undefined;
+
   constructor(private readonly db: Knex) {}
 
-  /**
-   * One statement, atomic under concurrency: the row is created, counted up, or reset when a
-   * newer window starts. A stale window (an older window_start) never counts up.
-   */
   async hit(tokenId: number, windowStart: Date): Promise<number> {
-    const result = await this.db.raw<{ rows: Array<{ count: number }> }>(
-      `INSERT INTO rate_limit_windows AS w (token_id, window_start, count) VALUES (?, ?, 1)
-       ON CONFLICT (token_id) DO UPDATE SET
-         count = CASE WHEN w.window_start = EXCLUDED.window_start THEN w.count + 1
-                      WHEN w.window_start < EXCLUDED.window_start THEN 1
-                      ELSE w.count END,
-         window_start = GREATEST(w.window_start, EXCLUDED.window_start)
-       RETURNING CASE WHEN window_start = ? THEN count ELSE 1 END AS count`,
-      [tokenId, windowStart, windowStart],
-    );
-    return result.rows[0]?.count ?? 1;
+    // Made with the first request, so a process that serves none keeps no clean-up timer.
+    this.limiter ??= new RateLimiterPostgres({
+      storeClient: this.db,
+      storeType: 'knex',
+      tableName: RATE_LIMIT_TABLE,
+      tableCreated: true,
+      keyPrefix: 'token',
+      points: 2 ** 31 - 1,
+      duration: 120,
+    });
+    return (await this.limiter.consume(`${tokenId}:${windowStart.getTime()}`)).consumedPoints;
   }
 }

@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { DEFAULT_THREAD_YOUNG_GENERATION_MB, startThread } from '../system/threads';
+import { RenderLanes } from './render-lanes';
 
 /** From a thread: that it is ready (once, first), or one request's result or why it failed. */
 export type RenderThreadReply = { ready: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
@@ -85,9 +86,8 @@ interface Slot<Body> {
  */
 export class RenderThreads<Body extends object> {
   private readonly slots: Array<Slot<Body>>;
-  /** Waiting requests by lane, and the lanes that have any, in the order of their turns. */
-  private readonly lanes = new Map<number, Array<Task<Body>>>();
-  private readonly turns: number[] = [];
+  /** Waiting requests by lane, served in turn. */
+  private readonly lanes = new RenderLanes<Task<Body>>();
   private spare: Spare | null = null;
   private taskIds = 0;
   private closed = false;
@@ -104,7 +104,7 @@ export class RenderThreads<Body extends object> {
   request(lane: number, body: Body): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the rendering threads are closed'));
     return new Promise((resolve, reject) => {
-      this.enqueue({ id: ++this.taskIds, lane, body, resolve, reject });
+      this.lanes.add({ id: ++this.taskIds, lane, body, resolve, reject });
       this.pump();
     });
   }
@@ -118,40 +118,17 @@ export class RenderThreads<Body extends object> {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const queue of this.lanes.values()) for (const task of queue) task.reject(new Error('the rendering threads are closed'));
-    this.lanes.clear();
-    this.turns.length = 0;
+    for (const task of this.lanes.drain()) task.reject(new Error('the rendering threads are closed'));
     const spare = this.spare;
     this.spare = null;
     await Promise.all([...this.slots.map((slot) => this.stop(slot, 'the rendering threads are closed')), spare?.worker.terminate()]);
-  }
-
-  private enqueue(task: Task<Body>, front = false): void {
-    let queue = this.lanes.get(task.lane);
-    if (queue === undefined) {
-      this.lanes.set(task.lane, (queue = []));
-      this.turns.push(task.lane);
-    }
-    if (front) queue.unshift(task);
-    else queue.push(task);
-  }
-
-  /** The next lane's oldest request; the lane goes to the back of the turns. */
-  private next(): Task<Body> | undefined {
-    const lane = this.turns.shift();
-    if (lane === undefined) return undefined;
-    const queue = this.lanes.get(lane)!;
-    const task = queue.shift()!;
-    if (queue.length > 0) this.turns.push(lane);
-    else this.lanes.delete(lane);
-    return task;
   }
 
   /** Hands waiting requests to threads with room, starting a thread where there is none. */
   private pump(): void {
     for (const slot of this.slots) {
       while (slot.inFlight.length < IN_FLIGHT_PER_THREAD) {
-        const task = this.next();
+        const task = this.lanes.next();
         if (task === undefined) return;
         this.hand(slot, task);
       }
@@ -259,10 +236,9 @@ export class RenderThreads<Body extends object> {
         this.hooks.onStopped?.(current.body, reason);
         current.reject(new RenderThreadStopped(reason));
       }
-      for (const task of behind.reverse()) this.enqueue(task, true);
+      for (const task of behind.reverse()) this.lanes.add(task, true);
       // The lane whose request cost a thread has had its turn.
-      const spent = current === undefined ? -1 : this.turns.indexOf(current.lane);
-      if (spent >= 0) this.turns.push(...this.turns.splice(spent, 1));
+      if (current !== undefined) this.lanes.toBack(current.lane);
       this.pump();
     }
     if (worker !== null) await worker.terminate();
