@@ -2,6 +2,7 @@ import { createBoss, createLogger, loadConfig, PgSegmentRepository, PgSequenceRu
 import { SyncSegmentEnrolments } from '@mailcast/core';
 import { parseSegmentDefinition } from '@mailcast/domain';
 import { Fixtures } from '../packages/testkit/src/fixtures';
+import { eventually } from '../packages/testkit/src/net';
 import type { Bench, BenchContext, BenchFigure } from './harness';
 import { percentile, round } from './harness';
 import { memoryKb, nodeProcess } from './processes';
@@ -48,14 +49,6 @@ const timed = async (work: () => Promise<unknown>) => {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, timeoutMs: number, done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** The built dispatcher on `url`; SEQUENCES_BENCH_DISPATCHER_ARGS adds node flags (e.g. --cpu-prof). */
 function spawnDispatcher(url: string) {
@@ -207,8 +200,10 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
   context.log(`broadcast to ${DUE}`);
   const broadcastMs = await timed(async () => {
     await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
-    await until('the broadcast', 30 * 60_000, async () =>
-      ['sent', 'partial_failure', 'failed'].includes((await db('broadcasts').where({ id: broadcast.id }).first('status')).status),
+    await eventually(
+      async () =>
+        ['sent', 'partial_failure', 'failed'].includes((await db('broadcasts').where({ id: broadcast.id }).first('status')).status) ? true : undefined,
+      30 * 60_000,
     );
   });
   await stop(broadcaster);
@@ -221,7 +216,7 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
        SELECT ?, s.id, s.channel_id, 'active', now(), now(), ?, now(), now() FROM subscribers s WHERE s.channel_id = ?`,
       [due.sequence.id, due.steps[0]!, channel.id],
     );
-    await until('the due enrolments', 30 * 60_000, async () => (await stepRuns(due.steps[0]!)) >= DUE);
+    await eventually(async () => ((await stepRuns(due.steps[0]!)) >= DUE ? true : undefined), 30 * 60_000);
   });
   const broadcastRate = DUE / (broadcastMs / 1000);
   const sequenceRate = DUE / (sequenceMs / 1000);
@@ -246,7 +241,7 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
      ) SELECT s.email, e.next_trigger_at AS due FROM e JOIN s ON s.id = e.subscriber_id`,
     [late.id, spread.sequence.id, firstDue, SPREAD_MS, SPREAD, spread.steps[0]!],
   );
-  await until('the spread steps', SPREAD_MS + 5 * 60_000, async () => (await stepRuns(spread.steps[0]!)) >= SPREAD);
+  await eventually(async () => ((await stepRuns(spread.steps[0]!)) >= SPREAD ? true : undefined), SPREAD_MS + 5 * 60_000);
   await stop(dispatcher);
   await boss.stop({ graceful: false, close: true, wait: true });
   const answer = new Promise<string>((resolve) => {

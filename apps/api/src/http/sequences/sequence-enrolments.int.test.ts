@@ -103,6 +103,13 @@ describe('sequence enrolments', () => {
     const inactive = await enrol(id, { email: 'off@example.com' });
     expect([inactive.status, inactive.body]).toEqual([422, { error: 'Subscriber is not active' }]);
     expect((await enrol(id, { email: 'not an address' })).status).toBe(422);
+    // The document marks email required; the answer to its absence stays the field's blank message.
+    for (const body of [{}, { subscriber: { first_name: 'Ann' } }, { email: ' ' }]) {
+      const blank = await enrol(id, body);
+      expect([blank.status, blank.body]).toEqual([422, { errors: { email: ["can't be blank"] } }]);
+    }
+    const unnamed = await as().delete(`/api/v1/sequences/${id}/remove_subscriber`, {});
+    expect([unnamed.status, unnamed.body]).toEqual([422, { errors: { email: ["can't be blank"] } }]);
     expect((await enrol(999_999, { email: 'ann@example.com' })).status).toBe(404);
   });
 
