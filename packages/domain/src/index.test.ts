@@ -87,6 +87,7 @@ test('the barrel exports the public API', () => {
     'trackingTokenRecipient',
     'verifyTrackingToken',
     'isoInstant',
+    'chooseVariant',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);

@@ -220,3 +220,6 @@ export {
   type HttpStepVerdict,
   type RuntimeStep,
 } from './sequence-runtime';
+
+// Opt-in forms: which variant a visitor sees.
+export { chooseVariant, type WeightedForm } from './form-variant';
