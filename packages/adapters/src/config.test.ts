@@ -30,6 +30,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       smtpAllowPrivate: false,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
       templateTimeLimitMs: 300,
+      turnstileSecretKey: undefined,
     });
   });
 
@@ -56,6 +57,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       MAILCAST_API_STATEMENT_TIMEOUT_MS: '12000',
       SMTP_ALLOW_PRIVATE: 'true',
       MAILCAST_TEMPLATE_TIME_LIMIT_MS: '750',
+      TURNSTILE_SECRET_KEY: '0x4AAAAAAA-secret',
     });
     expect(config).toEqual({
       databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
@@ -80,6 +82,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       smtpAllowPrivate: true,
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
       templateTimeLimitMs: 750,
+      turnstileSecretKey: '0x4AAAAAAA-secret',
     });
   });
 

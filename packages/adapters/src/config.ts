@@ -46,6 +46,8 @@ export interface Config {
   inbound: InboundConfig;
   /** MAILCAST_TEMPLATE_TIME_LIMIT_MS: one email's Liquid render on a templates thread (docs/templates.md "Rendering"). */
   templateTimeLimitMs: number;
+  /** TURNSTILE_SECRET_KEY: forms that ask for a Turnstile check verify with it; unset, none is checked (docs/opt-in-forms.md). */
+  turnstileSecretKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -129,6 +131,7 @@ const schema = Joi.object({
   ),
   SMTP_ALLOW_PRIVATE: Joi.boolean().default(false),
   MAILCAST_TEMPLATE_TIME_LIMIT_MS: Joi.number().integer().min(1).default(DEFAULT_TEMPLATE_TIME_LIMIT_MS),
+  TURNSTILE_SECRET_KEY: Joi.string(),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -179,5 +182,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpAllowPrivate: value.SMTP_ALLOW_PRIVATE,
     inbound,
     templateTimeLimitMs: value.MAILCAST_TEMPLATE_TIME_LIMIT_MS,
+    turnstileSecretKey: value.TURNSTILE_SECRET_KEY,
   };
 }

@@ -41,6 +41,7 @@ export { ThreadedMailer } from './mail/threaded-mailer';
 export { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
 export { smtpAddressOptions, type SmtpAddressOptions } from './mail/smtp-destination';
 export { ThreadedWebhookSender } from './http/threaded-webhook-sender';
+export { GotTurnstileVerifier, TURNSTILE_SITEVERIFY_URL } from './http/got-turnstile-verifier';
 
 // Templates: Liquid rendering (on threads), HTML reading, threaded broadcast rendering.
 export { LiquidTemplates } from './templates/liquid-templates';

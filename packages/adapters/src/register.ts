@@ -23,6 +23,7 @@ import {
   Templates,
   HtmlReader,
   Transactor,
+  TurnstileVerifier,
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
@@ -35,6 +36,7 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
 import { ConfigPublicLinks } from './http/public-links';
+import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgRetentionStore } from './pg/pg-retention-store';
@@ -134,6 +136,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SmtpHostPolicy, new DnsSmtpHosts(smtpAddresses));
   container.registerInstance(SmtpProbe, new NodemailerSmtpProbe(smtpAddresses));
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
+  container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   return container;
 }
 

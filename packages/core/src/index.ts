@@ -18,6 +18,7 @@ export {
   PublicLinks,
   RandomSource,
   RateLimitCounter,
+  TurnstileVerifier,
   Timers,
   Repositories,
   RetentionPolicy,

@@ -57,6 +57,7 @@ export { Mailer, MessageWithdrawn, PriorityMailer, SendEngine, type Clearance, t
 export { HtmlReader, Templates, type HtmlDocument, type TemplatePart, type TemplateScope } from './templates';
 export { BroadcastRendering, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from './broadcast-rendering';
 export { RateLimitCounter } from './rate-limits';
+export { TurnstileVerifier } from './turnstile';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';
 export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';
