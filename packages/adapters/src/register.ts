@@ -24,6 +24,8 @@ import {
   HtmlReader,
   Transactor,
   TurnstileVerifier,
+  OptInFormCounters,
+  PublicOptInForms,
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
@@ -39,6 +41,7 @@ import { ConfigPublicLinks } from './http/public-links';
 import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
+import { PgOptInFormCounters, PgPublicOptInForms } from './pg/pg-public-opt-in-forms';
 import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
@@ -137,6 +140,8 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SmtpProbe, new NodemailerSmtpProbe(smtpAddresses));
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
+  container.registerInstance(PublicOptInForms, new PgPublicOptInForms(infra.db));
+  container.registerInstance(OptInFormCounters, new PgOptInFormCounters(infra.db));
   return container;
 }
 

@@ -19,6 +19,10 @@ export {
   RandomSource,
   RateLimitCounter,
   TurnstileVerifier,
+  OptInFormCounters,
+  PublicOptInForms,
+  type PublicFormBlock,
+  type PublicFormRecord,
   Timers,
   Repositories,
   RetentionPolicy,
@@ -304,3 +308,7 @@ export { transactionalUnsubscribeUrl, withUnsubscribeLink } from './transactiona
 // Bounces and complaints.
 export { RecordBounce, type BounceReport, type BounceResult } from './bounces/record-bounce';
 export { RecordNotification } from './bounces/record-notification';
+
+// Opt-in forms: the public side's counters and submission.
+export { RecordOptInFormSubmission, RecordOptInFormView, utcDay } from './forms/record-opt-in-form-view';
+export { SubmitOptInForm, type OptInSubmission } from './forms/submit-opt-in-form';

@@ -6,6 +6,7 @@ import { docsRoutes } from '../openapi/docs.routes';
 import { actingChannel, authenticate } from './auth';
 import { failedAuthLimit, publicLimit } from './client-limits';
 import { confirmationRoutes } from '../public/confirmation.routes';
+import { formsRoutes } from '../public/forms/forms.routes';
 import { broadcastStatisticsRoutes } from './broadcasts/broadcast-statistics.routes';
 import { broadcastsRoutes } from './broadcasts/broadcasts.routes';
 import { dashboardRoutes } from './dashboard.routes';
@@ -84,6 +85,8 @@ export function createApp(container: DependencyContainer): Express {
 
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));
+  // Opt-in forms' hosted pages, embed script, views and submissions: their own per-address limits.
+  app.use(formsRoutes(container));
 
   app.use(notFound);
   app.use(errorHandler(logger));

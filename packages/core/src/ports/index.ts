@@ -58,6 +58,7 @@ export { HtmlReader, Templates, type HtmlDocument, type TemplatePart, type Templ
 export { BroadcastRendering, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from './broadcast-rendering';
 export { RateLimitCounter } from './rate-limits';
 export { TurnstileVerifier } from './turnstile';
+export { OptInFormCounters, PublicOptInForms, type PublicFormBlock, type PublicFormRecord } from './opt-in-form-public';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';
 export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';

@@ -1,0 +1,35 @@
+import { inject, injectable } from 'tsyringe';
+import { Clock, OptInFormCounters } from '../ports';
+
+/** A UTC calendar day, as the daily counters key it. */
+export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+
+/**
+ * Counts one view of a form (a main form or a variant: each row counts for itself), and a
+ * unique view the first time a visitor is seen on the form that UTC day (docs/opt-in-forms.md,
+ * "Analytics").
+ */
+@injectable()
+export class RecordOptInFormView {
+  constructor(
+    @inject(OptInFormCounters) private readonly counters: OptInFormCounters,
+    @inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  execute(input: { formId: number; visitorId: string }): Promise<{ unique: boolean }> {
+    return this.counters.recordView(input.formId, input.visitorId, utcDay(this.clock.now()));
+  }
+}
+
+/** Counts one accepted submission of a form on today's (UTC) counters. */
+@injectable()
+export class RecordOptInFormSubmission {
+  constructor(
+    @inject(OptInFormCounters) private readonly counters: OptInFormCounters,
+    @inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  execute(input: { formId: number }): Promise<void> {
+    return this.counters.recordSubmission(input.formId, utcDay(this.clock.now()));
+  }
+}
