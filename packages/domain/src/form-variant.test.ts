@@ -46,7 +46,7 @@ describe('chooseVariant (docs/opt-in-forms.md, "Variant assignment")', () => {
       { id: 2, weight: 50 },
     ];
     const differ = Array.from({ length: 200 }, (_, i) => `v${i}`).filter(
-      (v) => chooseVariant(1, v, split) === split[0] !== (chooseVariant(7, v, split) === split[0]),
+      (v) => (chooseVariant(1, v, split) === split[0]) !== (chooseVariant(7, v, split) === split[0]),
     );
     expect(differ.length).toBeGreaterThan(50);
   });

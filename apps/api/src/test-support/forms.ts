@@ -19,7 +19,13 @@ export interface FormSeed {
 /** An email input, first name, a button: the form view most tests need. */
 export const SIGN_UP_BLOCKS = [
   { block_type: 'heading', text_value: 'Join the <b>newsletter</b>' },
-  { block_type: 'input_field', input_field_value_type: 'email', input_field_label: 'Email address', input_field_placeholder: 'you@example.com', required: true },
+  {
+    block_type: 'input_field',
+    input_field_value_type: 'email',
+    input_field_label: 'Email address',
+    input_field_placeholder: 'you@example.com',
+    required: true,
+  },
   { block_type: 'input_field', input_field_value_type: 'first_name', input_field_label: 'First name' },
   { block_type: 'button', button_label: 'Subscribe' },
 ];
@@ -66,7 +72,9 @@ export async function aForm(db: Knex, channelId: number, seed: FormSeed = {}): P
 export async function formCounts(db: Knex, formId: number): Promise<{ views: number; unique_views: number; submissions: number }> {
   const row = await db('opt_in_form_daily_statistics')
     .where({ form_id: formId })
-    .select(db.raw('coalesce(sum(views), 0)::int AS views, coalesce(sum(unique_views), 0)::int AS unique_views, coalesce(sum(submissions), 0)::int AS submissions'))
+    .select(
+      db.raw('coalesce(sum(views), 0)::int AS views, coalesce(sum(unique_views), 0)::int AS unique_views, coalesce(sum(submissions), 0)::int AS submissions'),
+    )
     .first();
   return row as { views: number; unique_views: number; submissions: number };
 }

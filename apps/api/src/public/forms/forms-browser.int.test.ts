@@ -32,7 +32,9 @@ describe('opt-in forms in a browser', () => {
       const tag = `<script src="${stack.url}/f/${form}/embed.js" async></script>`;
       const filler = Array.from({ length: 60 }, (_, i) => `<p>Paragraph ${i + 1} of the article.</p>`).join('');
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><html lang="en"><head><title>Blog</title></head><body><h1>Article</h1><p>Intro</p>${tag}<p>After the tag</p>${filler}</body></html>`);
+      res.end(
+        `<!doctype html><html lang="en"><head><title>Blog</title></head><body><h1>Article</h1><p>Intro</p>${tag}<p>After the tag</p>${filler}</body></html>`,
+      );
     });
     await new Promise<void>((resolve) => site.listen(port, '127.0.0.1', resolve));
   }, 60_000);

@@ -127,11 +127,14 @@ describe('public opt-in form endpoints (docs/opt-in-forms.md)', () => {
 
     it('serves one embed script under 15 KB gzipped that names no other host (but Turnstile, for forms that ask)', async () => {
       const form = await aForm(api.database.db, channelId);
-      const res = await request(api.app).get(`/f/${form.identifier}/embed.js`).buffer(true).parse((r, done) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      const res = await request(api.app)
+        .get(`/f/${form.identifier}/embed.js`)
+        .buffer(true)
+        .parse((r, done) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => done(null, Buffer.concat(chunks)));
+        });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
       expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
@@ -139,7 +142,10 @@ describe('public opt-in form endpoints (docs/opt-in-forms.md)', () => {
       expect(gzipSync(body, { level: 9 }).length).toBeLessThan(15 * 1024);
       const hosts = [...body.toString('utf8').matchAll(/https?:\/\/([a-z0-9.-]+)/gi)].map((m) => m[1]);
       expect([...new Set(hosts)]).toEqual(['challenges.cloudflare.com']);
-      await request(api.app).get(`/f/${form.identifier}/embed.js`).set('If-None-Match', res.headers.etag as string).expect(304);
+      await request(api.app)
+        .get(`/f/${form.identifier}/embed.js`)
+        .set('If-None-Match', res.headers.etag as string)
+        .expect(304);
     });
 
     it('answers CORS preflights', async () => {
@@ -200,7 +206,9 @@ describe('public opt-in form endpoints (docs/opt-in-forms.md)', () => {
       expect(res.body).toEqual({ error: 'This form cannot be used from this website' });
       // Allowed hosts (and subdomains) and the product's own origin get past the check (to the honeypot here).
       for (const origin of ['https://example.com', 'https://news.example.com', 'http://shop.example.org', PUBLIC_URL]) {
-        await submit(form.identifier, human({ website: 'bot' })).set('Origin', origin).expect(200);
+        await submit(form.identifier, human({ website: 'bot' }))
+          .set('Origin', origin)
+          .expect(200);
       }
       const disabled = await aForm(api.database.db, channelId, { enabled: false });
       expect((await submit(disabled.identifier, human()).expect(404)).body).toEqual({ error: 'Form not found' });
@@ -253,6 +261,29 @@ describe('public opt-in form endpoints (docs/opt-in-forms.md)', () => {
         api.database.db.removeListener('query', onQuery);
       }
       expect(queries).toEqual([]);
+    });
+
+    it('answers the hosted page posted without script with a page: the post-submission blocks, or the problem', async () => {
+      const form = await aForm(api.database.db, channelId, { post_submission_blocks: [{ block_type: 'text', text_value: 'See you <soon>' }] });
+      const ok = await submit(form.identifier, human({ website: 'bot' }))
+        .set('Accept', 'text/html,application/xhtml+xml')
+        .expect(200);
+      expect(ok.headers['content-type']).toMatch(/^text\/html/);
+      expect(ok.text).toContain('<p>See you &lt;soon&gt;</p>');
+      expect(ok.headers['content-security-policy']).toContain("default-src 'none'");
+      // No allowed domains: any origin may post; a form with a list refuses others with a 403 page.
+      const anywhere = await submit(form.identifier, human({ website: 'bot' }))
+        .set('Accept', 'text/html')
+        .set('Origin', 'https://elsewhere.example')
+        .expect(200);
+      expect(anywhere.text).not.toContain('class="mc-error"');
+      await api.database
+        .db('opt_in_forms')
+        .where({ id: form.id })
+        .update({ allowed_embedding_domains: ['example.com'] });
+      const page = await submit(form.identifier, human()).set('Accept', 'text/html').set('Origin', 'https://elsewhere.example').expect(403);
+      expect(page.text).toContain('<p class="mc-error">This form cannot be used from this website</p>');
+      expect(page.text).toContain(`href="/f/${form.identifier}"`);
     });
 
     it('checks Turnstile when the form asks for it and a secret is set: a missing or wrong answer is 403', async () => {

@@ -63,7 +63,11 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
     next();
   };
   router.options('/f/:identifier/:action', cors, (_req, res) => {
-    res.set({ 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type, Accept', 'Access-Control-Max-Age': '86400' });
+    res.set({
+      'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+      'Access-Control-Allow-Headers': 'Content-Type, Accept',
+      'Access-Control-Max-Age': '86400',
+    });
     res.status(204).end();
   });
 
@@ -91,7 +95,12 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
       const body = readFileSync(path.join(EMBED_DIR, 'embed.js'));
       return { body, etag: `"${body.length.toString(16)}-${Buffer.from(body.subarray(-16)).toString('hex')}"` };
     })();
-    res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=300', ETag: script.etag, 'X-Content-Type-Options': 'nosniff' });
+    res.set({
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=300',
+      ETag: script.etag,
+      'X-Content-Type-Options': 'nosniff',
+    });
     if (req.get('if-none-match') === script.etag) {
       res.status(304).end();
       return;
@@ -208,4 +217,3 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
 
   return router;
 }
-

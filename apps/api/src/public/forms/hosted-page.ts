@@ -44,7 +44,9 @@ function blockHtml(block: RenderBlock): string {
     case 'radio_group':
       return (
         `<div class="mc-field"><fieldset><legend>${e(block.label)}</legend>` +
-        block.options.map((o) => `<label class="mc-check"><input type="radio" name="${e(block.name)}" value="${e(o.value)}"${required}>${e(o.label)}</label>`).join('') +
+        block.options
+          .map((o) => `<label class="mc-check"><input type="radio" name="${e(block.name)}" value="${e(o.value)}"${required}>${e(o.label)}</label>`)
+          .join('') +
         '</fieldset></div>'
       );
     case 'button':

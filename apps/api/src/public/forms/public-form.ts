@@ -64,7 +64,7 @@ export function formTrigger(form: PublicFormRecord): RenderTrigger {
 
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
 /** A colour goes out only as a hex value, whatever was stored (docs/opt-in-forms.md, "Rendering"). */
-const colour = (fallback: string, ...candidates: unknown[]) => (candidates.find((c): c is string => typeof c === 'string' && HEX.test(c)) ?? fallback);
+const colour = (fallback: string, ...candidates: unknown[]) => candidates.find((c): c is string => typeof c === 'string' && HEX.test(c)) ?? fallback;
 
 /** Theme colours from theme_settings.colors (several key spellings read), each a checked hex value. */
 export function formTheme(form: PublicFormRecord): RenderTheme {
@@ -146,7 +146,9 @@ export function renderBlock(b: PublicFormBlock): RenderBlock | null {
       return customName ? { ...base, type: 'checkbox', name: customName, label: text(b.checkboxLabel) || text(b.inputFieldLabel) || text(b.textValue) } : null;
     case 'dropdown':
     case 'radio_group':
-      return customName ? { ...base, type: b.blockType, name: customName, label: text(b.inputFieldLabel) || text(b.textValue), options: options(b.options) } : null;
+      return customName
+        ? { ...base, type: b.blockType, name: customName, label: text(b.inputFieldLabel) || text(b.textValue), options: options(b.options) }
+        : null;
     case 'topic':
       return b.topicId !== null
         ? { ...base, type: 'checkbox', name: `topics[${b.topicId}]`, label: text(b.checkboxLabel) || text(b.inputFieldLabel) || text(b.textValue) }
@@ -161,7 +163,18 @@ export function renderBlock(b: PublicFormBlock): RenderBlock | null {
 const AFTER_TYPES = new Set(['heading', 'text', 'image', 'divider', 'spacer']);
 
 export const DEFAULT_AFTER: RenderBlock[] = [
-  { type: 'text', text: 'Thank you for signing up!', label: '', placeholder: '', name: '', inputType: 'text', required: false, multiline: false, options: [], imageUrl: '' },
+  {
+    type: 'text',
+    text: 'Thank you for signing up!',
+    label: '',
+    placeholder: '',
+    name: '',
+    inputType: 'text',
+    required: false,
+    multiline: false,
+    options: [],
+    imageUrl: '',
+  },
 ];
 
 export function isWidgetType(value: string): value is WidgetType {

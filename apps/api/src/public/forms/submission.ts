@@ -32,7 +32,8 @@ const optional = (value: unknown): string | null => {
   const s = str(value).trim();
   return s === '' ? null : s;
 };
-const record = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
 export function readSubmission(raw: unknown): SubmissionFields {
   const body = record(raw);

@@ -1,7 +1,11 @@
 import type { RenderBlock } from '../render-model';
 
 /** Builds DOM from the render model: text goes in as text nodes and attribute values, never as HTML. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: Array<Node | string>
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
   for (const child of children) node.append(child);
@@ -31,7 +35,14 @@ function choice(block: RenderBlock): HTMLElement {
   }
   const set = el('fieldset', {}, el('legend', {}, block.label));
   for (const option of block.options) {
-    set.append(el('label', { class: 'mc-check' }, el('input', { type: 'radio', name: block.name, value: option.value, ...(block.required ? { required: '' } : {}) }), option.label));
+    set.append(
+      el(
+        'label',
+        { class: 'mc-check' },
+        el('input', { type: 'radio', name: block.name, value: option.value, ...(block.required ? { required: '' } : {}) }),
+        option.label,
+      ),
+    );
   }
   return el('div', { class: 'mc-field' }, set);
 }
@@ -55,7 +66,12 @@ export function renderBlock(block: RenderBlock): HTMLElement | null {
       return el(
         'div',
         { class: 'mc-field' },
-        el('label', { class: 'mc-check' }, el('input', { type: 'checkbox', name: block.name, value: '1', ...(block.required ? { required: '' } : {}) }), block.label),
+        el(
+          'label',
+          { class: 'mc-check' },
+          el('input', { type: 'checkbox', name: block.name, value: '1', ...(block.required ? { required: '' } : {}) }),
+          block.label,
+        ),
       );
     case 'dropdown':
     case 'radio_group':

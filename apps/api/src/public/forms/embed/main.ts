@@ -128,7 +128,11 @@ function card(model: FormRenderModel, fetchedAt: number, onSuccess: () => void, 
   if (!model.blocks.some((b) => b.type === 'button')) form.append(el('button', { type: 'submit', class: 'mc-submit' }, 'Sign Up'));
   if (model.honeypot) {
     form.append(
-      el('div', { class: 'mc-hp', 'aria-hidden': 'true' }, el('label', {}, 'Website', el('input', { type: 'text', name: 'website', tabindex: '-1', autocomplete: 'off' }))),
+      el(
+        'div',
+        { class: 'mc-hp', 'aria-hidden': 'true' },
+        el('label', {}, 'Website', el('input', { type: 'text', name: 'website', tabindex: '-1', autocomplete: 'off' })),
+      ),
     );
   }
   if (model.turnstileSiteKey) {
@@ -176,7 +180,7 @@ function overlay(model: FormRenderModel, fetchedAt: number, visitor: string, onC
   const modal = model.widget === 'popup_modal' || model.widget === 'full_page' || model.widget === 'floating_button';
   const extra = model.widget === 'slide_in_panel' ? 'mc-slide' : model.widget === 'sticky_bar' ? 'mc-bar' : '';
   const before = document.activeElement as HTMLElement | null;
-  let root: ShadowRoot;
+  const root = shadowHost((host) => document.body.append(host));
   const close = () => {
     document.removeEventListener('keydown', onKey, true);
     root.host.remove();
@@ -212,7 +216,6 @@ function overlay(model: FormRenderModel, fetchedAt: number, visitor: string, onC
   if (modal) box.setAttribute('aria-modal', 'true');
   box.prepend(el('button', { type: 'button', class: 'mc-close', 'aria-label': 'Close' }, '×'));
   box.querySelector('.mc-close')!.addEventListener('click', close);
-  root = shadowHost((host) => document.body.append(host));
   if (modal) {
     const backdrop = el('div', { class: `mc-backdrop${model.widget === 'full_page' ? ' mc-full' : ''}` }, box);
     backdrop.addEventListener('click', (event) => event.target === backdrop && close());
