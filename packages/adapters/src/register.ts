@@ -19,13 +19,13 @@ import {
   SubscriberImporter,
   Timers,
   SegmentRepository,
+  OptInFormRepository,
   SequenceRuntime,
   Templates,
   HtmlReader,
   Transactor,
   TurnstileVerifier,
-  OptInFormCounters,
-  PublicOptInForms,
+  OptInFormStatistics,
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
@@ -41,11 +41,12 @@ import { ConfigPublicLinks } from './http/public-links';
 import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
-import { PgOptInFormCounters, PgPublicOptInForms } from './pg/pg-public-opt-in-forms';
+import { PgOptInFormStatistics } from './pg/pg-opt-in-form-statistics';
 import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
+import { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
 import { PgSequenceRuntime } from './pg/pg-sequence-runtime';
 import { OutboxWakeup } from './pg/outbox-wakeup';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
@@ -124,6 +125,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db, undefined, infra.config.segmentTimeoutMs));
+  container.registerInstance(OptInFormRepository, new PgOptInFormRepository(infra.db));
   container.registerInstance(SequenceRuntime, new PgSequenceRuntime(infra.db, secrets, () => wakeup.poke()));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   // Channel Liquid never runs on the event loop: threads started with the first render, stopped
@@ -140,8 +142,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SmtpProbe, new NodemailerSmtpProbe(smtpAddresses));
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
-  container.registerInstance(PublicOptInForms, new PgPublicOptInForms(infra.db));
-  container.registerInstance(OptInFormCounters, new PgOptInFormCounters(infra.db));
+  container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
   return container;
 }
 

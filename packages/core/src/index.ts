@@ -19,10 +19,7 @@ export {
   RandomSource,
   RateLimitCounter,
   TurnstileVerifier,
-  OptInFormCounters,
-  PublicOptInForms,
-  type PublicFormBlock,
-  type PublicFormRecord,
+  OptInFormStatistics,
   Timers,
   Repositories,
   RetentionPolicy,
@@ -312,3 +309,16 @@ export { RecordNotification } from './bounces/record-notification';
 // Opt-in forms: the public side's counters and submission.
 export { RecordOptInFormSubmission, RecordOptInFormView, utcDay } from './forms/record-opt-in-form-view';
 export { SubmitOptInForm, type OptInSubmission } from './forms/submit-opt-in-form';
+
+// Opt-in forms (docs/opt-in-forms.md).
+export * from './ports/entities/opt-in-form';
+export { OptInFormRepository } from './ports/opt-in-forms';
+export {
+  deepMerge,
+  groupsToJson,
+  settingsFromJson,
+  settingsToJson,
+  SETTINGS_GROUPS,
+  type SettingsGroup,
+  type SettingsJson,
+} from './opt-in-forms/form-settings';

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Clock, OptInFormCounters } from '../ports';
+import { Clock, OptInFormStatistics } from '../ports';
 
 /** A UTC calendar day, as the daily counters key it. */
 export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
@@ -12,7 +12,7 @@ export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 @injectable()
 export class RecordOptInFormView {
   constructor(
-    @inject(OptInFormCounters) private readonly counters: OptInFormCounters,
+    @inject(OptInFormStatistics) private readonly counters: OptInFormStatistics,
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
@@ -25,7 +25,7 @@ export class RecordOptInFormView {
 @injectable()
 export class RecordOptInFormSubmission {
   constructor(
-    @inject(OptInFormCounters) private readonly counters: OptInFormCounters,
+    @inject(OptInFormStatistics) private readonly counters: OptInFormStatistics,
     @inject(Clock) private readonly clock: Clock,
   ) {}
 

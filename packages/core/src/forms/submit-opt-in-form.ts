@@ -1,12 +1,12 @@
 import { injectable } from 'tsyringe';
-import type { PublicFormRecord } from '../ports';
+import type { OptInForm } from '../ports';
 
 /*
  * PLACEHOLDER until the forms-submission branch lands on main: the signature the public
  * submission route is written against. Merging main replaces this file with the real use case.
  */
 export interface OptInSubmission {
-  form: PublicFormRecord;
+  form: OptInForm;
   email: string;
   firstName?: string | null;
   lastName?: string | null;

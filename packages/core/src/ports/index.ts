@@ -58,7 +58,7 @@ export { HtmlReader, Templates, type HtmlDocument, type TemplatePart, type Templ
 export { BroadcastRendering, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from './broadcast-rendering';
 export { RateLimitCounter } from './rate-limits';
 export { TurnstileVerifier } from './turnstile';
-export { OptInFormCounters, PublicOptInForms, type PublicFormBlock, type PublicFormRecord } from './opt-in-form-public';
+export { OptInFormStatistics } from './opt-in-form-statistics';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';
 export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';
@@ -79,3 +79,41 @@ export type {
 export type { SequenceRepository } from './sequences';
 export { SequenceRuntime, type DueEnrolment, type EnrolmentNext, type SequenceEmailOutcome, type StepEffect, type StepRecord } from './sequence-runtime';
 export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';
+export {
+  BLOCK_PLACEMENTS,
+  BLOCK_TYPES,
+  CUSTOM_FIELD_KEY,
+  FORM_DEVICES,
+  FORM_FREQUENCIES,
+  FORM_TRIGGERS,
+  FORM_TYPES,
+  INPUT_VALUE_TYPES,
+  OPT_IN_FORM_DEFAULTS,
+  POST_SUBMISSION_BLOCK_TYPES,
+  WIDGET_TYPES,
+  type AutomationSettings,
+  type BlockPlacement,
+  type BlockType,
+  type FormDevice,
+  type FormFrequency,
+  type FormSettings,
+  type FormTrigger,
+  type FormType,
+  type InputValueType,
+  type NewOptInForm,
+  type OptInForm,
+  type OptInFormAttributes,
+  type OptInFormBlock,
+  type OptInFormBlockFields,
+  type OptInFormBlockWrite,
+  type OptInFormChanges,
+  type OptInFormCounters,
+  type OptInFormDailyCounters,
+  type OptInFormListFilter,
+  type SecuritySettings,
+  type ThemeSettings,
+  type TriggerSettings,
+  type WidgetSettings,
+  type WidgetType,
+} from './entities/opt-in-form';
+export { OptInFormRepository } from './opt-in-forms';

@@ -143,7 +143,7 @@ describe('opt-in forms in a browser', () => {
     await visible('.mc-full [role=dialog]');
     await fillAndSubmit('full@example.com');
 
-    const mobileOnly = await widgetForm({ widget_type: 'popup_modal', trigger_settings: { devices: 'mobile' } });
+    const mobileOnly = await widgetForm({ widget_type: 'popup_modal', trigger_settings: { devices: ['mobile'] } });
     await page.goto(`${siteUrl}/?form=${mobileOnly.identifier}`);
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(await count('[role=dialog]')).toBe(0);

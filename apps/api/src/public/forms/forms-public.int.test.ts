@@ -73,7 +73,7 @@ describe('public opt-in form endpoints (docs/opt-in-forms.md)', () => {
     it('answers the render model with CORS for any site, the chosen form row posting to itself', async () => {
       const form = await aForm(api.database.db, channelId, {
         widget_type: 'popup_modal',
-        trigger_settings: { trigger: 'time_delay', delay_seconds: 2, frequency: 'once_per_day', devices: 'desktop' },
+        trigger_settings: { trigger: 'time_delay', delay_seconds: 2, frequency: 'once_per_day', devices: ['desktop'] },
         post_submission_blocks: [{ block_type: 'heading', text_value: 'Thanks!' }],
       });
       const res = await request(api.app).get(`/f/${form.identifier}/form.json?visitor=abcdef0123456789`).set('Origin', 'http://blog.example').expect(200);
@@ -84,7 +84,7 @@ describe('public opt-in form endpoints (docs/opt-in-forms.md)', () => {
         widget: 'popup_modal',
         viewUrl: `${PUBLIC_URL}/f/${form.identifier}/view`,
         submitUrl: `${PUBLIC_URL}/f/${form.identifier}/submit`,
-        trigger: { trigger: 'time_delay', delaySeconds: 2, scrollPercentage: 50, frequency: 'once_per_day', devices: 'desktop' },
+        trigger: { trigger: 'time_delay', delaySeconds: 2, scrollPercentage: 50, frequency: 'once_per_day', devices: ['desktop'] },
         honeypot: true,
         turnstileSiteKey: null,
         after: [{ type: 'heading', text: 'Thanks!' }],

@@ -3,14 +3,14 @@ import {
   Clock,
   ForbiddenError,
   NotFoundError,
-  PublicOptInForms,
+  OptInFormRepository,
   RateLimitedError,
   RecordOptInFormSubmission,
   RecordOptInFormView,
   SubmitOptInForm,
   TurnstileVerifier,
   ValidationError,
-  type PublicFormRecord,
+  type OptInForm,
 } from '@mailcast/core';
 import { chooseVariant } from '@mailcast/domain';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -21,7 +21,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { toHttpResponse } from '../../http/error-handler';
 import { sendPage } from '../page';
 import { hostedPage, hostedPageCsp, resultPage } from './hosted-page';
-import { formSecurity, originAllowed, renderModel } from './public-form';
+import { originAllowed, renderModel } from './public-form';
 import { FormSubmissionLimits } from './submission-limits';
 import { readSubmission, SUBMITTED_MESSAGE } from './submission';
 
@@ -52,7 +52,7 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
   const router = Router();
   const config = container.resolve<Config>(ConfigToken);
   const ownOrigin = new URL(config.publicUrl).origin;
-  const forms = () => container.resolve<PublicOptInForms>(PublicOptInForms);
+  const forms = () => container.resolve<OptInFormRepository>(OptInFormRepository);
   const now = () => container.resolve<Clock>(Clock).now().getTime();
   const turnstile = () => container.resolve<TurnstileVerifier>(TurnstileVerifier);
   const parsers: RequestHandler[] = [express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 200 }), express.json({ limit: BODY_LIMIT })];
@@ -72,7 +72,7 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
   });
 
   /** The enabled form for this identifier and this caller's Origin, or the 404 / 403. */
-  async function usableForm(req: Request): Promise<PublicFormRecord> {
+  async function usableForm(req: Request): Promise<OptInForm> {
     const form = await forms().findByIdentifier(String(req.params.identifier));
     if (!form || !form.enabled) throw new NotFoundError('Form not found');
     if (!originAllowed(form, req.get('origin'), ownOrigin)) throw new ForbiddenError('This form cannot be used from this website');
@@ -80,7 +80,7 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
   }
 
   /** The form a visitor sees under a main form's identifier: the main form or one of its variants (docs/opt-in-forms.md, "Variant assignment"). */
-  async function variantFor(form: PublicFormRecord, visitor: string): Promise<PublicFormRecord> {
+  async function variantFor(form: OptInForm, visitor: string): Promise<OptInForm> {
     if (form.parentFormId !== null) return form;
     const variants = (await forms().variantsOf(form.id)).filter((v) => v.enabled);
     if (variants.length === 0) return form;
@@ -163,7 +163,7 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
       res.json(await submit(req));
       return;
     }
-    let form: PublicFormRecord | undefined;
+    let form: OptInForm | undefined;
     const nonce = randomBytes(16).toString('base64');
     res.set({ 'Content-Security-Policy': hostedPageCsp(nonce, false), 'Cache-Control': 'no-store', 'X-Frame-Options': 'DENY' });
     try {
@@ -186,7 +186,7 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
   /** The protections in their order (docs/opt-in-forms.md, "Protections"), then the use case. */
   async function submit(req: Request): Promise<{ status: 'subscribed' | 'confirmation_required'; message: string }> {
     const form = await usableForm(req);
-    const security = formSecurity(form);
+    const security = form.securitySettings;
     const address = req.ip ?? 'unknown';
     if (security.rateLimit) {
       const retryAfter = limits.countForForm(address, String(req.params.identifier), security.rateLimitMax, security.rateLimitWindowMinutes);

@@ -1,64 +1,21 @@
-import type { PublicFormBlock, PublicFormRecord } from '@mailcast/core';
-import {
-  WIDGET_TYPES,
-  type Devices,
-  type FormRenderModel,
-  type Frequency,
-  type RenderBlock,
-  type RenderTheme,
-  type RenderTrigger,
-  type Trigger,
-  type WidgetType,
-} from './render-model';
+import type { OptInForm, OptInFormBlock } from '@mailcast/core';
+import { WIDGET_TYPES, type FormRenderModel, type RenderBlock, type RenderTheme, type RenderTrigger, type WidgetType } from './render-model';
 
-/** security_settings with the contract's defaults (CONTRACT 4.2; docs/opt-in-forms.md, "Protections"). */
-export interface FormSecurity {
-  honeypot: boolean;
-  timeValidation: boolean;
-  minSubmitSeconds: number;
-  rateLimit: boolean;
-  rateLimitMax: number;
-  rateLimitWindowMinutes: number;
-  turnstile: boolean;
-  turnstileSiteKey: string | null;
-}
-
-const bool = (value: unknown, fallback: boolean) => (typeof value === 'boolean' ? value : fallback);
 const num = (value: unknown, fallback: number, min: number, max: number) => {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   return typeof n === 'number' && Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : fallback;
 };
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const oneOf = <T extends string>(value: unknown, allowed: readonly T[], fallback: T): T => (allowed.includes(value as T) ? (value as T) : fallback);
 
-export function formSecurity(form: PublicFormRecord): FormSecurity {
-  const s = form.securitySettings ?? {};
+/** The trigger settings as the embed script reads them (defaults were applied by the model). */
+export function formTrigger(form: OptInForm): RenderTrigger {
+  const t = form.triggerSettings;
   return {
-    honeypot: bool(s.honeypot, true),
-    timeValidation: bool(s.time_validation, true),
-    minSubmitSeconds: num(s.min_submit_seconds, 3, 0, 3600),
-    rateLimit: bool(s.rate_limit, true),
-    rateLimitMax: Math.floor(num(s.rate_limit_max, 5, 1, 100_000)),
-    rateLimitWindowMinutes: num(s.rate_limit_window_minutes, 60, 1, 7 * 24 * 60),
-    turnstile: bool(s.turnstile, false),
-    turnstileSiteKey: typeof s.turnstile_site_key === 'string' && s.turnstile_site_key !== '' ? s.turnstile_site_key : null,
-  };
-}
-
-const TRIGGERS: readonly Trigger[] = ['immediate', 'time_delay', 'scroll', 'exit_intent'];
-const FREQUENCIES: readonly Frequency[] = ['always', 'every_visit', 'once_per_session', 'once_per_day', 'once_per_week', 'once'];
-const DEVICES: readonly Devices[] = ['all', 'desktop', 'mobile'];
-
-export function formTrigger(form: PublicFormRecord): RenderTrigger {
-  const t = form.triggerSettings ?? {};
-  // `both` and `any` are read as all devices, as a stored value another client may have used.
-  const devices = t.devices === 'both' || t.devices === 'any' ? 'all' : t.devices;
-  return {
-    trigger: oneOf(t.trigger, TRIGGERS, 'immediate'),
-    delaySeconds: num(t.delay_seconds, 5, 0, 3600),
-    scrollPercentage: num(t.scroll_percentage, 50, 0, 100),
-    frequency: oneOf(t.frequency, FREQUENCIES, 'every_visit'),
-    devices: oneOf(devices, DEVICES, 'all'),
+    trigger: t.trigger,
+    delaySeconds: num(t.delaySeconds, 0, 0, 3600),
+    scrollPercentage: num(t.scrollPercentage, 50, 0, 100),
+    frequency: t.frequency,
+    devices: [...t.devices],
   };
 }
 
@@ -67,8 +24,8 @@ const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
 const colour = (fallback: string, ...candidates: unknown[]) => candidates.find((c): c is string => typeof c === 'string' && HEX.test(c)) ?? fallback;
 
 /** Theme colours from theme_settings.colors (several key spellings read), each a checked hex value. */
-export function formTheme(form: PublicFormRecord): RenderTheme {
-  const theme = form.themeSettings ?? {};
+export function formTheme(form: OptInForm): RenderTheme {
+  const theme = form.themeSettings;
   const c = (typeof theme.colors === 'object' && theme.colors !== null ? theme.colors : {}) as Record<string, unknown>;
   const layout = (typeof theme.layout === 'object' && theme.layout !== null ? theme.layout : {}) as Record<string, unknown>;
   return {
@@ -82,7 +39,7 @@ export function formTheme(form: PublicFormRecord): RenderTheme {
 
 const IMAGE_URL = /^https?:\/\/[^\s"'<>]+$/i;
 
-function options(value: unknown): RenderBlock['options'] {
+function options(value: readonly unknown[]): RenderBlock['options'] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((o: unknown) => {
     if (typeof o === 'string' || typeof o === 'number') return [{ value: String(o), label: String(o) }];
@@ -103,7 +60,7 @@ const INPUT_LABELS: Record<string, string> = { email: 'Email', first_name: 'Firs
  * field without its key, an image without an http(s) address). custom_css is never applied:
  * stored CSS could restyle or hide the page around the form (docs/opt-in-forms.md, "Rendering").
  */
-export function renderBlock(b: PublicFormBlock): RenderBlock | null {
+export function renderBlock(b: OptInFormBlock): RenderBlock | null {
   const base: RenderBlock = {
     type: 'text',
     text: text(b.textValue),
@@ -182,8 +139,8 @@ export function isWidgetType(value: string): value is WidgetType {
 }
 
 /** The JSON the embed script renders, for the form row a visitor was given. */
-export function renderModel(form: PublicFormRecord, publicUrl: string, turnstileOn: boolean, now: number): FormRenderModel {
-  const security = formSecurity(form);
+export function renderModel(form: OptInForm, publicUrl: string, turnstileOn: boolean, now: number): FormRenderModel {
+  const security = form.securitySettings;
   const base = `${publicUrl}/f/${form.identifier}`;
   const after = form.postSubmissionBlocks
     .filter((b) => AFTER_TYPES.has(b.blockType))
@@ -196,9 +153,9 @@ export function renderModel(form: PublicFormRecord, publicUrl: string, turnstile
     submitUrl: `${base}/submit`,
     trigger: formTrigger(form),
     honeypot: security.honeypot,
-    turnstileSiteKey: security.turnstile && turnstileOn ? security.turnstileSiteKey : null,
+    turnstileSiteKey: security.turnstile && turnstileOn ? security.turnstileSiteKey || null : null,
     theme: formTheme(form),
-    blocks: form.blocks.map(renderBlock).filter((b): b is RenderBlock => b !== null),
+    blocks: form.formBlocks.map(renderBlock).filter((b): b is RenderBlock => b !== null),
     after: after.length > 0 ? after : DEFAULT_AFTER,
     servedAt: now,
   };
@@ -210,7 +167,7 @@ export function renderModel(form: PublicFormRecord, publicUrl: string, turnstile
  * origin always may; otherwise its host must be one of allowed_embedding_domains when that list
  * is not empty. A listed domain also admits its subdomains.
  */
-export function originAllowed(form: PublicFormRecord, origin: string | undefined, ownOrigin: string): boolean {
+export function originAllowed(form: OptInForm, origin: string | undefined, ownOrigin: string): boolean {
   if (origin === undefined || origin === ownOrigin) return true;
   const domains = form.allowedEmbeddingDomains.map((d) => normalizeDomain(d)).filter((d) => d !== '');
   if (domains.length === 0) return true;

@@ -11,14 +11,15 @@ export type WidgetType = (typeof WIDGET_TYPES)[number];
 
 export type Trigger = 'immediate' | 'time_delay' | 'scroll' | 'exit_intent';
 export type Frequency = 'always' | 'every_visit' | 'once_per_session' | 'once_per_day' | 'once_per_week' | 'once';
-export type Devices = 'all' | 'desktop' | 'mobile';
+export type Device = 'desktop' | 'tablet' | 'mobile';
 
 export interface RenderTrigger {
   trigger: Trigger;
   delaySeconds: number;
   scrollPercentage: number;
   frequency: Frequency;
-  devices: Devices;
+  /** The devices the widget shows on; empty means all. */
+  devices: Device[];
 }
 
 export interface RenderTheme {

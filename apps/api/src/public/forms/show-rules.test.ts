@@ -25,10 +25,13 @@ describe('frequencyAllows (docs/opt-in-forms.md, "Widgets and triggers")', () =>
 });
 
 describe('deviceAllows and scrolledPercent', () => {
-  it('tells desktops from mobiles by viewport width', () => {
-    expect([deviceAllows('all', 375), deviceAllows('all', 1280)]).toEqual([true, true]);
-    expect([deviceAllows('desktop', 375), deviceAllows('desktop', 1280)]).toEqual([false, true]);
-    expect([deviceAllows('mobile', 375), deviceAllows('mobile', 1280)]).toEqual([true, false]);
+  it('tells desktops, tablets and mobiles apart by viewport width', () => {
+    const widths = [375, 767, 768, 1024, 1025, 1280];
+    expect(widths.map((w) => deviceAllows(['desktop', 'tablet', 'mobile'], w))).toEqual([true, true, true, true, true, true]);
+    expect(widths.map((w) => deviceAllows([], w))).toEqual([true, true, true, true, true, true]);
+    expect(widths.map((w) => deviceAllows(['desktop'], w))).toEqual([false, false, false, false, true, true]);
+    expect(widths.map((w) => deviceAllows(['tablet'], w))).toEqual([false, false, true, true, false, false]);
+    expect(widths.map((w) => deviceAllows(['mobile'], w))).toEqual([true, true, false, false, false, false]);
   });
 
   it('measures the bottom of the viewport against the page', () => {

@@ -3,7 +3,7 @@
  * devices, decided from what the browser remembers. Pure, so the browser bundle and the unit
  * tests share it; it imports nothing.
  */
-import type { Devices, Frequency } from './render-model';
+import type { Device, Frequency } from './render-model';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -34,13 +34,18 @@ export function frequencyAllows(frequency: Frequency, memory: ShowMemory, now: n
   }
 }
 
-/** Narrower than this many CSS pixels is a mobile device. */
+/** Up to this many CSS pixels wide is a mobile device. */
 export const MOBILE_MAX_WIDTH = 767;
+/** Up to this many (and wider than a mobile) is a tablet; wider is a desktop. */
+export const TABLET_MAX_WIDTH = 1024;
 
-export function deviceAllows(devices: Devices, viewportWidth: number): boolean {
-  if (devices === 'desktop') return viewportWidth > MOBILE_MAX_WIDTH;
-  if (devices === 'mobile') return viewportWidth <= MOBILE_MAX_WIDTH;
-  return true;
+export function deviceOf(viewportWidth: number): Device {
+  return viewportWidth <= MOBILE_MAX_WIDTH ? 'mobile' : viewportWidth <= TABLET_MAX_WIDTH ? 'tablet' : 'desktop';
+}
+
+/** Whether the widget shows on a window this wide; an empty list means every device. */
+export function deviceAllows(devices: readonly Device[], viewportWidth: number): boolean {
+  return devices.length === 0 || devices.includes(deviceOf(viewportWidth));
 }
 
 /** How far down the page the bottom of the viewport is, in percent (100 for a page that does not scroll). */
