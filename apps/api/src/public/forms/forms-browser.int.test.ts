@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { eventually, freePort } from '@mailcast/testkit';
 import http from 'node:http';
-import { launchBrowser, openPage } from '../../../../dashboard/src/test-support/browser';
+import { accessibilityViolations, launchBrowser, openPage } from '../../../../dashboard/src/test-support/browser';
 import { startStack, type Stack } from '../../../../dispatcher/src/test-support/stack';
 import { aForm, formCounts, type FormSeed } from '../../test-support/forms';
 
@@ -93,6 +93,7 @@ describe('opt-in forms in a browser', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(700);
     expect(await dialog!.evaluate((el) => [el.getAttribute('aria-modal'), el.getAttribute('aria-labelledby') !== null])).toEqual(['true', true]);
     expect(await page.evaluate(() => document.querySelector('[data-mailcast-widget]')!.shadowRoot!.activeElement?.getAttribute('name'))).toBe('email');
+    expect(await accessibilityViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
     await eventually(async () => ((await count('[role=dialog]')) === 0 ? true : undefined), 5_000, 50);
 
@@ -156,6 +157,7 @@ describe('opt-in forms in a browser', () => {
     const form = await widgetForm({ widget_type: 'inline_embed' });
     await page.goto(`${stack.url}/f/${form.identifier}`);
     expect(await page.$eval('h2', (el) => el.textContent)).toBe('Join the <b>newsletter</b>');
+    expect(await accessibilityViolations(page)).toEqual([]);
     await page.type('input[name=email]', 'hosted@example.com');
     await page.click('button.mc-submit');
     await page.waitForSelector('.mc-done');
