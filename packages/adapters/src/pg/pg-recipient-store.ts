@@ -91,6 +91,8 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
     // still sendable, not suppressed, still receiving the broadcast's topic (its row joined once
     // through the broadcast), in none of the excluded segments. The segments' rules make the
     // statement's text vary, so only a claim without exclusions is a prepared statement.
+    // MATERIALIZED: inlined, the verdict was computed again for each of the four columns set
+    // from it (docs/topics.md, Audiences).
     const exclusion = exclusionFilter(this.db, excluded);
     const sql = `WITH picked AS (
          SELECT r.id FROM broadcast_recipients r
@@ -98,7 +100,7 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
           ORDER BY r.id
           LIMIT :limit
           FOR UPDATE SKIP LOCKED
-       ), judged AS (
+       ), judged AS MATERIALIZED (
          SELECT p.id, (${SENDABLE} AND NOT ${SUPPRESSED} AND (t.id IS NULL OR ${RECEIVES_TOPIC})${exclusion.condition}) AS sendable
            FROM picked p
            JOIN broadcast_recipients r ON r.id = p.id
