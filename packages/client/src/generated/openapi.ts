@@ -2421,6 +2421,7 @@ export interface components {
             steps_count: number;
             /** @description Enrolments under way (active, paused or in a step). */
             subscribers_count: number;
+            /** @description Email steps go only to subscribers who receive this topic of the channel; the others get no email for the step and move on. */
             topic_id: number | null;
             track_clicks: boolean;
             track_opens: boolean;
@@ -2472,6 +2473,7 @@ export interface components {
             name?: string;
             /** @description Another sequence of this channel. */
             parent_sequence_id?: number | null;
+            /** @description A topic of this channel: email steps skip subscribers who do not receive it. */
             topic_id?: number | null;
             /** @description Default true. */
             track_clicks?: boolean;
@@ -2655,6 +2657,7 @@ export interface components {
             steps_count: number;
             /** @description Enrolments under way (active, paused or in a step). */
             subscribers_count: number;
+            /** @description Email steps go only to subscribers who receive this topic of the channel; the others get no email for the step and move on. */
             topic_id: number | null;
             track_clicks: boolean;
             track_opens: boolean;
