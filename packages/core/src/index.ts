@@ -49,6 +49,7 @@ export {
   type ChannelRepository,
   type ClaimedAttempt,
   type ClaimedRecipient,
+  type ExcludedSegments,
   type ConfirmationTemplate,
   type ConfirmationTemplateRepository,
   type DeliveryJobRef,
