@@ -8,6 +8,7 @@ export interface FormSeed {
   allowed_embedding_domains?: string[];
   theme_settings?: Record<string, unknown>;
   security_settings?: Record<string, unknown>;
+  automation_settings?: Record<string, unknown>;
   trigger_settings?: Record<string, unknown>;
   parent_form_id?: number;
   variant_name?: string;
@@ -47,6 +48,7 @@ export async function aForm(db: Knex, channelId: number, seed: FormSeed = {}): P
       allowed_embedding_domains: seed.allowed_embedding_domains ?? [],
       theme_settings: seed.theme_settings ?? {},
       security_settings: seed.security_settings ?? {},
+      automation_settings: seed.automation_settings ?? {},
       trigger_settings: seed.trigger_settings ?? {},
       parent_form_id: seed.parent_form_id ?? null,
       variant_name: seed.variant_name ?? (seed.parent_form_id ? 'Variant B' : null),

@@ -94,6 +94,16 @@ describe('opt-in forms in a browser', () => {
     expect(await dialog!.evaluate((el) => [el.getAttribute('aria-modal'), el.getAttribute('aria-labelledby') !== null])).toEqual(['true', true]);
     expect(await page.evaluate(() => document.querySelector('[data-mailcast-widget]')!.shadowRoot!.activeElement?.getAttribute('name'))).toBe('email');
     expect(await accessibilityViolations(page)).toEqual([]);
+    // Focus stays inside the modal: back from the first control (the close button) wraps to the last.
+    const focused = () => page.evaluate(() => document.querySelector('[data-mailcast-widget]')!.shadowRoot!.activeElement?.className ?? '');
+    await page.keyboard.down('Shift');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('mc-close');
+    await page.keyboard.press('Tab');
+    await page.keyboard.up('Shift');
+    expect(await focused()).toBe('mc-submit');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('mc-close');
     await page.keyboard.press('Escape');
     await eventually(async () => ((await count('[role=dialog]')) === 0 ? true : undefined), 5_000, 50);
 

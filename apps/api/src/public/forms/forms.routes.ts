@@ -174,7 +174,8 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
     } catch (error) {
       const known = toHttpResponse(error);
       if (!known || !form) throw error;
-      const message = 'error' in known.body ? known.body.error : 'Please check the form and try again.';
+      const field = 'errors' in known.body ? Object.entries(known.body.errors)[0] : undefined;
+      const message = 'error' in known.body ? known.body.error : field ? `${field[0]} ${field[1].join(', ')}` : 'Please check the form and try again.';
       res
         .status(known.status)
         .set(known.headers ?? {})

@@ -19,6 +19,9 @@ export function formTrigger(form: OptInForm): RenderTrigger {
   };
 }
 
+/** Cloudflare's Turnstile widget script (explicit rendering: the embed places the widget itself). */
+export const TURNSTILE_SCRIPT_URL = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
+
 const HEX = /^#(?:[0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
 /** A colour goes out only as a hex value, whatever was stored (docs/opt-in-forms.md, "Rendering"). */
 const colour = (fallback: string, ...candidates: unknown[]) => candidates.find((c): c is string => typeof c === 'string' && HEX.test(c)) ?? fallback;
@@ -141,6 +144,7 @@ export function isWidgetType(value: string): value is WidgetType {
 /** The JSON the embed script renders, for the form row a visitor was given. */
 export function renderModel(form: OptInForm, publicUrl: string, turnstileOn: boolean, now: number): FormRenderModel {
   const security = form.securitySettings;
+  const siteKey = security.turnstile && turnstileOn ? security.turnstileSiteKey || null : null;
   const base = `${publicUrl}/f/${form.identifier}`;
   const after = form.postSubmissionBlocks
     .filter((b) => AFTER_TYPES.has(b.blockType))
@@ -153,7 +157,8 @@ export function renderModel(form: OptInForm, publicUrl: string, turnstileOn: boo
     submitUrl: `${base}/submit`,
     trigger: formTrigger(form),
     honeypot: security.honeypot,
-    turnstileSiteKey: security.turnstile && turnstileOn ? security.turnstileSiteKey || null : null,
+    turnstileSiteKey: siteKey,
+    turnstileScript: siteKey === null ? null : TURNSTILE_SCRIPT_URL,
     theme: formTheme(form),
     blocks: form.formBlocks.map(renderBlock).filter((b): b is RenderBlock => b !== null),
     after: after.length > 0 ? after : DEFAULT_AFTER,

@@ -62,6 +62,11 @@ export interface FormRenderModel {
   honeypot: boolean;
   /** Set when the form asks for Turnstile and the server can verify it. */
   turnstileSiteKey: string | null;
+  /**
+   * Cloudflare's Turnstile script, only beside a site key: the one thing the embed script ever
+   * loads from another host, and only for a form that asks for the check.
+   */
+  turnstileScript: string | null;
   theme: RenderTheme;
   blocks: RenderBlock[];
   /** What replaces the form after a successful submission. */

@@ -84,9 +84,11 @@ function wire(form: HTMLFormElement, w: Wiring): void {
     error.textContent = '';
     postForm(w.submitUrl, body)
       .then(async (response) => {
-        const answer = (await response.json().catch(() => ({}))) as { status?: string; message?: string; error?: string };
+        const answer = (await response.json().catch(() => ({}))) as { status?: string; message?: string; error?: string; errors?: Record<string, string[]> };
         if (!response.ok) {
-          error.textContent = MESSAGES[response.status] ?? answer.error ?? 'Please check the form and try again.';
+          // A 422 names its field (`{errors: {email: [...]}}`) or says it in one sentence (`{error}`).
+          const field = answer.errors ? Object.entries(answer.errors)[0] : undefined;
+          error.textContent = MESSAGES[response.status] ?? answer.error ?? (field ? `${field[0]} ${field[1][0] ?? ''}`.trim() : 'Please check the form and try again.');
           return;
         }
         const done = el('div', { class: 'mc-done', role: 'status', tabindex: '-1' }, ...w.after());
@@ -106,9 +108,9 @@ let turnstileLoad: Promise<void> | undefined;
 interface TurnstileApi {
   render(container: HTMLElement, options: { sitekey: string }): void;
 }
-function turnstile(container: HTMLElement, siteKey: string): void {
+function turnstile(container: HTMLElement, siteKey: string, src: string): void {
   turnstileLoad ??= new Promise((resolve) => {
-    const tag = el('script', { src: 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit', async: '' });
+    const tag = el('script', { src, async: '' });
     tag.onload = () => resolve();
     document.head.append(tag);
   });
@@ -135,10 +137,10 @@ function card(model: FormRenderModel, fetchedAt: number, onSuccess: () => void, 
       ),
     );
   }
-  if (model.turnstileSiteKey) {
+  if (model.turnstileSiteKey && model.turnstileScript) {
     const slot = el('div');
     form.append(slot);
-    turnstile(slot, model.turnstileSiteKey);
+    turnstile(slot, model.turnstileSiteKey, model.turnstileScript);
   }
   const shownAt = performance.now();
   wire(form, {
