@@ -169,6 +169,17 @@ export { AddSubscriberTags } from './subscribers/add-subscriber-tags';
 export { RemoveSubscriberTags } from './subscribers/remove-subscriber-tags';
 export { RedactSubscriber } from './subscribers/redact-subscriber';
 export { ConfirmSubscription, type ConfirmationOutcome } from './subscribers/confirm-subscription';
+// Opt-in form submissions (docs/opt-in-forms.md, "Submission processing").
+export {
+  SubmitOptInForm,
+  FORM_CONFIRMATION_QUIET_MS,
+  SUBMISSION_SHARDS,
+  type OptInSubmission,
+  type OptInSubmissionResult,
+  type SubmittedForm,
+} from './forms/submit-opt-in-form';
+export { DEFAULT_WELCOME_TEMPLATE } from './forms/form-actions';
+export type { FormSubmissionRepository, PendingFormActions, TopicStorage } from './ports';
 export { UnsubscribeByConfirmationLink } from './subscribers/unsubscribe-by-confirmation-link';
 export { SendConfirmationEmail } from './subscribers/send-confirmation-email';
 export {

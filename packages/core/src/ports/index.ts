@@ -60,6 +60,7 @@ export { RateLimitCounter } from './rate-limits';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';
 export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';
+export type { FormSubmissionRepository, PendingFormActions, TopicStorage } from './form-submissions';
 export { Repositories, Transactor } from './transactions';
 export { SendRateStore, type SendRateChange } from './send-rates';
 export type { NewSegment, Segment, SegmentChanges } from './entities/segment';
