@@ -77,13 +77,16 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
       .filter((e: { data: { subscriber_id?: number; subscriber?: { id: number } } }) => (e.data.subscriber_id ?? e.data.subscriber?.id) === subscriberId)
       .map((e: { type: string }) => e.type);
   const enrolledIn = async (subscriberId: number) =>
-    ((await db()('subscriber_sequences').where({ subscriber_id: subscriberId }).orderBy('sequence_id').select('sequence_id')) as Array<{ sequence_id: string }>).map(
-      (r) => Number(r.sequence_id),
-    );
+    (
+      (await db()('subscriber_sequences').where({ subscriber_id: subscriberId }).orderBy('sequence_id').select('sequence_id')) as Array<{ sequence_id: string }>
+    ).map((r) => Number(r.sequence_id));
   const queuedConfirmations = async (subscriberId: number) =>
     Number(((await db()('subscriber_confirmations').where({ subscriber_id: subscriberId, email_queued: true }).count('* as n')) as Array<{ n: string }>)[0]!.n);
   const welcomes = async (subscriberId: number) =>
-    (await db()('transactionals').where({ subscriber_id: subscriberId }).orderBy('id').select('id', 'subject', 'status')) as Array<{ id: number; subject: string }>;
+    (await db()('transactionals').where({ subscriber_id: subscriberId }).orderBy('id').select('id', 'subject', 'status')) as Array<{
+      id: number;
+      subject: string;
+    }>;
   const mailsTo = (to: string) => smtp.messages.filter((m) => m.to.includes(to));
   async function mailTo(to: string, nth = 1): Promise<ParsedEmail> {
     const message = await eventually(async () => mailsTo(to)[nth - 1]);
@@ -127,7 +130,9 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
   /** A form row in the shared table, and the form as the public route hands it to the use case. */
   async function aForm(
     automation: Partial<SubmittedForm['automationSettings']> = {},
-    extra: Partial<Pick<SubmittedForm, 'confirmationEmailTemplateId' | 'welcomeEmailTemplateId' | 'includeUnsubscribeLinkInConfirmation'>> & { topicIds?: number[] } = {},
+    extra: Partial<Pick<SubmittedForm, 'confirmationEmailTemplateId' | 'welcomeEmailTemplateId' | 'includeUnsubscribeLinkInConfirmation'>> & {
+      topicIds?: number[];
+    } = {},
   ): Promise<SubmittedForm> {
     const automationSettings = { tagList: [], sequenceIds: [], doubleOptIn: false, sendWelcomeEmail: false, ...automation };
     const now = new Date();
@@ -151,7 +156,15 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     const id = Number(row!.id);
     const topicIds = extra.topicIds ?? [];
     for (const [position, topicId] of topicIds.entries()) {
-      await db()('opt_in_form_blocks').insert({ form_id: id, placement: 'form', block_type: 'topic', position, topic_id: topicId, created_at: now, updated_at: now });
+      await db()('opt_in_form_blocks').insert({
+        form_id: id,
+        placement: 'form',
+        block_type: 'topic',
+        position,
+        topic_id: topicId,
+        created_at: now,
+        updated_at: now,
+      });
     }
     return {
       id,
@@ -178,7 +191,11 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     const beta = await aTopic({ tag_name: 'beta' });
     const { sequence } = await api.fixtures.aSequence(channelId, []);
     const { sequence: off } = await api.fixtures.aSequence(channelId, [], { active: false });
-    const welcome = await aTemplate({ label: 'welcome', subject: 'Welcome, {{ subscriber.first_name }}', body: 'Glad to have you, {{ subscriber.first_name }}.' });
+    const welcome = await aTemplate({
+      label: 'welcome',
+      subject: 'Welcome, {{ subscriber.first_name }}',
+      body: 'Glad to have you, {{ subscriber.first_name }}.',
+    });
     const form = await aForm(
       { tagList: ['lead', ' newsletter '], sequenceIds: [sequence.id, off.id], sendWelcomeEmail: true },
       { welcomeEmailTemplateId: welcome, topicIds: [digest, offers, beta] },
@@ -222,7 +239,11 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
 
   it('merges custom fields into a known subscriber and leaves their topic values alone', async () => {
     const digest = await aTopic({ custom_data_key: 'weekly' });
-    const known = await api.fixtures.aSubscriber(channelId, 'known@example.com', { customData: { plan: 'pro', weekly: false }, firstName: 'Kim', tags: ['old'] });
+    const known = await api.fixtures.aSubscriber(channelId, 'known@example.com', {
+      customData: { plan: 'pro', weekly: false },
+      firstName: 'Kim',
+      tags: ['old'],
+    });
     const form = await aForm({ tagList: ['form-tag'] }, { topicIds: [digest] });
     const answer = await submit.execute(submission(form, 'known@example.com', { customData: { company: 'Initech' }, topics: { [digest]: true } }));
     expect(answer.status).toBe('subscribed');
@@ -257,7 +278,13 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     expect(first).toEqual({ status: 'confirmation_required', message: expect.any(String) });
     const pending = await subscriber('dee@example.com');
     // The visitor's own data is written; the form's automation waits.
-    expect(pending).toMatchObject({ requires_confirmation: true, confirmed_at: null, tags: [], custom_data: { city: 'Oslo', news: true }, source: 'opt_in_form' });
+    expect(pending).toMatchObject({
+      requires_confirmation: true,
+      confirmed_at: null,
+      tags: [],
+      custom_data: { city: 'Oslo', news: true },
+      source: 'opt_in_form',
+    });
     expect(await enrolledIn(pending.id)).toEqual([]);
     const mail = await mailTo('dee@example.com');
     expect(mail.subject).toBe('Confirm your sign-up, Dee');
