@@ -1,5 +1,16 @@
 import { createBoss, loadConfig } from '@mailcast/adapters';
-import { Clock, Mailer, PriorityMailer, SubmitOptInForm, Templates, ValidationError, type OptInSubmission, type SubmittedForm } from '@mailcast/core';
+import {
+  Clock,
+  Mailer,
+  OPT_IN_FORM_DEFAULTS,
+  PriorityMailer,
+  SubmitOptInForm,
+  Templates,
+  ValidationError,
+  type OptInForm,
+  type OptInFormBlockFields,
+  type OptInSubmission,
+} from '@mailcast/core';
 import { parseEmail, startSmtpCapture, type ParsedEmail, type SmtpCapture } from '@mailcast/devkit';
 import { eventually, freePort, memoryLogger, testClock } from '@mailcast/testkit';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +24,7 @@ import { HANDLERS } from './handlers';
 import { startWorkers, type JobWorkers } from './workers/job-workers';
 
 /**
- * Opt-in form submissions (CONTRACT §4.2; docs/opt-in-forms.md, "Submission processing") through
+ * Opt-in form submissions (docs/opt-in-forms.md, "Submission processing") through
  * SubmitOptInForm resolved from the api's container: real PostgreSQL, the dispatcher's workers
  * sending to a real SMTP server, confirmation links followed over HTTP. The api's clock is the
  * test's, so the ten-minute window can pass.
@@ -127,56 +138,59 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     expect(res.status).toBe(201);
     return res.body.id as number;
   }
-  /** A form row in the shared table, and the form as the public route hands it to the use case. */
+  const block = (fields: Partial<OptInFormBlockFields> & Pick<OptInFormBlockFields, 'blockType' | 'position'>): OptInFormBlockFields => ({
+    textValue: null,
+    inputFieldLabel: null,
+    inputFieldPlaceholder: null,
+    inputFieldValueType: null,
+    customFieldKey: null,
+    required: false,
+    multiline: false,
+    options: [],
+    checkboxLabel: null,
+    topicId: null,
+    imageUrl: null,
+    buttonLabel: null,
+    customCss: null,
+    ...fields,
+  });
+  /** A form written through the forms' repository, as the public route loads and hands it over. */
   async function aForm(
-    automation: Partial<SubmittedForm['automationSettings']> = {},
-    extra: Partial<Pick<SubmittedForm, 'confirmationEmailTemplateId' | 'welcomeEmailTemplateId' | 'includeUnsubscribeLinkInConfirmation'>> & {
+    automation: Partial<OptInForm['automationSettings']> = {},
+    extra: Partial<Pick<OptInForm, 'confirmationEmailTemplateId' | 'welcomeEmailTemplateId' | 'includeUnsubscribeLinkInConfirmation'>> & {
       topicIds?: number[];
     } = {},
-  ): Promise<SubmittedForm> {
-    const automationSettings = { tagList: [], sequenceIds: [], doubleOptIn: false, sendWelcomeEmail: false, ...automation };
-    const now = new Date();
-    const [row] = (await db()('opt_in_forms')
-      .insert({
-        channel_id: channelId,
-        identifier: randomUUID(),
-        label: 'Sign up',
-        automation_settings: JSON.stringify({
-          tag_list: automationSettings.tagList,
-          sequence_ids: automationSettings.sequenceIds,
-          double_opt_in: automationSettings.doubleOptIn,
-          send_welcome_email: automationSettings.sendWelcomeEmail,
-        }),
-        confirmation_email_template_id: extra.confirmationEmailTemplateId ?? null,
-        welcome_email_template_id: extra.welcomeEmailTemplateId ?? null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')) as Array<{ id: string }>;
-    const id = Number(row!.id);
+  ): Promise<OptInForm> {
     const topicIds = extra.topicIds ?? [];
-    for (const [position, topicId] of topicIds.entries()) {
-      await db()('opt_in_form_blocks').insert({
-        form_id: id,
-        placement: 'form',
-        block_type: 'topic',
-        position,
-        topic_id: topicId,
-        created_at: now,
-        updated_at: now,
-      });
-    }
-    return {
-      id,
+    return api.fixtures.repositories.optInForms.create(
       channelId,
-      automationSettings,
-      confirmationEmailTemplateId: extra.confirmationEmailTemplateId ?? null,
-      welcomeEmailTemplateId: extra.welcomeEmailTemplateId ?? null,
-      includeUnsubscribeLinkInConfirmation: extra.includeUnsubscribeLinkInConfirmation ?? true,
-      formBlocks: [{ blockType: 'input_field', topicId: null }, ...topicIds.map((topicId) => ({ blockType: 'topic', topicId }))],
-    };
+      {
+        ...OPT_IN_FORM_DEFAULTS,
+        automationSettings: { ...OPT_IN_FORM_DEFAULTS.automationSettings, ...automation },
+        label: 'Sign up',
+        formType: 'embed',
+        widgetType: 'inline_embed',
+        enabled: true,
+        allowedEmbeddingDomains: [],
+        confirmationEmailTemplateId: extra.confirmationEmailTemplateId ?? null,
+        welcomeEmailTemplateId: extra.welcomeEmailTemplateId ?? null,
+        confirmationRedirectUrl: null,
+        includeUnsubscribeLinkInConfirmation: extra.includeUnsubscribeLinkInConfirmation ?? true,
+        identifier: randomUUID(),
+        parentFormId: null,
+        variantName: null,
+        variantWeight: 50,
+        formBlocks: [
+          block({ blockType: 'input_field', position: 0, inputFieldValueType: 'email', required: true }),
+          ...topicIds.map((topicId, i) => block({ blockType: 'topic', position: i + 1, topicId })),
+          block({ blockType: 'button', position: topicIds.length + 1 }),
+        ],
+        postSubmissionBlocks: [],
+      },
+      new Date(),
+    );
   }
-  const submission = (form: SubmittedForm, email: string, extra: Partial<OptInSubmission> = {}): OptInSubmission => ({
+  const submission = (form: OptInForm, email: string, extra: Partial<OptInSubmission> = {}): OptInSubmission => ({
     form,
     email,
     customData: {},

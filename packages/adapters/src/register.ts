@@ -19,6 +19,7 @@ import {
   SubscriberImporter,
   Timers,
   SegmentRepository,
+  OptInFormRepository,
   SequenceRuntime,
   Templates,
   HtmlReader,
@@ -41,6 +42,7 @@ import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
+import { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
 import { PgSequenceRuntime } from './pg/pg-sequence-runtime';
 import { OutboxWakeup } from './pg/outbox-wakeup';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
@@ -119,6 +121,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db, undefined, infra.config.segmentTimeoutMs));
+  container.registerInstance(OptInFormRepository, new PgOptInFormRepository(infra.db));
   container.registerInstance(SequenceRuntime, new PgSequenceRuntime(infra.db, secrets, () => wakeup.poke()));
   container.registerInstance(PublicLinks, new ConfigPublicLinks(infra.config.publicUrl));
   // Channel Liquid never runs on the event loop: threads started with the first render, stopped

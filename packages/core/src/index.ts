@@ -314,3 +314,16 @@ export { transactionalUnsubscribeUrl, withUnsubscribeLink } from './transactiona
 // Bounces and complaints.
 export { RecordBounce, type BounceReport, type BounceResult } from './bounces/record-bounce';
 export { RecordNotification } from './bounces/record-notification';
+
+// Opt-in forms (docs/opt-in-forms.md).
+export * from './ports/entities/opt-in-form';
+export { OptInFormRepository } from './ports/opt-in-forms';
+export {
+  deepMerge,
+  groupsToJson,
+  settingsFromJson,
+  settingsToJson,
+  SETTINGS_GROUPS,
+  type SettingsGroup,
+  type SettingsJson,
+} from './opt-in-forms/form-settings';

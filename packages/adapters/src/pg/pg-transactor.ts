@@ -18,6 +18,7 @@ import { PgSubscriberRepository } from './pg-subscriber.repository';
 import { PgSuppressionRepository } from './pg-suppression.repository';
 import { PgTemplateRepository } from './pg-template.repository';
 import { PgIdempotencyStore, PgTransactionalRepository } from './pg-transactional.repository';
+import { PgOptInFormRepository } from './pg-opt-in-form.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgSequenceRepository } from './pg-sequence.repository';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
@@ -50,6 +51,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     idempotency: new PgIdempotencyStore(db),
     bounces: new PgBounceRepository(db),
     sequences: new PgSequenceRepository(db, eventRecorded, secrets),
+    optInForms: new PgOptInFormRepository(db),
   };
 }
 

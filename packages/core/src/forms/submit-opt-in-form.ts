@@ -1,24 +1,29 @@
 import { canonicalEmail } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { ValidationError } from '../errors';
-import { Clock, PublicLinks, RandomSource, Transactor, type Repositories, type Subscriber, type TopicStorage } from '../ports';
+import {
+  Clock,
+  PublicLinks,
+  RandomSource,
+  Transactor,
+  type OptInForm,
+  type OptInFormBlock,
+  type Repositories,
+  type Subscriber,
+  type TopicStorage,
+} from '../ports';
 import { INVALID_EMAIL, issueConfirmation } from '../subscribers/create-subscriber';
 import { recordSubscriberEvents, subscriberEvents } from '../subscribers/subscriber-events';
 import { performFormActions } from './form-actions';
 
 /**
- * The parts of an opt-in form a submission reads (a subset of the forms' `OptInForm`, so the
- * public route passes the form it loaded).
+ * The parts of an opt-in form a submission reads: any `OptInForm` is one, so the public route
+ * passes the form it loaded.
  */
-export interface SubmittedForm {
-  id: number;
-  channelId: number;
-  automationSettings: { tagList: string[]; sequenceIds: number[]; doubleOptIn: boolean; sendWelcomeEmail: boolean };
-  confirmationEmailTemplateId: number | null;
-  welcomeEmailTemplateId: number | null;
-  includeUnsubscribeLinkInConfirmation: boolean;
-  formBlocks: ReadonlyArray<{ blockType: string; topicId: number | null }>;
-}
+export type SubmittedForm = Pick<
+  OptInForm,
+  'id' | 'channelId' | 'automationSettings' | 'confirmationEmailTemplateId' | 'welcomeEmailTemplateId' | 'includeUnsubscribeLinkInConfirmation'
+> & { formBlocks: ReadonlyArray<Pick<OptInFormBlock, 'blockType' | 'topicId'>> };
 
 /** A valid submission, as the public route parsed it (docs/opt-in-forms.md, "Submission processing"). */
 export interface OptInSubmission {
@@ -38,7 +43,7 @@ export type OptInSubmissionResult = { status: 'subscribed' | 'confirmation_requi
 export const SUBSCRIBED_MESSAGE = 'Thank you for subscribing!';
 export const CONFIRMATION_REQUIRED_MESSAGE = 'Please check your inbox and click the link to confirm your subscription.';
 
-/** One confirmation email per address in this window, however often the form is sent (CONTRACT §4.2). */
+/** One confirmation email per address in this window, however often the form is sent (docs/opt-in-forms.md, "Submission processing"). */
 export const FORM_CONFIRMATION_QUIET_MS = 10 * 60 * 1000;
 
 /** Each submission adds to one of this many counter rows per form and day, summed when read. */
@@ -51,7 +56,7 @@ const nonBlank = (value: string | null | undefined) => (typeof value === 'string
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * Processes a visitor's valid submission of an opt-in form (CONTRACT §4.2; docs/opt-in-forms.md,
+ * Processes a visitor's valid submission of an opt-in form (docs/opt-in-forms.md,
  * "Submission processing"), every write in one transaction: the subscriber upserted (source
  * `opt_in_form`), custom fields merged, topic boxes written for a new subscriber only, the
  * form's tags, sequences and welcome email applied at once or, under double opt-in for a new,

@@ -5,6 +5,7 @@ import type { ConfirmationTemplateRepository, SubscriberConfirmationRepository, 
 import type { EmailEvents, EventOutbox } from './events';
 import type { JobQueue } from './jobs';
 import type { RecipientStore } from './recipients';
+import type { OptInFormRepository } from './opt-in-forms';
 import type { SequenceRepository } from './sequences';
 import type { SuppressionRepository } from './suppressions';
 import type { TemplateRepository } from './templates-store';
@@ -37,6 +38,7 @@ export interface Repositories {
   /** Asynchronous bounces and complaints, and the receivers' replay guard. */
   bounces: BounceRepository;
   sequences: SequenceRepository;
+  optInForms: OptInFormRepository;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

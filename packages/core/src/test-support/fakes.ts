@@ -1,6 +1,7 @@
 import type {
   BounceRepository,
   SequenceRepository,
+  OptInFormRepository,
   ApiTokenRecord,
   ApiTokenRepository,
   Broadcast,
@@ -249,6 +250,10 @@ const unusedSequences: SequenceRepository = new Proxy({} as SequenceRepository, 
   get: (_, name) => (name === 'usesTemplate' ? () => Promise.resolve(false) : () => Promise.reject(new Error('sequences are not faked'))),
 });
 
+const unusedOptInForms: OptInFormRepository = new Proxy({} as OptInFormRepository, {
+  get: () => () => Promise.reject(new Error('opt-in forms are not faked')),
+});
+
 export function fakeRepositories(): ReturnType<typeof unlinkedFakeRepositories> {
   const repositories = unlinkedFakeRepositories();
   repositories.subscribers.outbox = repositories.outbox;
@@ -276,6 +281,7 @@ function unlinkedFakeRepositories(): Repositories & {
   idempotency: FakeIdempotency;
   bounces: BounceRepository;
   sequences: SequenceRepository;
+  optInForms: OptInFormRepository;
 } {
   return {
     channels: new FakeChannels(),
@@ -298,6 +304,7 @@ function unlinkedFakeRepositories(): Repositories & {
     idempotency: new FakeIdempotency(),
     bounces: unusedBounces,
     sequences: unusedSequences,
+    optInForms: unusedOptInForms,
   };
 }
 
