@@ -1,5 +1,6 @@
 import { apiLoadBench } from './api-load.bench';
 import { dashboardBench } from './dashboard.bench';
+import { formsBench } from './forms.bench';
 import type { Bench } from './harness';
 import { segmentsBench } from './segments.bench';
 import { sendingBench } from './sending.bench';
@@ -20,4 +21,5 @@ export const BENCHES: readonly Bench[] = [
   segmentsBench,
   transactionalBench,
   sequencesBench,
+  formsBench,
 ];

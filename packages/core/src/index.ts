@@ -172,6 +172,17 @@ export { AddSubscriberTags } from './subscribers/add-subscriber-tags';
 export { RemoveSubscriberTags } from './subscribers/remove-subscriber-tags';
 export { RedactSubscriber } from './subscribers/redact-subscriber';
 export { ConfirmSubscription, type ConfirmationOutcome } from './subscribers/confirm-subscription';
+// Opt-in form submissions (docs/opt-in-forms.md, "Submission processing").
+export {
+  SubmitOptInForm,
+  FORM_CONFIRMATION_QUIET_MS,
+  SUBMISSION_SHARDS,
+  type OptInSubmission,
+  type OptInSubmissionResult,
+  type SubmittedForm,
+} from './forms/submit-opt-in-form';
+export { DEFAULT_WELCOME_TEMPLATE } from './forms/form-actions';
+export type { FormSubmissionRepository, PendingFormActions, TopicStorage } from './ports';
 export { UnsubscribeByConfirmationLink } from './subscribers/unsubscribe-by-confirmation-link';
 export { SendConfirmationEmail } from './subscribers/send-confirmation-email';
 export {
@@ -307,9 +318,8 @@ export { transactionalUnsubscribeUrl, withUnsubscribeLink } from './transactiona
 export { RecordBounce, type BounceReport, type BounceResult } from './bounces/record-bounce';
 export { RecordNotification } from './bounces/record-notification';
 
-// Opt-in forms: the public side's counters and submission.
-export { RecordOptInFormSubmission, RecordOptInFormView, utcDay } from './forms/record-opt-in-form-view';
-export { SubmitOptInForm, type OptInSubmission } from './forms/submit-opt-in-form';
+// Opt-in forms: the public side's view counter.
+export { RecordOptInFormView } from './forms/record-opt-in-form-view';
 
 // Opt-in forms (docs/opt-in-forms.md).
 export * from './ports/entities/opt-in-form';

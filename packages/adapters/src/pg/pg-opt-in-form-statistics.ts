@@ -29,12 +29,4 @@ export class PgOptInFormStatistics implements OptInFormStatistics {
     );
     return { unique: Number(rows[0]?.unique_views ?? 0) > 0 };
   }
-
-  async recordSubmission(formId: number, day: string): Promise<void> {
-    await this.db.raw(
-      `INSERT INTO opt_in_form_daily_statistics AS s (form_id, day, shard, submissions) VALUES (?, ?, ?, 1)
-       ON CONFLICT (form_id, day, shard) DO UPDATE SET submissions = s.submissions + 1`,
-      [formId, day, randomInt(FORM_STATISTICS_SHARDS)],
-    );
-  }
 }

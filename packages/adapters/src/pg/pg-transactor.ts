@@ -12,6 +12,7 @@ import { PgEmailEvents } from './pg-email-events';
 import { PgEmailServerRepository } from './pg-email-server.repository';
 import { OutboxWakeup } from './outbox-wakeup';
 import { PgEventOutbox } from './pg-event-outbox';
+import { PgFormSubmissionRepository } from './pg-form-submission.repository';
 import { PgConfirmationTemplateRepository, PgSubscriberConfirmationRepository } from './pg-subscriber-confirmation.repository';
 import { PgSubscriberRepository } from './pg-subscriber.repository';
 import { PgSuppressionRepository } from './pg-suppression.repository';
@@ -46,6 +47,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     suppressions: new PgSuppressionRepository(db),
     templates: new PgTemplateRepository(db),
     transactionals: new PgTransactionalRepository(db, secrets),
+    formSubmissions: new PgFormSubmissionRepository(db),
     idempotency: new PgIdempotencyStore(db),
     bounces: new PgBounceRepository(db),
     sequences: new PgSequenceRepository(db, eventRecorded, secrets),

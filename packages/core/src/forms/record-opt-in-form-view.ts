@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { Clock, OptInFormStatistics } from '../ports';
 
 /** A UTC calendar day, as the daily counters key it. */
-export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 
 /**
  * Counts one view of a form (a main form or a variant: each row counts for itself), and a
@@ -18,18 +18,5 @@ export class RecordOptInFormView {
 
   execute(input: { formId: number; visitorId: string }): Promise<{ unique: boolean }> {
     return this.counters.recordView(input.formId, input.visitorId, utcDay(this.clock.now()));
-  }
-}
-
-/** Counts one accepted submission of a form on today's (UTC) counters. */
-@injectable()
-export class RecordOptInFormSubmission {
-  constructor(
-    @inject(OptInFormStatistics) private readonly counters: OptInFormStatistics,
-    @inject(Clock) private readonly clock: Clock,
-  ) {}
-
-  execute(input: { formId: number }): Promise<void> {
-    return this.counters.recordSubmission(input.formId, utcDay(this.clock.now()));
   }
 }

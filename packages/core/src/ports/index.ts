@@ -63,6 +63,7 @@ export { OptInFormStatistics } from './opt-in-form-statistics';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';
 export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';
+export type { FormSubmissionRepository, PendingFormActions, TopicStorage } from './form-submissions';
 export { Repositories, Transactor } from './transactions';
 export { SendRateStore, type SendRateChange } from './send-rates';
 export type { NewSegment, Segment, SegmentChanges } from './entities/segment';

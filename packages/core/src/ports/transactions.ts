@@ -10,6 +10,7 @@ import type { SequenceRepository } from './sequences';
 import type { SuppressionRepository } from './suppressions';
 import type { TemplateRepository } from './templates-store';
 import type { IdempotencyStore, TransactionalRepository } from './transactionals';
+import type { FormSubmissionRepository } from './form-submissions';
 import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks';
 
 /** Every repository, bound to one transaction. */
@@ -31,6 +32,8 @@ export interface Repositories {
   suppressions: SuppressionRepository;
   templates: TemplateRepository;
   transactionals: TransactionalRepository;
+  /** What an opt-in form submission writes besides the subscriber (docs/opt-in-forms.md). */
+  formSubmissions: FormSubmissionRepository;
   idempotency: IdempotencyStore;
   /** Asynchronous bounces and complaints, and the receivers' replay guard. */
   bounces: BounceRepository;

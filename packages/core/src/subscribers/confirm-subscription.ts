@@ -1,6 +1,7 @@
-import { confirm } from '@mailcast/domain';
+import { confirm, resubscribe } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, Transactor, type Subscriber } from '../ports';
+import { performFormActions } from '../forms/form-actions';
+import { Clock, RandomSource, Transactor, type Subscriber } from '../ports';
 import { lockByToken } from './confirmation-link';
 import { recordSubscriberEvents } from './subscriber-events';
 
@@ -17,6 +18,7 @@ export class ConfirmSubscription {
   constructor(
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Clock) private readonly clock: Clock,
+    @inject(RandomSource) private readonly random: RandomSource,
   ) {}
 
   execute(input: { token: string }): Promise<ConfirmationOutcome> {
@@ -27,13 +29,19 @@ export class ConfirmSubscription {
       const { confirmation, subscriber } = found;
       if (subscriber.confirmedAt !== null) return { kind: 'already_confirmed', subscriber };
       if (confirmation.supersededAt !== null) return { kind: 'superseded' };
-      const saved = await repositories.subscribers.save(confirm(subscriber, now), now);
+      // What opt-in forms held for this confirmation (docs/opt-in-forms.md, "Submission processing"):
+      // their tags now, an unsubscribed address subscribed again, sequences and welcome below.
+      const held = await repositories.formSubmissions.takePending(subscriber.id);
+      let next = confirm(subscriber, now);
+      if (held.length > 0) next = { ...(next.isActive ? next : resubscribe(next)), tags: [...new Set([...next.tags, ...held.flatMap((h) => h.tags)])] };
+      const saved = await repositories.subscribers.save(next, now);
       await repositories.subscriberConfirmations.markConfirmed(confirmation.id, now);
       await recordSubscriberEvents(repositories, saved, ['subscriber.subscribed'], now);
       // Transactionals sent with double opt-in were held for this (docs/transactionals.md).
       for (const transactionalId of await repositories.transactionals.releaseAwaiting(saved.id, now)) {
         await repositories.jobs.send('transactionals.send', { transactionalId }, { wake: true });
       }
+      for (const actions of held) await performFormActions(repositories, this.random, saved, actions, now);
       return { kind: 'confirmed', subscriber: saved };
     });
   }

@@ -79,13 +79,13 @@ describe('CreateSubscriber', () => {
   });
 
   it('a reissue supersedes the open link; confirming through the stale one is refused', async () => {
-    const { repositories, transactor, clock, principal, create } = await setup();
+    const { repositories, transactor, clock, random, principal, create } = await setup();
     const doi = { replyTo: null, templateId: null, includeUnsubscribeLink: true };
     const first = await create.execute(principal, { email: 'b@example.com', fields: {}, doubleOptIn: doi });
     const second = await create.execute(principal, { email: 'b@example.com', fields: {}, doubleOptIn: doi });
     expect(second.kind).toBe('pending');
     expect(repositories.subscriberConfirmations.rows.map((r) => r.supersededAt)).toEqual([clock.current, null]);
-    const confirm = new ConfirmSubscription(transactor, clock);
+    const confirm = new ConfirmSubscription(transactor, clock, random);
     const token = (r: typeof first) => (r.kind === 'pending' ? r.confirmationUrl.split('/').pop()! : '');
     expect((await confirm.execute({ token: token(first) })).kind).toBe('superseded');
     expect((await confirm.execute({ token: token(second) })).kind).toBe('confirmed');

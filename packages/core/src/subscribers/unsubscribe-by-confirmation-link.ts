@@ -22,6 +22,8 @@ export class UnsubscribeByConfirmationLink {
     return this.transactor.run(async (repositories) => {
       const found = await lockByToken(repositories, input.token);
       if (found === null) return { kind: 'unknown' };
+      // "I did not sign up": what a form held for the confirmation goes too (docs/opt-in-forms.md).
+      await repositories.formSubmissions.dropPending(found.subscriber.id);
       // A second click keeps the first opt-out time and emits nothing new.
       if (!found.subscriber.isActive && found.subscriber.unsubscribedAt !== null) {
         return { kind: 'unsubscribed', subscriber: found.subscriber };

@@ -38,6 +38,7 @@ import { FakeSuppressions } from './suppression-fakes';
 import { FakeTemplates } from './template-fakes';
 import { FakeIdempotency, FakeTransactionals } from './transactional-fakes';
 import { FakeSubscriberConfirmations, FakeSubscribers } from './subscriber-fakes';
+import { FakeFormSubmissions } from './form-submission-fakes';
 
 /** Hand-written in-memory ports for use-case tests (docs/contributing.md). */
 export class FakeChannels implements ChannelRepository {
@@ -282,6 +283,7 @@ function unlinkedFakeRepositories(): Repositories & {
   suppressions: FakeSuppressions;
   templates: FakeTemplates;
   transactionals: FakeTransactionals;
+  formSubmissions: FakeFormSubmissions;
   idempotency: FakeIdempotency;
   bounces: BounceRepository;
   sequences: SequenceRepository;
@@ -304,6 +306,7 @@ function unlinkedFakeRepositories(): Repositories & {
     suppressions: new FakeSuppressions(),
     templates: new FakeTemplates(),
     transactionals: new FakeTransactionals(),
+    formSubmissions: new FakeFormSubmissions(),
     idempotency: new FakeIdempotency(),
     bounces: unusedBounces,
     sequences: unusedSequences,

@@ -5,7 +5,6 @@ import {
   NotFoundError,
   OptInFormRepository,
   RateLimitedError,
-  RecordOptInFormSubmission,
   RecordOptInFormView,
   SubmitOptInForm,
   TurnstileVerifier,
@@ -203,7 +202,8 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
     if (security.turnstile && verifier.enabled && !(await verifier.verify(input.turnstileToken, req.ip ?? null))) {
       throw new ForbiddenError('The challenge was not passed: please try again');
     }
-    const result = await container.resolve(SubmitOptInForm).execute({
+    // The use case counts the submission in the sign-up's own transaction.
+    return container.resolve(SubmitOptInForm).execute({
       form,
       email: input.email,
       firstName: input.firstName,
@@ -212,8 +212,6 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
       topics: input.topics,
       ipAddress: req.ip ?? null,
     });
-    await container.resolve(RecordOptInFormSubmission).execute({ formId: form.id });
-    return result;
   }
 
   return router;

@@ -1,0 +1,42 @@
+/** What a form promised to do once a double opt-in subscriber confirms (docs/opt-in-forms.md, "Submission processing"). */
+export interface PendingFormActions {
+  formId: number;
+  subscriberId: number;
+  tags: string[];
+  sequenceIds: number[];
+  sendWelcomeEmail: boolean;
+  welcomeEmailTemplateId: number | null;
+}
+
+/** How a topic's value is stored (docs/topics.md). */
+export interface TopicStorage {
+  id: number;
+  storage: 'custom_data' | 'tag';
+  customDataKey: string | null;
+  tagName: string | null;
+}
+
+/**
+ * The rows a form submission writes besides the subscriber: actions held for confirmation, the
+ * once-per-form welcome, the daily counters. Reached through a unit of work, so they commit with
+ * the subscriber's change.
+ */
+export interface FormSubmissionRepository {
+  /** Upsert on (form, subscriber): a later submission of the same form replaces what it held. */
+  holdPending(actions: PendingFormActions, now: Date): Promise<void>;
+  /** Deletes and answers the subscriber's held actions, oldest first. */
+  takePending(subscriberId: number): Promise<PendingFormActions[]>;
+  /** Forgets the subscriber's held actions (they said they did not sign up). */
+  dropPending(subscriberId: number): Promise<void>;
+  /**
+   * Claims the form's welcome email for the subscriber: true the first time only (one insert on
+   * the primary key, so concurrent claims cannot both win).
+   */
+  claimWelcome(formId: number, subscriberId: number, now: Date): Promise<boolean>;
+  /** Remembers which transactional carried the welcome. */
+  recordWelcome(formId: number, subscriberId: number, transactionalId: number): Promise<void>;
+  /** Adds one submission to the form's counter row for (day, shard); `day` is a UTC date, YYYY-MM-DD. */
+  countSubmission(formId: number, day: string, shard: number): Promise<void>;
+  /** Those of `ids` that are topics of the channel, with their storage. */
+  topics(channelId: number, ids: readonly number[]): Promise<TopicStorage[]>;
+}

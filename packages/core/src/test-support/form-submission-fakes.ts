@@ -1,0 +1,29 @@
+import type { FormSubmissionRepository, PendingFormActions, TopicStorage } from '../ports';
+
+/** Opt-in form submissions are tested against PostgreSQL; a confirmation finds nothing held. */
+export class FakeFormSubmissions implements FormSubmissionRepository {
+  readonly pending: PendingFormActions[] = [];
+  async holdPending(actions: PendingFormActions): Promise<void> {
+    this.pending.push(actions);
+  }
+  async takePending(subscriberId: number): Promise<PendingFormActions[]> {
+    const taken = this.pending.filter((p) => p.subscriberId === subscriberId);
+    this.pending.splice(0, this.pending.length, ...this.pending.filter((p) => p.subscriberId !== subscriberId));
+    return taken;
+  }
+  async dropPending(subscriberId: number): Promise<void> {
+    await this.takePending(subscriberId);
+  }
+  claimWelcome(): Promise<boolean> {
+    return Promise.reject(new Error('welcome emails are not faked'));
+  }
+  recordWelcome(): Promise<void> {
+    return Promise.reject(new Error('welcome emails are not faked'));
+  }
+  countSubmission(): Promise<void> {
+    return Promise.reject(new Error('form counters are not faked'));
+  }
+  topics(): Promise<TopicStorage[]> {
+    return Promise.reject(new Error('topics are not faked'));
+  }
+}
