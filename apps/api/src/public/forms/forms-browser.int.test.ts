@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'puppeteer-core';
+import { parseEmail } from '@mailcast/devkit';
 import { eventually, freePort } from '@mailcast/testkit';
 import http from 'node:http';
 import { accessibilityViolations, launchBrowser, openPage } from '../../../../dashboard/src/test-support/browser';
@@ -161,6 +162,36 @@ describe('opt-in forms in a browser', () => {
     await page.setViewport({ width: 390, height: 800 });
     await page.reload();
     await visible('[role=dialog]');
+  });
+
+  it('a double opt-in sign-up end to end: embedded form → exactly one confirmation email → its link → the subscriber is confirmed', async () => {
+    const form = await aForm(stack.api.database.db, stack.channelId, {
+      widget_type: 'inline_embed',
+      security_settings: { min_submit_seconds: 1 },
+      automation_settings: { double_opt_in: true },
+    });
+    const before = stack.smtp.messages.length;
+    await page.goto(`${siteUrl}/?form=${form.identifier}`);
+    const input = await visible('input[name=email]');
+    await input!.type('double@example.com');
+    await (await visible('input[name=first_name]'))!.type('Dora');
+    // A person takes longer than min_submit_seconds to fill a form in.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await (await visible('button.mc-submit[type=submit]'))!.click();
+    await visible('.mc-done');
+
+    const subscriber = () => stack.api.database.db('subscribers').where({ channel_id: stack.channelId, email: 'double@example.com' }).first();
+    expect(await subscriber()).toMatchObject({ first_name: 'Dora', confirmed_at: null });
+    const [message] = (await stack.smtp.waitFor(before + 1, 20_000)).slice(before);
+    expect(message!.to).toEqual(['double@example.com']);
+    const email = await parseEmail(message!.raw);
+    const link = /(http:\/\/127\.0\.0\.1:\d+\/confirm\/[A-Za-z0-9_-]+)/.exec(`${email.text} ${email.html}`)![1]!;
+    await page.goto(link);
+    await eventually(async () => ((await subscriber())?.confirmed_at ? true : undefined), 10_000, 50);
+    // Exactly one confirmation email, and the counters saw one view and one submission.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stack.smtp.messages.slice(before).filter((m) => m.to.includes('double@example.com'))).toHaveLength(1);
+    expect(await formCounts(stack.api.database.db, form.id)).toEqual({ views: 1, unique_views: 1, submissions: 1 });
   });
 
   it('the hosted page: renders under its CSP and submits in place', async () => {

@@ -182,6 +182,37 @@ describe('public opt-in form endpoints (docs/opt-in-forms.md)', () => {
       request(api.app).post(`/f/${identifier}/submit`).set('X-Forwarded-For', address).type('form').send(body);
     const human = (extra: Record<string, unknown> = {}) => ({ email: 'reader@example.com', rendered_at: String(Date.now() - 10_000), website: '', ...extra });
 
+    it("passes a person's submission to the use case: 200 with its answer, the name split, the submission counted", async () => {
+      const form = await aForm(api.database.db, channelId);
+      const res = await submit(form.identifier, human({ email: 'Ada@Example.com', name: 'Ada King Lovelace' })).expect(200);
+      // The same answer a bot gets from the honeypot or the time check.
+      expect(res.body).toEqual({ status: 'subscribed', message: 'Thank you for subscribing!' });
+      const row = await api.database.db('subscribers').where({ channel_id: channelId, email: 'ada@example.com' }).first();
+      expect(row).toMatchObject({ first_name: 'Ada', last_name: 'King Lovelace' });
+      expect(await formCounts(api.database.db, form.id)).toMatchObject({ submissions: 1 });
+    });
+
+    it('answers 422 for a bad email and writes nothing', async () => {
+      const form = await aForm(api.database.db, channelId);
+      const before = await subscriberCount();
+      const res = await submit(form.identifier, human({ email: 'not an address' })).expect(422);
+      expect(res.body).toEqual({ errors: { email: [expect.any(String)] } });
+      expect(await subscriberCount()).toBe(before);
+      expect(await formCounts(api.database.db, form.id)).toMatchObject({ submissions: 0 });
+    });
+
+    it('takes a JSON body as well, and a good Turnstile answer', async () => {
+      const form = await aForm(api.database.db, channelId, { security_settings: { turnstile: true, turnstile_site_key: 'site' } });
+      const res = await request(api.app)
+        .post(`/f/${form.identifier}/submit`)
+        .set('X-Forwarded-For', freshAddress())
+        .send({ ...human({ email: 'json@example.com' }), 'cf-turnstile-response': 'good-answer', custom_data: { plan: 'pro' } })
+        .expect(200);
+      expect(res.body.status).toBe('subscribed');
+      const row = await api.database.db('subscribers').where({ channel_id: channelId, email: 'json@example.com' }).first();
+      expect(row.custom_data).toMatchObject({ plan: 'pro' });
+    });
+
     it('answers a filled honeypot with a fake 200 and writes nothing', async () => {
       const form = await aForm(api.database.db, channelId);
       const before = await subscriberCount();

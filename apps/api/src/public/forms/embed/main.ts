@@ -88,7 +88,8 @@ function wire(form: HTMLFormElement, w: Wiring): void {
         if (!response.ok) {
           // A 422 names its field (`{errors: {email: [...]}}`) or says it in one sentence (`{error}`).
           const field = answer.errors ? Object.entries(answer.errors)[0] : undefined;
-          error.textContent = MESSAGES[response.status] ?? answer.error ?? (field ? `${field[0]} ${field[1][0] ?? ''}`.trim() : 'Please check the form and try again.');
+          error.textContent =
+            MESSAGES[response.status] ?? answer.error ?? (field ? `${field[0]} ${field[1][0] ?? ''}`.trim() : 'Please check the form and try again.');
           return;
         }
         const done = el('div', { class: 'mc-done', role: 'status', tabindex: '-1' }, ...w.after());
