@@ -27,8 +27,9 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
     closed({
       code: {
         type: 'string',
-        enum: ['unrecognized_parameter', 'already_enrolled'],
-        description: '`already_enrolled`: add_subscriber found the subscriber in the sequence already.',
+        enum: ['unrecognized_parameter', 'already_enrolled', 'parameter_ignored', 'double_opt_in_skipped'],
+        description:
+          "`already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here (an unparsable list bound, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.",
       },
       param: string('The attribute, as the body named it.'),
       message: string(),

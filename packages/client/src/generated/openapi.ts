@@ -2740,6 +2740,11 @@ export interface components {
         } & components["schemas"]["SubscriberCreateInput"]);
         /** @description `tag_list` is refused with 422 `{"error": "tag_list is not supported; use tags"}`. */
         SubscriberCreateInput: {
+            /**
+             * Format: date-time
+             * @description Admin (cross-channel) tokens only; a channel token gets a `parameter_ignored` warning.
+             */
+            confirmed_at?: string;
             /** @description Arbitrary key-value JSON. */
             custom_data?: {
                 [key: string]: unknown;
@@ -2766,6 +2771,11 @@ export interface components {
              */
             subscribed_at?: string;
             tags?: string[];
+            /**
+             * Format: date-time
+             * @description Creates the subscriber unsubscribed (and on the channel suppression list), sending nothing. Not in the future; not with `is_active: true`.
+             */
+            unsubscribed_at?: string;
         };
         SubscriberEventData: {
             /** @description Arbitrary key-value JSON. */
@@ -2787,6 +2797,7 @@ export interface components {
             broadcast_channel_id: number;
             pagination: components["schemas"]["Pagination"];
             subscribers: components["schemas"]["Subscriber"][];
+            warnings?: components["schemas"]["Warnings"];
         };
         SubscriberSequence: {
             /** Format: date-time */
@@ -2826,10 +2837,23 @@ export interface components {
         };
         /** @description Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`. */
         SubscriberUpdateBody: {
+            /**
+             * @description `replace` (default): custom_data is stored as sent. `merge`: the sent top-level keys are set, a null deletes its key, the others are kept; nested values are replaced whole.
+             * @default replace
+             * @enum {string}
+             */
+            custom_data_mode?: "replace" | "merge";
             /** @description Identifies the subscriber (takes precedence). */
             email?: string;
             subscriber: components["schemas"]["SubscriberUpdateInput"];
-        } | WithRequired<components["schemas"]["SubscriberUpdateInput"], "email">;
+        } | ({
+            /**
+             * @description `replace` (default): custom_data is stored as sent. `merge`: the sent top-level keys are set, a null deletes its key, the others are kept; nested values are replaced whole.
+             * @default replace
+             * @enum {string}
+             */
+            custom_data_mode?: "replace" | "merge";
+        } & WithRequired<components["schemas"]["SubscriberUpdateInput"], "email">);
         /** @description `tags` and `custom_data` replace the existing values. `tag_list` is refused with 422. */
         SubscriberUpdateInput: {
             /** @description Arbitrary key-value JSON. */
@@ -3032,10 +3056,10 @@ export interface components {
         /** @description What the request did not do as asked (attributes the API does not take, a subscriber already enrolled): it succeeded all the same. Present only when there are some. */
         Warnings: {
             /**
-             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already.
+             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here (an unparsable list bound, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.
              * @enum {string}
              */
-            code: "unrecognized_parameter" | "already_enrolled";
+            code: "unrecognized_parameter" | "already_enrolled" | "parameter_ignored" | "double_opt_in_skipped";
             message: string;
             /** @description The attribute, as the body named it. */
             param: string;
@@ -5033,9 +5057,9 @@ export interface operations {
             query?: {
                 /** @description Confirmed or not. */
                 confirmation_status?: "confirmed" | "unconfirmed";
-                /** @description Created on or after. */
+                /** @description Created on or after (ISO 8601). An unparsable value is ignored with a `parameter_ignored` warning. */
                 created_after?: string;
-                /** @description Created on or before. */
+                /** @description Created on or before (ISO 8601). An unparsable value is ignored with a `parameter_ignored` warning. */
                 created_before?: string;
                 /** @description Containment: `custom_data[key]=value` for each pair; numeric strings are read as numbers, true/false as booleans. */
                 custom_data?: {
@@ -5845,9 +5869,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted. */
+            /** @description Accepted. A replay of an Idempotency-Key answers the original status and body with `Idempotency-Replayed: true`. */
             201: {
                 headers: {
+                    /** @description `true` when this answer replays an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
