@@ -28,6 +28,7 @@ export interface BroadcastRow {
   begin_send_at: Date | null;
   sent_at: Date | null;
   paused_from: string | null;
+  archive: boolean;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -60,6 +61,7 @@ export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   beginSendAt: row.begin_send_at,
   sentAt: row.sent_at,
   pausedFrom: row.paused_from as BroadcastStatus | null,
+  archive: row.archive,
   version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -88,6 +90,7 @@ function toRow(changes: BroadcastChanges): Record<string, unknown> {
     status: 'status',
     pausedFrom: 'paused_from',
     sentAt: 'sent_at',
+    archive: 'archive',
   };
   const row: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes) as Array<[keyof BroadcastChanges, unknown]>) {
@@ -121,6 +124,7 @@ export class PgBroadcastRepository implements BroadcastRepository {
         email_server_ids: broadcast.emailServerIds,
         scheduled_send_at: broadcast.scheduledSendAt,
         scheduled_timezone: broadcast.scheduledTimezone,
+        archive: broadcast.archive ?? false,
         created_at: now,
         updated_at: now,
       })

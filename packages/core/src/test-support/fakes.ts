@@ -1,3 +1,4 @@
+import { channelSlug } from '@mailcast/domain';
 import type {
   BounceRepository,
   SequenceRepository,
@@ -45,6 +46,7 @@ export class FakeChannels implements ChannelRepository {
     const row: Channel = {
       id: this.rows.length + 1,
       name: channel.name,
+      slug: channelSlug(channel.name),
       fromEmail: channel.fromEmail ?? null,
       fromName: channel.fromName ?? null,
       trackOpens: true,
@@ -56,6 +58,9 @@ export class FakeChannels implements ChannelRepository {
   }
   async findById(id: number): Promise<Channel | null> {
     return this.rows.find((c) => c.id === id) ?? null;
+  }
+  async findBySlug(slug: string): Promise<Channel | null> {
+    return this.rows.find((c) => c.slug === slug) ?? null;
   }
   async count(): Promise<number> {
     return this.rows.length;
@@ -119,6 +124,7 @@ export class FakeBroadcasts implements BroadcastRepository {
     const row: Broadcast = {
       ...broadcast,
       templateId: broadcast.templateId ?? null,
+      archive: broadcast.archive ?? false,
       id: this.rows.length + 1,
       status: 'draft',
       totalRecipients: 0,

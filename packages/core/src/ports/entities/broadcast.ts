@@ -33,6 +33,8 @@ export interface Broadcast {
   sentAt: Date | null;
   /** The stage a paused broadcast was paused in, so resume returns there; null unless paused. */
   pausedFrom: BroadcastStatus | null;
+  /** Published in the channel's public archive once sent (docs/archive.md). */
+  archive: boolean;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -51,7 +53,8 @@ export type NewBroadcast = Omit<
   | 'createdAt'
   | 'updatedAt'
   | 'templateId'
-> & { templateId?: number | null };
+  | 'archive'
+> & { templateId?: number | null; archive?: boolean };
 
 /** What an edit or a status change may write; every write bumps `version`. */
 export type BroadcastChanges = Partial<Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>>;
