@@ -13,7 +13,10 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
     },
     token: closed({ id: integer(), permissions: arrayOf({ type: 'string', enum: [...PERMISSIONS] }) }),
     channel: {
-      anyOf: [closed({ id: integer(), name: string(), slug: string('Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md).') }), { type: 'null' }],
+      anyOf: [
+        closed({ id: integer(), name: string(), slug: string('Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md).') }),
+        { type: 'null' },
+      ],
       description: "The token's channel, or the one an admin token names; null for an admin token that names none.",
     },
   }),

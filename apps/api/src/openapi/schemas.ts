@@ -94,6 +94,7 @@ export const SCHEMAS: Record<string, Schema> = {
       email_server_ids: arrayOf(integer()),
       use_any_email_server: boolean('Echoed input field.'),
       email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
+      archive: boolean('Published in the public archive once sent (docs/archive.md).'),
     }),
   ),
   BroadcastInput: broadcastInput,

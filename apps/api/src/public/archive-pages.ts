@@ -70,7 +70,14 @@ export function sendArchiveList(res: Response, archive: PublicArchive): void {
 }
 
 export function sendArchivedCopy(res: Response, copy: ArchivedCopy): void {
-  send(res, 200, PUBLIC_PAGE, copy.subject, '', `<header><a href="${escapeHtml(copy.archiveUrl)}">${escapeHtml(copy.channel.name)}</a>${time(copy.sentAt)}</header>${frame(copy)}`);
+  send(
+    res,
+    200,
+    PUBLIC_PAGE,
+    copy.subject,
+    '',
+    `<header><a href="${escapeHtml(copy.archiveUrl)}">${escapeHtml(copy.channel.name)}</a>${time(copy.sentAt)}</header>${frame(copy)}`,
+  );
 }
 
 export function sendWebView(res: Response, copy: BrowserCopy): void {
@@ -78,10 +85,18 @@ export function sendWebView(res: Response, copy: BrowserCopy): void {
 }
 
 export function sendNotFound(res: Response, isPrivate = false): void {
-  send(res, 404, isPrivate ? PRIVATE_PAGE : { 'Cache-Control': 'no-store' }, 'Not found', '', '<h1>Not found</h1><p>There is nothing at this address. The link may be incomplete.</p>');
+  send(
+    res,
+    404,
+    isPrivate ? PRIVATE_PAGE : { 'Cache-Control': 'no-store' },
+    'Not found',
+    '',
+    '<h1>Not found</h1><p>There is nothing at this address. The link may be incomplete.</p>',
+  );
 }
 
 // XML 1.0 allows neither these characters nor lone surrogates, escaped or not: they are dropped.
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export function escapeXml(s: string): string {

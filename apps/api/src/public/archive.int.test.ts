@@ -106,7 +106,12 @@ describe('public archive and web view', () => {
     expect(frame![1]).not.toContain('allow-same-origin');
     // The author's HTML is only ever inside the escaped attribute: no tag of it reaches the page.
     expect(res.text).not.toMatch(/<script/i);
-    const html = frame![2]!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+    const html = frame![2]!
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
     expect(html).toContain('<p>Hi  (, )</p>');
     expect(html).toContain('<a href="https://example.com/landing">Go</a>');
     // {{ web_view_url }} in the public copy is the copy itself.
@@ -159,7 +164,11 @@ describe('public archive and web view', () => {
     expect(href).toMatch(new RegExp(`^${PUBLIC_URL}/w/w\\d+-[A-Za-z0-9_-]{22}$`));
     // The email itself is tracked as usual; only the web view is not.
     expect(email.html).toContain('/t/o/');
-    const before = { events: await count('email_events'), outbox: await count('events'), subscriber: await api.database.db('subscribers').where({ email: 'ann@example.test' }).first() };
+    const before = {
+      events: await count('email_events'),
+      outbox: await count('events'),
+      subscriber: await api.database.db('subscribers').where({ email: 'ann@example.test' }).first(),
+    };
 
     const res = await get(path(href));
     expect(res.status).toBe(200);

@@ -10,17 +10,16 @@ export class PgBroadcastArchive implements BroadcastArchive {
   constructor(private readonly db: Knex) {}
 
   private published(channelId: number) {
-    return this.db<BroadcastRow>('broadcasts')
-      .where({ channel_id: channelId, archive: true })
-      .whereIn('status', PUBLISHED_STATUSES)
-      .whereNotNull('sent_at');
+    return this.db<BroadcastRow>('broadcasts').where({ channel_id: channelId, archive: true }).whereIn('status', PUBLISHED_STATUSES).whereNotNull('sent_at');
   }
 
   async listPublished(channelId: number, limit: number): Promise<Broadcast[]> {
-    const rows = await this.published(channelId).orderBy([
-      { column: 'sent_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]).limit(limit);
+    const rows = await this.published(channelId)
+      .orderBy([
+        { column: 'sent_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
     return rows.map((row) => toBroadcast(row as BroadcastRow));
   }
 

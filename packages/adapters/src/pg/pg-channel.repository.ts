@@ -52,10 +52,7 @@ export class PgChannelRepository implements ChannelRepository {
 
   /** `base` when no channel has it, else `base-<n>` past the highest taken suffix. */
   private async freeSlug(base: string): Promise<string> {
-    const rows = await this.db('channels')
-      .where('slug', base)
-      .orWhere('slug', '~', `^${base}-[0-9]{1,9}$`)
-      .pluck<string[]>('slug');
+    const rows = await this.db('channels').where('slug', base).orWhere('slug', '~', `^${base}-[0-9]{1,9}$`).pluck<string[]>('slug');
     if (!rows.includes(base)) return base;
     const highest = Math.max(1, ...rows.map((s) => Number(s.slice(base.length + 1)) || 0));
     return `${base}-${highest + 1}`;

@@ -1423,6 +1423,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/archive/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A channel's public archive
+         * @description The archived (`archive: true`), sent broadcasts of the channel, newest sent first (at most 100). No personal data, no tracking.
+         */
+        get: operations["archivePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The broadcast id. */
+                id: number;
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An archived broadcast
+         * @description The broadcast rendered for nobody (subscriber variables empty), without open pixel, click rewriting or unsubscribe link; its HTML in a sandboxed iframe.
+         */
+        get: operations["archivedBroadcastPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A channel's archive as an Atom feed
+         * @description RFC 4287; the 20 newest archived broadcasts, each with its HTML as escaped `html` content.
+         */
+        get: operations["archiveFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/confirm/{token}": {
         parameters: {
             query?: never;
@@ -1708,6 +1779,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/w/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a recipient's `{{ web_view_url }}`, signed under the broadcast's secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A recipient's own copy of a broadcast
+         * @description Rendered with the recipient’s data as it is now, without tracking; opening it records and changes nothing.
+         */
+        get: operations["webView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     attemptExhausted: {
@@ -1845,6 +1939,8 @@ export interface components {
             webhook_endpoint_id: number;
         };
         Broadcast: {
+            /** @description Published in the public archive once sent (docs/archive.md). */
+            archive: boolean;
             /** @description Rich text body. */
             body: string | null;
             /** @description Recipient records processed so far. */
@@ -1903,6 +1999,11 @@ export interface components {
         };
         /** @description Needs a subject, given here or by the template of template_id (without one: 422 "Subject can't be blank"). */
         BroadcastCreateInput: {
+            /**
+             * @description Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.
+             * @default false
+             */
+            archive?: boolean;
             /** @description Rich text body; a Liquid template. */
             body?: string | null;
             /** @description Custom headers added to every email. */
@@ -1963,6 +2064,11 @@ export interface components {
             updated_at: string;
         };
         BroadcastInput: {
+            /**
+             * @description Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.
+             * @default false
+             */
+            archive?: boolean;
             /** @description Rich text body; a Liquid template. */
             body?: string | null;
             /** @description Custom headers added to every email. */
@@ -3191,6 +3297,8 @@ export interface components {
             channel: {
                 id: number;
                 name: string;
+                /** @description Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md). */
+                slug: string;
             } | null;
             token: {
                 id: number;
@@ -6205,6 +6313,104 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    archivePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No channel has this slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    archivedBroadcastPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The broadcast id. */
+                id: number;
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not archived, not sent, or not of this channel. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    archiveFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description No channel has this slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
     confirmSubscription: {
         parameters: {
             query?: never;
@@ -6822,6 +7028,38 @@ export interface operations {
                 };
             };
             /** @description An unknown token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    webView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a recipient's `{{ web_view_url }}`, signed under the broadcast's secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The copy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A token that does not verify. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -10,7 +10,7 @@ export interface BrowserCopy {
 }
 
 /**
- * The subscriber of the public archive's copy (docs/archive.md, "What the archive shows"):
+ * The subscriber of the public archive's copy (docs/archive.md, "What the archive copy shows"):
  * nobody, so every `subscriber.*` variable renders empty and no one's data can reach the page.
  */
 export const NOBODY: SubscriberSnapshot = {
@@ -41,7 +41,16 @@ export async function renderBrowserCopy(
   webViewUrl: string,
 ): Promise<BrowserCopy> {
   const untracked: Broadcast = { ...broadcast, trackOpens: false, trackClicks: false, includeUnsubscribeLink: false };
-  const renderer = new BroadcastRenderer(untracked, deps.templates, deps.reader, [], '', () => NO_TOKEN, undefined, () => webViewUrl);
+  const renderer = new BroadcastRenderer(
+    untracked,
+    deps.templates,
+    deps.reader,
+    [],
+    '',
+    () => NO_TOKEN,
+    undefined,
+    () => webViewUrl,
+  );
   const email = await renderer.render({ recipientId: 0, subscriber });
   return { subject: email.subject, preheader: broadcast.preheader, html: email.html };
 }

@@ -84,7 +84,7 @@ export const broadcastSchema = Joi.object({
   scheduled_timezone: scheduledTimezone().allow(null),
   archive: Joi.boolean()
     .description(
-      'Publishes the broadcast in the channel\'s public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.',
+      "Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.",
     )
     .meta({ 'x-openapi': { default: false } }),
 })
