@@ -2,7 +2,7 @@
  * docs/archive.md, "Channel slugs": the name in a channel's public URLs, derived from its name:
  * accents dropped, lower-case ASCII letters and digits, runs of anything else one `-`, at most
  * 60 characters; a name with none of those gives `channel`. Uniqueness (`-2`, `-3`…) is the
- * store's business. Migration 20261201000060 applies the same rule to existing channels.
+ * store's business. Migration 20261201000600 applies the same rule to existing channels.
  */
 export const MAX_CHANNEL_SLUG = 60;
 

@@ -5,12 +5,12 @@ import { MIGRATIONS_DIRECTORY } from './migrator';
 // docs/archive.md, "Channel slugs": existing channels get slugs from their names. The migration
 // is taken down and run again by hand on a database holding channels from before it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const migration = require(path.join(MIGRATIONS_DIRECTORY, '20261201000060_broadcast_archive.js')) as {
+const migration = require(path.join(MIGRATIONS_DIRECTORY, '20261201000600_broadcast_archive.js')) as {
   up(db: TestDatabase['db']): Promise<void>;
   down(db: TestDatabase['db']): Promise<void>;
 };
 
-describe('migration 20261201000060_broadcast_archive', () => {
+describe('migration 20261201000600_broadcast_archive', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
