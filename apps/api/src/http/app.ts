@@ -26,6 +26,7 @@ import { templatesRoutes } from './templates/templates.routes';
 import { transactionalsRoutes } from './transactionals/transactionals.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
+import { archiveRoutes } from '../public/archive.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -84,6 +85,9 @@ export function createApp(container: DependencyContainer): Express {
 
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));
+  // The public archive and the recipients' web views (docs/archive.md).
+  app.use(['/archive', '/w'], publicLimit());
+  app.use(archiveRoutes(container));
 
   app.use(notFound);
   app.use(errorHandler(logger));
