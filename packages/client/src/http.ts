@@ -18,6 +18,11 @@ type NotWrapped =
   | 'trackClick'
   | 'unsubscribePage'
   | 'unsubscribeOneClick'
+  // the public archive and web views (docs/archive.md): pages for readers
+  | 'archivePage'
+  | 'archiveFeed'
+  | 'archivedBroadcastPage'
+  | 'webView'
   // providers' bounce and complaint webhooks: posted by SES, Postmark, Mailgun and SendGrid
   | 'receiveSesNotification'
   | 'receivePostmarkNotification'

@@ -6,6 +6,7 @@ import 'reflect-metadata';
 // Errors, ports (interfaces, tokens, entity types) and job names.
 export { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from './errors';
 export {
+  BroadcastArchive,
   BroadcastRendering,
   Clock,
   DkimKeyGenerator,
@@ -209,6 +210,9 @@ export { PauseBroadcast } from './broadcasts/pause-broadcast';
 export { ResumeBroadcast } from './broadcasts/resume-broadcast';
 export { AbortBroadcast } from './broadcasts/abort-broadcast';
 export { PreviewBroadcast } from './broadcasts/preview-broadcast';
+export { ARCHIVE_FEED_SIZE, ARCHIVE_PAGE_SIZE, GetPublicArchive, type ArchivedCopy, type ArchivedItem, type PublicArchive } from './archive/get-public-archive';
+export { GetWebView } from './archive/get-web-view';
+export type { BrowserCopy } from './archive/archive-copy';
 export { StartDueBroadcast } from './broadcasts/start-due-broadcast';
 export { SweepDueBroadcasts } from './broadcasts/sweep-due-broadcasts';
 

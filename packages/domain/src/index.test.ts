@@ -86,6 +86,9 @@ test('the barrel exports the public API', () => {
     'trackingToken',
     'trackingTokenRecipient',
     'verifyTrackingToken',
+    'webViewToken',
+    'verifyWebViewToken',
+    'channelSlug',
     'isoInstant',
     'chooseVariant',
   ];

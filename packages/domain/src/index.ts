@@ -102,7 +102,11 @@ export {
   sequenceTokenIds,
   sequenceUnsubscribeToken,
   verifySequenceUnsubscribeToken,
+  webViewToken,
+  webViewTokenRecipient,
+  verifyWebViewToken,
 } from './tracking-token';
+export { channelSlug, isChannelSlug, MAX_CHANNEL_SLUG } from './channel-slug';
 export { HOLD_LEASE_MS, PERMIT_HOLD_MS, withHolds, type Holder, type HoldsByOwner, type SendHolds } from './send-permits';
 export {
   adaptiveRate,

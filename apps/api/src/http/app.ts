@@ -27,6 +27,7 @@ import { templatesRoutes } from './templates/templates.routes';
 import { transactionalsRoutes } from './transactionals/transactionals.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
+import { archiveRoutes } from '../public/archive.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -87,6 +88,9 @@ export function createApp(container: DependencyContainer): Express {
   app.use(confirmationRoutes(container));
   // Opt-in forms' hosted pages, embed script, views and submissions: their own per-address limits.
   app.use(formsRoutes(container));
+  // The public archive and the recipients' web views (docs/archive.md).
+  app.use(['/archive', '/w'], publicLimit());
+  app.use(archiveRoutes(container));
 
   app.use(notFound);
   app.use(errorHandler(logger));

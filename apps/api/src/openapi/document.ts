@@ -29,6 +29,7 @@ import { SEGMENT_PATHS } from './segments.paths';
 import { SEQUENCE_PATHS, SEQUENCES } from './sequences.paths';
 import { EMAIL_SERVER_PATHS } from './email-servers.paths';
 import { INBOUND, INBOUND_PATHS } from './inbound.paths';
+import { ARCHIVE_PATHS } from './archive.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -43,6 +44,7 @@ const PATHS: Record<string, Json> = {
   ...SUBSCRIBER_PATHS,
   ...WEBHOOK_ENDPOINT_PATHS,
   ...OPERATIONS_AND_PUBLIC_PATHS,
+  ...ARCHIVE_PATHS,
   ...SUPPRESSION_PATHS,
   ...TEMPLATE_PATHS,
   ...TRANSACTIONAL_PATHS,

@@ -2,6 +2,7 @@ import { BROADCAST_STATUSES, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/doma
 import { broadcastSchema, scheduleSchema } from '../http/broadcasts/broadcasts.schemas';
 import {
   createFieldsSchema,
+  customDataModeSchema,
   doubleOptInOptionsSchema,
   doubleOptInSchema,
   emailBodySchema,
@@ -46,6 +47,7 @@ const broadcastInput = requestSchema(broadcastSchema);
 
 // The create body's parameters beside the subscriber (double_opt_in, confirmation_template_id).
 const doubleOptInProperties = requestSchema(doubleOptInSchema).properties as Record<string, Schema>;
+const CUSTOM_DATA_MODE: Schema = requestSchema(customDataModeSchema);
 
 const countAndRate: Schema = closed({ count: integer(), rate: number('Percent, 0 to 100, two decimals.') });
 
@@ -94,6 +96,7 @@ export const SCHEMAS: Record<string, Schema> = {
       email_server_ids: arrayOf(integer()),
       use_any_email_server: boolean('Echoed input field.'),
       email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
+      archive: boolean('Published in the public archive once sent (docs/archive.md).'),
     }),
   ),
   BroadcastInput: broadcastInput,
@@ -209,11 +212,13 @@ export const SCHEMAS: Record<string, Schema> = {
     current: integer('This page number.'),
     total_pages: integer(),
   }),
-  SubscriberList: closed({
-    broadcast_channel_id: integer(),
-    subscribers: arrayOf(ref('Subscriber')),
-    pagination: ref('Pagination'),
-  }),
+  SubscriberList: warned(
+    closed({
+      broadcast_channel_id: integer(),
+      subscribers: arrayOf(ref('Subscriber')),
+      pagination: ref('Pagination'),
+    }),
+  ),
   SubscriberCreateInput: requestSchema(createFieldsSchema),
   SubscriberUpdateInput: requestSchema(updateFieldsSchema),
   DoubleOptInOptions: requestSchema(doubleOptInOptionsSchema),
@@ -224,10 +229,14 @@ export const SCHEMAS: Record<string, Schema> = {
       {
         type: 'object',
         title: 'Nested under subscriber',
-        properties: { email: string('Identifies the subscriber (takes precedence).'), subscriber: ref('SubscriberUpdateInput') },
+        properties: {
+          email: string('Identifies the subscriber (takes precedence).'),
+          custom_data_mode: CUSTOM_DATA_MODE,
+          subscriber: ref('SubscriberUpdateInput'),
+        },
         required: ['subscriber'],
       },
-      { type: 'object', title: 'Flat', allOf: [ref('SubscriberUpdateInput')], required: ['email'] },
+      { type: 'object', title: 'Flat', allOf: [ref('SubscriberUpdateInput')], properties: { custom_data_mode: CUSTOM_DATA_MODE }, required: ['email'] },
     ],
   },
   DoubleOptInResult: warned(

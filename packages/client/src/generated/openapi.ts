@@ -1423,6 +1423,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/archive/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A channel's public archive
+         * @description The archived (`archive: true`), sent broadcasts of the channel, newest sent first (at most 100). No personal data, no tracking.
+         */
+        get: operations["archivePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The broadcast id. */
+                id: number;
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An archived broadcast
+         * @description The broadcast rendered for nobody (subscriber variables empty), without open pixel, click rewriting or unsubscribe link; its HTML in a sandboxed iframe.
+         */
+        get: operations["archivedBroadcastPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A channel's archive as an Atom feed
+         * @description RFC 4287; the 20 newest archived broadcasts, each with its HTML as escaped `html` content.
+         */
+        get: operations["archiveFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/confirm/{token}": {
         parameters: {
             query?: never;
@@ -1708,6 +1779,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/w/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a recipient's `{{ web_view_url }}`, signed under the broadcast's secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A recipient's own copy of a broadcast
+         * @description Rendered with the recipient’s data as it is now, without tracking; opening it records and changes nothing.
+         */
+        get: operations["webView"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     attemptExhausted: {
@@ -1845,6 +1939,8 @@ export interface components {
             webhook_endpoint_id: number;
         };
         Broadcast: {
+            /** @description Published in the public archive once sent (docs/archive.md). */
+            archive: boolean;
             /** @description Rich text body. */
             body: string | null;
             /** @description Recipient records processed so far. */
@@ -1907,6 +2003,11 @@ export interface components {
         };
         /** @description Needs a subject, given here or by the template of template_id (without one: 422 "Subject can't be blank"). */
         BroadcastCreateInput: {
+            /**
+             * @description Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.
+             * @default false
+             */
+            archive?: boolean;
             /** @description Rich text body; a Liquid template. */
             body?: string | null;
             /** @description Custom headers added to every email. */
@@ -1971,6 +2072,11 @@ export interface components {
             updated_at: string;
         };
         BroadcastInput: {
+            /**
+             * @description Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.
+             * @default false
+             */
+            archive?: boolean;
             /** @description Rich text body; a Liquid template. */
             body?: string | null;
             /** @description Custom headers added to every email. */
@@ -2755,6 +2861,11 @@ export interface components {
         } & components["schemas"]["SubscriberCreateInput"]);
         /** @description `tag_list` is refused with 422 `{"error": "tag_list is not supported; use tags"}`. */
         SubscriberCreateInput: {
+            /**
+             * Format: date-time
+             * @description Admin (cross-channel) tokens only; a channel token gets a `parameter_ignored` warning.
+             */
+            confirmed_at?: string;
             /** @description Arbitrary key-value JSON. */
             custom_data?: {
                 [key: string]: unknown;
@@ -2781,6 +2892,11 @@ export interface components {
              */
             subscribed_at?: string;
             tags?: string[];
+            /**
+             * Format: date-time
+             * @description Creates the subscriber unsubscribed (and on the channel suppression list), sending nothing. Not in the future; not with `is_active: true`.
+             */
+            unsubscribed_at?: string;
         };
         SubscriberEventData: {
             /** @description Arbitrary key-value JSON. */
@@ -2802,6 +2918,7 @@ export interface components {
             broadcast_channel_id: number;
             pagination: components["schemas"]["Pagination"];
             subscribers: components["schemas"]["Subscriber"][];
+            warnings?: components["schemas"]["Warnings"];
         };
         SubscriberSequence: {
             /** Format: date-time */
@@ -2841,10 +2958,23 @@ export interface components {
         };
         /** @description Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`. */
         SubscriberUpdateBody: {
+            /**
+             * @description `replace` (default): custom_data is stored as sent. `merge`: the sent top-level keys are set, a null deletes its key, the others are kept; nested values are replaced whole.
+             * @default replace
+             * @enum {string}
+             */
+            custom_data_mode?: "replace" | "merge";
             /** @description Identifies the subscriber (takes precedence). */
             email?: string;
             subscriber: components["schemas"]["SubscriberUpdateInput"];
-        } | WithRequired<components["schemas"]["SubscriberUpdateInput"], "email">;
+        } | ({
+            /**
+             * @description `replace` (default): custom_data is stored as sent. `merge`: the sent top-level keys are set, a null deletes its key, the others are kept; nested values are replaced whole.
+             * @default replace
+             * @enum {string}
+             */
+            custom_data_mode?: "replace" | "merge";
+        } & WithRequired<components["schemas"]["SubscriberUpdateInput"], "email">);
         /** @description `tags` and `custom_data` replace the existing values. `tag_list` is refused with 422. */
         SubscriberUpdateInput: {
             /** @description Arbitrary key-value JSON. */
@@ -3047,10 +3177,10 @@ export interface components {
         /** @description What the request did not do as asked (attributes the API does not take, a subscriber already enrolled): it succeeded all the same. Present only when there are some. */
         Warnings: {
             /**
-             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already.
+             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here (an unparsable list bound, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.
              * @enum {string}
              */
-            code: "unrecognized_parameter" | "already_enrolled";
+            code: "unrecognized_parameter" | "already_enrolled" | "parameter_ignored" | "double_opt_in_skipped";
             message: string;
             /** @description The attribute, as the body named it. */
             param: string;
@@ -3182,6 +3312,8 @@ export interface components {
             channel: {
                 id: number;
                 name: string;
+                /** @description Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md). */
+                slug: string;
             } | null;
             token: {
                 id: number;
@@ -5048,9 +5180,9 @@ export interface operations {
             query?: {
                 /** @description Confirmed or not. */
                 confirmation_status?: "confirmed" | "unconfirmed";
-                /** @description Created on or after. */
+                /** @description Created on or after (ISO 8601). An unparsable value is ignored with a `parameter_ignored` warning. */
                 created_after?: string;
-                /** @description Created on or before. */
+                /** @description Created on or before (ISO 8601). An unparsable value is ignored with a `parameter_ignored` warning. */
                 created_before?: string;
                 /** @description Containment: `custom_data[key]=value` for each pair; numeric strings are read as numbers, true/false as booleans. */
                 custom_data?: {
@@ -5860,9 +5992,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted. */
+            /** @description Accepted. A replay of an Idempotency-Key answers the original status and body with `Idempotency-Replayed: true`. */
             201: {
                 headers: {
+                    /** @description `true` when this answer replays an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6192,6 +6326,104 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    archivePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No channel has this slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    archivedBroadcastPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The broadcast id. */
+                id: number;
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not archived, not sent, or not of this channel. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    archiveFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description No channel has this slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     confirmSubscription: {
@@ -6811,6 +7043,38 @@ export interface operations {
                 };
             };
             /** @description An unknown token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    webView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a recipient's `{{ web_view_url }}`, signed under the broadcast's secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The copy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A token that does not verify. */
             404: {
                 headers: {
                     [name: string]: unknown;

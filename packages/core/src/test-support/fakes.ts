@@ -1,3 +1,4 @@
+import { channelSlug } from '@mailcast/domain';
 import type {
   BounceRepository,
   SequenceRepository,
@@ -47,6 +48,7 @@ export class FakeChannels implements ChannelRepository {
     const row: Channel = {
       id: this.rows.length + 1,
       name: channel.name,
+      slug: channelSlug(channel.name),
       fromEmail: channel.fromEmail ?? null,
       fromName: channel.fromName ?? null,
       trackOpens: true,
@@ -58,6 +60,9 @@ export class FakeChannels implements ChannelRepository {
   }
   async findById(id: number): Promise<Channel | null> {
     return this.rows.find((c) => c.id === id) ?? null;
+  }
+  async findBySlug(slug: string): Promise<Channel | null> {
+    return this.rows.find((c) => c.slug === slug) ?? null;
   }
   async count(): Promise<number> {
     return this.rows.length;
@@ -123,6 +128,7 @@ export class FakeBroadcasts implements BroadcastRepository {
       templateId: broadcast.templateId ?? null,
       topicId: broadcast.topicId ?? null,
       excludedSegmentIds: broadcast.excludedSegmentIds ?? [],
+      archive: broadcast.archive ?? false,
       id: this.rows.length + 1,
       status: 'draft',
       totalRecipients: 0,

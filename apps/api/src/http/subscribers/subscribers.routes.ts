@@ -27,7 +27,7 @@ import {
   SUBSCRIBER_CREATE_BODY,
   SUBSCRIBER_UPDATE_BODY,
 } from './subscribers.schemas';
-import { unrecognizedParameters, withWarnings } from '../warnings';
+import { parameterIgnored, unrecognizedParameters, withWarnings } from '../warnings';
 
 type Body = Record<string, unknown>;
 
@@ -45,13 +45,19 @@ export function subscribersRoutes(container: DependencyContainer): Router {
 
   router.get(path('/subscribers'), async (req, res) => {
     const caller = principal(res, 'subscribers_read');
-    const input = parseListQuery(req.query);
+    const { ignored, ...input } = parseListQuery(req.query);
     const { items, total, page } = await container.resolve(ListSubscribers).execute(caller, input);
-    res.json({
-      broadcast_channel_id: caller.channelId,
-      subscribers: items.map(presentSubscriber),
-      pagination: subscriberPagination(total, page, items.length),
-    });
+    const warnings = ignored.map((param) => parameterIgnored(param, `${param} is not an ISO 8601 datetime; it was ignored`));
+    res.json(
+      withWarnings(
+        {
+          broadcast_channel_id: caller.channelId,
+          subscribers: items.map(presentSubscriber),
+          pagination: subscriberPagination(total, page, items.length),
+        },
+        warnings,
+      ),
+    );
   });
 
   router.get(path('/subscribers/find'), async (req, res) => {
@@ -62,8 +68,17 @@ export function subscribersRoutes(container: DependencyContainer): Router {
 
   router.post(path('/subscribers'), async (req, res) => {
     const caller = principal(res, 'subscribers_write');
-    const result = await container.resolve(CreateSubscriber).execute(caller, parseCreateBody(req.body));
+    const input = parseCreateBody(req.body);
     const warnings = unrecognizedParameters(req.body, SUBSCRIBER_CREATE_BODY);
+    // docs/subscribers.md, Create with history: confirmed_at is an admin's to set (a migration of confirmed lists); a channel token's is dropped, and said so.
+    if (input.confirmedAt !== undefined && caller.admin !== true) {
+      delete input.confirmedAt;
+      warnings.push(parameterIgnored('confirmed_at', 'confirmed_at is honoured only for admin tokens; it was ignored'));
+    }
+    const result = await container.resolve(CreateSubscriber).execute(caller, input);
+    if (result.kind === 'unchanged' && input.doubleOptIn !== null) {
+      warnings.push({ code: 'double_opt_in_skipped', param: 'double_opt_in', message: 'The subscriber is already confirmed; no confirmation email was sent' });
+    }
     switch (result.kind) {
       case 'pending':
         res.status(201).json(withWarnings(presentPendingSubscriber(result.subscriber, result.confirmationUrl), warnings));
