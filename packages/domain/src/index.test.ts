@@ -87,6 +87,9 @@ test('the barrel exports the public API', () => {
     'trackingTokenRecipient',
     'verifyTrackingToken',
     'isoInstant',
+    'topicValue',
+    'receivesTopic',
+    'withTopicChoice',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);
