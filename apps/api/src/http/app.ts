@@ -23,6 +23,7 @@ import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers/subscribers.routes';
 import { suppressionsRoutes } from './suppressions/suppressions.routes';
 import { templatesRoutes } from './templates/templates.routes';
+import { topicsRoutes } from './topics/topics.routes';
 import { transactionalsRoutes } from './transactionals/transactionals.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
@@ -71,6 +72,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(segmentsRoutes(container));
   api.use(sequencesRoutes(container));
   api.use(emailServersRoutes(container));
+  api.use(topicsRoutes(container));
   app.use('/api/v1', api);
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
