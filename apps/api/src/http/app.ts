@@ -27,6 +27,7 @@ import { topicsRoutes } from './topics/topics.routes';
 import { transactionalsRoutes } from './transactionals/transactionals.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
+import { preferencesRoutes } from '../public/preferences.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -78,9 +79,10 @@ export function createApp(container: DependencyContainer): Express {
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.
   // Public routes and failed authentication are limited per client address (docs/security.md).
-  app.use(['/t', '/u', '/confirm', '/inbound'], publicLimit());
+  app.use(['/t', '/u', '/confirm', '/inbound', '/preferences'], publicLimit());
   app.use(trackingRoutes(container));
   app.use(unsubscribeRoutes(container));
+  app.use(preferencesRoutes(container));
   // Bounce and complaint receivers: no token, each checks its provider's signature.
   app.use(inboundRoutes(container));
 
