@@ -7,24 +7,24 @@ import { unrecognizedParameters, withWarnings } from '../warnings';
 import { presentTopic } from './topic.presenter';
 import { TOPIC_BODY, topicBody } from './topics.schemas';
 
-/** Topics (docs/topics.md, "The API"): the subscribers permissions. Route handlers never catch. */
+/** Topics (docs/topics.md, "The API"): the subscribers permissions; paths as the segments'. Route handlers never catch. */
 export function topicsRoutes(container: DependencyContainer): Router {
   const router = Router();
-  const id = (raw: string | string[] | undefined) => idParam(typeof raw === 'string' ? raw.replace(/\.json$/, '') : raw, TOPIC_NOT_FOUND);
+  const id = (raw: string | string[] | undefined) => idParam(raw, TOPIC_NOT_FOUND);
 
-  router.get(['/topics', '/topics.json'], async (req, res) => {
+  router.get('/topics.json', async (req, res) => {
     const caller = principal(res, 'subscribers_read');
     const { items, total } = await container.resolve(ListTopics).execute(caller, pageParams(req.query));
     res.json({ data: items.map((t) => presentTopic(t)), total });
   });
 
-  router.post(['/topics', '/topics.json'], async (req, res) => {
+  router.post('/topics', async (req, res) => {
     const caller = principal(res, 'subscribers_write');
     const topic = await container.resolve(CreateTopic).execute(caller, topicBody(req.body));
     res.status(201).json(withWarnings(presentTopic(topic), unrecognizedParameters(req.body, TOPIC_BODY)));
   });
 
-  router.get('/topics/:id', async (req, res) => {
+  router.get('/topics/:id.json', async (req, res) => {
     const caller = principal(res, 'subscribers_read');
     const { topic, counts } = await container.resolve(GetTopic).execute(caller, { id: id(req.params.id) });
     res.json(presentTopic(topic, counts));
