@@ -23,11 +23,12 @@ function page(token: string, v: PreferencesView, notice: string | null): string 
   const choices =
     v.topics.length === 0
       ? ''
-      : `<form method="post" action="${action}"><p>Choose what ${escapeHtml(v.email)} receives:</p>${topics}<button type="submit">Save preferences</button></form>`;
+      : `<form method="post" action="${action}"><p>Choose what you receive:</p>${topics}<button type="submit">Save preferences</button></form>`;
   const unsubscribe = v.unsubscribed
     ? ''
     : `<form method="post" action="${action}"><input type="hidden" name="unsubscribe_all" value="1"><p>Or stop all emails of this list:</p><button type="submit">Unsubscribe from all</button></form>`;
-  return `${notice ? `<p role="status">${escapeHtml(notice)}</p>` : ''}${status}${choices}${unsubscribe}`;
+  const who = `<p>For ${escapeHtml(v.email)}.</p>`;
+  return `${notice ? `<p role="status">${escapeHtml(notice)}</p>` : ''}${who}${status}${choices}${unsubscribe}`;
 }
 
 /**
