@@ -28,10 +28,9 @@ export function segmentsRoutes(container: DependencyContainer): Router {
     // answered its time-out (docs/segments.md, "Bounds").
     const gone = new AbortController();
     res.on('close', () => gone.abort(new Error('the answer is gone')));
-    const [found, topics] = await Promise.all([
-      container.resolve(GetSegment).execute(caller, { id: id(req.params.id), page, signal: gone.signal }),
-      container.resolve(ChannelTopics).execute(caller),
-    ]);
+    const found = await container.resolve(GetSegment).execute(caller, { id: id(req.params.id), page, signal: gone.signal });
+    // After the evaluation, not beside it: a count that runs to its time-out holds no second connection.
+    const topics = await container.resolve(ChannelTopics).execute(caller);
     res.json({
       ...presentSegment(found.segment),
       subscribers_count: found.subscribersCount,
