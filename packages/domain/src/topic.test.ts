@@ -3,7 +3,8 @@ import { CUSTOM_DATA_KEY_PATTERN, receivesTopic, topicValue, withTopicChoice, ty
 const key: TopicSource = { storage: 'custom_data', customDataKey: 'news', tagName: null };
 const tag: TopicSource = { storage: 'tag', customDataKey: null, tagName: 'weekly' };
 
-describe('topicValue (docs/topics.md, "Where a topic\'s value lives")', () => {
+// docs/topics.md, "Where a topic's value lives".
+describe('topicValue', () => {
   test.each<[string, unknown, boolean | null]>([
     ['true', true, true],
     ['1', 1, true],
@@ -32,7 +33,7 @@ describe('topicValue (docs/topics.md, "Where a topic\'s value lives")', () => {
     expect(topicValue(key, { tags: [], customData: [true] })).toBeNull();
   });
 
-  test("keys the object inherits are not its keys (jsonb knows no prototype)", () => {
+  test('keys the object inherits are not its keys (jsonb knows no prototype)', () => {
     for (const k of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       expect(topicValue({ ...key, customDataKey: k }, { tags: [], customData: {} })).toBeNull();
     }

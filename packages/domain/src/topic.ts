@@ -9,7 +9,7 @@
 export const TOPIC_STORAGES = ['custom_data', 'tag'] as const;
 export type TopicStorage = (typeof TOPIC_STORAGES)[number];
 
-/** A top-level custom_data key (docs/topics.md, "Fields"). */
+/** A top-level custom_data key (docs/topics.md, "The API"). */
 export const CUSTOM_DATA_KEY_PATTERN = /^[A-Za-z_]\w*$/;
 export const MAX_TOPIC_NAME = 100;
 

@@ -7,7 +7,13 @@ describe('sequence runtime: send_email', () => {
 
   it('renders with subscriber and sequence, sends once with its Message-ID and one-click unsubscribe, records events and figures, then completes', async () => {
     const { id, steps } = await h.sequence(
-      [{ action: 'send_email', subject: 'Hi {{ subscriber.first_name }}', body: 'Welcome to {{ sequence.label }}, {{ subscriber.email }}. Choose: {{ preferences_url }} .' }],
+      [
+        {
+          action: 'send_email',
+          subject: 'Hi {{ subscriber.first_name }}',
+          body: 'Welcome to {{ sequence.label }}, {{ subscriber.email }}. Choose: {{ preferences_url }} .',
+        },
+      ],
       { label: 'Onboarding' },
     );
     const enrolled = await h.enrol(id, 'ana@example.com', { first_name: 'Ana' });

@@ -1,4 +1,13 @@
-import { ValidationError, type Page, type Topic, type TopicChanges, type TopicCounts, type TopicRepository, type TopicSettings, type TopicUsage } from '@mailcast/core';
+import {
+  ValidationError,
+  type Page,
+  type Topic,
+  type TopicChanges,
+  type TopicCounts,
+  type TopicRepository,
+  type TopicSettings,
+  type TopicUsage,
+} from '@mailcast/core';
 import type { TopicStorage } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
@@ -70,7 +79,9 @@ export class PgTopicRepository implements TopicRepository {
   constructor(private readonly db: Knex) {}
 
   private ordered(channelId: number) {
-    return this.db<TopicRow>('topics').where({ channel_id: channelId }).orderBy([{ column: 'position' }, { column: 'id' }]);
+    return this.db<TopicRow>('topics')
+      .where({ channel_id: channelId })
+      .orderBy([{ column: 'position' }, { column: 'id' }]);
   }
 
   async list(channelId: number, page: Page): Promise<{ items: Topic[]; total: number }> {

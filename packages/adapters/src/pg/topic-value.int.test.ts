@@ -75,7 +75,10 @@ describe('topic_value in SQL and topicValue in TypeScript agree', () => {
   it.each(tagCases)('tag topic, %s', async (_name, tags) => {
     const topic: TopicSource = { storage: 'tag', customDataKey: null, tagName: 'k' };
     const holder = { tags, customData: { k: true } };
-    expect(await sql(topic, tags, '{"k": true}', false)).toEqual({ value: topicValue(topic, holder), receives: receivesTopic({ ...topic, unsetReceives: false }, holder) });
+    expect(await sql(topic, tags, '{"k": true}', false)).toEqual({
+      value: topicValue(topic, holder),
+      receives: receivesTopic({ ...topic, unsetReceives: false }, holder),
+    });
   });
 
   it('the table holds every kind of answer (the agreement is not vacuous)', async () => {

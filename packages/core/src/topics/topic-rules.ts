@@ -40,7 +40,14 @@ export function checkedTopic(current: TopicSettings | null, input: TopicInput): 
     const key = given(input.customDataKey);
     const tag = given(input.tagName);
     if (key && tag) fail('custom_data_key and tag_name cannot both be given: a topic is stored in one of them');
-    if (!key && !tag) fail(input.storage === 'tag' ? "tag_name can't be blank" : input.storage === 'custom_data' ? "custom_data_key can't be blank" : 'custom_data_key or tag_name is required');
+    if (!key && !tag)
+      fail(
+        input.storage === 'tag'
+          ? "tag_name can't be blank"
+          : input.storage === 'custom_data'
+            ? "custom_data_key can't be blank"
+            : 'custom_data_key or tag_name is required',
+      );
     storage = key ? 'custom_data' : 'tag';
     if (input.storage !== undefined && input.storage !== storage) fail(`storage must be ${storage} when ${key ? 'custom_data_key' : 'tag_name'} is given`);
   } else {
@@ -53,7 +60,8 @@ export function checkedTopic(current: TopicSettings | null, input: TopicInput): 
   const name = (input.name ?? current?.name ?? '').trim();
   if (name === '') fail("name can't be blank");
   if (name.length > MAX_TOPIC_NAME) fail(`name is too long (maximum is ${MAX_TOPIC_NAME} characters)`);
-  const description = input.description === undefined ? (current?.description ?? null) : input.description === null || input.description.trim() === '' ? null : input.description;
+  const description =
+    input.description === undefined ? (current?.description ?? null) : input.description === null || input.description.trim() === '' ? null : input.description;
   if (description !== null && description.length > MAX_TOPIC_DESCRIPTION) fail(`description is too long (maximum is ${MAX_TOPIC_DESCRIPTION} characters)`);
 
   let customDataKey: string | null = null;
