@@ -27,6 +27,10 @@ exports.up = async function up(knex) {
   await knex.raw(`
     CREATE FUNCTION subscribers_topic_changes() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
+      -- An installation without topics: nothing to compare, not even a scan of the statement's rows.
+      IF NOT EXISTS (SELECT 1 FROM topics) THEN
+        RETURN NULL;
+      END IF;
       IF TG_OP = 'INSERT' THEN
         INSERT INTO events (channel_id, type, data, created_at)
         SELECT n.channel_id, 'subscriber.preferences_updated', topic_preferences_event(n, c.changes), n.updated_at
