@@ -6,7 +6,7 @@ import { keysOf, type BodyShape } from '../warnings';
 /**
  * Request shapes of the topic routes, flat or under `topic` (docs/api-decisions.md, "Two body
  * forms"). Types are checked here; what the fields mean together is the use cases' (CreateTopic).
- * Every refusal is `{"error": "<field> ..."}` (CONTRACT 4.0; docs/topics.md, "The API").
+ * Every refusal is `{"error": "<field> ..."}` (docs/topics.md, "The API").
  */
 export const topicFields = Joi.object({
   name: Joi.string().max(MAX_TOPIC_NAME).description(`Required on create; at most ${MAX_TOPIC_NAME} characters, unique in the channel (case-insensitive).`),
