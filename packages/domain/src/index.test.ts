@@ -90,6 +90,9 @@ test('the barrel exports the public API', () => {
     'verifyWebViewToken',
     'channelSlug',
     'isoInstant',
+    'topicValue',
+    'receivesTopic',
+    'withTopicChoice',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);
