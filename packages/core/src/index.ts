@@ -337,3 +337,12 @@ export {
   type SettingsGroup,
   type SettingsJson,
 } from './opt-in-forms/form-settings';
+
+// Topics and the preference page.
+export { checkedTopic, TOPIC_NOT_FOUND, type TopicInput } from './topics/topic-rules';
+export { CreateTopic } from './topics/create-topic';
+export { UpdateTopic } from './topics/update-topic';
+export { DeleteTopic } from './topics/delete-topic';
+export { ChannelTopics, GetTopic, ListTopics } from './topics/get-topic';
+export { GetPreferences, preferencesUrl, SavePreferences, type PreferencesView } from './topics/preferences';
+export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, TopicUsage } from './ports';

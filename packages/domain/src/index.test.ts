@@ -91,6 +91,9 @@ test('the barrel exports the public API', () => {
     'channelSlug',
     'isoInstant',
     'chooseVariant',
+    'topicValue',
+    'receivesTopic',
+    'withTopicChoice',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);

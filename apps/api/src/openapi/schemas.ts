@@ -35,6 +35,7 @@ import { SEQUENCE_SCHEMAS } from './sequences.schemas';
 import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
 import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
+import { TOPIC_SCHEMAS } from './topics.schemas';
 import { WEBHOOK_SCHEMAS } from './webhooks.schemas';
 
 // Importers keep importing these from here; the helpers live in schema-helpers.ts, each wider-API
@@ -202,6 +203,7 @@ export const SCHEMAS: Record<string, Schema> = {
       created_at: dateTime(),
       tags: arrayOf(string()),
       custom_data: freeObject('Arbitrary key-value JSON.'),
+      topics: ref('SubscriberTopics'),
     }),
   ),
   Pagination: closed({
@@ -271,6 +273,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...SEQUENCE_SCHEMAS,
   ...PREVIEW_SCHEMAS,
   ...EMAIL_SERVER_SCHEMAS,
+  ...TOPIC_SCHEMAS,
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

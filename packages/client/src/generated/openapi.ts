@@ -1243,6 +1243,104 @@ export interface paths {
         patch: operations["updateTemplate"];
         trace?: never;
     };
+    "/api/v1/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a topic
+         * @description The storage follows from which of `custom_data_key` and `tag_name` is given. Placed after the channel's last topic unless `position` says. 422 `{"error": "<field> ..."}`, nothing written: no name, a name over 100 characters, neither or both of `custom_data_key` and `tag_name`, a key that is not a top-level key (`^[A-Za-z_]\w*$`), a `storage` that disagrees (or, on update, changes), `unset_receives` true on a tag topic, a name (case-insensitive), key or tag another topic of the channel has.
+         *
+         *     Permission: `subscribers_write`.
+         */
+        post: operations["createTopic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/topics.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List topics
+         * @description By position, then id.
+         *
+         *     Permission: `subscribers_read`.
+         */
+        get: operations["listTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/topics/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a topic
+         * @description 422 while a broadcast that may still send (not sent, partial_failure or aborted), a sequence or an opt-in form's topic block uses it. Finished broadcasts forget it. Subscribers' data is left as it is.
+         *
+         *     Permission: `subscribers_write`.
+         */
+        delete: operations["deleteTopic"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a topic
+         * @description Only the fields given change; no subscriber's data is touched. 422 `{"error": "<field> ..."}`, nothing written: no name, a name over 100 characters, neither or both of `custom_data_key` and `tag_name`, a key that is not a top-level key (`^[A-Za-z_]\w*$`), a `storage` that disagrees (or, on update, changes), `unset_receives` true on a tag topic, a name (case-insensitive), key or tag another topic of the channel has.
+         *
+         *     Permission: `subscribers_write`.
+         */
+        patch: operations["updateTopic"];
+        trace?: never;
+    };
+    "/api/v1/topics/{id}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a topic, with its counts
+         * @description Permission: `subscribers_read`.
+         */
+        get: operations["getTopic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transactionals.json": {
         parameters: {
             query?: never;
@@ -1684,6 +1782,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/preferences/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Preference page
+         * @description `{{ preferences_url }}` of an email: the token of its unsubscribe link. Lists the channel's topics visible on the preference page with the subscriber's choices, and offers to unsubscribe from all. Changes nothing.
+         */
+        get: operations["preferencesPage"];
+        put?: never;
+        /**
+         * Save preferences, or unsubscribe from all
+         * @description Each topic in `shown` is received when also in `receive` (custom_data topics store true or false, tag topics add or remove their tag; only changed answers are written); `subscriber.updated` and `subscriber.preferences_updated` are emitted. `unsubscribe_all` unsubscribes as the unsubscribe link does.
+         */
+        post: operations["savePreferences"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -1898,6 +2023,26 @@ export interface webhooks {
          * @description Sent to each active endpoint subscribed to the type: `subscriber.created`, `subscriber.updated`, `subscriber.deleted`, `subscriber.subscribed`, `subscriber.unsubscribed`, `subscriber.bounced`, `subscriber.complained`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
          */
         post: operations["subscriberEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    subscriberPreferencesEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscriber preferences
+         * @description Sent to each active endpoint subscribed to the type: `subscriber.preferences_updated`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
+         */
+        post: operations["subscriberPreferencesEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2356,7 +2501,7 @@ export interface components {
             error: string;
         };
         /** @enum {string} */
-        EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
+        EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "subscriber.preferences_updated" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
         /** @description Field validation failures (subscriber create and update). */
         FieldErrors: {
             /** @description Messages per field, e.g. `{"email": ["is invalid"]}`. */
@@ -2839,6 +2984,7 @@ export interface components {
             /** Format: date-time */
             subscribed_at: string;
             tags: string[];
+            topics: components["schemas"]["SubscriberTopics"];
             /**
              * Format: date-time
              * @description Null while subscribed.
@@ -2920,6 +3066,16 @@ export interface components {
             subscribers: components["schemas"]["Subscriber"][];
             warnings?: components["schemas"]["Warnings"];
         };
+        /** @description subscriber.preferences_updated: a stored topic value changed (API, tags, preference page, import, sequence step, form). */
+        SubscriberPreferencesEventData: {
+            /** @description Each topic whose value changed, by position. */
+            changes: {
+                from: boolean | null;
+                to: boolean | null;
+                topic_id: number;
+            }[];
+            subscriber: components["schemas"]["SubscriberEventData"];
+        };
         SubscriberSequence: {
             /** Format: date-time */
             completed_at: string | null;
@@ -2955,6 +3111,10 @@ export interface components {
         SubscriberSequenceRemoved: {
             message: string;
             subscriber_sequence: components["schemas"]["SubscriberSequence"];
+        };
+        /** @description The value of each of the channel's topics by topic id: true (yes), false (no) or null (unset). */
+        SubscriberTopics: {
+            [key: string]: boolean | null;
         };
         /** @description Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`. */
         SubscriberUpdateBody: {
@@ -3117,6 +3277,92 @@ export interface components {
         };
         /** @enum {string} */
         TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        Topic: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description For custom_data topics: `true`, `1`, `"true"` or `"1"` is yes; missing or null is unset; anything else no. */
+            custom_data_key: string | null;
+            description: string | null;
+            id: number;
+            /** @description At most 100 characters, unique in the channel (case-insensitive). */
+            name: string;
+            /** @description Order on the preference page and in lists. */
+            position: number;
+            /**
+             * @description Where the value lives: a top-level custom_data key, or a tag.
+             * @enum {string}
+             */
+            storage: "custom_data" | "tag";
+            /** @description For tag topics: tagged is yes, untagged is unset. */
+            tag_name: string | null;
+            /** @description Whether a subscriber without a value receives the topic (always false for tag topics). */
+            unset_receives: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            visible_on_preference_page: boolean;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `topic` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        TopicBody: {
+            topic: components["schemas"]["TopicInput"];
+        } | components["schemas"]["TopicInput"];
+        TopicInput: {
+            /** @description A top-level custom_data key, `^[A-Za-z_]\w*$`, unique in the channel. */
+            custom_data_key?: string | null;
+            description?: string | null;
+            /** @description Required on create; at most 100 characters, unique in the channel (case-insensitive). */
+            name?: string;
+            /** @description Order on the preference page and in lists. Default: after the channel's last topic. */
+            position?: number;
+            /**
+             * @description Inferred from which of custom_data_key and tag_name is given; cannot change.
+             * @enum {string}
+             */
+            storage?: "custom_data" | "tag";
+            /** @description A tag, unique in the channel. */
+            tag_name?: string | null;
+            /** @description Whether a subscriber without a value receives the topic. Default false; must stay false for tag topics. */
+            unset_receives?: boolean;
+            /** @description Default true. */
+            visible_on_preference_page?: boolean;
+        };
+        TopicList: {
+            data: components["schemas"]["Topic"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
+        TopicWithCounts: {
+            /** @description Over the channel's subscribers that are not redacted; yes + no + unset is all of them. */
+            counts: {
+                no: number;
+                /** @description receives_topic true: yes, and unset when unset_receives. */
+                receiving: number;
+                unset: number;
+                yes: number;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** @description For custom_data topics: `true`, `1`, `"true"` or `"1"` is yes; missing or null is unset; anything else no. */
+            custom_data_key: string | null;
+            description: string | null;
+            id: number;
+            /** @description At most 100 characters, unique in the channel (case-insensitive). */
+            name: string;
+            /** @description Order on the preference page and in lists. */
+            position: number;
+            /**
+             * @description Where the value lives: a top-level custom_data key, or a tag.
+             * @enum {string}
+             */
+            storage: "custom_data" | "tag";
+            /** @description For tag topics: tagged is yes, untagged is unset. */
+            tag_name: string | null;
+            /** @description Whether a subscriber without a value receives the topic (always false for tag topics). */
+            unset_receives: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            visible_on_preference_page: boolean;
+        };
         Transactional: {
             /** Format: date-time */
             created_at: string;
@@ -5977,6 +6223,176 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopicBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTopics: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of topics. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopicBody"];
+            };
+        };
+        responses: {
+            /** @description The topic. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The topic. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicWithCounts"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createTransactional: {
         parameters: {
             query?: never;
@@ -6896,6 +7312,80 @@ export interface operations {
             };
         };
     };
+    preferencesPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preference page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A token that does not verify. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    savePreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The topic ids ticked. */
+                    receive?: number[];
+                    /** @description The topic ids the page showed. */
+                    shown?: number[];
+                    unsubscribe_all?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Saved, or unsubscribed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A token that does not verify. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -7242,6 +7732,40 @@ export interface operations {
                     data?: components["schemas"]["SubscriberEventData"];
                     /** @enum {string} */
                     type?: "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained";
+                } & components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriberPreferencesEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the same as the payload id); deduplicate by it. */
+                "broadcast-webhook-id": string;
+                /** @description `v1,` + Base64 (standard, padded) of HMAC-SHA256 over `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole secret. Verify with `verifyWebhook` (@mailcast/client). */
+                "broadcast-webhook-signature": string;
+                /** @description Unix time in seconds when the payload was signed. Reject one more than 300 seconds from now. */
+                "broadcast-webhook-timestamp": string;
+                "User-Agent": "Mailcast-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data?: components["schemas"]["SubscriberPreferencesEventData"];
+                    /** @enum {string} */
+                    type?: "subscriber.preferences_updated";
                 } & components["schemas"]["WebhookEvent"];
             };
         };

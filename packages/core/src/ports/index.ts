@@ -120,3 +120,5 @@ export {
   type WidgetType,
 } from './entities/opt-in-form';
 export { OptInFormRepository } from './opt-in-forms';
+export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
+export type { TopicRepository } from './topics';

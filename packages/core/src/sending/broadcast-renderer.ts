@@ -132,8 +132,12 @@ export class BroadcastRenderer {
     await this.pace();
     const b = this.broadcast;
     const s = recipient.subscriber;
+    const token = this.tokenFor(recipient.recipientId);
+    const unsubscribe = this.unsubscribeUrl(token);
     // docs/broadcasts-and-sending.md: exactly these variables are in scope.
     const scope = {
+      // docs/topics.md, "The preference page": the unsubscribe link's token under /preferences/.
+      preferences_url: `${this.base}/preferences/${token}`,
       subscriber: {
         email: s.email,
         first_name: s.firstName,
@@ -179,8 +183,6 @@ export class BroadcastRenderer {
       text = doc.text;
     }
 
-    const token = this.tokenFor(recipient.recipientId);
-    const unsubscribe = this.unsubscribeUrl(token);
     const edits: HtmlEdit[] = [];
     if (b.trackClicks && this.linkByUrl.size > 0) {
       for (const l of doc.links) {

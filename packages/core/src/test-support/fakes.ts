@@ -3,6 +3,7 @@ import type {
   BounceRepository,
   SequenceRepository,
   OptInFormRepository,
+  TopicRepository,
   ApiTokenRecord,
   ApiTokenRepository,
   Broadcast,
@@ -262,6 +263,11 @@ const unusedSequences: SequenceRepository = new Proxy({} as SequenceRepository, 
   get: (_, name) => (name === 'usesTemplate' ? () => Promise.resolve(false) : () => Promise.reject(new Error('sequences are not faked'))),
 });
 
+/** No topics: a subscriber answer shows `topics: {}`; nothing else is faked. */
+const noTopics: TopicRepository = new Proxy({} as TopicRepository, {
+  get: (_, name) => (name === 'all' ? () => Promise.resolve([]) : () => Promise.reject(new Error('topics are not faked'))),
+});
+
 const unusedOptInForms: OptInFormRepository = new Proxy({} as OptInFormRepository, {
   get: () => () => Promise.reject(new Error('opt-in forms are not faked')),
 });
@@ -294,6 +300,7 @@ function unlinkedFakeRepositories(): Repositories & {
   bounces: BounceRepository;
   sequences: SequenceRepository;
   optInForms: OptInFormRepository;
+  topics: TopicRepository;
 } {
   return {
     channels: new FakeChannels(),
@@ -317,6 +324,7 @@ function unlinkedFakeRepositories(): Repositories & {
     bounces: unusedBounces,
     sequences: unusedSequences,
     optInForms: unusedOptInForms,
+    topics: noTopics,
   };
 }
 
