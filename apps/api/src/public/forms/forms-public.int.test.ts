@@ -192,6 +192,27 @@ describe('public opt-in form endpoints (docs/opt-in-forms.md)', () => {
       expect(await formCounts(api.database.db, form.id)).toMatchObject({ submissions: 1 });
     });
 
+    it("carries a topic box and the form's custom fields to the new subscriber", async () => {
+      const now = new Date();
+      const [topic] = await api.database
+        .db('topics')
+        .insert({ channel_id: channelId, name: 'Weekly digest', storage: 'custom_data', custom_data_key: 'weekly', created_at: now, updated_at: now })
+        .returning('id');
+      const topicId = Number((topic as { id: number }).id);
+      const form = await aForm(api.database.db, channelId, {
+        blocks: [
+          { block_type: 'input_field', input_field_value_type: 'email', input_field_label: 'Email', required: true },
+          { block_type: 'custom_field', custom_field_key: 'company', input_field_label: 'Company' },
+          { block_type: 'topic', topic_id: topicId, checkbox_label: 'Send me the weekly digest' },
+        ],
+      });
+      const model = (await request(api.app).get(`/f/${form.identifier}/form.json`).expect(200)).body;
+      expect(model.blocks.map((b: { name: string }) => b.name)).toEqual(['email', 'custom_data[company]', `topics[${topicId}]`]);
+      await submit(form.identifier, { ...human({ email: 'topics@example.com' }), 'custom_data[company]': 'Initech', [`topics[${topicId}]`]: '1' }).expect(200);
+      const row = await api.database.db('subscribers').where({ channel_id: channelId, email: 'topics@example.com' }).first();
+      expect(row.custom_data).toEqual({ company: 'Initech', weekly: true });
+    });
+
     it('answers 422 for a bad email and writes nothing', async () => {
       const form = await aForm(api.database.db, channelId);
       const before = await subscriberCount();

@@ -54,7 +54,7 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
   const forms = () => container.resolve<OptInFormRepository>(OptInFormRepository);
   const now = () => container.resolve<Clock>(Clock).now().getTime();
   const turnstile = () => container.resolve<TurnstileVerifier>(TurnstileVerifier);
-  const parsers: RequestHandler[] = [express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 200 }), express.json({ limit: BODY_LIMIT })];
+  const parsers: RequestHandler[] = [express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 200 }), express.json({ limit: BODY_LIMIT })];
 
   /** Any site may embed a form (unless its list says otherwise, checked per request): no credentials, so `*`. */
   const cors: RequestHandler = (_req, res, next) => {

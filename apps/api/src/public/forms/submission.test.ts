@@ -24,6 +24,13 @@ describe('readSubmission (docs/opt-in-forms.md, "Submitting")', () => {
     });
   });
 
+  it('reads form-encoded bracket keys as the nested fields, topic ids kept', () => {
+    expect(readSubmission({ email: 'a@example.com', 'custom_data[plan]': 'pro', 'topics[12]': '1', 'topics[3]': '0' })).toMatchObject({
+      customData: { plan: 'pro' },
+      topics: { '12': true, '3': false },
+    });
+  });
+
   it('keeps given first and last names over name, and reads missing or odd values as absent', () => {
     expect(readSubmission({ first_name: ' Grace ', name: 'Someone Else' })).toMatchObject({ firstName: 'Grace', lastName: null });
     expect(readSubmission({ name: 'Cher' })).toMatchObject({ firstName: 'Cher', lastName: null });

@@ -35,8 +35,26 @@ const optional = (value: unknown): string | null => {
 const record = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
+/**
+ * Form-encoded bodies are parsed flat (`topics[7]` stays one key): a nested parser reads
+ * `topics[7]=1` as an array and loses the topic id. JSON bodies arrive nested already.
+ */
+function nestBrackets(body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...body };
+  for (const [key, value] of Object.entries(body)) {
+    const match = /^(custom_data|topics)\[([^\]]+)\]$/.exec(key);
+    if (!match) continue;
+    const group = match[1]!;
+    const inner = { ...record(out[group]) };
+    inner[match[2]!] = value;
+    out[group] = inner;
+    delete out[key];
+  }
+  return out;
+}
+
 export function readSubmission(raw: unknown): SubmissionFields {
-  const body = record(raw);
+  const body = nestBrackets(record(raw));
   let firstName = optional(body.first_name);
   let lastName = optional(body.last_name);
   const name = optional(body.name);
