@@ -5,7 +5,7 @@ import type Joi from 'joi';
  * request still succeeds, and the answer says what was ignored instead of dropping it silently.
  */
 export interface Warning {
-  code: 'unrecognized_parameter' | 'already_enrolled';
+  code: 'unrecognized_parameter' | 'already_enrolled' | 'parameter_ignored';
   param: string;
   message: string;
 }
