@@ -27,8 +27,9 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
     closed({
       code: {
         type: 'string',
-        enum: ['unrecognized_parameter', 'already_enrolled'],
-        description: '`already_enrolled`: add_subscriber found the subscriber in the sequence already.',
+        enum: ['unrecognized_parameter', 'already_enrolled', 'parameter_ignored'],
+        description:
+          '`already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter could not be read (an opt-in form analytics date), its default stood.',
       },
       param: string('The attribute, as the body named it.'),
       message: string(),

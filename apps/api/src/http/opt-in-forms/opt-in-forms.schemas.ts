@@ -94,7 +94,7 @@ export const formFields = Joi.object({
     .uri({ scheme: ['http', 'https'] })
     .max(2_048)
     .allow(null, '')
-    .messages({ 'string.uri': '{#label} must be an http or https URL' }),
+    .messages({ 'string.uri': '{#label} must be an http or https URL', 'string.uriCustomScheme': '{#label} must be an http or https URL' }),
   include_unsubscribe_link_in_confirmation: Joi.boolean().description('Default true.'),
   opt_in_form_blocks: Joi.array()
     .items(Joi.object())
