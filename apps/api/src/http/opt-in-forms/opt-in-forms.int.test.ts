@@ -145,6 +145,19 @@ describe('opt-in forms API', () => {
     expect(patched.body.opt_in_form_blocks).toEqual(form.opt_in_form_blocks);
     const label = await as().patch(`/api/v1/opt_in_forms/${form.id}`, { label: 'Renamed' });
     expect(label.body).toMatchObject({ label: 'Renamed', widget_settings: { a: { b: 1, e: 4 }, d: 3 } });
+    const reset = await as().patch(`/api/v1/opt_in_forms/${form.id}`, { security_settings: null, widget_settings: null });
+    expect(reset.body.security_settings).toEqual({
+      honeypot: true,
+      time_validation: true,
+      min_submit_seconds: 3,
+      rate_limit: true,
+      rate_limit_max: 5,
+      rate_limit_window_minutes: 60,
+      turnstile: false,
+      turnstile_site_key: null,
+    });
+    expect(reset.body.widget_settings).toEqual({});
+    expect(reset.body.theme_settings).toEqual(patched.body.theme_settings);
     expectResponseMatchesDocument(patched);
   });
 
@@ -252,6 +265,8 @@ describe('opt-in forms API', () => {
       ],
       [{ opt_in_form_blocks: [emailInput, { block_type: 'custom_field', custom_field_key: 'Bad-Key' }] }, 'custom_field_key "Bad-Key" must start with'],
       [{ opt_in_form_blocks: [emailInput, { block_type: 'custom_field', custom_field_key: '1abc' }] }, 'custom_field_key "1abc" must start with'],
+      [{ opt_in_form_blocks: [emailInput, { block_type: 'custom_field', input_field_label: 'Company' }] }, 'custom_field_key is required for a custom field'],
+      [{ opt_in_form_blocks: [emailInput, { block_type: 'topic' }] }, 'topic_id is required for a topic block'],
       [{ opt_in_form_blocks: [emailInput, { block_type: 'topic', topic_id: theirs }] }, `topic_id ${theirs} is not a topic of this channel`],
       [
         {
@@ -391,6 +406,10 @@ describe('opt-in forms API', () => {
       { code: 'parameter_ignored', param: 'end_date', message: expect.stringContaining('end_date is not a date') },
     ]);
     expectResponseMatchesDocument(badDate);
+    const instants = await as().get(`/api/v1/opt_in_forms/${form.id}/analytics?start_date=2026-12-02T10:00:00Z&end_date=2026-12-02`);
+    expect(instants.body).toMatchObject({ start_date: '2026-12-02', end_date: '2026-12-02', daily: [expect.objectContaining({ date: '2026-12-02' })] });
+    const tooLong = await as().get(`/api/v1/opt_in_forms/${form.id}/analytics?start_date=2020-01-01&end_date=2026-12-02`);
+    expect([tooLong.status, tooLong.body]).toEqual([422, { error: 'the date range may span at most 1000 days' }]);
     const reversed = await as().get(`/api/v1/opt_in_forms/${form.id}/analytics?start_date=2026-12-03&end_date=2026-12-01`);
     expect([reversed.status, reversed.body]).toEqual([422, { error: 'end_date must not be before start_date' }]);
   });

@@ -48,7 +48,7 @@ export const formFields = Joi.object({
     .try(Joi.array().items(text(255)).max(1_000), text(100_000).allow(''))
     .allow(null)
     .description('Hosts allowed to embed the form, as an array or one per line; empty: any.')
-    .meta({ 'x-openapi': { oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }, { type: 'null' }] } }),
+    .meta({ 'x-openapi': { type: ['array', 'string', 'null'], items: { type: 'string' } } }),
   theme_settings: group(
     { colors: themeGroup, typography: themeGroup, layout: themeGroup, effects: themeGroup },
     'Colours are hex; no value may hold ; { } < > url( expression(.',
