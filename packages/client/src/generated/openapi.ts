@@ -2692,6 +2692,10 @@ export interface components {
                  */
                 trigger?: "immediate" | "time_delay" | "scroll" | "exit_intent" | null;
             } | null;
+            /** @description A variant only (PATCH). */
+            variant_name?: string;
+            /** @description A variant only (PATCH): share of visitors, 0 to 100. */
+            variant_weight?: number;
             /** @description A template of this channel. */
             welcome_email_template_id?: number | null;
             /** @description Stored as sent (merged on PATCH). */

@@ -16,6 +16,7 @@ export const DEFAULT_BUTTON_LABEL = 'Sign Up';
 export const DEFAULT_THANK_YOU = 'Thanks for signing up!';
 export const ONE_EMAIL_INPUT = 'The form view must have exactly one email input';
 export const VARIANT_OF_VARIANT = 'A variant cannot have variants';
+export const VARIANTS_ONLY = 'variant_name and variant_weight can only be set on a variant';
 
 /** A block as written: fields not given take the block defaults; `position` its place in the list. */
 export type BlockInput = Partial<OptInFormBlockFields>;
@@ -30,6 +31,8 @@ export interface OptInFormInput {
   settings: Partial<Record<SettingsGroup, Record<string, unknown> | null>>;
   formBlocks?: BlockListInput;
   postSubmissionBlocks?: BlockListInput;
+  /** A variant's own name and weight (PATCH of a variant only). */
+  variant?: { name?: string; weight?: number };
 }
 
 export const BLOCK_DEFAULTS: OptInFormBlockFields = {

@@ -3,7 +3,7 @@ import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
 import { Clock, RandomSource, Transactor, type OptInForm, type OptInFormBlockWrite, type Repositories } from '../ports';
 import { deepMerge, SETTINGS_GROUPS, settingsFromJson, settingsToJson } from './form-settings';
-import { checkBlocks, checkReferences, defaultBlocks, formOrNotFound, resolveBlocks, uuidFrom, type OptInFormInput } from './form-rules';
+import { checkBlocks, checkReferences, defaultBlocks, formOrNotFound, resolveBlocks, uuidFrom, VARIANTS_ONLY, type OptInFormInput } from './form-rules';
 
 /** The settings a write ends with: each patch deep-merged into the current group (docs/opt-in-forms.md "Updating"). */
 function mergedSettings(current: OptInForm | null, input: OptInFormInput) {
@@ -45,6 +45,7 @@ export class CreateOptInForm {
   execute(principal: Principal, input: OptInFormInput): Promise<OptInForm> {
     const label = input.attributes.label?.trim() ?? '';
     if (label === '') return Promise.reject(new ValidationError("label can't be blank"));
+    if (input.variant !== undefined) return Promise.reject(new ValidationError(VARIANTS_ONLY));
     return this.transactor.run(async (r) => {
       const settings = mergedSettings(null, input);
       const attributes = {
@@ -88,13 +89,21 @@ export class UpdateOptInForm {
         if (attributes.label === '') throw new ValidationError("label can't be blank");
       }
       const settings = mergedSettings(current, input);
+      const variant: { variantName?: string; variantWeight?: number } = {};
+      if (input.variant !== undefined) {
+        if (current.parentFormId === null) throw new ValidationError(VARIANTS_ONLY);
+        const name = input.variant.name?.trim();
+        if (name === '') throw new ValidationError("variant_name can't be blank");
+        if (name !== undefined) variant.variantName = name;
+        if (input.variant.weight !== undefined) variant.variantWeight = input.variant.weight;
+      }
       await checkReferences(r, principal.channelId, { ...current, ...attributes, ...settings });
       if (input.formBlocks !== undefined || input.postSubmissionBlocks !== undefined) {
         const blocks = await writeBlocks(r, principal.channelId, current, input);
         if (input.formBlocks !== undefined) await r.optInForms.saveBlocks(current.id, 'form', blocks.formBlocks, now);
         if (input.postSubmissionBlocks !== undefined) await r.optInForms.saveBlocks(current.id, 'post_submission', blocks.postSubmissionBlocks, now);
       }
-      return r.optInForms.update(principal.channelId, current.id, { ...attributes, ...settings }, now);
+      return r.optInForms.update(principal.channelId, current.id, { ...attributes, ...settings, ...variant }, now);
     });
   }
 }

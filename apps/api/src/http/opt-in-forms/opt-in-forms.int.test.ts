@@ -317,6 +317,16 @@ describe('opt-in forms API', () => {
     expect((await as().get(`/api/v1/opt_in_forms/${form.id}`)).body.variants_count).toBe(3);
     const variantPatch = await as().patch(`/api/v1/opt_in_forms/${b.body.id as number}`, { label: 'B label' });
     expect(variantPatch.body).toMatchObject({ label: 'B label', is_variant: true });
+    const reweighted = await as().patch(`/api/v1/opt_in_forms/${b.body.id as number}`, { variant_weight: 70, variant_name: 'Green' });
+    expect(reweighted.body).toMatchObject({ variant_name: 'Green', variant_weight: 70 });
+    expect((await as().patch(`/api/v1/opt_in_forms/${form.id}`, { variant_weight: 10 })).body).toEqual({
+      error: 'variant_name and variant_weight can only be set on a variant',
+    });
+    expect((await as().patch(`/api/v1/opt_in_forms/${b.body.id as number}`, { variant_weight: 101 })).body).toEqual({
+      error: 'variant_weight must be less than or equal to 100',
+    });
+    const fourth = await as().post(`/api/v1/opt_in_forms/${form.id}/variants`, {});
+    expect(fourth.body.variant_name).toBe('Variant B');
 
     const list = await as().get('/api/v1/opt_in_forms?filter=Split');
     expect((list.body.opt_in_forms as Array<{ id: number }>).map((f) => f.id)).toEqual([form.id]);

@@ -96,6 +96,8 @@ export const formFields = Joi.object({
     .allow(null, '')
     .messages({ 'string.uri': '{#label} must be an http or https URL', 'string.uriCustomScheme': '{#label} must be an http or https URL' }),
   include_unsubscribe_link_in_confirmation: Joi.boolean().description('Default true.'),
+  variant_name: text(255).description('A variant only (PATCH).'),
+  variant_weight: Joi.number().integer().min(0).max(100).description('A variant only (PATCH): share of visitors, 0 to 100.'),
   opt_in_form_blocks: Joi.array()
     .items(Joi.object())
     .max(200)
@@ -230,9 +232,22 @@ export function formBody(body: unknown): OptInFormInput {
   for (const g of ['theme_settings', 'automation_settings', 'security_settings', 'trigger_settings', 'widget_settings'] as const) {
     if (v[g] !== undefined) settings[g] = v[g] as Record<string, unknown> | null;
   }
+  const variant =
+    v.variant_name !== undefined || v.variant_weight !== undefined
+      ? {
+          ...(v.variant_name !== undefined ? { name: v.variant_name as string } : {}),
+          ...(v.variant_weight !== undefined ? { weight: v.variant_weight as number } : {}),
+        }
+      : undefined;
   const formBlocks = blockList(v, 'opt_in_form_blocks');
   const postSubmissionBlocks = blockList(v, 'opt_in_post_submission_blocks');
-  return { attributes: a, settings, ...(formBlocks ? { formBlocks } : {}), ...(postSubmissionBlocks ? { postSubmissionBlocks } : {}) };
+  return {
+    attributes: a,
+    settings,
+    ...(formBlocks ? { formBlocks } : {}),
+    ...(postSubmissionBlocks ? { postSubmissionBlocks } : {}),
+    ...(variant ? { variant } : {}),
+  };
 }
 
 export function variantBody(body: unknown): { name?: string; weight?: number } {
