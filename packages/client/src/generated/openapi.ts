@@ -2563,6 +2563,7 @@ export interface components {
             custom_field_key?: string | null;
             /** @description A block of this list. */
             id?: number;
+            /** Format: uri */
             image_url?: string | null;
             input_field_label?: string | null;
             input_field_placeholder?: string | null;
@@ -2589,6 +2590,7 @@ export interface components {
             custom_css?: string | null;
             /** @description ^[a-z][a-z0-9_]*$ */
             custom_field_key?: string | null;
+            /** Format: uri */
             image_url?: string | null;
             input_field_label?: string | null;
             input_field_placeholder?: string | null;

@@ -274,6 +274,10 @@ describe('opt-in forms API', () => {
         },
         `topic_id ${mine} appears more than once in this form`,
       ],
+      [
+        { opt_in_post_submission_blocks: [{ block_type: 'image', image_url: 'javascript:alert(1)' }] },
+        'opt_in_post_submission_blocks[0].image_url must be an http or https URL',
+      ],
       [{ opt_in_form_blocks: [{ block_type: 'sparkle' }] }, 'opt_in_form_blocks[0].block_type must be one of heading'],
       [{ opt_in_form_blocks: [{ ...emailInput, input_field_value_type: 'phone' }] }, 'opt_in_form_blocks[0].input_field_value_type must be one of email'],
       [{ opt_in_form_blocks_attributes: [{ id: 999_999, text_value: 'x' }] }, 'opt_in_form_blocks: block 999999 is not a block of this list'],

@@ -134,7 +134,11 @@ export const blockFields = Joi.object({
   options: Joi.array().items(text(255)).max(200),
   checkbox_label: text(1_000).allow(null),
   topic_id: id.allow(null).description('A topic of this channel, at most once per form.'),
-  image_url: text(2_048).allow(null),
+  image_url: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .max(2_048)
+    .allow(null)
+    .messages({ 'string.uri': '{#label} must be an http or https URL', 'string.uriCustomScheme': '{#label} must be an http or https URL' }),
   button_label: text(255).allow(null).description('Default "Sign Up".'),
   custom_css: text(10_000).allow(null),
 });
