@@ -1,4 +1,4 @@
-// Fails when a comment cites a doc that does not exist, or a section of it that does not: code
+// Fails when code cites a file outside the repository, or a comment cites a doc that does not exist, or a section of it that does not: code
 // cites its decisions as `docs/<file>.md`, optionally followed by a section, quoted ("Title") or
 // after a comma (…md, Title). A section is a Markdown heading or a bullet's bold lead
 // (`- **Title.**`) or plain lead (`- Title:`), matched from its start, case aside; a quoted
@@ -40,11 +40,17 @@ function sectionsOf(doc) {
 // A doc's name, then a quoted section ("…" after an optional comma or space) or an unquoted one after
 // a comma (up to a closing parenthesis, a semicolon, a quote or the end of the line).
 const citation = /docs\/([a-z0-9-]+\.md)(?:,?\s*"([^"]+)"|,\s*([A-Z][^)";\n*]*?)(?=\s*(?:\)|;|\*\/|$|,\s*"|:|\.\s)))?/gm;
+// The repository stands on its own: code cites its docs/, never the planning files outside it.
+const outside = /\bCONTRACT(?:\.md)?\b|\bSTYLE\.md\b|\.\.\/shared\//g;
 const problems = [];
 const dirs = ['packages', 'apps', 'scripts', 'migrations', 'bench'].map((d) => path.join(root, d));
 for (const dir of dirs) {
   for (const file of files(dir)) {
     const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(outside)) {
+      const where = `${path.relative(root, file)}:${text.slice(0, match.index).split('\n').length}`;
+      problems.push(`${where} cites ${match[0]}, which is outside the repository: cite docs/ instead`);
+    }
     for (const match of text.matchAll(citation)) {
       const doc = `docs/${match[1]}`;
       const where = `${path.relative(root, file)}:${text.slice(0, match.index).split('\n').length}`;

@@ -47,6 +47,7 @@ export {
   type ChannelRepository,
   type ClaimedAttempt,
   type ClaimedRecipient,
+  type ExcludedSegments,
   type ConfirmationTemplate,
   type ConfirmationTemplateRepository,
   type DeliveryJobRef,

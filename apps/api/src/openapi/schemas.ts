@@ -89,6 +89,8 @@ export const SCHEMAS: Record<string, Schema> = {
       updated_at: dateTime(),
       tags: arrayOf(string()),
       segment_ids: arrayOf(integer()),
+      topic_id: { type: ['integer', 'null'], description: 'Only subscribers who receive this topic get the broadcast; null: no topic.' },
+      excluded_segment_ids: arrayOf(integer(), 'Members of these segments are left out.'),
       template_id: { type: ['integer', 'null'], description: 'The template the broadcast was written from.' },
       email_server_ids: arrayOf(integer()),
       use_any_email_server: boolean('Echoed input field.'),

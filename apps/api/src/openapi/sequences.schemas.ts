@@ -30,7 +30,7 @@ const sequenceProperties: Record<string, Schema> = {
   email_server_ids: ids('The email servers its emails use when use_any_email_server is false.'),
   init_tag: nullableString('Adding this tag to a subscriber (any path) enrols them while the sequence is active; removing it removes them.'),
   init_segment_id: nullableInteger('Members of this segment are enrolled by a periodic sync.'),
-  topic_id: nullableInteger(),
+  topic_id: nullableInteger('Email steps go only to subscribers who receive this topic of the channel; the others get no email for the step and move on.'),
   excluded_segment_ids: ids('Email steps skip members of these segments.'),
   parent_sequence_id: nullableInteger(),
   subscribers_count: integer('Enrolments under way (active, paused or in a step).'),

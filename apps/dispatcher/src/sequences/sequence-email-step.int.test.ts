@@ -71,6 +71,37 @@ describe('sequence runtime: send_email', () => {
     expect((await h.request('GET', `/api/v1/sequences/${id}/steps/${steps[0]}`)).body.statistics.sent).toBe(1);
   });
 
+  it('a subscriber who does not receive the topic gets no email for the step and moves on to the next (docs/sequences.md, Topic and exclusions)', async () => {
+    const now = new Date();
+    const [row] = await h.api.database
+      .db('topics')
+      .insert({ channel_id: h.channelId, name: 'Tips', storage: 'custom_data', custom_data_key: 'tips', created_at: now, updated_at: now })
+      .returning('id');
+    const topic = Number((row as { id: number }).id);
+    const { id, steps } = await h.sequence(
+      [
+        { action: 'send_email', subject: 'Tip one' },
+        { action: 'add_tag_to_subscriber', tags: ['after-tip'] },
+      ],
+      { topic_id: topic },
+    );
+    await h.enrol(id, 'tips-yes@example.com', { custom_data: { tips: true } });
+    await h.enrol(id, 'tips-no@example.com', { custom_data: { tips: false } });
+    await h.enrol(id, 'tips-unset@example.com');
+    await h.runDue();
+
+    expect(h.received('tips-yes@example.com')).toHaveLength(1);
+    expect(h.received('tips-no@example.com')).toHaveLength(0);
+    expect(h.received('tips-unset@example.com')).toHaveLength(0);
+    for (const email of ['tips-yes@example.com', 'tips-no@example.com', 'tips-unset@example.com']) {
+      // The sequence goes on: the step after the skipped email ran for everyone.
+      expect((await h.enrolment(id, email)).status).toBe('completed');
+      const subscriber = await h.api.database.db('subscribers').where({ channel_id: h.channelId, email }).first('tags');
+      expect(subscriber.tags).toContain('after-tip');
+    }
+    expect((await h.request('GET', `/api/v1/sequences/${id}/steps/${steps[0]}`)).body.statistics.sent).toBe(1);
+  });
+
   it('a hard bounce is recorded for the step, suppresses the address and removes the subscriber from the sequence', async () => {
     const bouncing = 'bounce-550@example.com';
     const { id, steps } = await h.sequence([

@@ -19,6 +19,8 @@ export interface BroadcastRow {
   email_headers: EmailHeader[];
   tags: string[];
   segment_ids: number[];
+  topic_id: number | string | null;
+  excluded_segment_ids: Array<number | string>;
   template_id: number | null;
   email_server_ids: number[];
   total_recipients: number;
@@ -51,6 +53,8 @@ export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   tags: row.tags,
   // bigint[] arrives as strings: pg parses array elements without the int8 override.
   segmentIds: row.segment_ids.map(Number),
+  topicId: row.topic_id === null ? null : Number(row.topic_id),
+  excludedSegmentIds: row.excluded_segment_ids.map(Number),
   emailServerIds: row.email_server_ids.map(Number),
   templateId: row.template_id === null ? null : Number(row.template_id),
   totalRecipients: row.total_recipients,
@@ -81,6 +85,8 @@ function toRow(changes: BroadcastChanges): Record<string, unknown> {
     emailHeaders: 'email_headers',
     tags: 'tags',
     segmentIds: 'segment_ids',
+    topicId: 'topic_id',
+    excludedSegmentIds: 'excluded_segment_ids',
     templateId: 'template_id',
     emailServerIds: 'email_server_ids',
     scheduledSendAt: 'scheduled_send_at',
@@ -117,6 +123,8 @@ export class PgBroadcastRepository implements BroadcastRepository {
         email_headers: JSON.stringify(broadcast.emailHeaders) as unknown as EmailHeader[],
         tags: broadcast.tags,
         segment_ids: broadcast.segmentIds,
+        topic_id: broadcast.topicId ?? null,
+        excluded_segment_ids: broadcast.excludedSegmentIds ?? [],
         template_id: broadcast.templateId ?? null,
         email_server_ids: broadcast.emailServerIds,
         scheduled_send_at: broadcast.scheduledSendAt,
@@ -202,6 +210,11 @@ export class PgBroadcastRepository implements BroadcastRepository {
       .pluck<Array<number | string>>('id');
     const known = new Set(found.map(Number));
     return [...new Set(segmentIds)].filter((id) => !known.has(id));
+  }
+
+  async hasTopic(channelId: number, topicId: number): Promise<boolean> {
+    const found = await this.db('topics').where({ channel_id: channelId, id: topicId }).first('id');
+    return found !== undefined;
   }
 
   async prepareRetry(id: number): Promise<void> {

@@ -1,7 +1,8 @@
-import type { Broadcast } from '@mailcast/core';
+import type { Broadcast, ExcludedSegments } from '@mailcast/core';
 import type { SegmentDefinition } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { audiencePredicate } from './segment-sql';
+import { exclusionFilter, topicFilter } from './audience-sql';
 import { SENDABLE, SUPPRESSED, SUPPRESSED_IN_CHANNEL } from './recipient-sql';
 
 /**
@@ -29,21 +30,30 @@ export abstract class PgRecipientQueueing {
     upToSubscriberId: number,
     batchSize: number,
     messageIdSuffix: string,
+    excluded?: ExcludedSegments,
   ): Promise<{ last: number; count: number } | null> {
-    const { rows } = await this.db.raw<{ rows: { last: number | null; count: string }[] }>(
-      `WITH batch AS (
-         SELECT s.id, ${SUPPRESSED} AS suppressed FROM subscribers s
+    // The topic and the exclusions only filter the id range walked (docs/topics.md, Audiences):
+    // the batch still walks the primary key, and a batch with nobody left ends at its range's end.
+    const topic = topicFilter(broadcast.topicId);
+    const exclusion = exclusionFilter(this.db, excluded);
+    const filtered = topic.condition !== '' || exclusion.condition !== '';
+    const { rows } = await this.db.raw<{ rows: { last: number | null; count: string; kept: string }[] }>(
+      `WITH walked AS (
+         SELECT s.id, ${SUPPRESSED} AS suppressed, TRUE${topic.condition}${exclusion.condition} AS kept
+           FROM subscribers s ${topic.join}
           WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upTo AND ${SENDABLE}
           ORDER BY s.id
           LIMIT :limit
        ), inserted AS (
          INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status)
          SELECT :broadcastId, id, ${messageId('id')}, CASE WHEN suppressed THEN 'skipped' ELSE 'pending' END
-           FROM batch
+           FROM walked WHERE ${filtered ? 'kept IS TRUE' : 'TRUE'}
          ON CONFLICT (broadcast_id, subscriber_id) DO NOTHING
        )
-       SELECT max(id) AS last, count(*) AS count FROM batch`,
+       SELECT max(id) AS last, count(*) FILTER (WHERE kept IS TRUE) AS count FROM walked`,
       {
+        ...topic.bindings,
+        ...exclusion.bindings,
         channelId: broadcast.channelId,
         after: afterSubscriberId,
         upTo: upToSubscriberId,
@@ -61,12 +71,19 @@ export abstract class PgRecipientQueueing {
     broadcast: Broadcast,
     messageIdSuffix: string,
     segments: { definitions: readonly SegmentDefinition[]; now: Date },
+    excluded?: ExcludedSegments,
   ): Promise<number> {
     // The segments' rules compiled into the statement (docs/segments.md, Queueing): the planner
     // starts from their indexes, and a subscriber in several segments is one row of subscribers,
     // so queued once. Suppressions are looked up by address alone (SUPPRESSED_IN_CHANNEL).
     const audience = audiencePredicate(segments.definitions, broadcast.channelId, segments.now);
+    // The topic joins its one row; the exclusions are conditions on the rows the segments'
+    // indexes found (docs/topics.md, Audiences).
+    const topic = topicFilter(broadcast.topicId);
+    const exclusion = exclusionFilter(this.db, excluded);
     const bindings = {
+      ...topic.bindings,
+      ...exclusion.bindings,
       channelId: broadcast.channelId,
       broadcastId: broadcast.id,
       suffix: messageIdSuffix,
@@ -76,8 +93,8 @@ export abstract class PgRecipientQueueing {
       `INSERT INTO broadcast_recipients (broadcast_id, subscriber_id, message_id, status)
        SELECT :broadcastId, s.id, ${messageId('s.id')},
               CASE WHEN ${SUPPRESSED_IN_CHANNEL} THEN 'skipped' ELSE 'pending' END
-         FROM subscribers s
-        WHERE s.channel_id = :channelId AND ${SENDABLE} AND (:audience)
+         FROM subscribers s ${topic.join}
+        WHERE s.channel_id = :channelId AND ${SENDABLE} AND (:audience)${topic.condition}${exclusion.condition}
        ${onConflict}`;
     return this.db.transaction(async (trx) => {
       // Queueings of one broadcast take turns. The first finds no recipients and inserts them

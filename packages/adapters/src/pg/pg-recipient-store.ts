@@ -2,6 +2,7 @@ import type {
   Broadcast,
   BroadcastLink,
   ClaimedRecipient,
+  ExcludedSegments,
   OutcomeGroup,
   RecipientSettlement,
   RecipientStore,
@@ -17,6 +18,7 @@ import { prepared } from './database';
 import { emailEventBindings, EMAIL_EVENT_INPUT, RECORD_EMAIL_EVENTS } from './pg-email-events';
 import { toBroadcast, type BroadcastRow } from './pg-broadcast.repository';
 import { PgRecipientQueueing } from './pg-recipient-queueing';
+import { exclusionFilter, RECEIVES_TOPIC } from './audience-sql';
 import { CLAIMABLE, LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
 
 export class PgRecipientStore extends PgRecipientQueueing implements RecipientStore {
@@ -76,23 +78,34 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
     await this.db('broadcasts').where({ id: broadcastId }).update({ total_recipients: total });
   }
 
-  async claim(broadcastId: number, worker: string, now: Date, leaseMs: number, limit: number, afterId: number): Promise<ClaimedRecipient[]> {
-    const { rows } = await prepared(
-      'claim_recipients',
-      this.db.raw<{
-        rows: Array<SubscriberRow & { id: number; message_id: string; attempts: number; status: string }>;
-      }>(
-        `WITH picked AS (
+  async claim(
+    broadcastId: number,
+    worker: string,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+    afterId: number,
+    excluded?: ExcludedSegments,
+  ): Promise<ClaimedRecipient[]> {
+    // Judged again at the claim, right before the hand-off to SMTP (docs/topics.md, Audiences):
+    // still sendable, not suppressed, still receiving the broadcast's topic (its row joined once
+    // through the broadcast), in none of the excluded segments. The segments' rules make the
+    // statement's text vary, so only a claim without exclusions is a prepared statement.
+    // MATERIALIZED: inlined, the verdict was computed again for each of the four columns set
+    // from it (docs/topics.md, Audiences).
+    const exclusion = exclusionFilter(this.db, excluded);
+    const sql = `WITH picked AS (
          SELECT r.id FROM broadcast_recipients r
           WHERE r.broadcast_id = :broadcastId AND r.id > :afterId AND ${CLAIMABLE}
           ORDER BY r.id
           LIMIT :limit
           FOR UPDATE SKIP LOCKED
-       ), judged AS (
-         SELECT p.id, (${SENDABLE} AND NOT ${SUPPRESSED}) AS sendable
+       ), judged AS MATERIALIZED (
+         SELECT p.id, (${SENDABLE} AND NOT ${SUPPRESSED} AND (t.id IS NULL OR ${RECEIVES_TOPIC})${exclusion.condition}) AS sendable
            FROM picked p
            JOIN broadcast_recipients r ON r.id = p.id
            JOIN subscribers s ON s.id = r.subscriber_id
+           LEFT JOIN topics t ON t.id = (SELECT b.topic_id FROM broadcasts b WHERE b.id = :broadcastId)
        )
        UPDATE broadcast_recipients r
           SET status = CASE WHEN j.sendable THEN 'claimed' ELSE 'skipped' END,
@@ -101,10 +114,10 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
               attempts = r.attempts + CASE WHEN j.sendable THEN 1 ELSE 0 END
          FROM judged j, subscribers s
         WHERE r.id = j.id AND s.id = r.subscriber_id
-       RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`,
-        { broadcastId, now, limit, worker, leaseMs, afterId },
-      ),
-    );
+       RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`;
+    type Row = SubscriberRow & { id: number; message_id: string; attempts: number; status: string };
+    const query = this.db.raw<{ rows: Row[] }>(sql, { broadcastId, now, limit, worker, leaseMs, afterId, ...exclusion.bindings });
+    const { rows } = await (exclusion.condition === '' ? prepared('claim_recipients', query) : query);
     return rows
       .map((row) => ({
         id: row.id,

@@ -129,7 +129,7 @@ export class PgSegmentRepository implements SegmentRepository {
     // delete cannot slip through.
     const { rows } = await this.db.raw<{ rows: Array<{ deleted: boolean; targeted: boolean; in_sequence: boolean }> }>(
       `WITH target AS (SELECT id FROM segments WHERE channel_id = :channelId AND id = :id),
-            blocking AS (SELECT 1 FROM broadcasts WHERE channel_id = :channelId AND :id = ANY(segment_ids) AND status = ANY(:statuses)),
+            blocking AS (SELECT 1 FROM broadcasts WHERE channel_id = :channelId AND (:id = ANY(segment_ids) OR :id = ANY(excluded_segment_ids)) AND status = ANY(:statuses)),
             sequenced AS (SELECT 1 FROM sequences WHERE channel_id = :channelId AND (init_segment_id = :id OR :id = ANY(excluded_segment_ids))),
             deleted AS (DELETE FROM segments WHERE id IN (SELECT id FROM target) AND NOT EXISTS (SELECT 1 FROM blocking)
                           AND NOT EXISTS (SELECT 1 FROM sequenced) RETURNING id)

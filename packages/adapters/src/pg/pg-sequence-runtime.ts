@@ -4,11 +4,18 @@ import type { Knex } from 'knex';
 import type { SecretBox } from '../secrets/secret-box';
 import { LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
 import { audiencePredicate } from './segment-sql';
+import { RECEIVES_TOPIC } from './audience-sql';
 import { toSequence, toStep, type SequenceRow, type StepRow } from './pg-sequence.repository';
 import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
 import { commitStepRecords } from './sequence-step-records';
 
 const SECRET = 'sequences.unsubscribe_secret';
+
+// Whether the enrolment's subscriber receives its sequence's topic (true without one): the
+// topic row through the sequence's primary key, judged by receives_topic (docs/sequences.md,
+// "Topic and exclusions").
+const RECEIVES_SEQUENCE_TOPIC = `NOT EXISTS (SELECT 1 FROM sequences q JOIN topics t ON t.id = q.topic_id
+                                            WHERE q.id = e.sequence_id AND NOT ${RECEIVES_TOPIC})`;
 
 interface ClaimedRow extends SubscriberRow {
   id: number;
@@ -20,6 +27,7 @@ interface ClaimedRow extends SubscriberRow {
   started_at: Date;
   sendable: boolean;
   suppressed: boolean;
+  receives_topic: boolean;
   ran: boolean;
 }
 
@@ -51,6 +59,7 @@ export class PgSequenceRuntime implements SequenceRuntime {
         WHERE e.id = p.id AND s.id = e.subscriber_id
        RETURNING e.id, e.sequence_id, e.channel_id, e.current_step_id, e.next_trigger_at, e.attempts, e.started_at,
                  ${SUBSCRIBER_COLUMNS}, (${SENDABLE}) AS sendable, ${SUPPRESSED} AS suppressed,
+                 ${RECEIVES_SEQUENCE_TOPIC} AS receives_topic,
                  EXISTS (SELECT 1 FROM sequence_step_runs r WHERE r.enrolment_id = e.id AND r.step_id = e.current_step_id) AS ran`,
       { now, limit, worker, leaseMs },
     );
@@ -65,6 +74,7 @@ export class PgSequenceRuntime implements SequenceRuntime {
         startedAt: r.started_at,
         sendable: r.sendable,
         suppressed: r.suppressed,
+        receivesTopic: r.receives_topic,
         currentStepRan: r.ran,
         subscriber: toSubscriber({ ...r, subscriber_id: Number(r.subscriber_id) }),
       }))

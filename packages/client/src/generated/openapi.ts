@@ -1994,6 +1994,8 @@ export interface components {
             /** @description Echoed input field. */
             email_headers: components["schemas"]["EmailHeader"][];
             email_server_ids: number[];
+            /** @description Members of these segments are left out. */
+            excluded_segment_ids: number[];
             /** @description Raw HTML body; null when not used. */
             html_body: string | null;
             id: number;
@@ -2019,6 +2021,8 @@ export interface components {
             tags: string[];
             /** @description The template the broadcast was written from. */
             template_id: number | null;
+            /** @description Only subscribers who receive this topic get the broadcast; null: no topic. */
+            topic_id: number | null;
             total_recipients: number;
             track_clicks: boolean;
             track_opens: boolean;
@@ -2054,6 +2058,8 @@ export interface components {
             }[];
             /** @description Email servers to send through. */
             email_server_ids?: number[];
+            /** @description Segments of the channel whose members are left out (checked again before each email is handed to SMTP). Unknown, or also in segment_ids: 422. */
+            excluded_segment_ids?: number[];
             /** @description Raw HTML body; a Liquid template. */
             html_body?: string | null;
             /** @description Adds a visible unsubscribe link (the List-Unsubscribe headers are always sent). */
@@ -2075,6 +2081,8 @@ export interface components {
             tags?: string[];
             /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
             template_id?: number | null;
+            /** @description A topic of the channel: only subscribers who receive it get the broadcast, checked when recipients are built and again before each email is handed to SMTP. Not a topic of this channel: 422. */
+            topic_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
             track_clicks?: boolean;
             /** @description Open tracking. Default: the channel's setting. */
@@ -2114,6 +2122,8 @@ export interface components {
             }[];
             /** @description Email servers to send through. */
             email_server_ids?: number[];
+            /** @description Segments of the channel whose members are left out (checked again before each email is handed to SMTP). Unknown, or also in segment_ids: 422. */
+            excluded_segment_ids?: number[];
             /** @description Raw HTML body; a Liquid template. */
             html_body?: string | null;
             /** @description Adds a visible unsubscribe link (the List-Unsubscribe headers are always sent). */
@@ -2135,6 +2145,8 @@ export interface components {
             tags?: string[];
             /** @description A broadcast template of the channel: its subject, preheader, body and html_body fill the fields not given here (copied when the broadcast is written). Unknown: 422. */
             template_id?: number | null;
+            /** @description A topic of the channel: only subscribers who receive it get the broadcast, checked when recipients are built and again before each email is handed to SMTP. Not a topic of this channel: 422. */
+            topic_id?: number | null;
             /** @description Click tracking. Default: the channel's setting. */
             track_clicks?: boolean;
             /** @description Open tracking. Default: the channel's setting. */
@@ -2865,6 +2877,7 @@ export interface components {
             steps_count: number;
             /** @description Enrolments under way (active, paused or in a step). */
             subscribers_count: number;
+            /** @description Email steps go only to subscribers who receive this topic of the channel; the others get no email for the step and move on. */
             topic_id: number | null;
             track_clicks: boolean;
             track_opens: boolean;
@@ -2916,6 +2929,7 @@ export interface components {
             name?: string;
             /** @description Another sequence of this channel. */
             parent_sequence_id?: number | null;
+            /** @description A topic of this channel: email steps skip subscribers who do not receive it. */
             topic_id?: number | null;
             /** @description Default true. */
             track_clicks?: boolean;
@@ -3099,6 +3113,7 @@ export interface components {
             steps_count: number;
             /** @description Enrolments under way (active, paused or in a step). */
             subscribers_count: number;
+            /** @description Email steps go only to subscribers who receive this topic of the channel; the others get no email for the step and move on. */
             topic_id: number | null;
             track_clicks: boolean;
             track_opens: boolean;

@@ -17,6 +17,10 @@ export interface BroadcastInput {
   emailHeaders?: EmailHeader[];
   tags?: string[];
   segmentIds?: number[];
+  /** A topic of the channel; null: none (docs/topics.md, Audiences). */
+  topicId?: number | null;
+  /** Segments of the channel whose members are left out; none of them also in segmentIds. */
+  excludedSegmentIds?: number[];
   /** Fields not given are taken from the template (docs/templates.md). */
   templateId?: number | null;
   emailServerIds?: number[];
@@ -65,6 +69,7 @@ export async function toBroadcastChanges(
     const unknown = await repositories.broadcasts.unknownSegmentIds(channelId, input.segmentIds);
     if (unknown.length > 0) problems.push(`Segment ids include unknown segments: ${unknown.join(', ')}`);
   }
+  problems.push(...(await audienceProblems(input, channelId, repositories, current)));
   if (input.emailServerIds && input.emailServerIds.length > 0) {
     const mine = new Set((await repositories.emailServers.listForChannel(channelId)).map((s) => s.id));
     const unknown = [...new Set(input.emailServerIds)].filter((id) => !mine.has(id));
@@ -89,10 +94,34 @@ export async function toBroadcastChanges(
     emailHeaders: input.emailHeaders,
     tags: input.tags === undefined ? undefined : [...new Set(input.tags)],
     segmentIds: input.segmentIds === undefined ? undefined : [...new Set(input.segmentIds)],
+    topicId: input.topicId,
+    excludedSegmentIds: input.excludedSegmentIds === undefined ? undefined : [...new Set(input.excludedSegmentIds)],
     templateId: input.templateId,
     emailServerIds: input.emailServerIds === undefined ? undefined : [...new Set(input.emailServerIds)],
     ...schedule,
   };
+}
+
+/**
+ * The topic and the excluded segments (docs/topics.md, Audiences): the channel's own, and no
+ * segment both targeted and excluded, judged on what the broadcast ends with (an update that
+ * gives one list is checked against the stored other).
+ */
+async function audienceProblems(input: BroadcastInput, channelId: number, repositories: Repositories, current?: Broadcast): Promise<string[]> {
+  const problems: string[] = [];
+  if (input.topicId !== undefined && input.topicId !== null && !(await repositories.broadcasts.hasTopic(channelId, input.topicId))) {
+    problems.push(`Topic id ${input.topicId} is not a topic of this channel`);
+  }
+  if (input.excludedSegmentIds && input.excludedSegmentIds.length > 0) {
+    const unknown = await repositories.broadcasts.unknownSegmentIds(channelId, input.excludedSegmentIds);
+    if (unknown.length > 0) problems.push(`Excluded segment ids include unknown segments: ${unknown.join(', ')}`);
+  }
+  const targeted = new Set(input.segmentIds ?? current?.segmentIds ?? []);
+  const both = [...new Set(input.excludedSegmentIds ?? current?.excludedSegmentIds ?? [])].filter((id) => targeted.has(id));
+  if ((input.segmentIds !== undefined || input.excludedSegmentIds !== undefined) && both.length > 0) {
+    problems.push(`Excluded segment ids include targeted segments: ${both.join(', ')}`);
+  }
+  return problems;
 }
 
 /**

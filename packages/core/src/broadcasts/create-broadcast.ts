@@ -40,6 +40,8 @@ export class CreateBroadcast {
         emailHeaders: changes.emailHeaders ?? [],
         tags: changes.tags ?? [],
         segmentIds: changes.segmentIds ?? [],
+        topicId: changes.topicId ?? null,
+        excludedSegmentIds: changes.excludedSegmentIds ?? [],
         templateId: changes.templateId ?? null,
         emailServerIds: changes.emailServerIds ?? [],
         scheduledSendAt: changes.scheduledSendAt ?? null,

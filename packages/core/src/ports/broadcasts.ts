@@ -23,6 +23,8 @@ export interface BroadcastRepository {
   startDue(now: Date, limit: number): Promise<Broadcast[]>;
   /** The ids among `segmentIds` that are not segments of the channel. */
   unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]>;
+  /** Whether `topicId` is a topic of the channel (docs/topics.md, Audiences). */
+  hasTopic(channelId: number, topicId: number): Promise<boolean>;
   /**
    * Before a failed broadcast is sent again: recipients whose email failed go back to pending
    * (keeping their Message-ID); those sent, bounced or skipped stay as they are, so nobody

@@ -39,6 +39,7 @@ export type {
   SendProgress,
   SubscriberSnapshot,
   TrackedRecipient,
+  ExcludedSegments,
 } from './recipients';
 export {
   WebhookDestinations,

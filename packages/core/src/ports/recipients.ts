@@ -21,6 +21,18 @@ export interface SubscriberSnapshot {
   unsubscribedAt: Date | null;
 }
 
+/**
+ * The broadcast's excluded segments' rules as they stand now (docs/topics.md, Audiences), and the
+ * instant their relative windows (within_days) count from. Their members are never queued, and
+ * one who entered such a segment after queueing is skipped at the claim.
+ */
+export interface ExcludedSegments {
+  /** The broadcast's channel (engagement rules over "any broadcast" read that channel's). */
+  channelId: number;
+  definitions: readonly SegmentDefinition[];
+  now: Date;
+}
+
 export interface ClaimedRecipient {
   id: number;
   broadcastId: number;
@@ -101,7 +113,8 @@ export interface RecipientStore {
    * subscribers with afterSubscriberId < id <= upToSubscriberId, in id order) with
    * INSERT … SELECT … ON CONFLICT DO NOTHING; a suppressed address goes in as `skipped`, so it is
    * counted and never sent. Returns the last subscriber id of the batch and how many subscribers
-   * it held, or null when there was none left.
+   * it held, or null when there was none left. Only subscribers who receive the broadcast's
+   * topic (if it has one) and are in none of `excluded` (docs/topics.md, Audiences).
    */
   materialize(
     broadcast: Broadcast,
@@ -109,14 +122,21 @@ export interface RecipientStore {
     upToSubscriberId: number,
     batchSize: number,
     messageIdSuffix: string,
+    excluded?: ExcludedSegments,
   ): Promise<{ last: number; count: number } | null>;
   /**
    * Inserts the recipients of a broadcast with segment_ids in one INSERT … SELECT … ON CONFLICT
    * DO NOTHING: the sendable members of `segments.definitions` (their union, each subscriber
    * once; none given: nobody), suppressed ones as `skipped`. `segments.now` anchors the rules'
-   * relative windows (within_days). Returns how many rows it inserted.
+   * relative windows (within_days). The broadcast's topic and `excluded` narrow it as for
+   * materialize. Returns how many rows it inserted.
    */
-  materializeAudience(broadcast: Broadcast, messageIdSuffix: string, segments: { definitions: readonly SegmentDefinition[]; now: Date }): Promise<number>;
+  materializeAudience(
+    broadcast: Broadcast,
+    messageIdSuffix: string,
+    segments: { definitions: readonly SegmentDefinition[]; now: Date },
+    excluded?: ExcludedSegments,
+  ): Promise<number>;
   /** The lowest and highest subscriber id of the channel, to split queueing into ranges. */
   subscriberIdRange(channelId: number): Promise<{ min: number; max: number } | null>;
   countRecipients(broadcastId: number): Promise<number>;
@@ -136,12 +156,22 @@ export interface RecipientStore {
    * application clock, which set their retry time), or claimed under a lease that has lapsed
    * in database time. Each claim gets a lease of `leaseMs` from the database's clock, so no
    * two dispatchers need agree on the time. A recipient whose subscriber is no longer sendable
-   * (or whose address is now suppressed) is marked `skipped` in the same statement and returned with `sendable` false. Only
+   * (or whose address is now suppressed, who no longer receives the broadcast's topic, or who is
+   * now in one of `excluded`: docs/topics.md, Audiences) is marked `skipped` in the same
+   * statement and returned with `sendable` false. Only
    * recipients with an id above `afterId`: a worker walks the list forward instead of stepping
    * over every recipient already sent at each claim, and comes back to 0 for retries and
    * lapsed leases.
    */
-  claim(broadcastId: number, worker: string, now: Date, leaseMs: number, limit: number, afterId: number): Promise<ClaimedRecipient[]>;
+  claim(
+    broadcastId: number,
+    worker: string,
+    now: Date,
+    leaseMs: number,
+    limit: number,
+    afterId: number,
+    excluded?: ExcludedSegments,
+  ): Promise<ClaimedRecipient[]>;
   /** Gives back every claim the worker still holds on the broadcast (it will not send them). */
   release(broadcastId: number, worker: string): Promise<void>;
   /** Heartbeat: this worker's claims last `leaseMs` more, in database time. */

@@ -17,6 +17,8 @@ export interface DueEnrolment {
   sendable: boolean;
   /** The address is on the channel's or the global suppression list. */
   suppressed: boolean;
+  /** The subscriber receives the sequence's topic now (true when it has none): docs/sequences.md, "Topic and exclusions". */
+  receivesTopic: boolean;
   /** The (enrolment, current step) pair is already in sequence_step_runs: it is not run again. */
   currentStepRan: boolean;
   subscriber: SubscriberSnapshot;

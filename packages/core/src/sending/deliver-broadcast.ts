@@ -6,6 +6,7 @@ import {
   Clock,
   RandomSource,
   Repositories,
+  SegmentRepository,
   SendEngine,
   Transactor,
   type Broadcast,
@@ -18,7 +19,7 @@ import {
 import { BroadcastRenderer } from './broadcast-renderer';
 import { subscriberEventData } from '../subscribers/subscriber-events';
 import { decideSettlement, outcomeGroup, type PendingOutcome, type SendOutcome } from './outcome-settlement';
-import { QueueRecipients, broadcastEvent } from './queue-recipients';
+import { QueueRecipients, broadcastEvent, excludedSegments } from './queue-recipients';
 import { SendingOptions } from './sending-options';
 
 /** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
@@ -53,6 +54,7 @@ export class DeliverBroadcast {
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
     @inject(QueueRecipients) private readonly queueing: QueueRecipients,
+    @inject(SegmentRepository) private readonly segments: SegmentRepository,
   ) {}
 
   execute(input: { broadcastId: number }): Promise<DeliveryResult> {
@@ -138,7 +140,11 @@ export class DeliverBroadcast {
     return {
       goesOn: async () => (await recipients.statusOf(id)) === 'sending',
       claim: async ({ worker, afterId, limit, leaseMs }) => {
-        const claimed = await recipients.claim(id, worker, this.clock.now(), leaseMs, limit, afterId);
+        // The exclusions as they stand at this claim: one read of a few segment rows a batch
+        // (docs/topics.md, Audiences); the topic is read by the claim statement itself.
+        const now = this.clock.now();
+        const excluded = await excludedSegments(this.segments, job.broadcast, now);
+        const claimed = await recipients.claim(id, worker, now, leaseMs, limit, afterId, excluded);
         const items = claimed.filter((c) => c.sendable);
         return { items, settled: claimed.length - items.length, lastId: claimed.at(-1)?.id ?? null };
       },

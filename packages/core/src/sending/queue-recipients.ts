@@ -1,6 +1,6 @@
 import { broadcastEventType, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, Repositories, SegmentRepository, Transactor, type Broadcast } from '../ports';
+import { Clock, Repositories, SegmentRepository, Transactor, type Broadcast, type ExcludedSegments } from '../ports';
 import { broadcastEventData } from '../broadcasts/broadcast-events';
 import { SendingOptions } from './sending-options';
 
@@ -10,6 +10,16 @@ const QUEUEING_PARALLELISM = 4;
 export function broadcastEvent(broadcast: Broadcast, at: Date): { channelId: number; type: EventType; data: Record<string, unknown>; createdAt: Date } | null {
   const type = broadcastEventType(broadcast.status);
   return type ? { channelId: broadcast.channelId, type, data: broadcastEventData(broadcast), createdAt: at } : null;
+}
+
+/**
+ * The broadcast's excluded segments' rules as they stand now (a deleted one excludes nobody);
+ * undefined when it excludes none. Read at queueing and before each claim (docs/topics.md, Audiences).
+ */
+export async function excludedSegments(segments: SegmentRepository, broadcast: Broadcast, now: Date): Promise<ExcludedSegments | undefined> {
+  if (broadcast.excludedSegmentIds.length === 0) return undefined;
+  const found = await segments.findMany(broadcast.channelId, broadcast.excludedSegmentIds);
+  return found.length === 0 ? undefined : { channelId: broadcast.channelId, definitions: found.map((s) => s.definition), now };
 }
 
 /**
@@ -53,7 +63,11 @@ export class QueueRecipients {
     // by a broadcast's recipients let any of them derive another's (docs/bounces.md).
     const suffix = `@${host}`;
     const store = this.repositories.recipients;
-    const queued = broadcast.segmentIds.length > 0 ? await this.queueSegments(broadcast, suffix) : await this.queueChannel(broadcast, suffix);
+    // The audience (docs/topics.md, Audiences): the segments or the whole channel, of those who
+    // receive the topic, less the excluded segments' members as those segments stand now.
+    const excluded = await excludedSegments(this.segments, broadcast, this.clock.now());
+    const queued =
+      broadcast.segmentIds.length > 0 ? await this.queueSegments(broadcast, suffix, excluded) : await this.queueChannel(broadcast, suffix, excluded);
     // A large broadcast changes the table's shape more than autovacuum notices in time; a small
     // one against a large table does not, and ANALYZE would cost more than the insert.
     await store.refreshStatistics(queued);
@@ -83,14 +97,14 @@ export class QueueRecipients {
    * walk its id range by primary key and test each subscriber. One statement is also one
    * transaction, so a crash leaves all of them or none, and a rerun inserts only what is missing.
    */
-  private async queueSegments(broadcast: Broadcast, suffix: string): Promise<number> {
+  private async queueSegments(broadcast: Broadcast, suffix: string, excluded: ExcludedSegments | undefined): Promise<number> {
     // The segments' rules as they stand now; a deleted one adds nobody.
     const definitions = (await this.segments.findMany(broadcast.channelId, broadcast.segmentIds)).map((s) => s.definition);
-    return this.repositories.recipients.materializeAudience(broadcast, suffix, { definitions, now: this.clock.now() });
+    return this.repositories.recipients.materializeAudience(broadcast, suffix, { definitions, now: this.clock.now() }, excluded);
   }
 
   /** The whole channel: disjoint subscriber-id ranges, inserted side by side on their own connections. */
-  private async queueChannel(broadcast: Broadcast, suffix: string): Promise<number> {
+  private async queueChannel(broadcast: Broadcast, suffix: string, excluded: ExcludedSegments | undefined): Promise<number> {
     const store = this.repositories.recipients;
     const range = await store.subscriberIdRange(broadcast.channelId);
     if (range === null) return 0;
@@ -101,7 +115,7 @@ export class QueueRecipients {
         const upTo = i === parts - 1 ? range.max : range.min - 1 + span * (i + 1);
         let count = 0;
         for (let after = range.min - 1 + span * i; ;) {
-          const batch = await store.materialize(broadcast, after, upTo, this.options.materializeBatchSize, suffix);
+          const batch = await store.materialize(broadcast, after, upTo, this.options.materializeBatchSize, suffix, excluded);
           if (batch === null) return count;
           count += batch.count;
           after = batch.last;

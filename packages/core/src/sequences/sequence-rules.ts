@@ -69,8 +69,10 @@ export async function checkedSettings(
   if (next.initSegmentId !== null && next.excludedSegmentIds.includes(next.initSegmentId)) {
     fail('excluded_segment_ids', `cannot hold the trigger segment ${next.initSegmentId}`);
   }
-  // No topic exists yet: every id names nothing of this channel's.
-  if (changes.topicId !== undefined && next.topicId !== null) fail('topic_id', `topic ${next.topicId} does not exist`);
+  // docs/sequences.md, "Topic and exclusions": a topic of this channel.
+  if (changes.topicId !== undefined && next.topicId !== null && !(await r.broadcasts.hasTopic(channelId, next.topicId))) {
+    fail('topic_id', `topic ${next.topicId} does not exist`);
+  }
   if (changes.parentSequenceId !== undefined && next.parentSequenceId !== null) {
     const found = next.parentSequenceId !== id && (await r.sequences.existing(channelId, [next.parentSequenceId])).length === 1;
     if (!found) fail('parent_sequence_id', `sequence ${next.parentSequenceId} is not another sequence of this channel`);

@@ -152,8 +152,9 @@ export class StepPerformer {
     const p = this.p;
     const moveOn = this.advance(l.steps, step.id, at);
     const skipped: StepRecord = { enrolment: e, ranStepId: step.id, next: moveOn, effects: [], at };
-    // docs/sequences.md: not sendable, suppressed or excluded subscribers are skipped and move on.
-    if (!e.sendable || e.suppressed) return skipped;
+    // docs/sequences.md: not sendable, suppressed, not receiving the topic or excluded
+    // subscribers get no email for this step and move on ("Topic and exclusions").
+    if (!e.sendable || e.suppressed || !e.receivesTopic) return skipped;
     if (l.excluded.length > 0 && (await p.runtime.inSegments(e.channelId, e.subscriber.id, l.excluded, at))) return skipped;
 
     // One Message-ID per (enrolment run, step): a resend after a crash keeps it.

@@ -120,6 +120,8 @@ export class FakeBroadcasts implements BroadcastRepository {
     const row: Broadcast = {
       ...broadcast,
       templateId: broadcast.templateId ?? null,
+      topicId: broadcast.topicId ?? null,
+      excludedSegmentIds: broadcast.excludedSegmentIds ?? [],
       id: this.rows.length + 1,
       status: 'draft',
       totalRecipients: 0,
@@ -181,6 +183,10 @@ export class FakeBroadcasts implements BroadcastRepository {
   readonly segments: Array<{ id: number; channelId: number }> = [];
   async unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]> {
     return [...new Set(segmentIds)].filter((id) => !this.segments.some((s) => s.id === id && s.channelId === channelId));
+  }
+  readonly topics: Array<{ id: number; channelId: number }> = [];
+  async hasTopic(channelId: number, topicId: number): Promise<boolean> {
+    return this.topics.some((t) => t.id === topicId && t.channelId === channelId);
   }
   readonly retried: number[] = [];
   async prepareRetry(id: number): Promise<void> {

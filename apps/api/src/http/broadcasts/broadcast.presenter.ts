@@ -27,6 +27,8 @@ export function presentBroadcast(b: Broadcast) {
     updated_at: b.updatedAt.toISOString(),
     tags: b.tags,
     segment_ids: b.segmentIds,
+    topic_id: b.topicId,
+    excluded_segment_ids: b.excludedSegmentIds,
     template_id: b.templateId,
     email_server_ids: b.emailServerIds,
     use_any_email_server: b.useAnyEmailServer,

@@ -79,6 +79,8 @@ describe('broadcast create, update and delete', () => {
         updated_at: '2026-06-01T12:00:00.000Z',
         tags: ['news'],
         segment_ids: [segmentId],
+        topic_id: null,
+        excluded_segment_ids: [],
         template_id: null,
         email_server_ids: [serverId],
         use_any_email_server: true,

@@ -71,6 +71,17 @@ export const broadcastSchema = Joi.object({
     .description('Custom headers added to every email.'),
   tags: Joi.array().items(Joi.string().min(1)),
   segment_ids: ids().description('Segments targeted; empty means every active subscriber of the channel.'),
+  topic_id: Joi.number()
+    .integer()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .allow(null)
+    .description(
+      'A topic of the channel: only subscribers who receive it get the broadcast, checked when recipients are built and again before each email is handed to SMTP. Not a topic of this channel: 422.',
+    ),
+  excluded_segment_ids: ids().description(
+    'Segments of the channel whose members are left out (checked again before each email is handed to SMTP). Unknown, or also in segment_ids: 422.',
+  ),
   template_id: Joi.number()
     .integer()
     .min(1)
@@ -117,6 +128,8 @@ export function broadcastInput(rawBody: unknown): BroadcastInput {
     emailHeaders: pick(body, 'email_headers'),
     tags: pick(body, 'tags'),
     segmentIds: pick(body, 'segment_ids'),
+    topicId: pick(body, 'topic_id'),
+    excludedSegmentIds: pick(body, 'excluded_segment_ids'),
     templateId: pick(body, 'template_id'),
     emailServerIds: pick(body, 'email_server_ids'),
     scheduledSendAt: pick(body, 'scheduled_send_at'),

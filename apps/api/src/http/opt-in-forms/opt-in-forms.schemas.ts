@@ -18,7 +18,7 @@ import { keysOf, type BodyShape, type Warning } from '../warnings';
 
 /**
  * Request shapes of the opt-in form routes, flat or under `opt_in_form` (docs/opt-in-forms.md).
- * Every problem is answered at once as one `{error}` naming each field (CONTRACT §4.0).
+ * Every problem is answered at once as one `{error}` naming each field (docs/opt-in-forms.md, "The API").
  */
 const id = Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER);
 const text = (max: number) => Joi.string().max(max);

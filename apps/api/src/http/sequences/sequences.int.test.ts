@@ -120,6 +120,29 @@ describe('sequences API', () => {
     expect((await as().get('/api/v1/sequences')).body.total).toBe(before);
   });
 
+  it("accepts a topic of this channel and refuses another channel's (docs/sequences.md, Topic and exclusions)", async () => {
+    const other = await api.fixtures.aTenant();
+    const now = new Date();
+    const topic = async (channel: number) =>
+      Number(
+        (
+          (await api.database
+            .db('topics')
+            .insert({ channel_id: channel, name: 'News', storage: 'custom_data', custom_data_key: 'news', created_at: now, updated_at: now })
+            .returning('id')) as Array<{ id: number }>
+        )[0]!.id,
+      );
+    const mine = await topic(channelId);
+    const theirs = await topic(other.channel.id);
+    const id = await newSequence({ topic_id: mine });
+    expect((await as().get(`/api/v1/sequences/${id}`)).body.topic_id).toBe(mine);
+    const refused = await as().patch(`/api/v1/sequences/${id}`, { topic_id: theirs });
+    expect([refused.status, Object.keys(refused.body.errors ?? {})]).toEqual([422, ['topic_id']]);
+    expect((await as().get(`/api/v1/sequences/${id}`)).body.topic_id).toBe(mine);
+    const cleared = await as().patch(`/api/v1/sequences/${id}`, { topic_id: null });
+    expect([cleared.status, cleared.body.topic_id]).toEqual([200, null]);
+  });
+
   it('refuses turning off the tracking a condition reads', async () => {
     const id = await newSequence();
     await addStep(id, { action: 'condition', condition_setting: 'any_email_clicked' });

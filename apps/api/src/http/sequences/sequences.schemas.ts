@@ -22,7 +22,7 @@ export const sequenceFields = Joi.object({
   email_server_ids: ids.description('Servers of this channel; not empty when use_any_email_server is false.'),
   init_tag: text(255).allow('', null),
   init_segment_id: id.allow(null).description('A segment of this channel, not also excluded.'),
-  topic_id: id.allow(null),
+  topic_id: id.allow(null).description('A topic of this channel: email steps skip subscribers who do not receive it.'),
   excluded_segment_ids: ids.description('Segments of this channel.'),
   parent_sequence_id: id.allow(null).description('Another sequence of this channel.'),
 });

@@ -20,6 +20,8 @@ export function aBroadcast(overrides: Partial<Broadcast>): Broadcast {
     emailHeaders: [],
     tags: [],
     segmentIds: [],
+    topicId: null,
+    excludedSegmentIds: [],
     templateId: null,
     emailServerIds: [],
     totalRecipients: 0,

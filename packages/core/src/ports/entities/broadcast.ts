@@ -22,6 +22,10 @@ export interface Broadcast {
   emailHeaders: EmailHeader[];
   tags: string[];
   segmentIds: number[];
+  /** Only subscribers who receive this topic of the channel (docs/topics.md, Audiences); null: no topic. */
+  topicId: number | null;
+  /** Members of these segments are left out, at queueing and again at each hand-off to SMTP. */
+  excludedSegmentIds: number[];
   /** The template the broadcast was written from (docs/templates.md); null when none. */
   templateId: number | null;
   emailServerIds: number[];
@@ -51,7 +55,9 @@ export type NewBroadcast = Omit<
   | 'createdAt'
   | 'updatedAt'
   | 'templateId'
-> & { templateId?: number | null };
+  | 'topicId'
+  | 'excludedSegmentIds'
+> & { templateId?: number | null; topicId?: number | null; excludedSegmentIds?: number[] };
 
 /** What an edit or a status change may write; every write bumps `version`. */
 export type BroadcastChanges = Partial<Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>>;

@@ -11,7 +11,7 @@ export type WidgetType = (typeof WIDGET_TYPES)[number];
 export const FORM_TRIGGERS = ['immediate', 'time_delay', 'scroll', 'exit_intent'] as const;
 export type FormTrigger = (typeof FORM_TRIGGERS)[number];
 
-/** `always` and `every_visit` mean the same (CONTRACT §4.2); `every_visit` is the default. */
+/** `always` and `every_visit` mean the same (docs/opt-in-forms.md, "Settings"); `every_visit` is the default. */
 export const FORM_FREQUENCIES = ['always', 'every_visit', 'once_per_session', 'once_per_day', 'once_per_week', 'once'] as const;
 export type FormFrequency = (typeof FORM_FREQUENCIES)[number];
 
@@ -92,7 +92,7 @@ export interface FormSettings {
   widgetSettings: WidgetSettings;
 }
 
-/** Defaults of every setting (CONTRACT §4.2, docs/opt-in-forms.md "Settings"). */
+/** Defaults of every setting (docs/opt-in-forms.md, "Settings"). */
 export const OPT_IN_FORM_DEFAULTS: Readonly<FormSettings> = Object.freeze<FormSettings>({
   themeSettings: { colors: {}, typography: {}, layout: {}, effects: {} },
   automationSettings: { tagList: [], sequenceIds: [], doubleOptIn: false, sendWelcomeEmail: false },
