@@ -7,7 +7,7 @@ const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 /**
  * Counts one view of a form (a main form or a variant: each row counts for itself), and a
  * unique view the first time a visitor is seen on the form that UTC day (docs/opt-in-forms.md,
- * "Analytics").
+ * "Counting").
  */
 @injectable()
 export class RecordOptInFormView {

@@ -1,7 +1,7 @@
 /**
  * Writes the views of opt_in_form_daily_statistics (sharded rows, summed when read by
  * OptInFormRepository) and the unique-visitor memory of opt_in_form_visitors
- * (docs/opt-in-forms.md, "Analytics"). `day` is a UTC date, YYYY-MM-DD. Submissions are counted
+ * (docs/opt-in-forms.md, "Counting"). `day` is a UTC date, YYYY-MM-DD. Submissions are counted
  * by SubmitOptInForm, in the transaction of the sign-up.
  */
 export interface OptInFormStatistics {
