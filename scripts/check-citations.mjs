@@ -71,6 +71,18 @@ for (const dir of dirs) {
     }
   }
 }
+// The docs are written in the project's own words too.
+for (const name of [
+  'README.md',
+  ...readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]) {
+  const text = readFileSync(path.join(root, name), 'utf8');
+  for (const match of text.matchAll(outside)) {
+    problems.push(`${name}:${text.slice(0, match.index).split('\n').length} cites ${match[0]}, which is outside the repository`);
+  }
+}
 if (problems.length > 0) {
   console.error(`dead citations:\n  ${problems.join('\n  ')}`);
   process.exit(1);

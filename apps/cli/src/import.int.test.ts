@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import request from 'supertest';
 import { startApi, type ApiHarness } from '../../api/src/test-support/harness';
 import { runAdmin } from './test-support/run-admin';
 
@@ -242,6 +243,44 @@ describe('admin CLI: subscribers import', () => {
     expect(result.code).toBe(1);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
     expect(result.json).toEqual({ error: message });
+  });
+
+  it('keeps types the list filter reads, merges a custom_data JSON object, and the API filter finds them', async () => {
+    const { channel, token } = await api.fixtures.aTenant();
+    const file = await csv(
+      [
+        'email,score,active,zip,ratio,custom_data',
+        'typed@example.com,7,true,007,0.5,"{""plan"":{""tier"":""pro""},""vip"":true}"',
+        'other@example.com,8,false,7,x,',
+        'badjson@example.com,1,,,,[1]',
+      ].join('\n') + '\n',
+    );
+    const result = await admin('subscribers', 'import', '--channel', String(channel.id), file, '--json');
+    expect(result.json).toEqual({
+      created: 2,
+      updated: 0,
+      unchanged: 0,
+      refused: { count: 1, rows: [{ line: 4, email: 'badjson@example.com', reason: 'custom_data is not a JSON object' }] },
+    });
+    const rows = await subscribers(channel.id);
+    expect(rows.map((r) => r.custom_data)).toEqual([
+      { plan: { tier: 'pro' }, vip: true, score: 7, active: true, zip: '007', ratio: 0.5 },
+      { score: 8, active: false, zip: 7, ratio: 'x' },
+    ]);
+
+    const find = async (query: string) => {
+      const res = await request(api.app).get(`/api/v1/subscribers.json?${query}`).set('Authorization', `Bearer ${token}`);
+      expect(res.status).toBe(200);
+      return (res.body.subscribers as Array<{ email: string }>).map((s) => s.email);
+    };
+    expect(await find('custom_data[score]=7')).toEqual(['typed@example.com']);
+    expect(await find('custom_data[active]=true')).toEqual(['typed@example.com']);
+    expect(await find('custom_data[active]=false')).toEqual(['other@example.com']);
+    // docs/subscribers.md, Typed cells: a leading zero keeps a cell a string, in the import and the filter alike.
+    expect(await find('custom_data[zip]=007')).toEqual(['typed@example.com']);
+    expect(await find('custom_data[zip]=7')).toEqual(['other@example.com']);
+    expect(await find('custom_data[ratio]=0.5')).toEqual(['typed@example.com']);
+    expect(await find('custom_data[vip]=true')).toEqual(['typed@example.com']);
   });
 
   it('fails clearly on a missing file and on a missing file argument', async () => {

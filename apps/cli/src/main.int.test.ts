@@ -16,7 +16,10 @@ describe('admin CLI', () => {
     const result = await admin('channel', 'create', '--name', 'Weekly', '--from-email', 'news@example.com', '--json');
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(1);
-    expect(result.json).toEqual({ channel: { id: expect.any(Number), name: 'Weekly' }, token: expect.stringMatching(/^mc_/) });
+    expect(result.json).toEqual({
+      channel: { id: expect.any(Number), name: 'Weekly', slug: expect.stringMatching(/^weekly(-\d+)?$/) },
+      token: expect.stringMatching(/^mc_/),
+    });
     expect((await broadcastsWith(result.json.token)).status).toBe(200);
     const channel = await api.database.db('channels').where({ id: result.json.channel.id }).first();
     expect(channel).toMatchObject({ name: 'Weekly', from_email: 'news@example.com', from_name: null });

@@ -81,6 +81,22 @@ describe('transactional unsubscribe link (HTTP, dispatcher workers, real SMTP)',
     expect((await publicRequest('GET', url)).text).toContain('You are unsubscribed');
   });
 
+  it('{{ preferences_url }} is the preference page of the same token, and empty without an unsubscribe link (docs/topics.md)', async () => {
+    const mail = await delivered({
+      to: 'prefs@example.com',
+      subject: 'S',
+      body: 'Choose: {{ preferences_url }}',
+      include_unsubscribe_link: true,
+    });
+    const url = mail.headers['list-unsubscribe']!.slice(1, -1);
+    const preferences = url.replace('/u/', '/preferences/');
+    expect(mail.text).toContain(`Choose: ${preferences}\n`);
+    const page = await publicRequest('GET', preferences);
+    expect([page.status, page.text]).toEqual([200, expect.stringContaining('prefs@example.com')]);
+    const without = await delivered({ to: 'noprefs@example.com', subject: 'S', body: 'Choose: [{{ preferences_url }}]' });
+    expect(without.text?.trim()).toBe('Choose: []');
+  });
+
   it('by default adds no link and no List-Unsubscribe header, and unsubscribe_url renders empty', async () => {
     const mail = await delivered({
       to: 'reset@example.com',

@@ -4,6 +4,7 @@ import {
   DkimKeyGenerator,
   JobQueue,
   PublicLinks,
+  BroadcastArchive,
   Mailer,
   PriorityMailer,
   RandomSource,
@@ -41,6 +42,7 @@ import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
+import { PgBroadcastArchive } from './pg/pg-broadcast-archive';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
 import { PgSequenceRuntime } from './pg/pg-sequence-runtime';
@@ -120,6 +122,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
+  container.registerInstance(BroadcastArchive, new PgBroadcastArchive(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db, undefined, infra.config.segmentTimeoutMs));
   container.registerInstance(OptInFormRepository, new PgOptInFormRepository(infra.db));
   container.registerInstance(SequenceRuntime, new PgSequenceRuntime(infra.db, secrets, () => wakeup.poke()));

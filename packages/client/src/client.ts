@@ -32,6 +32,7 @@ export type Segment = Schemas['Segment'];
 export type SegmentRule = Schemas['SegmentRule'];
 export type SegmentInput = Schemas['SegmentInput'];
 export type SegmentCreateInput = Schemas['SegmentCreateInput'];
+export type TopicInput = Schemas['TopicInput'];
 export type SegmentWithMembers = Schemas['SegmentWithMembers'];
 export type Sequence = Schemas['Sequence'];
 export type SequenceWithSteps = Schemas['SequenceWithSteps'];
@@ -201,6 +202,17 @@ export class MailcastClient {
     /** `rules` replaces the whole rule list. */
     update: (id: number, segment: SegmentInput) => this.call('updateSegment', { params: { id }, body: { segment } }),
     delete: (id: number) => this.call('deleteSegment', { params: { id } }),
+  };
+
+  /** Topics (docs/topics.md): custom_data or tag storage, inferred from the field given. */
+  readonly topics = {
+    list: (page: Page = {}) => this.call('listTopics', { query: page }),
+    /** With `counts {yes, no, unset, receiving}`. */
+    get: (id: number) => this.call('getTopic', { params: { id } }),
+    create: (topic: TopicInput) => this.call('createTopic', { body: { topic } }),
+    update: (id: number, topic: TopicInput) => this.call('updateTopic', { params: { id }, body: { topic } }),
+    /** 422 while an unsent broadcast, a sequence or a form block uses it. */
+    delete: (id: number) => this.call('deleteTopic', { params: { id } }),
   };
 
   /** Sequences, named as the reference service's clients name them. */

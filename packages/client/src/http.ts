@@ -18,6 +18,13 @@ type NotWrapped =
   | 'trackClick'
   | 'unsubscribePage'
   | 'unsubscribeOneClick'
+  // the public archive and web views (docs/archive.md): pages for readers
+  | 'archivePage'
+  | 'archiveFeed'
+  | 'archivedBroadcastPage'
+  | 'webView'
+  | 'preferencesPage'
+  | 'savePreferences'
   // providers' bounce and complaint webhooks: posted by SES, Postmark, Mailgun and SendGrid
   | 'receiveSesNotification'
   | 'receivePostmarkNotification'
@@ -29,6 +36,7 @@ type NotWrapped =
   | 'broadcastEvent'
   | 'attemptExhaustedEvent'
   | 'sequenceEvent'
+  | 'subscriberPreferencesEvent'
   | 'testWebhookEvent';
 
 export type ClientOperationId = Exclude<OperationId, NotWrapped>;
@@ -48,6 +56,11 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   getSegment: { method: 'GET', path: '/api/v1/segments/{id}.json' },
   updateSegment: { method: 'PATCH', path: '/api/v1/segments/{id}' },
   deleteSegment: { method: 'DELETE', path: '/api/v1/segments/{id}' },
+  listTopics: { method: 'GET', path: '/api/v1/topics.json' },
+  createTopic: { method: 'POST', path: '/api/v1/topics' },
+  getTopic: { method: 'GET', path: '/api/v1/topics/{id}.json' },
+  updateTopic: { method: 'PATCH', path: '/api/v1/topics/{id}' },
+  deleteTopic: { method: 'DELETE', path: '/api/v1/topics/{id}' },
   listSequences: { method: 'GET', path: '/api/v1/sequences' },
   createSequence: { method: 'POST', path: '/api/v1/sequences' },
   getSequence: { method: 'GET', path: '/api/v1/sequences/{id}' },

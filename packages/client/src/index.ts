@@ -20,6 +20,7 @@ export {
   type Schemas,
   type Segment,
   type SegmentCreateInput,
+  type TopicInput,
   type SegmentInput,
   type SegmentRule,
   type SegmentWithMembers,

@@ -6,6 +6,7 @@ import 'reflect-metadata';
 // Errors, ports (interfaces, tokens, entity types) and job names.
 export { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError, type FieldErrors } from './errors';
 export {
+  BroadcastArchive,
   BroadcastRendering,
   Clock,
   DkimKeyGenerator,
@@ -207,6 +208,9 @@ export { PauseBroadcast } from './broadcasts/pause-broadcast';
 export { ResumeBroadcast } from './broadcasts/resume-broadcast';
 export { AbortBroadcast } from './broadcasts/abort-broadcast';
 export { PreviewBroadcast } from './broadcasts/preview-broadcast';
+export { ARCHIVE_FEED_SIZE, ARCHIVE_PAGE_SIZE, GetPublicArchive, type ArchivedCopy, type ArchivedItem, type PublicArchive } from './archive/get-public-archive';
+export { GetWebView } from './archive/get-web-view';
+export type { BrowserCopy } from './archive/archive-copy';
 export { StartDueBroadcast } from './broadcasts/start-due-broadcast';
 export { SweepDueBroadcasts } from './broadcasts/sweep-due-broadcasts';
 
@@ -328,3 +332,12 @@ export {
   type SettingsGroup,
   type SettingsJson,
 } from './opt-in-forms/form-settings';
+
+// Topics and the preference page.
+export { checkedTopic, TOPIC_NOT_FOUND, type TopicInput } from './topics/topic-rules';
+export { CreateTopic } from './topics/create-topic';
+export { UpdateTopic } from './topics/update-topic';
+export { DeleteTopic } from './topics/delete-topic';
+export { ChannelTopics, GetTopic, ListTopics } from './topics/get-topic';
+export { GetPreferences, preferencesUrl, SavePreferences, type PreferencesView } from './topics/preferences';
+export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, TopicUsage } from './ports';

@@ -11,6 +11,7 @@ export const EVENT_TYPE_GROUPS = {
     'subscriber.unsubscribed',
     'subscriber.bounced',
     'subscriber.complained',
+    'subscriber.preferences_updated',
   ],
   broadcast: [
     'broadcast.scheduled',
@@ -57,6 +58,12 @@ export type SubscriberEventData = {
   is_active: boolean;
   custom_data: Record<string, unknown>;
   source: string;
+};
+
+/** docs/topics.md, "The event": the subscriber as in the other subscriber events, and what changed. */
+export type PreferencesUpdatedEventData = {
+  subscriber: SubscriberEventData;
+  changes: Array<{ topic_id: number; from: boolean | null; to: boolean | null }>;
 };
 
 export type ReceiptedType = 'Broadcast' | 'SequenceStep' | 'TransactionalEmail';

@@ -86,7 +86,13 @@ test('the barrel exports the public API', () => {
     'trackingToken',
     'trackingTokenRecipient',
     'verifyTrackingToken',
+    'webViewToken',
+    'verifyWebViewToken',
+    'channelSlug',
     'isoInstant',
+    'topicValue',
+    'receivesTopic',
+    'withTopicChoice',
   ];
   const missing = names.filter((n) => !(n in domain));
   expect(missing).toEqual([]);

@@ -102,7 +102,11 @@ export {
   sequenceTokenIds,
   sequenceUnsubscribeToken,
   verifySequenceUnsubscribeToken,
+  webViewToken,
+  webViewTokenRecipient,
+  verifyWebViewToken,
 } from './tracking-token';
+export { channelSlug, isChannelSlug, MAX_CHANNEL_SLUG } from './channel-slug';
 export { HOLD_LEASE_MS, PERMIT_HOLD_MS, withHolds, type Holder, type HoldsByOwner, type SendHolds } from './send-permits';
 export {
   adaptiveRate,
@@ -178,9 +182,24 @@ export {
   type BroadcastEventData,
   type EmailEventData,
   type EventType,
+  type PreferencesUpdatedEventData,
   type SubscriberEventData,
   type WebhookEnvelope,
 } from './events';
+
+// Topics: where a topic's value lives and what a choice writes (docs/topics.md).
+export {
+  CUSTOM_DATA_KEY_PATTERN,
+  MAX_TOPIC_NAME,
+  receivesTopic,
+  TOPIC_STORAGES,
+  topicValue,
+  withTopicChoice,
+  type TopicChange,
+  type TopicHolder,
+  type TopicSource,
+  type TopicStorage,
+} from './topic';
 
 // Sequences: the step tree, each action's fields, enrolments.
 export { checkParent, defaultParent, deleteStep, insertStep, moveStep, SequenceTree, treeChanges, type StepNode } from './sequence-tree';

@@ -149,12 +149,15 @@ export function redactionPatch(id: number): RedactionPatch {
   return { email: redactedEmail(id), firstName: null, lastName: null, ipAddress: null, customData: {} };
 }
 
-const NUMERIC = /^-?\d+(?:\.\d+)?$/;
+// No leading zero before another digit: "007" is an identifier (a zip code), not the number 7.
+const NUMERIC = /^-?(?:0|[1-9]\d*)(?:\.\d+)?$/;
 
 /**
  * Spec list filter `custom_data[key]=value`: numeric strings become numbers, `true`/`false`
  * booleans, anything else stays a string. An integer too large to be exact as a JavaScript
- * number stays a string rather than silently matching a different value.
+ * number stays a string rather than silently matching a different value, and so does a number
+ * written with a leading zero ("007"), which would lose its zeros as a number. The CSV import
+ * stores cells through this same function, so the two always agree (docs/subscribers.md).
  */
 export function parseCustomDataFilterValue(v: string): string | number | boolean {
   if (v === 'true') return true;

@@ -5,6 +5,9 @@ import {
   transactionalUnsubscribeToken,
   verifyTrackingToken,
   verifyTransactionalUnsubscribeToken,
+  verifyWebViewToken,
+  webViewToken,
+  webViewTokenRecipient,
 } from './tracking-token';
 
 const secret = Buffer.alloc(32, 7);
@@ -56,5 +59,20 @@ describe('transactional unsubscribe tokens', () => {
       expect(transactionalTokenId(bad)).toBeNull();
       expect(verifyTransactionalUnsubscribeToken(secret, bad)).toBe(false);
     }
+  });
+});
+
+describe('web-view tokens (docs/archive.md)', () => {
+  it('names the recipient, verifies under its broadcast secret only, and is never a tracking token', () => {
+    const token = webViewToken(secret, 42);
+    expect(token).toMatch(/^w42-[A-Za-z0-9_-]{22}$/);
+    expect(webViewTokenRecipient(token)).toBe(42);
+    expect(verifyWebViewToken(secret, token)).toBe(true);
+    expect(verifyWebViewToken(Buffer.alloc(32, 8), token)).toBe(false);
+    expect(trackingTokenRecipient(token)).toBeNull();
+    expect(verifyTrackingToken(secret, token.slice(1))).toBe(false);
+    expect(verifyWebViewToken(secret, `w${trackingToken(secret, 42)}`)).toBe(false);
+    const mac = token.split('-')[1]!;
+    for (const bad of ['', 'w42', `w43-${mac}`, `w042-${mac}`, `W42-${mac}`, `w42-${mac}x`]) expect(verifyWebViewToken(secret, bad)).toBe(false);
   });
 });

@@ -82,3 +82,18 @@ export function verifySequenceUnsubscribeToken(secret: Uint8Array, token: string
   const given = Buffer.from(m[3]!);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+/*
+ * A broadcast recipient's web-view link (`{{ web_view_url }}`, docs/archive.md) carries
+ * `w<recipient id>-<MAC>` under the broadcast's tracking secret, over a message no tracking or
+ * unsubscribe token signs: it shows the recipient's own copy and can neither track nor unsubscribe.
+ */
+const WEB_VIEW: TokenKind = { pattern: /^w([1-9]\d{0,15})-([A-Za-z0-9_-]{22})$/, prefix: 'w', message: 'web-view' };
+
+export const webViewToken = (secret: Uint8Array, recipientId: number): string => make(WEB_VIEW, secret, recipientId);
+
+/** The recipient id a well-formed web-view token names (not yet verified), or null. */
+export const webViewTokenRecipient = (token: string): number | null => idOf(WEB_VIEW, token);
+
+/** Constant-time check of a web-view token against the broadcast's secret. */
+export const verifyWebViewToken = (secret: Uint8Array, token: string): boolean => verify(WEB_VIEW, secret, token);

@@ -23,9 +23,12 @@ import { rejectUnstorableText } from './text-guard';
 import { subscribersRoutes } from './subscribers/subscribers.routes';
 import { suppressionsRoutes } from './suppressions/suppressions.routes';
 import { templatesRoutes } from './templates/templates.routes';
+import { topicsRoutes } from './topics/topics.routes';
 import { transactionalsRoutes } from './transactionals/transactionals.routes';
 import { trackingRoutes } from '../public/tracking.routes';
 import { unsubscribeRoutes } from '../public/unsubscribe.routes';
+import { archiveRoutes } from '../public/archive.routes';
+import { preferencesRoutes } from '../public/preferences.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes';
 
 export const JSON_BODY_LIMIT = '1mb';
@@ -71,19 +74,24 @@ export function createApp(container: DependencyContainer): Express {
   api.use(segmentsRoutes(container));
   api.use(sequencesRoutes(container));
   api.use(emailServersRoutes(container));
+  api.use(topicsRoutes(container));
   app.use('/api/v1', api);
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.
   // Public routes and failed authentication are limited per client address (docs/security.md).
-  app.use(['/t', '/u', '/confirm', '/inbound'], publicLimit());
+  app.use(['/t', '/u', '/confirm', '/inbound', '/preferences'], publicLimit());
   app.use(trackingRoutes(container));
   app.use(unsubscribeRoutes(container));
+  app.use(preferencesRoutes(container));
   // Bounce and complaint receivers: no token, each checks its provider's signature.
   app.use(inboundRoutes(container));
 
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));
+  // The public archive and the recipients' web views (docs/archive.md).
+  app.use(['/archive', '/w'], publicLimit());
+  app.use(archiveRoutes(container));
 
   app.use(notFound);
   app.use(errorHandler(logger));

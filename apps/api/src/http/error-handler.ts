@@ -102,7 +102,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
  * The links people open from an email in a browser (unsubscribe, confirmation, tracked clicks):
  * their errors are small pages, not JSON. The status and headers are the same either way.
  */
-const PERSON_FACING = /^\/(u|confirm|t\/c)\//;
+const PERSON_FACING = /^\/(u|confirm|t\/c|preferences)\//;
 
 function sendErrorPage(res: Response, status: number, body: ErrorBody): void {
   const message = 'error' in body ? body.error : 'The request is not valid.';

@@ -5,7 +5,7 @@ import type Joi from 'joi';
  * request still succeeds, and the answer says what was ignored instead of dropping it silently.
  */
 export interface Warning {
-  code: 'unrecognized_parameter' | 'already_enrolled';
+  code: 'unrecognized_parameter' | 'already_enrolled' | 'parameter_ignored' | 'double_opt_in_skipped';
   param: string;
   message: string;
 }
@@ -47,6 +47,11 @@ export function unrecognizedParameters(body: unknown, shape: BodyShape): Warning
   return Object.keys(body)
     .filter((k) => !fields.has(k) && !options.has(k))
     .map((param) => warning(param, resource));
+}
+
+/** A parameter the request carried that could not be honoured here (the `parameter_ignored` warning, docs/subscribers.md, List). */
+export function parameterIgnored(param: string, message: string): Warning {
+  return { code: 'parameter_ignored', param, message };
 }
 
 /** The answer with `warnings` beside the resource's attributes, when there are any. */

@@ -45,7 +45,7 @@ describe('@mailcast/client against the running API', () => {
       type: 'api_token',
       token_type: 'channel',
       token: { id: expect.any(Number), permissions: expect.arrayContaining(['segments_read', 'broadcasts_write']) },
-      channel: { id: channelId, name: 'Test channel' },
+      channel: { id: channelId, name: 'Test channel', slug: 'test-channel' },
     });
     await expect(client.status()).resolves.toEqual({ status: 'ok', channel: { id: channelId, name: 'Test channel' }, email_servers: 0, ready: false });
   });

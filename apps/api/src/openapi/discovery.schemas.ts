@@ -13,7 +13,10 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
     },
     token: closed({ id: integer(), permissions: arrayOf({ type: 'string', enum: [...PERMISSIONS] }) }),
     channel: {
-      anyOf: [closed({ id: integer(), name: string() }), { type: 'null' }],
+      anyOf: [
+        closed({ id: integer(), name: string(), slug: string('Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md).') }),
+        { type: 'null' },
+      ],
       description: "The token's channel, or the one an admin token names; null for an admin token that names none.",
     },
   }),
@@ -27,8 +30,9 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
     closed({
       code: {
         type: 'string',
-        enum: ['unrecognized_parameter', 'already_enrolled'],
-        description: '`already_enrolled`: add_subscriber found the subscriber in the sequence already.',
+        enum: ['unrecognized_parameter', 'already_enrolled', 'parameter_ignored', 'double_opt_in_skipped'],
+        description:
+          "`already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here (an unparsable list bound, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.",
       },
       param: string('The attribute, as the body named it.'),
       message: string(),

@@ -29,6 +29,8 @@ import { SEGMENT_PATHS } from './segments.paths';
 import { SEQUENCE_PATHS, SEQUENCES } from './sequences.paths';
 import { EMAIL_SERVER_PATHS } from './email-servers.paths';
 import { INBOUND, INBOUND_PATHS } from './inbound.paths';
+import { ARCHIVE_PATHS } from './archive.paths';
+import { TOPIC_PATHS } from './topics.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -43,6 +45,7 @@ const PATHS: Record<string, Json> = {
   ...SUBSCRIBER_PATHS,
   ...WEBHOOK_ENDPOINT_PATHS,
   ...OPERATIONS_AND_PUBLIC_PATHS,
+  ...ARCHIVE_PATHS,
   ...SUPPRESSION_PATHS,
   ...TEMPLATE_PATHS,
   ...TRANSACTIONAL_PATHS,
@@ -51,6 +54,7 @@ const PATHS: Record<string, Json> = {
   ...SEQUENCE_PATHS,
   ...EMAIL_SERVER_PATHS,
   ...INBOUND_PATHS,
+  ...TOPIC_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -152,7 +156,19 @@ function webhook(operationId: string, summary: string, types: readonly string[],
 }
 
 const WEBHOOK_EVENTS = {
-  subscriberEvent: webhook('subscriberEvent', 'Subscriber events', EVENT_TYPE_GROUPS.subscriber, ref('SubscriberEventData')),
+  subscriberEvent: webhook(
+    'subscriberEvent',
+    'Subscriber events',
+    EVENT_TYPE_GROUPS.subscriber.filter((t) => t !== 'subscriber.preferences_updated'),
+    ref('SubscriberEventData'),
+  ),
+  // docs/topics.md, "The event".
+  subscriberPreferencesEvent: webhook(
+    'subscriberPreferencesEvent',
+    'Subscriber preferences',
+    ['subscriber.preferences_updated'],
+    ref('SubscriberPreferencesEventData'),
+  ),
   emailEvent: webhook('emailEvent', 'Email events', EVENT_TYPE_GROUPS.email, ref('EmailEventData')),
   broadcastEvent: webhook('broadcastEvent', 'Broadcast events', EVENT_TYPE_GROUPS.broadcast, ref('BroadcastEventData')),
   attemptExhausted: webhook('attemptExhaustedEvent', 'Retries exhausted', ['message.attempt.exhausted'], ref('AttemptExhaustedEventData')),

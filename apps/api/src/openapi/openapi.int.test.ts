@@ -276,6 +276,7 @@ describe('expectMatchesDocument fails on answers the document does not promise',
     email_server_ids: [],
     use_any_email_server: false,
     email_headers: [],
+    archive: false,
   };
 
   it('accepts a conforming body', () => {

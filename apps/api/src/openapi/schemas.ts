@@ -2,6 +2,7 @@ import { BROADCAST_STATUSES, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/doma
 import { broadcastSchema, scheduleSchema } from '../http/broadcasts/broadcasts.schemas';
 import {
   createFieldsSchema,
+  customDataModeSchema,
   doubleOptInOptionsSchema,
   doubleOptInSchema,
   emailBodySchema,
@@ -34,6 +35,7 @@ import { SEQUENCE_SCHEMAS } from './sequences.schemas';
 import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
 import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
+import { TOPIC_SCHEMAS } from './topics.schemas';
 import { WEBHOOK_SCHEMAS } from './webhooks.schemas';
 
 // Importers keep importing these from here; the helpers live in schema-helpers.ts, each wider-API
@@ -46,6 +48,7 @@ const broadcastInput = requestSchema(broadcastSchema);
 
 // The create body's parameters beside the subscriber (double_opt_in, confirmation_template_id).
 const doubleOptInProperties = requestSchema(doubleOptInSchema).properties as Record<string, Schema>;
+const CUSTOM_DATA_MODE: Schema = requestSchema(customDataModeSchema);
 
 const countAndRate: Schema = closed({ count: integer(), rate: number('Percent, 0 to 100, two decimals.') });
 
@@ -94,6 +97,7 @@ export const SCHEMAS: Record<string, Schema> = {
       email_server_ids: arrayOf(integer()),
       use_any_email_server: boolean('Echoed input field.'),
       email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
+      archive: boolean('Published in the public archive once sent (docs/archive.md).'),
     }),
   ),
   BroadcastInput: broadcastInput,
@@ -199,6 +203,7 @@ export const SCHEMAS: Record<string, Schema> = {
       created_at: dateTime(),
       tags: arrayOf(string()),
       custom_data: freeObject('Arbitrary key-value JSON.'),
+      topics: ref('SubscriberTopics'),
     }),
   ),
   Pagination: closed({
@@ -209,11 +214,13 @@ export const SCHEMAS: Record<string, Schema> = {
     current: integer('This page number.'),
     total_pages: integer(),
   }),
-  SubscriberList: closed({
-    broadcast_channel_id: integer(),
-    subscribers: arrayOf(ref('Subscriber')),
-    pagination: ref('Pagination'),
-  }),
+  SubscriberList: warned(
+    closed({
+      broadcast_channel_id: integer(),
+      subscribers: arrayOf(ref('Subscriber')),
+      pagination: ref('Pagination'),
+    }),
+  ),
   SubscriberCreateInput: requestSchema(createFieldsSchema),
   SubscriberUpdateInput: requestSchema(updateFieldsSchema),
   DoubleOptInOptions: requestSchema(doubleOptInOptionsSchema),
@@ -224,10 +231,14 @@ export const SCHEMAS: Record<string, Schema> = {
       {
         type: 'object',
         title: 'Nested under subscriber',
-        properties: { email: string('Identifies the subscriber (takes precedence).'), subscriber: ref('SubscriberUpdateInput') },
+        properties: {
+          email: string('Identifies the subscriber (takes precedence).'),
+          custom_data_mode: CUSTOM_DATA_MODE,
+          subscriber: ref('SubscriberUpdateInput'),
+        },
         required: ['subscriber'],
       },
-      { type: 'object', title: 'Flat', allOf: [ref('SubscriberUpdateInput')], required: ['email'] },
+      { type: 'object', title: 'Flat', allOf: [ref('SubscriberUpdateInput')], properties: { custom_data_mode: CUSTOM_DATA_MODE }, required: ['email'] },
     ],
   },
   DoubleOptInResult: warned(
@@ -262,6 +273,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...SEQUENCE_SCHEMAS,
   ...PREVIEW_SCHEMAS,
   ...EMAIL_SERVER_SCHEMAS,
+  ...TOPIC_SCHEMAS,
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

@@ -15,7 +15,22 @@ export const TRANSACTIONAL_PATHS: Record<string, Json> = {
       parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
       body: { schema: ref('TransactionalInput') },
       responses: {
-        '201': ok('Accepted.', ref('TransactionalCreated')),
+        '201': (() => {
+          const created = ok(
+            'Accepted. A replay of an Idempotency-Key answers the original status and body with `Idempotency-Replayed: true`.',
+            ref('TransactionalCreated'),
+          );
+          return {
+            ...created,
+            headers: {
+              ...(created.headers as Json),
+              'Idempotency-Replayed': {
+                description: '`true` when this answer replays an earlier request with the same Idempotency-Key.',
+                schema: { type: 'string', enum: ['true'] },
+              },
+            },
+          };
+        })(),
         '409': { description: 'The same Idempotency-Key is still in progress.', content: { 'application/json': { schema: ref('Error') } } },
       },
       errors: ['422'],

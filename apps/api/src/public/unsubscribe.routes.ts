@@ -30,7 +30,9 @@ export function unsubscribeRoutes(container: DependencyContainer): Router {
       200,
       'Unsubscribe',
       `<p>Stop sending emails to ${escapeHtml(target.email)}?</p>` +
-        `<form method="post" action="${escapeHtml(encodeURIComponent(token))}"><button type="submit">Unsubscribe</button></form>`,
+        `<form method="post" action="${escapeHtml(encodeURIComponent(token))}"><button type="submit">Unsubscribe</button></form>` +
+        // docs/topics.md, "The preference page": the same token, to choose topics instead.
+        `<p>Or <a href="../preferences/${escapeHtml(encodeURIComponent(token))}">choose which emails you receive</a>.</p>`,
     );
   });
 

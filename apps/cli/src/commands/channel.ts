@@ -11,7 +11,7 @@ export const channelCreate: Command = {
       fromName: optional(flags, 'from-name'),
     });
     return {
-      json: { channel: { id: channel.id, name: channel.name }, token },
+      json: { channel: { id: channel.id, name: channel.name, slug: channel.slug }, token },
       human: `channel ${channel.id} "${channel.name}" created\napi token (shown once): ${token}`,
     };
   },

@@ -1,3 +1,4 @@
+import { parseEmail } from '@mailcast/devkit';
 import { useSequenceHarness } from '../test-support/sequence-harness';
 
 /** docs/sequences.md, "Runtime": a send_email step through HTTP, SMTP and the step's figures. */
@@ -6,7 +7,13 @@ describe('sequence runtime: send_email', () => {
 
   it('renders with subscriber and sequence, sends once with its Message-ID and one-click unsubscribe, records events and figures, then completes', async () => {
     const { id, steps } = await h.sequence(
-      [{ action: 'send_email', subject: 'Hi {{ subscriber.first_name }}', body: 'Welcome to {{ sequence.label }}, {{ subscriber.email }}.' }],
+      [
+        {
+          action: 'send_email',
+          subject: 'Hi {{ subscriber.first_name }}',
+          body: 'Welcome to {{ sequence.label }}, {{ subscriber.email }}. Choose: {{ preferences_url }} .',
+        },
+      ],
       { label: 'Onboarding' },
     );
     const enrolled = await h.enrol(id, 'ana@example.com', { first_name: 'Ana' });
@@ -21,6 +28,10 @@ describe('sequence runtime: send_email', () => {
     expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$/m);
     const unsubscribe = /^List-Unsubscribe: <([^>]+)>/m.exec(raw)![1]!;
     expect(unsubscribe).toMatch(new RegExp(`^${h.baseUrl}/u/q${enrolled.id}\\.${steps[0]}-`));
+    // docs/topics.md, "The preference page": the same token under /preferences/.
+    const preferences = unsubscribe.replace('/u/', '/preferences/');
+    expect((await parseEmail(mail!.raw)).text).toContain(`Choose: ${preferences} .`);
+    expect((await fetch(preferences)).status).toBe(200);
 
     const after = await h.enrolment(id, 'ana@example.com');
     expect(after).toMatchObject({ status: 'completed', next_trigger_at: null, current_step_id: steps[0] });

@@ -11,4 +11,12 @@ export class ConfigPublicLinks implements PublicLinks {
   confirmationUnsubscribe(token: string): string {
     return `${this.publicUrl}/confirm/${token}/unsubscribe`;
   }
+
+  archive(slug: string, rest?: string): string {
+    return `${this.publicUrl}/archive/${slug}${rest === undefined ? '' : `/${rest}`}`;
+  }
+
+  webView(token: string): string {
+    return `${this.publicUrl}/w/${token}`;
+  }
 }

@@ -30,6 +30,7 @@ export interface BroadcastRow {
   begin_send_at: Date | null;
   sent_at: Date | null;
   paused_from: string | null;
+  archive: boolean;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -64,6 +65,7 @@ export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   beginSendAt: row.begin_send_at,
   sentAt: row.sent_at,
   pausedFrom: row.paused_from as BroadcastStatus | null,
+  archive: row.archive,
   version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -94,6 +96,7 @@ function toRow(changes: BroadcastChanges): Record<string, unknown> {
     status: 'status',
     pausedFrom: 'paused_from',
     sentAt: 'sent_at',
+    archive: 'archive',
   };
   const row: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes) as Array<[keyof BroadcastChanges, unknown]>) {
@@ -129,6 +132,7 @@ export class PgBroadcastRepository implements BroadcastRepository {
         email_server_ids: broadcast.emailServerIds,
         scheduled_send_at: broadcast.scheduledSendAt,
         scheduled_timezone: broadcast.scheduledTimezone,
+        archive: broadcast.archive ?? false,
         created_at: now,
         updated_at: now,
       })

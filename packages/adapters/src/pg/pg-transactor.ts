@@ -21,6 +21,7 @@ import { PgIdempotencyStore, PgTransactionalRepository } from './pg-transactiona
 import { PgOptInFormRepository } from './pg-opt-in-form.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgSequenceRepository } from './pg-sequence.repository';
+import { PgTopicRepository } from './pg-topic.repository';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
@@ -52,6 +53,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     bounces: new PgBounceRepository(db),
     sequences: new PgSequenceRepository(db, eventRecorded, secrets),
     optInForms: new PgOptInFormRepository(db),
+    topics: new PgTopicRepository(db),
   };
 }
 

@@ -1243,6 +1243,104 @@ export interface paths {
         patch: operations["updateTemplate"];
         trace?: never;
     };
+    "/api/v1/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a topic
+         * @description The storage follows from which of `custom_data_key` and `tag_name` is given. Placed after the channel's last topic unless `position` says. 422 `{"error": "<field> ..."}`, nothing written: no name, a name over 100 characters, neither or both of `custom_data_key` and `tag_name`, a key that is not a top-level key (`^[A-Za-z_]\w*$`), a `storage` that disagrees (or, on update, changes), `unset_receives` true on a tag topic, a name (case-insensitive), key or tag another topic of the channel has.
+         *
+         *     Permission: `subscribers_write`.
+         */
+        post: operations["createTopic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/topics.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List topics
+         * @description By position, then id.
+         *
+         *     Permission: `subscribers_read`.
+         */
+        get: operations["listTopics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/topics/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a topic
+         * @description 422 while a broadcast that may still send (not sent, partial_failure or aborted), a sequence or an opt-in form's topic block uses it. Finished broadcasts forget it. Subscribers' data is left as it is.
+         *
+         *     Permission: `subscribers_write`.
+         */
+        delete: operations["deleteTopic"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a topic
+         * @description Only the fields given change; no subscriber's data is touched. 422 `{"error": "<field> ..."}`, nothing written: no name, a name over 100 characters, neither or both of `custom_data_key` and `tag_name`, a key that is not a top-level key (`^[A-Za-z_]\w*$`), a `storage` that disagrees (or, on update, changes), `unset_receives` true on a tag topic, a name (case-insensitive), key or tag another topic of the channel has.
+         *
+         *     Permission: `subscribers_write`.
+         */
+        patch: operations["updateTopic"];
+        trace?: never;
+    };
+    "/api/v1/topics/{id}.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a topic, with its counts
+         * @description Permission: `subscribers_read`.
+         */
+        get: operations["getTopic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transactionals.json": {
         parameters: {
             query?: never;
@@ -1415,6 +1513,77 @@ export interface paths {
          *     Permission: none (any valid token).
          */
         get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A channel's public archive
+         * @description The archived (`archive: true`), sent broadcasts of the channel, newest sent first (at most 100). No personal data, no tracking.
+         */
+        get: operations["archivePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The broadcast id. */
+                id: number;
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An archived broadcast
+         * @description The broadcast rendered for nobody (subscriber variables empty), without open pixel, click rewriting or unsubscribe link; its HTML in a sandboxed iframe.
+         */
+        get: operations["archivedBroadcastPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A channel's archive as an Atom feed
+         * @description RFC 4287; the 20 newest archived broadcasts, each with its HTML as escaped `html` content.
+         */
+        get: operations["archiveFeed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1613,6 +1782,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/preferences/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Preference page
+         * @description `{{ preferences_url }}` of an email: the token of its unsubscribe link. Lists the channel's topics visible on the preference page with the subscriber's choices, and offers to unsubscribe from all. Changes nothing.
+         */
+        get: operations["preferencesPage"];
+        put?: never;
+        /**
+         * Save preferences, or unsubscribe from all
+         * @description Each topic in `shown` is received when also in `receive` (custom_data topics store true or false, tag topics add or remove their tag; only changed answers are written); `subscriber.updated` and `subscriber.preferences_updated` are emitted. `unsubscribe_all` unsubscribes as the unsubscribe link does.
+         */
+        post: operations["savePreferences"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -1702,6 +1898,29 @@ export interface paths {
          * @description What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed.
          */
         post: operations["unsubscribeOneClick"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/w/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a recipient's `{{ web_view_url }}`, signed under the broadcast's secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A recipient's own copy of a broadcast
+         * @description Rendered with the recipient’s data as it is now, without tracking; opening it records and changes nothing.
+         */
+        get: operations["webView"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1810,6 +2029,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    subscriberPreferencesEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscriber preferences
+         * @description Sent to each active endpoint subscribed to the type: `subscriber.preferences_updated`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
+         */
+        post: operations["subscriberPreferencesEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     testWebhook: {
         parameters: {
             query?: never;
@@ -1845,6 +2084,8 @@ export interface components {
             webhook_endpoint_id: number;
         };
         Broadcast: {
+            /** @description Published in the public archive once sent (docs/archive.md). */
+            archive: boolean;
             /** @description Rich text body. */
             body: string | null;
             /** @description Recipient records processed so far. */
@@ -1907,6 +2148,11 @@ export interface components {
         };
         /** @description Needs a subject, given here or by the template of template_id (without one: 422 "Subject can't be blank"). */
         BroadcastCreateInput: {
+            /**
+             * @description Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.
+             * @default false
+             */
+            archive?: boolean;
             /** @description Rich text body; a Liquid template. */
             body?: string | null;
             /** @description Custom headers added to every email. */
@@ -1971,6 +2217,11 @@ export interface components {
             updated_at: string;
         };
         BroadcastInput: {
+            /**
+             * @description Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.
+             * @default false
+             */
+            archive?: boolean;
             /** @description Rich text body; a Liquid template. */
             body?: string | null;
             /** @description Custom headers added to every email. */
@@ -2250,7 +2501,7 @@ export interface components {
             error: string;
         };
         /** @enum {string} */
-        EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
+        EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "subscriber.preferences_updated" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
         /** @description Field validation failures (subscriber create and update). */
         FieldErrors: {
             /** @description Messages per field, e.g. `{"email": ["is invalid"]}`. */
@@ -2733,6 +2984,7 @@ export interface components {
             /** Format: date-time */
             subscribed_at: string;
             tags: string[];
+            topics: components["schemas"]["SubscriberTopics"];
             /**
              * Format: date-time
              * @description Null while subscribed.
@@ -2755,6 +3007,11 @@ export interface components {
         } & components["schemas"]["SubscriberCreateInput"]);
         /** @description `tag_list` is refused with 422 `{"error": "tag_list is not supported; use tags"}`. */
         SubscriberCreateInput: {
+            /**
+             * Format: date-time
+             * @description Admin (cross-channel) tokens only; a channel token gets a `parameter_ignored` warning.
+             */
+            confirmed_at?: string;
             /** @description Arbitrary key-value JSON. */
             custom_data?: {
                 [key: string]: unknown;
@@ -2781,6 +3038,11 @@ export interface components {
              */
             subscribed_at?: string;
             tags?: string[];
+            /**
+             * Format: date-time
+             * @description Creates the subscriber unsubscribed (and on the channel suppression list), sending nothing. Not in the future; not with `is_active: true`.
+             */
+            unsubscribed_at?: string;
         };
         SubscriberEventData: {
             /** @description Arbitrary key-value JSON. */
@@ -2802,6 +3064,17 @@ export interface components {
             broadcast_channel_id: number;
             pagination: components["schemas"]["Pagination"];
             subscribers: components["schemas"]["Subscriber"][];
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description subscriber.preferences_updated: a stored topic value changed (API, tags, preference page, import, sequence step, form). */
+        SubscriberPreferencesEventData: {
+            /** @description Each topic whose value changed, by position. */
+            changes: {
+                from: boolean | null;
+                to: boolean | null;
+                topic_id: number;
+            }[];
+            subscriber: components["schemas"]["SubscriberEventData"];
         };
         SubscriberSequence: {
             /** Format: date-time */
@@ -2839,12 +3112,29 @@ export interface components {
             message: string;
             subscriber_sequence: components["schemas"]["SubscriberSequence"];
         };
+        /** @description The value of each of the channel's topics by topic id: true (yes), false (no) or null (unset). */
+        SubscriberTopics: {
+            [key: string]: boolean | null;
+        };
         /** @description Nested under `subscriber` (canonical), or flat. The target is the top-level `email` when present, else `subscriber[email]`. */
         SubscriberUpdateBody: {
+            /**
+             * @description `replace` (default): custom_data is stored as sent. `merge`: the sent top-level keys are set, a null deletes its key, the others are kept; nested values are replaced whole.
+             * @default replace
+             * @enum {string}
+             */
+            custom_data_mode?: "replace" | "merge";
             /** @description Identifies the subscriber (takes precedence). */
             email?: string;
             subscriber: components["schemas"]["SubscriberUpdateInput"];
-        } | WithRequired<components["schemas"]["SubscriberUpdateInput"], "email">;
+        } | ({
+            /**
+             * @description `replace` (default): custom_data is stored as sent. `merge`: the sent top-level keys are set, a null deletes its key, the others are kept; nested values are replaced whole.
+             * @default replace
+             * @enum {string}
+             */
+            custom_data_mode?: "replace" | "merge";
+        } & WithRequired<components["schemas"]["SubscriberUpdateInput"], "email">);
         /** @description `tags` and `custom_data` replace the existing values. `tag_list` is refused with 422. */
         SubscriberUpdateInput: {
             /** @description Arbitrary key-value JSON. */
@@ -2987,6 +3277,92 @@ export interface components {
         };
         /** @enum {string} */
         TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        Topic: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description For custom_data topics: `true`, `1`, `"true"` or `"1"` is yes; missing or null is unset; anything else no. */
+            custom_data_key: string | null;
+            description: string | null;
+            id: number;
+            /** @description At most 100 characters, unique in the channel (case-insensitive). */
+            name: string;
+            /** @description Order on the preference page and in lists. */
+            position: number;
+            /**
+             * @description Where the value lives: a top-level custom_data key, or a tag.
+             * @enum {string}
+             */
+            storage: "custom_data" | "tag";
+            /** @description For tag topics: tagged is yes, untagged is unset. */
+            tag_name: string | null;
+            /** @description Whether a subscriber without a value receives the topic (always false for tag topics). */
+            unset_receives: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            visible_on_preference_page: boolean;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `topic` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        TopicBody: {
+            topic: components["schemas"]["TopicInput"];
+        } | components["schemas"]["TopicInput"];
+        TopicInput: {
+            /** @description A top-level custom_data key, `^[A-Za-z_]\w*$`, unique in the channel. */
+            custom_data_key?: string | null;
+            description?: string | null;
+            /** @description Required on create; at most 100 characters, unique in the channel (case-insensitive). */
+            name?: string;
+            /** @description Order on the preference page and in lists. Default: after the channel's last topic. */
+            position?: number;
+            /**
+             * @description Inferred from which of custom_data_key and tag_name is given; cannot change.
+             * @enum {string}
+             */
+            storage?: "custom_data" | "tag";
+            /** @description A tag, unique in the channel. */
+            tag_name?: string | null;
+            /** @description Whether a subscriber without a value receives the topic. Default false; must stay false for tag topics. */
+            unset_receives?: boolean;
+            /** @description Default true. */
+            visible_on_preference_page?: boolean;
+        };
+        TopicList: {
+            data: components["schemas"]["Topic"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
+        TopicWithCounts: {
+            /** @description Over the channel's subscribers that are not redacted; yes + no + unset is all of them. */
+            counts: {
+                no: number;
+                /** @description receives_topic true: yes, and unset when unset_receives. */
+                receiving: number;
+                unset: number;
+                yes: number;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** @description For custom_data topics: `true`, `1`, `"true"` or `"1"` is yes; missing or null is unset; anything else no. */
+            custom_data_key: string | null;
+            description: string | null;
+            id: number;
+            /** @description At most 100 characters, unique in the channel (case-insensitive). */
+            name: string;
+            /** @description Order on the preference page and in lists. */
+            position: number;
+            /**
+             * @description Where the value lives: a top-level custom_data key, or a tag.
+             * @enum {string}
+             */
+            storage: "custom_data" | "tag";
+            /** @description For tag topics: tagged is yes, untagged is unset. */
+            tag_name: string | null;
+            /** @description Whether a subscriber without a value receives the topic (always false for tag topics). */
+            unset_receives: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            visible_on_preference_page: boolean;
+        };
         Transactional: {
             /** Format: date-time */
             created_at: string;
@@ -3047,10 +3423,10 @@ export interface components {
         /** @description What the request did not do as asked (attributes the API does not take, a subscriber already enrolled): it succeeded all the same. Present only when there are some. */
         Warnings: {
             /**
-             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already.
+             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here (an unparsable list bound, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.
              * @enum {string}
              */
-            code: "unrecognized_parameter" | "already_enrolled";
+            code: "unrecognized_parameter" | "already_enrolled" | "parameter_ignored" | "double_opt_in_skipped";
             message: string;
             /** @description The attribute, as the body named it. */
             param: string;
@@ -3182,6 +3558,8 @@ export interface components {
             channel: {
                 id: number;
                 name: string;
+                /** @description Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md). */
+                slug: string;
             } | null;
             token: {
                 id: number;
@@ -5048,9 +5426,9 @@ export interface operations {
             query?: {
                 /** @description Confirmed or not. */
                 confirmation_status?: "confirmed" | "unconfirmed";
-                /** @description Created on or after. */
+                /** @description Created on or after (ISO 8601). An unparsable value is ignored with a `parameter_ignored` warning. */
                 created_after?: string;
-                /** @description Created on or before. */
+                /** @description Created on or before (ISO 8601). An unparsable value is ignored with a `parameter_ignored` warning. */
                 created_before?: string;
                 /** @description Containment: `custom_data[key]=value` for each pair; numeric strings are read as numbers, true/false as booleans. */
                 custom_data?: {
@@ -5845,6 +6223,176 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    createTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopicBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTopics: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of topics. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopicBody"];
+            };
+        };
+        responses: {
+            /** @description The topic. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The topic. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicWithCounts"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createTransactional: {
         parameters: {
             query?: never;
@@ -5860,9 +6408,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted. */
+            /** @description Accepted. A replay of an Idempotency-Key answers the original status and body with `Idempotency-Replayed: true`. */
             201: {
                 headers: {
+                    /** @description `true` when this answer replays an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6192,6 +6742,104 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    archivePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No channel has this slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    archivedBroadcastPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The broadcast id. */
+                id: number;
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not archived, not sent, or not of this channel. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    archiveFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The channel's slug (whoami's `channel.slug`). */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description No channel has this slug. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     confirmSubscription: {
@@ -6664,6 +7312,80 @@ export interface operations {
             };
         };
     };
+    preferencesPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preference page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A token that does not verify. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    savePreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The topic ids ticked. */
+                    receive?: number[];
+                    /** @description The topic ids the page showed. */
+                    shown?: number[];
+                    unsubscribe_all?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Saved, or unsubscribed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A token that does not verify. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -6811,6 +7533,38 @@ export interface operations {
                 };
             };
             /** @description An unknown token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    webView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a recipient's `{{ web_view_url }}`, signed under the broadcast's secret. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The copy. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A token that does not verify. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6978,6 +7732,40 @@ export interface operations {
                     data?: components["schemas"]["SubscriberEventData"];
                     /** @enum {string} */
                     type?: "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained";
+                } & components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscriberPreferencesEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the same as the payload id); deduplicate by it. */
+                "broadcast-webhook-id": string;
+                /** @description `v1,` + Base64 (standard, padded) of HMAC-SHA256 over `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole secret. Verify with `verifyWebhook` (@mailcast/client). */
+                "broadcast-webhook-signature": string;
+                /** @description Unix time in seconds when the payload was signed. Reject one more than 300 seconds from now. */
+                "broadcast-webhook-timestamp": string;
+                "User-Agent": "Mailcast-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data?: components["schemas"]["SubscriberPreferencesEventData"];
+                    /** @enum {string} */
+                    type?: "subscriber.preferences_updated";
                 } & components["schemas"]["WebhookEvent"];
             };
         };

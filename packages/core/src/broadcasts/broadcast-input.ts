@@ -27,6 +27,8 @@ export interface BroadcastInput {
   /** ISO 8601; without an offset it is wall-clock time in the timezone (docs/broadcasts-and-sending.md). */
   scheduledSendAt?: string | null;
   scheduledTimezone?: string | null;
+  /** Published in the public archive once sent (docs/archive.md). */
+  archive?: boolean;
 }
 
 export const SUBJECT_BLANK = "Subject can't be blank";
@@ -98,6 +100,7 @@ export async function toBroadcastChanges(
     excludedSegmentIds: input.excludedSegmentIds === undefined ? undefined : [...new Set(input.excludedSegmentIds)],
     templateId: input.templateId,
     emailServerIds: input.emailServerIds === undefined ? undefined : [...new Set(input.emailServerIds)],
+    archive: input.archive,
     ...schedule,
   };
 }

@@ -46,6 +46,7 @@ export class CreateBroadcast {
         emailServerIds: changes.emailServerIds ?? [],
         scheduledSendAt: changes.scheduledSendAt ?? null,
         scheduledTimezone: changes.scheduledTimezone ?? null,
+        archive: changes.archive ?? false,
       },
       this.clock.now(),
     );

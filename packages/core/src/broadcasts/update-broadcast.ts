@@ -2,7 +2,7 @@ import { assertCanUpdate, planSchedule } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError, ValidationError } from '../errors';
-import { Clock, Templates, Transactor, type Broadcast } from '../ports';
+import { BroadcastArchive, Clock, Templates, Transactor, type Broadcast } from '../ports';
 import { writtenBroadcast } from './broadcast-events';
 import { toBroadcastChanges, type BroadcastInput } from './broadcast-input';
 import { BROADCAST_NOT_FOUND } from './get-broadcast';
@@ -18,9 +18,18 @@ export class UpdateBroadcast {
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Templates) private readonly templates: Templates,
     @inject(Clock) private readonly clock: Clock,
+    @inject(BroadcastArchive) private readonly archive: BroadcastArchive,
   ) {}
 
-  execute(caller: Principal, input: { id: number; changes: BroadcastInput }): Promise<Broadcast> {
+  async execute(caller: Principal, input: { id: number; changes: BroadcastInput }): Promise<Broadcast> {
+    // docs/archive.md: `archive` alone may change in any status (publishing a sent broadcast is
+    // the usual case), and without a version bump, so it never disturbs a send in progress.
+    const given = Object.keys(input.changes).filter((k) => input.changes[k as keyof BroadcastInput] !== undefined);
+    if (given.length === 1 && given[0] === 'archive') {
+      const updated = await this.archive.setArchive(caller.channelId, input.id, input.changes.archive!, this.clock.now());
+      if (updated === null) throw new NotFoundError(BROADCAST_NOT_FOUND);
+      return updated;
+    }
     return this.transactor.run(async (repositories) => {
       const current = await repositories.broadcasts.lock(caller.channelId, input.id);
       if (current === null) throw new NotFoundError(BROADCAST_NOT_FOUND);

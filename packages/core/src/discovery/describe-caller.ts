@@ -9,7 +9,7 @@ export interface CallerDescription {
   tokenType: ApiTokenType;
   token: { id: number; permissions: readonly Permission[] };
   /** null for an admin token that names no channel (docs/discovery.md). */
-  channel: { id: number; name: string } | null;
+  channel: { id: number; name: string; slug: string } | null;
 }
 
 @injectable()
@@ -23,6 +23,6 @@ export class DescribeCaller {
     // A token outlives nothing: its channel is deleted with it (cascade). Should the row vanish
     // between authentication and here, the token no longer names anything.
     if (channel === null) throw new UnauthorizedError();
-    return { tokenType: caller.admin === true ? 'admin_cross_channel' : 'channel', token, channel: { id: channel.id, name: channel.name } };
+    return { tokenType: caller.admin === true ? 'admin_cross_channel' : 'channel', token, channel: { id: channel.id, name: channel.name, slug: channel.slug } };
   }
 }

@@ -4,6 +4,7 @@ import type { ApiTokenType, Permission } from '@mailcast/domain';
 export interface ChannelRepository {
   create(channel: NewChannel): Promise<Channel>;
   findById(id: number): Promise<Channel | null>;
+  findBySlug(slug: string): Promise<Channel | null>;
   count(): Promise<number>;
 }
 

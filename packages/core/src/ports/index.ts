@@ -26,6 +26,7 @@ export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } fro
 export { DkimKeyGenerator, SmtpHostPolicy, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
 export type { BounceNotification, BounceRepository } from './bounces';
+export { BroadcastArchive } from './archive';
 export { PublicLinks, type ConfirmationTemplateRepository, type SubscriberConfirmationRepository, type SubscriberRepository } from './subscribers';
 export type { EmailEvents, EventOutbox } from './events';
 export { JobQueue, type JobOptions } from './jobs';
@@ -117,3 +118,5 @@ export {
   type WidgetType,
 } from './entities/opt-in-form';
 export { OptInFormRepository } from './opt-in-forms';
+export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
+export type { TopicRepository } from './topics';

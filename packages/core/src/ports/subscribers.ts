@@ -64,5 +64,9 @@ export interface SubscriberConfirmationRepository {
 export interface PublicLinks {
   confirmation(token: string): string;
   confirmationUnsubscribe(token: string): string;
+  /** A channel's public archive page (docs/archive.md); `rest` is a path below it. */
+  archive(slug: string, rest?: string): string;
+  /** A recipient's own copy of a broadcast (docs/archive.md, Web view). */
+  webView(token: string): string;
 }
 export const PublicLinks = Symbol.for('mailcast.PublicLinks');

@@ -9,6 +9,7 @@ import type { OptInFormRepository } from './opt-in-forms';
 import type { SequenceRepository } from './sequences';
 import type { SuppressionRepository } from './suppressions';
 import type { TemplateRepository } from './templates-store';
+import type { TopicRepository } from './topics';
 import type { IdempotencyStore, TransactionalRepository } from './transactionals';
 import type { FormSubmissionRepository } from './form-submissions';
 import type { WebhookDeliveryRepository, WebhookEndpointRepository } from './webhooks';
@@ -39,6 +40,7 @@ export interface Repositories {
   bounces: BounceRepository;
   sequences: SequenceRepository;
   optInForms: OptInFormRepository;
+  topics: TopicRepository;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

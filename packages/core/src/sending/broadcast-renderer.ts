@@ -13,6 +13,7 @@ import {
   unsubscribeFooterHtml,
   unsubscribeFooterText,
   verpAddress,
+  webViewToken,
   type HtmlEdit,
 } from '@mailcast/domain';
 import type {
@@ -64,6 +65,8 @@ export class BroadcastRenderer {
     private readonly tokenFor: (recipientId: number) => string,
     /** Waits for this render's turn on the event loop (the send engine's RenderTurns), if shared. */
     private readonly pace: () => Promise<void> = () => Promise.resolve(),
+    /** `{{ web_view_url }}` of a recipient (docs/archive.md): their signed copy, or the archive page. */
+    private readonly webViewUrlFor: (recipientId: number) => string = () => '',
   ) {
     this.linkByUrl = new Map(links.map((l) => [l.url, l]));
     this.customHeaders = allowedCustomHeaders(broadcast.emailHeaders);
@@ -94,7 +97,17 @@ export class BroadcastRenderer {
   /** The renderer of a prepared job, in whichever thread renders it. */
   static forJob(job: RenderingJob, templates: Templates, reader: HtmlReader, pace?: () => Promise<void>): BroadcastRenderer {
     const { trackingSecret } = job;
-    return new BroadcastRenderer(job.broadcast, templates, reader, job.links, job.publicUrl, (id) => trackingToken(trackingSecret, id), pace);
+    const base = job.publicUrl.replace(/\/+$/, '');
+    return new BroadcastRenderer(
+      job.broadcast,
+      templates,
+      reader,
+      job.links,
+      job.publicUrl,
+      (id) => trackingToken(trackingSecret, id),
+      pace,
+      (id) => `${base}/w/${webViewToken(trackingSecret, id)}`,
+    );
   }
 
   /** The distinct static http(s) links of the HTML source (a text body as it will be converted). */
@@ -119,8 +132,12 @@ export class BroadcastRenderer {
     await this.pace();
     const b = this.broadcast;
     const s = recipient.subscriber;
+    const token = this.tokenFor(recipient.recipientId);
+    const unsubscribe = this.unsubscribeUrl(token);
     // docs/broadcasts-and-sending.md: exactly these variables are in scope.
     const scope = {
+      // docs/topics.md, "The preference page": the unsubscribe link's token under /preferences/.
+      preferences_url: `${this.base}/preferences/${token}`,
       subscriber: {
         email: s.email,
         first_name: s.firstName,
@@ -129,6 +146,7 @@ export class BroadcastRenderer {
         custom_data: s.customData,
       },
       broadcast: { name: b.name, subject: b.subject },
+      web_view_url: this.webViewUrlFor(recipient.recipientId),
     };
     const body = b.body ?? '';
     const bodyIsHtml = this.bodyIsHtml;
@@ -165,8 +183,6 @@ export class BroadcastRenderer {
       text = doc.text;
     }
 
-    const token = this.tokenFor(recipient.recipientId);
-    const unsubscribe = this.unsubscribeUrl(token);
     const edits: HtmlEdit[] = [];
     if (b.trackClicks && this.linkByUrl.size > 0) {
       for (const l of doc.links) {

@@ -19,8 +19,10 @@ function capped(part: 'subject' | 'text' | 'html', value: string): string {
 }
 
 /** The Liquid scope of a sequence email (docs/sequences.md, "Runtime"): exactly these variables. */
-export function sequenceScope(subscriber: SubscriberSnapshot, sequence: { id: number; label: string }) {
+export function sequenceScope(subscriber: SubscriberSnapshot, sequence: { id: number; label: string }, preferencesUrl: string) {
   return {
+    // docs/topics.md, "The preference page".
+    preferences_url: preferencesUrl,
     subscriber: {
       email: subscriber.email,
       first_name: subscriber.firstName,

@@ -28,6 +28,7 @@ import type {
   WebhookSender,
 } from '../ports';
 import { decideSettlement } from '../sending/outcome-settlement';
+import { preferencesUrl } from '../topics/preferences';
 import { renderSequenceEmail, sequenceScope } from './sequence-email';
 
 /** What the performer reads once per turn and shares between enrolments of one sequence. */
@@ -169,7 +170,7 @@ export class StepPerformer {
         const email = await renderSequenceEmail(p.templates, p.reader, {
           channelId: e.channelId,
           settings: step.settings,
-          scope: sequenceScope(e.subscriber, l.sequence),
+          scope: sequenceScope(e.subscriber, l.sequence, preferencesUrl(this.base, token)),
           unsubscribeUrl: `${this.base}/u/${token}`,
         });
         outcome = await p.engine.send(
@@ -207,7 +208,7 @@ export class StepPerformer {
   private async httpRequest(e: DueEnrolment, step: RuntimeStep, l: Loaded, at: Date): Promise<StepRecord> {
     const p = this.p;
     const s = step.settings;
-    const scope = sequenceScope(e.subscriber, l.sequence);
+    const scope = sequenceScope(e.subscriber, l.sequence, preferencesUrl(this.base, sequenceUnsubscribeToken(l.secret, e.id, step.id)));
     const attempt = e.attempts + 1;
     const fail = (error: string): StepRecord => ({ enrolment: e, ranStepId: step.id, next: { status: 'error', error }, effects: [], at });
     const url = s.url ?? '';

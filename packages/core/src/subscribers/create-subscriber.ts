@@ -14,6 +14,11 @@ export interface SubscriberFields {
   subscribedAt?: Date;
   tags?: string[];
   customData?: Record<string, unknown>;
+  /**
+   * docs/subscribers.md, "custom_data_mode": `replace` (the default) stores `customData` as sent;
+   * `merge` sets the sent top-level keys, deletes those sent as null and keeps the others.
+   */
+  customDataMode?: 'replace' | 'merge';
 }
 
 export interface DoubleOptInOptions {
@@ -29,7 +34,15 @@ export interface CreateSubscriberInput {
   doubleOptIn: DoubleOptInOptions | null;
   /** `false` creates (or keeps) the subscriber inactive, as an import of inactive ones needs. */
   isActive?: boolean;
+  /** docs/subscribers.md, "Create with history": stored unsubscribed and suppressed; never in the future. */
+  unsubscribedAt?: Date;
+  /** Honoured for admin tokens only (the route drops it, with a warning, for channel tokens). */
+  confirmedAt?: Date;
 }
+
+export const UNSUBSCRIBED_AT_FUTURE = 'unsubscribed_at must not be in the future';
+export const UNSUBSCRIBED_AT_ACTIVE = 'unsubscribed_at cannot be combined with is_active: true';
+export const UNSUBSCRIBED_AT_DOI = 'unsubscribed_at cannot be combined with double_opt_in';
 
 /**
  * `created`: a new subscriber (201). `updated`: an existing one updated and reactivated (200).
@@ -51,7 +64,26 @@ export function applyFields(subscriber: Subscriber, fields: SubscriberFields): S
   if (fields.source !== undefined) next.source = fields.source;
   if (fields.subscribedAt !== undefined) next.subscribedAt = fields.subscribedAt;
   if (fields.tags !== undefined) next.tags = [...new Set(fields.tags)];
-  if (fields.customData !== undefined) next.customData = fields.customData;
+  if (fields.customData !== undefined)
+    next.customData = fields.customDataMode === 'merge' ? mergeCustomData(next.customData, fields.customData) : fields.customData;
+  return next;
+}
+
+/** `merge` mode: sent top-level keys replace (nested values whole), null deletes, the rest stay. */
+export function mergeCustomData(current: Record<string, unknown>, sent: Record<string, unknown>): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(sent)) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  return next;
+}
+
+/** The history a create may carry (unsubscribed_at, an admin's confirmed_at) applied to the row. */
+function applyHistory(subscriber: Subscriber, input: CreateSubscriberInput): Subscriber {
+  let next = subscriber;
+  if (input.unsubscribedAt !== undefined) next = { ...next, isActive: false, unsubscribedAt: input.unsubscribedAt };
+  if (input.confirmedAt !== undefined) next = { ...next, confirmedAt: input.confirmedAt };
   return next;
 }
 
@@ -108,6 +140,12 @@ export class CreateSubscriber {
     if (email === null) throw ValidationError.forFields({ email: [INVALID_EMAIL] });
     const doi = input.doubleOptIn;
     const now = this.clock.now();
+    const withHistory = input.unsubscribedAt !== undefined || input.confirmedAt !== undefined;
+    if (input.unsubscribedAt !== undefined) {
+      if (input.unsubscribedAt.getTime() > now.getTime()) throw new ValidationError(UNSUBSCRIBED_AT_FUTURE);
+      if (input.isActive === true) throw new ValidationError(UNSUBSCRIBED_AT_ACTIVE);
+      if (doi !== null) throw new ValidationError(UNSUBSCRIBED_AT_DOI);
+    }
     const deps = { random: this.random, links: this.links };
     const f = input.fields;
     const fresh: NewSubscriber = {
@@ -127,7 +165,7 @@ export class CreateSubscriber {
     // A plain create of a new address, the common case, is one statement: the row and its
     // event together (docs/write-path.md, "Subscriber create"). An existing address takes the
     // transaction below, whose insert then finds it.
-    if (doi === null) {
+    if (doi === null && !withHistory) {
       const created = await this.repositories.subscribers.insertIfAbsentWithEvents(fresh, now, (row) => subscriberEvents(row, ['subscriber.created'], now));
       if (created !== null) return { kind: 'created', subscriber: created };
     }
@@ -144,8 +182,9 @@ export class CreateSubscriber {
       }
       // One statement decides between "new" and "exists" under the unique key, so parallel
       // creates of one address make one subscriber; the loser then locks the winner's row.
-      const inserted = await repositories.subscribers.insertIfAbsent(fresh, now);
+      let inserted = await repositories.subscribers.insertIfAbsent(fresh, now);
       if (inserted !== null) {
+        if (withHistory) inserted = await this.recordHistory(repositories, applyHistory(inserted, input), input, now);
         await recordSubscriberEvents(repositories, inserted, ['subscriber.created'], now);
         if (doi === null) return { kind: 'created', subscriber: inserted };
         const confirmationUrl = await issueConfirmation(repositories, deps, inserted, doi, now);
@@ -168,10 +207,19 @@ export class CreateSubscriber {
           return { kind: 'pending', subscriber: existing, confirmationUrl };
         }
         case 'update_and_reactivate': {
+          if (input.unsubscribedAt !== undefined) {
+            // An existing subscriber is updated and stored unsubscribed: never reactivated.
+            const saved = await this.recordHistory(repositories, applyHistory(applyFields(existing, f), input), input, now);
+            const types = existing.unsubscribedAt === null ? (['subscriber.updated', 'subscriber.unsubscribed'] as const) : (['subscriber.updated'] as const);
+            await recordSubscriberEvents(repositories, saved, types, now);
+            return { kind: 'updated', subscriber: saved };
+          }
           // An explicit is_active: false updates the fields without reactivating.
           const reactivate = input.isActive !== false;
           const changed = reactivate ? { ...applyFields(existing, f), isActive: true, unsubscribedAt: null } : { ...applyFields(existing, f), isActive: false };
-          const saved = await repositories.subscribers.save(changed, now);
+          const saved = withHistory
+            ? await this.recordHistory(repositories, applyHistory(changed, input), input, now)
+            : await repositories.subscribers.save(changed, now);
           const types = decision.resubscribed && reactivate ? (['subscriber.updated', 'subscriber.subscribed'] as const) : (['subscriber.updated'] as const);
           await recordSubscriberEvents(repositories, saved, types, now);
           return { kind: 'updated', subscriber: saved };
@@ -180,5 +228,15 @@ export class CreateSubscriber {
           throw new Error(`unexpected create decision ${decision.kind}`);
       }
     });
+  }
+
+  /**
+   * Saves the row with its history; an unsubscribed one also goes on the channel's suppression
+   * list (reason `manual`), in the same transaction, so an imported opt-out can never be sent to.
+   */
+  private async recordHistory(repositories: Repositories, subscriber: Subscriber, input: CreateSubscriberInput, now: Date): Promise<Subscriber> {
+    const saved = await repositories.subscribers.save(subscriber, now);
+    if (input.unsubscribedAt !== undefined) await repositories.suppressions.add(saved.channelId, saved.email, 'manual', now);
+    return saved;
   }
 }

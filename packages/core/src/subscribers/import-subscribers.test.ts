@@ -17,6 +17,11 @@ describe('parseImportRecord', () => {
     });
   });
 
+  it('types cells as the list filter reads them and merges a custom_data JSON object', () => {
+    const parsed = parse({ email: 'a@example.com', score: '7', active: 'true', zip: '007', ratio: '0.5', custom_data: '{"plan":{"tier":"pro"},"score":1}' });
+    expect('refused' in parsed ? parsed : parsed.customData).toEqual({ plan: { tier: 'pro' }, score: 7, active: true, zip: '007', ratio: 0.5 });
+  });
+
   it.each([
     ['2024-03-01', '2024-03-01T00:00:00.000Z'],
     ['2024-02-29', '2024-02-29T00:00:00.000Z'],
@@ -39,6 +44,8 @@ describe('parseImportRecord', () => {
     [{ email: 'a@example.com', note: 'lone \uD800' }, 'is not valid UTF-8'],
     [{ email: 'a@example.com', first_name: 'x'.repeat(1_001) }, 'first_name is too long'],
     [{ email: 'redacted-9@redacted.invalid' }, 'email is reserved for redacted subscribers'],
+    [{ email: 'a@example.com', custom_data: '[1]' }, 'custom_data is not a JSON object'],
+    [{ email: 'a@example.com', custom_data: '{bad' }, 'custom_data is not a JSON object'],
   ])('refuses %#: %s', (cells, reason) => {
     expect(parse(cells)).toEqual({ refused: reason });
   });

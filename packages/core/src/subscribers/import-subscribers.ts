@@ -1,4 +1,4 @@
-import { canonicalEmail } from '@mailcast/domain';
+import { canonicalEmail, parseCustomDataFilterValue } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { NotFoundError, ValidationError } from '../errors';
 import { Clock, Repositories } from '../ports';
@@ -11,7 +11,8 @@ export interface ImportedSubscriber {
   ipAddress: string | null;
   subscribedAt: Date | null;
   tags: string[];
-  customData: Record<string, string>;
+  /** Cells typed as the list filter reads them (numbers, booleans), plus a `custom_data` column's object. */
+  customData: Record<string, unknown>;
 }
 
 /**
@@ -85,24 +86,44 @@ const text = (v: string | undefined): string | null => {
   return t === '' ? null : t;
 };
 
+/** The `custom_data` column: a JSON object whose keys are merged in, or the reason it is refused. */
+function customDataObject(raw: string): Record<string, unknown> | 'invalid' {
+  if (raw.trim() === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : 'invalid';
+  } catch {
+    return 'invalid';
+  }
+}
+
 /**
  * One CSV record to a subscriber, or the reason it is refused. Unknown columns never fail a
- * row: they become custom_data string values (a `custom_data.` prefix is stripped).
+ * row: they become custom_data values (a `custom_data.` prefix is stripped), typed by the list
+ * filter's own coercion, `parseCustomDataFilterValue`, so `custom_data[score]=7` finds an
+ * imported 7 and the two can never disagree (docs/subscribers.md, "Typed cells"). A column named
+ * `custom_data` holds a JSON object whose keys are merged in; named columns win over its keys.
  */
 export function parseImportRecord(record: ImportRecord): ImportedSubscriber | { refused: string } {
   const byKey = new Map<string, string>();
-  const customData: Record<string, string> = {};
+  const columns: Record<string, unknown> = {};
+  let fromObject: Record<string, unknown> = {};
   for (const [header, value] of Object.entries(record.cells)) {
     if (value === undefined) continue;
     if (value.includes('\u0000')) return { refused: 'contains a NUL character' };
     if (value.includes('\uFFFD') || LONE_SURROGATE.test(value)) return { refused: 'is not valid UTF-8' };
     const key = importColumnKey(header);
     if (KNOWN_COLUMNS.has(key)) byKey.set(key, value);
-    else {
+    else if (key === 'custom_data') {
+      const object = customDataObject(value);
+      if (object === 'invalid') return { refused: 'custom_data is not a JSON object' };
+      fromObject = object;
+    } else {
       const name = key.startsWith(CUSTOM_PREFIX) ? header.trim().slice(CUSTOM_PREFIX.length) : header.trim();
-      if (name !== '' && value.trim() !== '') customData[name] = value.trim();
+      if (name !== '' && value.trim() !== '') columns[name] = parseCustomDataFilterValue(value.trim());
     }
   }
+  const customData = { ...fromObject, ...columns };
   const raw = byKey.get('email') ?? '';
   if (raw.trim() === '') return { refused: 'email is missing' };
   const email = canonicalEmail(raw);

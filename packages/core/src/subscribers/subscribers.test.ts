@@ -37,6 +37,8 @@ const templates = new FakeTemplates();
 const links: PublicLinks = {
   confirmation: (token) => `https://mail.example.com/confirm/${token}`,
   confirmationUnsubscribe: (token) => `https://mail.example.com/confirm/${token}/unsubscribe`,
+  archive: (slug, rest) => `https://mail.example.com/archive/${slug}${rest === undefined ? '' : `/${rest}`}`,
+  webView: (token) => `https://mail.example.com/w/${token}`,
 };
 
 async function setup() {
@@ -170,7 +172,7 @@ describe('renderConfirmationEmail', () => {
     createdAt: new Date(0),
     updatedAt: new Date(0),
   };
-  const channel = { id: 1, name: 'Ch', fromEmail: null, fromName: null, trackOpens: true, trackClicks: true, createdAt: new Date(0) };
+  const channel = { id: 1, name: 'Ch', slug: 'ch', fromEmail: null, fromName: null, trackOpens: true, trackClicks: true, createdAt: new Date(0) };
   const scope = (unsubscribeUrl: string | null) => ({ confirmationUrl: 'C', unsubscribeUrl, subscriber, channel });
 
   it('appends the unsubscribe link only when asked and not already placed; keeps the subject on one line', async () => {

@@ -1,7 +1,9 @@
+import { channelSlug } from '@mailcast/domain';
 import type {
   BounceRepository,
   SequenceRepository,
   OptInFormRepository,
+  TopicRepository,
   ApiTokenRecord,
   ApiTokenRepository,
   Broadcast,
@@ -47,6 +49,7 @@ export class FakeChannels implements ChannelRepository {
     const row: Channel = {
       id: this.rows.length + 1,
       name: channel.name,
+      slug: channelSlug(channel.name),
       fromEmail: channel.fromEmail ?? null,
       fromName: channel.fromName ?? null,
       trackOpens: true,
@@ -58,6 +61,9 @@ export class FakeChannels implements ChannelRepository {
   }
   async findById(id: number): Promise<Channel | null> {
     return this.rows.find((c) => c.id === id) ?? null;
+  }
+  async findBySlug(slug: string): Promise<Channel | null> {
+    return this.rows.find((c) => c.slug === slug) ?? null;
   }
   async count(): Promise<number> {
     return this.rows.length;
@@ -123,6 +129,7 @@ export class FakeBroadcasts implements BroadcastRepository {
       templateId: broadcast.templateId ?? null,
       topicId: broadcast.topicId ?? null,
       excludedSegmentIds: broadcast.excludedSegmentIds ?? [],
+      archive: broadcast.archive ?? false,
       id: this.rows.length + 1,
       status: 'draft',
       totalRecipients: 0,
@@ -256,6 +263,11 @@ const unusedSequences: SequenceRepository = new Proxy({} as SequenceRepository, 
   get: (_, name) => (name === 'usesTemplate' ? () => Promise.resolve(false) : () => Promise.reject(new Error('sequences are not faked'))),
 });
 
+/** No topics: a subscriber answer shows `topics: {}`; nothing else is faked. */
+const noTopics: TopicRepository = new Proxy({} as TopicRepository, {
+  get: (_, name) => (name === 'all' ? () => Promise.resolve([]) : () => Promise.reject(new Error('topics are not faked'))),
+});
+
 const unusedOptInForms: OptInFormRepository = new Proxy({} as OptInFormRepository, {
   get: () => () => Promise.reject(new Error('opt-in forms are not faked')),
 });
@@ -288,6 +300,7 @@ function unlinkedFakeRepositories(): Repositories & {
   bounces: BounceRepository;
   sequences: SequenceRepository;
   optInForms: OptInFormRepository;
+  topics: TopicRepository;
 } {
   return {
     channels: new FakeChannels(),
@@ -311,6 +324,7 @@ function unlinkedFakeRepositories(): Repositories & {
     bounces: unusedBounces,
     sequences: unusedSequences,
     optInForms: unusedOptInForms,
+    topics: noTopics,
   };
 }
 

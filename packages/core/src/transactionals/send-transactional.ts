@@ -2,7 +2,7 @@ import { emailServerFor, senderAddress, subjectLine, type EventType } from '@mai
 import { inject, injectable } from 'tsyringe';
 import { Clock, HtmlReader, RandomSource, Repositories, SendEngine, Templates, Transactor, type Transactional } from '../ports';
 import { SendingOptions } from '../sending/sending-options';
-import { transactionalUnsubscribeUrl, withUnsubscribeLink } from './unsubscribe-link';
+import { transactionalPreferencesUrl, transactionalUnsubscribeUrl, withUnsubscribeLink } from './unsubscribe-link';
 
 export type TransactionalOutcome = 'sent' | 'bounced' | 'failed' | 'retry_scheduled' | 'deferred' | 'suppressed' | 'stale' | 'no_email_server';
 
@@ -79,6 +79,8 @@ export class SendTransactional {
     const scope = {
       data: t.data,
       unsubscribe_url: unsubscribeUrl ?? '',
+      // docs/topics.md, "The preference page": beside the unsubscribe link, empty without it.
+      preferences_url: transactionalPreferencesUrl(this.options.publicUrl, t) ?? '',
       subscriber: {
         email: t.to,
         first_name: subscriber?.firstName ?? null,

@@ -1,5 +1,6 @@
 import { escapeHtml, listUnsubscribeHeaders, transactionalUnsubscribeToken, unsubscribeFooterHtml, unsubscribeFooterText } from '@mailcast/domain';
 import type { HtmlReader, Transactional } from '../ports';
+import { preferencesUrl } from '../topics/preferences';
 
 /**
  * A transactional's unsubscribe link (docs/transactionals.md): only with
@@ -9,6 +10,12 @@ import type { HtmlReader, Transactional } from '../ports';
 export function transactionalUnsubscribeUrl(publicUrl: string, t: Pick<Transactional, 'id' | 'includeUnsubscribeLink' | 'unsubscribeSecret'>): string | null {
   if (!t.includeUnsubscribeLink || t.unsubscribeSecret === null) return null;
   return `${publicUrl.replace(/\/+$/, '')}/u/${transactionalUnsubscribeToken(t.unsubscribeSecret, t.id)}`;
+}
+
+/** The preference page of the same token (docs/topics.md, "The preference page"); null without an unsubscribe link. */
+export function transactionalPreferencesUrl(publicUrl: string, t: Pick<Transactional, 'id' | 'includeUnsubscribeLink' | 'unsubscribeSecret'>): string | null {
+  if (!t.includeUnsubscribeLink || t.unsubscribeSecret === null) return null;
+  return preferencesUrl(publicUrl, transactionalUnsubscribeToken(t.unsubscribeSecret, t.id));
 }
 
 /**

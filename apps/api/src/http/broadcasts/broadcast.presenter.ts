@@ -33,5 +33,6 @@ export function presentBroadcast(b: Broadcast) {
     email_server_ids: b.emailServerIds,
     use_any_email_server: b.useAnyEmailServer,
     email_headers: b.emailHeaders,
+    archive: b.archive,
   };
 }

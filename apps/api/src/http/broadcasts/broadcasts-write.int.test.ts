@@ -85,6 +85,7 @@ describe('broadcast create, update and delete', () => {
         email_server_ids: [serverId],
         use_any_email_server: true,
         email_headers: [{ key: 'X-Campaign', value: 'june' }],
+        archive: false,
       });
       // A draft has no event of its own.
       expect(await broadcastEvents(api, res.body.id)).toEqual([]);

@@ -56,6 +56,7 @@ describe('broadcast reads and channel isolation (spec: Broadcasts List / Get)', 
       email_server_ids: [],
       use_any_email_server: false,
       email_headers: [],
+      archive: false,
     });
   });
 

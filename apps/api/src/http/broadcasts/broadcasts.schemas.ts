@@ -93,6 +93,11 @@ export const broadcastSchema = Joi.object({
   email_server_ids: ids().description('Email servers to send through.'),
   scheduled_send_at: scheduledSendAt().allow(null),
   scheduled_timezone: scheduledTimezone().allow(null),
+  archive: Joi.boolean()
+    .description(
+      "Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.",
+    )
+    .meta({ 'x-openapi': { default: false } }),
 })
   // Fields the service owns (id, status, counters) and unknown ones are ignored, as read-back
   // objects are often sent back whole.
@@ -134,6 +139,7 @@ export function broadcastInput(rawBody: unknown): BroadcastInput {
     emailServerIds: pick(body, 'email_server_ids'),
     scheduledSendAt: pick(body, 'scheduled_send_at'),
     scheduledTimezone: pick(body, 'scheduled_timezone'),
+    archive: pick(body, 'archive'),
   };
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as BroadcastInput;
 }

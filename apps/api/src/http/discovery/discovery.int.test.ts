@@ -22,7 +22,7 @@ describe('discovery API', () => {
       type: 'api_token',
       token_type: 'channel',
       token: { id: expect.any(Number), permissions: ['subscribers_read'] },
-      channel: { id: channel.id, name: 'Acme news' },
+      channel: { id: channel.id, name: 'Acme news', slug: 'acme-news' },
     });
     expectResponseMatchesDocument(res);
 

@@ -1,4 +1,4 @@
-import { CreateSegment, DeleteSegment, GetSegment, ListSegments, SEGMENT_NOT_FOUND, SEGMENT_PAGE_SIZE, UpdateSegment } from '@mailcast/core';
+import { ChannelTopics, CreateSegment, DeleteSegment, GetSegment, ListSegments, SEGMENT_NOT_FOUND, SEGMENT_PAGE_SIZE, UpdateSegment } from '@mailcast/core';
 import { subscriberPagination } from '@mailcast/domain';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -6,7 +6,7 @@ import { principal } from '../auth';
 import { idParam, pageParams } from '../params';
 import { presentSegment } from './segment.presenter';
 import { SEGMENT_BODY, segmentBody, segmentPage } from './segments.schemas';
-import { presentSubscriber } from '../subscribers/subscriber.presenter';
+import { subscriberPresenter } from '../subscribers/subscriber.presenter';
 import { unrecognizedParameters, withWarnings } from '../warnings';
 
 /** Segments (docs/segments.md). Route handlers never catch: errors travel to the error handler. */
@@ -29,10 +29,12 @@ export function segmentsRoutes(container: DependencyContainer): Router {
     const gone = new AbortController();
     res.on('close', () => gone.abort(new Error('the answer is gone')));
     const found = await container.resolve(GetSegment).execute(caller, { id: id(req.params.id), page, signal: gone.signal });
+    // After the evaluation, not beside it: a count that runs to its time-out holds no second connection.
+    const topics = await container.resolve(ChannelTopics).execute(caller);
     res.json({
       ...presentSegment(found.segment),
       subscribers_count: found.subscribersCount,
-      subscribers: found.subscribers.map(presentSubscriber),
+      subscribers: found.subscribers.map(subscriberPresenter(topics)),
       pagination: subscriberPagination(found.subscribersCount, page, found.subscribers.length, SEGMENT_PAGE_SIZE),
     });
   });

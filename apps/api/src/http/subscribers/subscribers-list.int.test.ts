@@ -91,8 +91,6 @@ describe('subscriber list (spec: List query parameters, pagination)', () => {
   it.each([
     ['?is_active=yes', 'is_active must be true or false'],
     ['?confirmation_status=pending', 'confirmation_status must be confirmed or unconfirmed'],
-    ['?created_after=last-week', 'created_after must be an ISO 8601 datetime'],
-    ['?created_before=2026-13-01', 'created_before must be an ISO 8601 datetime'],
     ['?page=0', 'page must be a positive integer'],
     ['?page=abc', 'page must be a positive integer'],
     ['?page=1&page=2', 'page must be a positive integer'],

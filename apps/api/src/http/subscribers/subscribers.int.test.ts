@@ -68,6 +68,7 @@ describe('subscribers (spec: Subscribers, Subscriber state, Errors; docs/subscri
         confirmation_status: 'unconfirmed',
         created_at: res.body.subscribed_at,
         tags: ['vip', 'beta'],
+        topics: {},
         custom_data: { plan: 'pro', seats: 3 },
       });
       expect(await eventsSince(mark)).toEqual([

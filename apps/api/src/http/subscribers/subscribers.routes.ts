@@ -1,6 +1,7 @@
 import {
   ActivateSubscriber,
   AddSubscriberTags,
+  ChannelTopics,
   CreateSubscriber,
   DeactivateSubscriber,
   FindSubscriber,
@@ -17,7 +18,7 @@ import { subscriberPagination } from '@mailcast/domain';
 import { Router, type Request } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from '../auth';
-import { presentPendingSubscriber, presentSubscriber } from './subscriber.presenter';
+import { presentPendingSubscriber, subscriberPresenter } from './subscriber.presenter';
 import {
   parseCreateBody,
   parseEmailParam,
@@ -27,7 +28,7 @@ import {
   SUBSCRIBER_CREATE_BODY,
   SUBSCRIBER_UPDATE_BODY,
 } from './subscribers.schemas';
-import { unrecognizedParameters, withWarnings } from '../warnings';
+import { parameterIgnored, unrecognizedParameters, withWarnings } from '../warnings';
 
 type Body = Record<string, unknown>;
 
@@ -42,51 +43,76 @@ const path = (p: string) => `${p}.json`;
 /** Spec: Subscribers. Route handlers never catch: errors travel to the error handler. */
 export function subscribersRoutes(container: DependencyContainer): Router {
   const router = Router();
+  /**
+   * The work and the channel's topics side by side (one read of the topics per request, beside
+   * the work rather than after it), then the presenter that shows their values.
+   */
+  const withPresenter = async <T>(caller: Principal, work: Promise<T>) => {
+    const [result, topics] = await Promise.all([work, container.resolve(ChannelTopics).execute(caller)]);
+    return { result, present: subscriberPresenter(topics) };
+  };
 
   router.get(path('/subscribers'), async (req, res) => {
     const caller = principal(res, 'subscribers_read');
-    const input = parseListQuery(req.query);
-    const { items, total, page } = await container.resolve(ListSubscribers).execute(caller, input);
-    res.json({
-      broadcast_channel_id: caller.channelId,
-      subscribers: items.map(presentSubscriber),
-      pagination: subscriberPagination(total, page, items.length),
-    });
+    const { ignored, ...input } = parseListQuery(req.query);
+    const { result, present } = await withPresenter(caller, container.resolve(ListSubscribers).execute(caller, input));
+    const { items, total, page } = result;
+    const warnings = ignored.map((param) => parameterIgnored(param, `${param} is not an ISO 8601 datetime; it was ignored`));
+    res.json(
+      withWarnings(
+        {
+          broadcast_channel_id: caller.channelId,
+          subscribers: items.map(present),
+          pagination: subscriberPagination(total, page, items.length),
+        },
+        warnings,
+      ),
+    );
   });
 
   router.get(path('/subscribers/find'), async (req, res) => {
     const caller = principal(res, 'subscribers_read');
-    const subscriber = await container.resolve(FindSubscriber).execute(caller, { email: parseEmailParam(req.query as Body) });
-    res.json(presentSubscriber(subscriber));
+    const { result, present } = await withPresenter(caller, container.resolve(FindSubscriber).execute(caller, { email: parseEmailParam(req.query as Body) }));
+    res.json(present(result));
   });
 
   router.post(path('/subscribers'), async (req, res) => {
     const caller = principal(res, 'subscribers_write');
-    const result = await container.resolve(CreateSubscriber).execute(caller, parseCreateBody(req.body));
+    const input = parseCreateBody(req.body);
     const warnings = unrecognizedParameters(req.body, SUBSCRIBER_CREATE_BODY);
+    // docs/subscribers.md, Create with history: confirmed_at is an admin's to set (a migration of confirmed lists); a channel token's is dropped, and said so.
+    if (input.confirmedAt !== undefined && caller.admin !== true) {
+      delete input.confirmedAt;
+      warnings.push(parameterIgnored('confirmed_at', 'confirmed_at is honoured only for admin tokens; it was ignored'));
+    }
+    const { result, present } = await withPresenter(caller, container.resolve(CreateSubscriber).execute(caller, input));
+    if (result.kind === 'unchanged' && input.doubleOptIn !== null) {
+      warnings.push({ code: 'double_opt_in_skipped', param: 'double_opt_in', message: 'The subscriber is already confirmed; no confirmation email was sent' });
+    }
     switch (result.kind) {
       case 'pending':
         res.status(201).json(withWarnings(presentPendingSubscriber(result.subscriber, result.confirmationUrl), warnings));
         return;
       case 'created':
-        res.status(201).json(withWarnings(presentSubscriber(result.subscriber), warnings));
+        res.status(201).json(withWarnings(present(result.subscriber), warnings));
         return;
       default:
         // docs/subscribers.md: create on an existing address is a 200.
-        res.status(200).json(withWarnings(presentSubscriber(result.subscriber), warnings));
+        res.status(200).json(withWarnings(present(result.subscriber), warnings));
     }
   });
 
   router.patch(path('/subscribers'), async (req, res) => {
     const caller = principal(res, 'subscribers_write');
-    const subscriber = await container.resolve(UpdateSubscriber).execute(caller, parseUpdateBody(req.body));
-    res.json(withWarnings(presentSubscriber(subscriber), unrecognizedParameters(req.body, SUBSCRIBER_UPDATE_BODY)));
+    const { result, present } = await withPresenter(caller, container.resolve(UpdateSubscriber).execute(caller, parseUpdateBody(req.body)));
+    res.json(withWarnings(present(result), unrecognizedParameters(req.body, SUBSCRIBER_UPDATE_BODY)));
   });
 
   const byEmail = (method: 'post' | 'delete', name: string, run: (caller: Principal, params: Body) => Promise<Subscriber>) => {
     router[method](path(`/subscribers/${name}`), async (req, res) => {
       const caller = principal(res, 'subscribers_write');
-      res.json(presentSubscriber(await run(caller, method === 'delete' ? paramsOf(req) : bodyOf(req))));
+      const { result, present } = await withPresenter(caller, run(caller, method === 'delete' ? paramsOf(req) : bodyOf(req)));
+      res.json(present(result));
     });
   };
 

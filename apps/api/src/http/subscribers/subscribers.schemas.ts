@@ -64,6 +64,10 @@ export const createFieldsSchema = Joi.object({
   is_active: Joi.boolean()
     .description('`false` creates the subscriber inactive (an existing one is updated and left inactive).')
     .meta({ 'x-openapi': { default: true } }),
+  unsubscribed_at: Joi.date()
+    .iso()
+    .description('Creates the subscriber unsubscribed (and on the channel suppression list), sending nothing. Not in the future; not with `is_active: true`.'),
+  confirmed_at: Joi.date().iso().description('Admin (cross-channel) tokens only; a channel token gets a `parameter_ignored` warning.'),
   ...fieldKeys,
   // The use case fills it in, not joi: a create that updates an existing subscriber keeps its source.
   source: fieldKeys.source.meta({ 'x-openapi': { default: 'api_subscription' } }),
@@ -85,7 +89,17 @@ export const SUBSCRIBER_CREATE_BODY: BodyShape = {
   fields: keysOf(createFieldsSchema),
   options: ['double_opt_in', 'confirmation_template_id'],
 };
-export const SUBSCRIBER_UPDATE_BODY: BodyShape = { key: 'subscriber', fields: keysOf(updateFieldsSchema), options: ['email'] };
+export const SUBSCRIBER_UPDATE_BODY: BodyShape = { key: 'subscriber', fields: keysOf(updateFieldsSchema), options: ['email', 'custom_data_mode'] };
+
+export const CUSTOM_DATA_MODE_INVALID = 'custom_data_mode must be replace or merge';
+
+/** The update's top-level `custom_data_mode` (docs/subscribers.md, "custom_data_mode"). */
+export const customDataModeSchema = Joi.string()
+  .valid('replace', 'merge')
+  .description(
+    '`replace` (default): custom_data is stored as sent. `merge`: the sent top-level keys are set, a null deletes its key, the others are kept; nested values are replaced whole.',
+  )
+  .meta({ 'x-openapi': { default: 'replace' } });
 
 const templateId = Joi.number().integer().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -167,6 +181,8 @@ export function parseCreateBody(body: unknown): CreateSubscriberInput {
     fields: toFields(fields),
     doubleOptIn: doubleOptIn(options),
     ...(typeof fields.is_active === 'boolean' ? { isActive: fields.is_active } : {}),
+    ...(fields.unsubscribed_at instanceof Date ? { unsubscribedAt: fields.unsubscribed_at } : {}),
+    ...(fields.confirmed_at instanceof Date ? { confirmedAt: fields.confirmed_at } : {}),
   };
 }
 
@@ -197,6 +213,10 @@ export function parseUpdateBody(body: unknown): UpdateSubscriberInput {
   const target = topLevel ?? nested;
   if (target === undefined || target.trim() === '') throw ValidationError.forFields({ email: ["can't be blank"] });
   const input: UpdateSubscriberInput = { email: target, fields: toFields(fields) };
+  if (root.custom_data_mode !== undefined) {
+    if (customDataModeSchema.validate(root.custom_data_mode, { convert: false }).error) throw new ValidationError(CUSTOM_DATA_MODE_INVALID);
+    input.fields.customDataMode = root.custom_data_mode as 'replace' | 'merge';
+  }
   if (topLevel !== undefined && nested !== undefined && nested.trim().toLowerCase() !== topLevel.trim().toLowerCase()) {
     input.newEmail = nested;
   }
@@ -247,8 +267,13 @@ export const listQuerySchema = Joi.object({
     .valid('confirmed', 'unconfirmed')
     .messages({ '*': 'confirmation_status must be confirmed or unconfirmed' })
     .description('Confirmed or not.'),
-  created_after: Joi.date().iso().messages({ '*': 'created_after must be an ISO 8601 datetime' }).description('Created on or after.'),
-  created_before: Joi.date().iso().messages({ '*': 'created_before must be an ISO 8601 datetime' }).description('Created on or before.'),
+  // Parsed by parseListQuery itself: an unparsable bound is ignored with a warning, not refused.
+  created_after: Joi.any()
+    .description('Created on or after (ISO 8601). An unparsable value is ignored with a `parameter_ignored` warning.')
+    .meta({ 'x-openapi': { type: 'string', format: 'date-time' } }),
+  created_before: Joi.any()
+    .description('Created on or before (ISO 8601). An unparsable value is ignored with a `parameter_ignored` warning.')
+    .meta({ 'x-openapi': { type: 'string', format: 'date-time' } }),
   // `tags[]=a&tags[]=b` arrives as an array, a lone `tags=a` as a string: the document names the first.
   tags: Joi.alternatives()
     .try(Joi.array().items(Joi.string()), Joi.string())
@@ -269,8 +294,21 @@ export const listQuerySchema = Joi.object({
   page,
 }).unknown(true);
 
-/** The spec's list query → a filter and a page number (422 `{error}` for a malformed value). */
-export function parseListQuery(query: unknown): { filter: SubscriberFilter; page: number } {
+const isoDate = Joi.date().iso();
+
+/** A date bound, or null when it is not an ISO 8601 instant (docs/subscribers.md, List: ignored, with a warning). */
+function dateBound(value: unknown): Date | null {
+  if (typeof value !== 'string') return null;
+  const { value: date, error } = isoDate.validate(value);
+  return error ? null : (date as Date);
+}
+
+/**
+ * The spec's list query → a filter, a page number and the parameters it ignored (422 `{error}`
+ * for a malformed value; an unparsable `created_after`/`created_before` is ignored with a
+ * `parameter_ignored` warning instead: docs/subscribers.md, List).
+ */
+export function parseListQuery(query: unknown): { filter: SubscriberFilter; page: number; ignored: string[] } {
   const { value, error } = listQuerySchema.validate(query ?? {}, { abortEarly: false, convert: true });
   if (error) throw new ValidationError([...new Set(error.details.map((d) => d.message))].join(', '));
   const v = value as Body;
@@ -279,8 +317,16 @@ export function parseListQuery(query: unknown): { filter: SubscriberFilter; page
   if (v.source !== undefined) filter.source = v.source as string;
   if (typeof v.email === 'string' && v.email !== '') filter.emailContains = v.email;
   if (v.confirmation_status !== undefined) filter.confirmationStatus = v.confirmation_status as 'confirmed' | 'unconfirmed';
-  if (v.created_after !== undefined) filter.createdAfter = v.created_after as Date;
-  if (v.created_before !== undefined) filter.createdBefore = v.created_before as Date;
+  const ignored: string[] = [];
+  for (const [param, key] of [
+    ['created_after', 'createdAfter'],
+    ['created_before', 'createdBefore'],
+  ] as const) {
+    if (v[param] === undefined) continue;
+    const date = dateBound(v[param]);
+    if (date === null) ignored.push(param);
+    else filter[key] = date;
+  }
   if (v.tags !== undefined) {
     const list = (Array.isArray(v.tags) ? v.tags : [v.tags]) as string[];
     if (list.length > 0) filter.tags = [...new Set(list)];
@@ -289,5 +335,5 @@ export function parseListQuery(query: unknown): { filter: SubscriberFilter; page
     const entries = Object.entries(v.custom_data as Record<string, string>);
     if (entries.length > 0) filter.customData = Object.fromEntries(entries.map(([k, s]) => [k, parseCustomDataFilterValue(s)]));
   }
-  return { filter, page: (v.page as number | undefined) ?? 1 };
+  return { filter, page: (v.page as number | undefined) ?? 1, ignored };
 }

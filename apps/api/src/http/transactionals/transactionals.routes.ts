@@ -18,7 +18,8 @@ export function transactionalsRoutes(container: DependencyContainer): Router {
       answer: presentCreated,
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     });
-    if (result.replayed) res.set('Idempotent-Replayed', 'true');
+    // Replays carry Idempotency-Replayed, as the reference clients read it; the earlier Idempotent-Replayed stays for clients that read it (docs/transactionals.md).
+    if (result.replayed) res.set({ 'Idempotency-Replayed': 'true', 'Idempotent-Replayed': 'true' });
     res.status(result.status).json(result.body);
   });
 

@@ -20,6 +20,7 @@ const EVENT_TYPES = Object.keys({
   'subscriber.unsubscribed': 1,
   'subscriber.bounced': 1,
   'subscriber.complained': 1,
+  'subscriber.preferences_updated': 1,
   'broadcast.scheduled': 1,
   'broadcast.queueing': 1,
   'broadcast.sending': 1,

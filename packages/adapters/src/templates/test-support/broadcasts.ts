@@ -30,6 +30,7 @@ export function aBroadcast(overrides: Partial<Broadcast>): Broadcast {
     scheduledTimezone: null,
     beginSendAt: null,
     sentAt: null,
+    archive: false,
     pausedFrom: null,
     version: 1,
     createdAt: at,

@@ -37,6 +37,8 @@ export interface Broadcast {
   sentAt: Date | null;
   /** The stage a paused broadcast was paused in, so resume returns there; null unless paused. */
   pausedFrom: BroadcastStatus | null;
+  /** Published in the channel's public archive once sent (docs/archive.md). */
+  archive: boolean;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -57,7 +59,8 @@ export type NewBroadcast = Omit<
   | 'templateId'
   | 'topicId'
   | 'excludedSegmentIds'
-> & { templateId?: number | null; topicId?: number | null; excludedSegmentIds?: number[] };
+  | 'archive'
+> & { templateId?: number | null; topicId?: number | null; excludedSegmentIds?: number[]; archive?: boolean };
 
 /** What an edit or a status change may write; every write bumps `version`. */
 export type BroadcastChanges = Partial<Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>>;

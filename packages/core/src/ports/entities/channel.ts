@@ -3,6 +3,8 @@ import type { ApiTokenType, Permission, SmtpTls } from '@mailcast/domain';
 export interface Channel {
   id: number;
   name: string;
+  /** Unique; names the channel in public URLs (docs/archive.md, Channel slugs). */
+  slug: string;
   fromEmail: string | null;
   fromName: string | null;
   trackOpens: boolean;
