@@ -41,6 +41,9 @@ export type SequenceStep = Schemas['SequenceStep'];
 export type SequenceStepInput = Schemas['SequenceStepInput'];
 export type SubscriberSequence = Schemas['SubscriberSequence'];
 export type SequenceSubscriberInput = Schemas['SequenceSubscriberInput'];
+export type OptInForm = Schemas['OptInForm'];
+export type OptInFormInput = Schemas['OptInFormInput'];
+export type OptInFormAnalytics = Schemas['OptInFormAnalytics'];
 export type EmailServer = Schemas['EmailServer'];
 export type EmailServerCreateInput = Schemas['EmailServerCreateInput'];
 export type EmailServerUpdateInput = Schemas['EmailServerUpdateInput'];
@@ -238,6 +241,22 @@ export class MailcastClient {
     deleteStep: (id: number, stepId: number) => this.call('deleteSequenceStep', { params: { id, step_id: stepId } }),
     moveStep: (id: number, stepId: number, underId: number) =>
       this.call('moveSequenceStep', { params: { id, step_id: stepId }, body: { step: { under_id: underId } } }),
+  };
+
+  /** Opt-in forms (docs/opt-in-forms.md), named as the reference service's clients name them. */
+  readonly optInForms = {
+    /** Main forms, 250 a page; `filter` matches the label. */
+    listOptInForms: (query: QueryOf<'listOptInForms'> = {}) => this.call('listOptInForms', { query }),
+    getOptInForm: (id: number) => this.call('getOptInForm', { params: { id } }),
+    createOptInForm: (opt_in_form: OptInFormInput & { label: string }) => this.call('createOptInForm', { body: { opt_in_form } }),
+    /** Settings objects deep-merge; null deletes a key. */
+    updateOptInForm: (id: number, opt_in_form: OptInFormInput) => this.call('updateOptInForm', { params: { id }, body: { opt_in_form } }),
+    /** Its variants go with it. */
+    deleteOptInForm: (id: number) => this.call('deleteOptInForm', { params: { id } }),
+    /** Dates YYYY-MM-DD; default the last 30 days. */
+    getAnalytics: (id: number, query: QueryOf<'getOptInFormAnalytics'> = {}) => this.call('getOptInFormAnalytics', { params: { id }, query }),
+    createVariant: (id: number, variant: { name?: string; weight?: number } = {}) => this.call('createOptInFormVariant', { params: { id }, body: { variant } }),
+    duplicate: (id: number, options: { label?: string } = {}) => this.call('duplicateOptInForm', { params: { id }, body: { opt_in_form: options } }),
   };
 
   readonly emailServers = {

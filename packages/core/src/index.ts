@@ -332,6 +332,19 @@ export {
   type SettingsGroup,
   type SettingsJson,
 } from './opt-in-forms/form-settings';
+export {
+  BLOCK_DEFAULTS,
+  DEFAULT_BUTTON_LABEL,
+  OPT_IN_FORM_NOT_FOUND,
+  type BlockAttributesInput,
+  type BlockInput,
+  type BlockListInput,
+  type OptInFormInput,
+} from './opt-in-forms/form-rules';
+export { CreateOptInForm, UpdateOptInForm } from './opt-in-forms/save-opt-in-form';
+export { DeleteOptInForm, GetOptInForm, ListOptInForms, OPT_IN_FORMS_PAGE_SIZE, type OptInFormView } from './opt-in-forms/opt-in-form-views';
+export { CreateFormVariant, DuplicateOptInForm } from './opt-in-forms/form-variants';
+export { conversionRate, GetFormAnalytics, type FormAnalytics, type FormFigures } from './opt-in-forms/form-analytics';
 
 // Topics and the preference page.
 export { checkedTopic, TOPIC_NOT_FOUND, type TopicInput } from './topics/topic-rules';

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Every permission a token may hold (docs/auth.md): the six of the seed API, then those of the
- * wider API (email servers, suppressions, templates, transactionals, segments, sequences). A token holds a
+ * wider API (email servers, suppressions, templates, transactionals, segments, sequences, opt-in forms). A token holds a
  * subset; a route needing one it lacks answers the spec's 401.
  */
 export const PERMISSIONS = [
@@ -25,6 +25,8 @@ export const PERMISSIONS = [
   'segments_write',
   'sequences_read',
   'sequences_write',
+  'opt_in_forms_read',
+  'opt_in_forms_write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

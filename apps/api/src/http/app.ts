@@ -12,6 +12,7 @@ import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery/discovery.routes';
 import { segmentsRoutes } from './segments/segments.routes';
 import { sequencesRoutes } from './sequences/sequences.routes';
+import { optInFormsRoutes } from './opt-in-forms/opt-in-forms.routes';
 import { emailServersRoutes } from './email-servers/email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
@@ -73,6 +74,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(discoveryRoutes(container));
   api.use(segmentsRoutes(container));
   api.use(sequencesRoutes(container));
+  api.use(optInFormsRoutes(container));
   api.use(emailServersRoutes(container));
   api.use(topicsRoutes(container));
   app.use('/api/v1', api);

@@ -22,6 +22,8 @@ describe('isolation and permissions on every endpoint', () => {
     transactional: number;
     sequence: number;
     step: number;
+    form: number;
+    topic: number;
   };
 
   beforeAll(async () => {
@@ -74,7 +76,19 @@ describe('isolation and permissions on every endpoint', () => {
     expect((await request(api.app).post(`/api/v1/sequences/${sequence.body.id}/add_subscriber`).set(auth).send({ email: 'owner@example.com' })).status).toBe(
       201,
     );
+    const form = await request(api.app)
+      .post('/api/v1/opt_in_forms')
+      .set(auth)
+      .send({ opt_in_form: { label: 'Owners' } });
+    expect(form.status).toBe(201);
+    const topic = await request(api.app)
+      .post('/api/v1/topics')
+      .set(auth)
+      .send({ topic: { name: 'News', custom_data_key: 'news' } });
+    expect(topic.status).toBe(201);
     ids = {
+      form: form.body.id,
+      topic: topic.body.id,
       broadcast: broadcast.id,
       endpoint: endpoint.body.id,
       email: 'owner@example.com',
@@ -108,6 +122,8 @@ describe('isolation and permissions on every endpoint', () => {
   const E = 'Email server not found';
   const SEG = 'Segment not found';
   const SEQ = 'Sequence not found';
+  const FORM = 'Opt-in form not found';
+  const TOPIC = 'Topic not found';
   const T = 'Template not found';
   const TX = 'Transactional not found';
   const GLOBAL = 'Admin API token required for global suppressions';
@@ -548,6 +564,97 @@ describe('isolation and permissions on every endpoint', () => {
       body: () => ({ under_id: ids.step }),
       stranger: { status: 404, error: SEQ },
     },
+    {
+      name: 'list opt-in forms',
+      method: 'get',
+      path: () => '/api/v1/opt_in_forms',
+      permission: 'opt_in_forms_read',
+      stranger: { status: 200, empty: (b) => b.pagination.count },
+    },
+    {
+      name: 'create opt-in form',
+      method: 'post',
+      path: () => '/api/v1/opt_in_forms',
+      permission: 'opt_in_forms_write',
+      body: () => ({ opt_in_form: { label: 'Theirs' } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'get opt-in form',
+      method: 'get',
+      path: () => `/api/v1/opt_in_forms/${ids.form}`,
+      permission: 'opt_in_forms_read',
+      stranger: { status: 404, error: FORM },
+    },
+    {
+      name: 'update opt-in form',
+      method: 'patch',
+      path: () => `/api/v1/opt_in_forms/${ids.form}`,
+      permission: 'opt_in_forms_write',
+      body: () => ({ opt_in_form: { label: 'taken' } }),
+      stranger: { status: 404, error: FORM },
+    },
+    {
+      name: 'delete opt-in form',
+      method: 'delete',
+      path: () => `/api/v1/opt_in_forms/${ids.form}`,
+      permission: 'opt_in_forms_write',
+      stranger: { status: 404, error: FORM },
+    },
+    {
+      name: 'opt-in form analytics',
+      method: 'get',
+      path: () => `/api/v1/opt_in_forms/${ids.form}/analytics`,
+      permission: 'opt_in_forms_read',
+      stranger: { status: 404, error: FORM },
+    },
+    {
+      name: 'create opt-in form variant',
+      method: 'post',
+      path: () => `/api/v1/opt_in_forms/${ids.form}/variants`,
+      permission: 'opt_in_forms_write',
+      body: () => ({}),
+      stranger: { status: 404, error: FORM },
+    },
+    {
+      name: 'duplicate opt-in form',
+      method: 'post',
+      path: () => `/api/v1/opt_in_forms/${ids.form}/duplicate`,
+      permission: 'opt_in_forms_write',
+      body: () => ({}),
+      stranger: { status: 404, error: FORM },
+    },
+    { name: 'list topics', method: 'get', path: () => '/api/v1/topics.json', permission: 'subscribers_read', stranger: { status: 200, empty: (b) => b.total } },
+    {
+      name: 'get topic',
+      method: 'get',
+      path: () => `/api/v1/topics/${ids.topic}.json`,
+      permission: 'subscribers_read',
+      stranger: { status: 404, error: TOPIC },
+    },
+    {
+      name: 'create topic',
+      method: 'post',
+      path: () => '/api/v1/topics',
+      permission: 'subscribers_write',
+      body: () => ({ topic: { name: 'Theirs', tag_name: 'theirs' } }),
+      stranger: { status: 200, empty: () => 0 },
+    },
+    {
+      name: 'update topic',
+      method: 'patch',
+      path: () => `/api/v1/topics/${ids.topic}`,
+      permission: 'subscribers_write',
+      body: () => ({ topic: { description: 'taken' } }),
+      stranger: { status: 404, error: TOPIC },
+    },
+    {
+      name: 'delete topic',
+      method: 'delete',
+      path: () => `/api/v1/topics/${ids.topic}`,
+      permission: 'subscribers_write',
+      stranger: { status: 404, error: TOPIC },
+    },
     { name: 'list templates', method: 'get', path: () => '/api/v1/templates', permission: 'templates_read', stranger: { status: 200, empty: (b) => b.total } },
     { name: 'get template', method: 'get', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_read', stranger: { status: 404, error: T } },
     {
@@ -692,6 +799,7 @@ describe('isolation and permissions on every endpoint', () => {
     sequences: await api.database.db('sequences').where({ channel_id: ownerChannel }).orderBy('id').select('id', 'label', 'active'),
     steps: await api.database.db('sequence_steps').orderBy('id').select('id', 'sequence_id', 'parent_id', 'settings'),
     enrolments: await api.database.db('subscriber_sequences').where({ channel_id: ownerChannel }).orderBy('id').select('id', 'status'),
+    forms: await api.database.db('opt_in_forms').where({ channel_id: ownerChannel }).orderBy('id').select('id', 'label', 'parent_form_id', 'updated_at'),
   });
 
   /**
@@ -753,6 +861,7 @@ describe('isolation and permissions on every endpoint', () => {
       expect(after.sequences).toEqual(before.sequences);
       expect(after.steps.slice(0, before.steps.length)).toEqual(before.steps);
       expect(after.enrolments).toEqual(before.enrolments);
+      expect(after.forms).toEqual(before.forms);
     });
   });
 });

@@ -136,4 +136,19 @@ describe('@mailcast/client against the running API', () => {
     await expect(checked.broadcasts.create({} as never)).rejects.toThrow(/POST \/api\/v1\/broadcasts request: body does not match/);
     expect(seen).toHaveLength(1);
   });
+
+  it('drives opt-in forms: create, update, variant, duplicate, analytics, list, delete', async () => {
+    const form = await client.optInForms.createOptInForm({ label: 'Client form', trigger_settings: { frequency: 'once' } });
+    expect(form).toMatchObject({ label: 'Client form', trigger_settings: { frequency: 'once' }, variants_count: 0 });
+    const updated = await client.optInForms.updateOptInForm(form.id, { security_settings: { rate_limit_max: 7 } });
+    expect(updated.security_settings).toMatchObject({ rate_limit_max: 7, honeypot: true });
+    await expect(client.optInForms.createVariant(form.id, { weight: 25 })).resolves.toMatchObject({ variant_name: 'Variant B', variant_weight: 25 });
+    await expect(client.optInForms.duplicate(form.id)).resolves.toMatchObject({ label: 'Client form (Copy)', variants_count: 0 });
+    const analytics = await client.optInForms.getAnalytics(form.id, { start_date: '2026-01-01', end_date: '2026-01-02' });
+    expect(analytics.daily).toHaveLength(2);
+    const list = await client.optInForms.listOptInForms({ filter: 'Client form' });
+    expect(list.opt_in_forms.map((f) => f.label)).toEqual(['Client form', 'Client form (Copy)']);
+    await expect(client.optInForms.deleteOptInForm(form.id)).resolves.toEqual({ message: 'Opt-in form deleted' });
+    await expect(client.optInForms.getOptInForm(form.id)).rejects.toMatchObject({ status: 404, error: 'Opt-in form not found' });
+  });
 });

@@ -27,6 +27,7 @@ import { TRANSACTIONAL_PATHS, TRANSACTIONALS } from './transactionals.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
 import { SEGMENT_PATHS } from './segments.paths';
 import { SEQUENCE_PATHS, SEQUENCES } from './sequences.paths';
+import { OPT_IN_FORM_PATHS, OPT_IN_FORMS } from './opt-in-forms.paths';
 import { EMAIL_SERVER_PATHS } from './email-servers.paths';
 import { INBOUND, INBOUND_PATHS } from './inbound.paths';
 import { ARCHIVE_PATHS } from './archive.paths';
@@ -52,6 +53,7 @@ const PATHS: Record<string, Json> = {
   ...DISCOVERY_PATHS,
   ...SEGMENT_PATHS,
   ...SEQUENCE_PATHS,
+  ...OPT_IN_FORM_PATHS,
   ...EMAIL_SERVER_PATHS,
   ...INBOUND_PATHS,
   ...TOPIC_PATHS,
@@ -205,6 +207,7 @@ export function buildOpenApiDocument(): Json {
       { name: WEBHOOKS, description: 'Customer URLs receiving signed event notifications, and their delivery history.' },
       { name: SEGMENTS, description: 'Audiences defined by rules, evaluated when read or sent to.' },
       { name: SEQUENCES, description: 'Drip automations: a tree of steps each enrolled subscriber walks.' },
+      { name: OPT_IN_FORMS, description: 'Sign-up forms: hosted pages and embeddable widgets, their variants and figures.' },
       { name: EMAIL_SERVERS, description: 'The SMTP servers a channel sends through: TLS, credentials, sending limits and DKIM.' },
       { name: DISCOVERY, description: 'What a client asks first: who it is, whether the channel can send, and this document.' },
       { name: OPERATIONS, description: 'Health, metrics and this documentation; no authentication.' },

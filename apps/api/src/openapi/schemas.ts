@@ -32,6 +32,7 @@ import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
 import { PREVIEW_SCHEMAS } from './preview.schemas';
 import { SEGMENT_SCHEMAS } from './segments.schemas';
 import { SEQUENCE_SCHEMAS } from './sequences.schemas';
+import { OPT_IN_FORM_SCHEMAS } from './opt-in-forms.schemas';
 import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
 import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
@@ -271,6 +272,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...DISCOVERY_SCHEMAS,
   ...SEGMENT_SCHEMAS,
   ...SEQUENCE_SCHEMAS,
+  ...OPT_IN_FORM_SCHEMAS,
   ...PREVIEW_SCHEMAS,
   ...EMAIL_SERVER_SCHEMAS,
   ...TOPIC_SCHEMAS,

@@ -293,6 +293,15 @@ export class PgOptInFormRepository implements OptInFormRepository {
     }));
   }
 
+  async enrollingInto(channelId: number, sequenceId: number): Promise<number[]> {
+    const rows = (await this.db('opt_in_forms')
+      .where({ channel_id: channelId })
+      .whereRaw(`automation_settings -> 'sequence_ids' @> ?::jsonb`, [JSON.stringify([sequenceId])])
+      .orderBy('id')
+      .select('id')) as Array<{ id: string }>;
+    return rows.map((r) => Number(r.id));
+  }
+
   async existingTopics(channelId: number, ids: readonly number[]): Promise<number[]> {
     if (ids.length === 0) return [];
     const rows = (await this.db('topics')

@@ -531,6 +531,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/opt_in_forms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List opt-in forms
+         * @description Main forms only (variants are counted in variants_count), oldest first, 250 a page.
+         *
+         *     Permission: `opt_in_forms_read`.
+         */
+        get: operations["listOptInForms"];
+        put?: never;
+        /**
+         * Create an opt-in form
+         * @description Settings not given take their defaults; without blocks the form gets an email input, a "Sign Up" button and a thank-you text after the sign-up. 422 naming the field, nothing written: a blank label; an unknown form_type, widget_type, trigger or frequency (the message lists the words); a theme colour that is not hex, or a theme value holding ; { } < > url( or expression(; a template, sequence or topic not of this channel; a form view without exactly one email input; a post-submission block other than heading, text, image, divider, spacer; a custom_field_key not matching ^[a-z][a-z0-9_]*$; a topic twice in one form.
+         *
+         *     Permission: `opt_in_forms_write`.
+         */
+        post: operations["createOptInForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/opt_in_forms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an opt-in form
+         * @description A main form or a variant.
+         *
+         *     Permission: `opt_in_forms_read`.
+         */
+        get: operations["getOptInForm"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an opt-in form
+         * @description Its variants, blocks and figures go with it.
+         *
+         *     Permission: `opt_in_forms_write`.
+         */
+        delete: operations["deleteOptInForm"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an opt-in form
+         * @description Only the fields given change. Settings objects are deep-merged into the current ones, null deleting a key (back to its default). Block lists given are replaced (opt_in_form_blocks) or edited by id (…_attributes, _destroy). 422 naming the field, nothing written: a blank label; an unknown form_type, widget_type, trigger or frequency (the message lists the words); a theme colour that is not hex, or a theme value holding ; { } < > url( or expression(; a template, sequence or topic not of this channel; a form view without exactly one email input; a post-submission block other than heading, text, image, divider, spacer; a custom_field_key not matching ^[a-z][a-z0-9_]*$; a topic twice in one form.
+         *
+         *     Permission: `opt_in_forms_write`.
+         */
+        patch: operations["updateOptInForm"];
+        trace?: never;
+    };
+    "/api/v1/opt_in_forms/{id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Figures of an opt-in form
+         * @description Views, unique views and submissions per UTC day, default the last 30 days up to today. A date that cannot be read is ignored with a `parameter_ignored` warning; end_date before start_date: 422.
+         *
+         *     Permission: `opt_in_forms_read`.
+         */
+        get: operations["getOptInFormAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/opt_in_forms/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Duplicate an opt-in form
+         * @description A new main form: new identifier, "<label> (Copy)" unless labelled, no variants, no figures.
+         *
+         *     Permission: `opt_in_forms_write`.
+         */
+        post: operations["duplicateOptInForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/opt_in_forms/{id}/variants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a variant of an opt-in form
+         * @description A copy of the main form with its own identifier, named "Variant B", "Variant C"… unless named; a variant of a variant: 422.
+         *
+         *     Permission: `opt_in_forms_write`.
+         */
+        post: operations["createOptInFormVariant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/segments": {
         parameters: {
             query?: never;
@@ -2538,6 +2678,322 @@ export interface components {
         Message: {
             message: string;
         };
+        OptInForm: {
+            /** @description Hosts allowed to embed the form; empty: any. */
+            allowed_embedding_domains: string[];
+            /** @description All-time figures of this form (a variant counts its own). */
+            analytics: {
+                /** @description submissions ÷ unique views, a percentage; 0 without views. */
+                conversion_rate: number;
+                submissions_count: number;
+                unique_views_count: number;
+                views_count: number;
+            };
+            /** @description What a sign-up does. A PATCH merges it into the current object; null deletes a key (back to its default). */
+            automation_settings: {
+                [key: string]: unknown;
+            };
+            confirmation_email_template_id: number | null;
+            confirmation_redirect_url: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description PUBLIC_URL/f/<identifier>/embed.js */
+            embed_url: string;
+            enabled: boolean;
+            /** @enum {string} */
+            form_type: "embed" | "web";
+            id: number;
+            /**
+             * Format: uuid
+             * @description Names the form in its public URLs.
+             */
+            identifier: string;
+            include_unsubscribe_link_in_confirmation: boolean;
+            is_variant: boolean;
+            label: string;
+            /** @description The form view, by position. */
+            opt_in_form_blocks: components["schemas"]["OptInFormBlock"][];
+            /** @description What replaces the form after a sign-up, by position. */
+            opt_in_post_submission_blocks: components["schemas"]["OptInFormBlock"][];
+            /** @description The main form of a variant. */
+            parent_form_id: number | null;
+            /** @description Guards of the public submission. A PATCH merges it into the current object; null deletes a key (back to its default). */
+            security_settings: {
+                [key: string]: unknown;
+            };
+            /** @description Colours are hex; no value may hold ; { } < > url( expression(. A PATCH merges it into the current object; null deletes a key (back to its default). */
+            theme_settings: {
+                [key: string]: unknown;
+            };
+            /** @description When a widget shows. A PATCH merges it into the current object; null deletes a key (back to its default). */
+            trigger_settings: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            updated_at: string;
+            variant_name: string | null;
+            /** @description Share of visitors, 0 to 100; a main form 50. */
+            variant_weight: number;
+            variants_count: number;
+            warnings?: components["schemas"]["Warnings"];
+            welcome_email_template_id: number | null;
+            /** @description Stored as sent (merged on PATCH). */
+            widget_settings: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            widget_type: "inline_embed" | "popup_modal" | "slide_in_panel" | "floating_button" | "sticky_bar" | "full_page";
+        };
+        OptInFormAnalytics: {
+            /** @description Every day of the range, oldest first. */
+            daily: {
+                /** @description submissions ÷ unique_views, a percentage rounded to two decimals; 0 without views. */
+                conversion_rate: number;
+                /** Format: date */
+                date: string;
+                submissions: number;
+                /** @description Visitors counted once per form and day. */
+                unique_views: number;
+                /** @description Every view. */
+                views: number;
+            }[];
+            /** Format: date */
+            end_date: string;
+            form_id: number;
+            /** Format: date */
+            start_date: string;
+            /** @description The form's own figures over the range. */
+            totals: {
+                /** @description submissions ÷ unique_views, a percentage rounded to two decimals; 0 without views. */
+                conversion_rate: number;
+                submissions: number;
+                /** @description Visitors counted once per form and day. */
+                unique_views: number;
+                /** @description Every view. */
+                views: number;
+            };
+            /** @description A main form's variants, each over the same range. */
+            variants: {
+                /** @description submissions ÷ unique_views, a percentage rounded to two decimals; 0 without views. */
+                conversion_rate: number;
+                form_id: number;
+                submissions: number;
+                /** @description Visitors counted once per form and day. */
+                unique_views: number;
+                variant_name: string;
+                variant_weight: number;
+                /** @description Every view. */
+                views: number;
+            }[];
+            warnings?: components["schemas"]["Warnings"];
+        };
+        OptInFormBlock: {
+            /** @enum {string} */
+            block_type: "heading" | "text" | "image" | "input_field" | "checkbox" | "dropdown" | "radio_group" | "custom_field" | "topic" | "button" | "divider" | "spacer";
+            button_label: string | null;
+            checkbox_label: string | null;
+            /** Format: date-time */
+            created_at: string;
+            custom_css: string | null;
+            custom_field_key: string | null;
+            id: number;
+            image_url: string | null;
+            input_field_label: string | null;
+            input_field_placeholder: string | null;
+            /** @enum {string|null} */
+            input_field_value_type: "email" | "first_name" | "last_name" | "name" | "custom" | null;
+            multiline: boolean;
+            options: string[];
+            position: number;
+            required: boolean;
+            text_value: string | null;
+            topic_id: number | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        OptInFormBlockAttributes: {
+            _destroy?: boolean;
+            /**
+             * @description Default text.
+             * @enum {string}
+             */
+            block_type?: "heading" | "text" | "image" | "input_field" | "checkbox" | "dropdown" | "radio_group" | "custom_field" | "topic" | "button" | "divider" | "spacer";
+            /** @description Default "Sign Up". */
+            button_label?: string | null;
+            checkbox_label?: string | null;
+            custom_css?: string | null;
+            /** @description ^[a-z][a-z0-9_]*$ */
+            custom_field_key?: string | null;
+            /** @description A block of this list. */
+            id?: number;
+            /** Format: uri */
+            image_url?: string | null;
+            input_field_label?: string | null;
+            input_field_placeholder?: string | null;
+            /** @enum {string|null} */
+            input_field_value_type?: "email" | "first_name" | "last_name" | "name" | "custom" | null;
+            multiline?: boolean;
+            options?: string[];
+            /** @description Default: its place in the list. */
+            position?: number;
+            required?: boolean;
+            text_value?: string | null;
+            /** @description A topic of this channel, at most once per form. */
+            topic_id?: number | null;
+        };
+        OptInFormBlockInput: {
+            /**
+             * @description Default text.
+             * @enum {string}
+             */
+            block_type?: "heading" | "text" | "image" | "input_field" | "checkbox" | "dropdown" | "radio_group" | "custom_field" | "topic" | "button" | "divider" | "spacer";
+            /** @description Default "Sign Up". */
+            button_label?: string | null;
+            checkbox_label?: string | null;
+            custom_css?: string | null;
+            /** @description ^[a-z][a-z0-9_]*$ */
+            custom_field_key?: string | null;
+            /** Format: uri */
+            image_url?: string | null;
+            input_field_label?: string | null;
+            input_field_placeholder?: string | null;
+            /** @enum {string|null} */
+            input_field_value_type?: "email" | "first_name" | "last_name" | "name" | "custom" | null;
+            multiline?: boolean;
+            options?: string[];
+            /** @description Default: its place in the list. */
+            position?: number;
+            required?: boolean;
+            text_value?: string | null;
+            /** @description A topic of this channel, at most once per form. */
+            topic_id?: number | null;
+        };
+        /** @description The fields nested under `opt_in_form` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        OptInFormBody: {
+            opt_in_form: components["schemas"]["OptInFormInput"];
+        } | components["schemas"]["OptInFormInput"];
+        /** @description The fields nested under `opt_in_form` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        OptInFormDuplicateBody: {
+            opt_in_form: components["schemas"]["OptInFormDuplicateInput"];
+        } | components["schemas"]["OptInFormDuplicateInput"];
+        OptInFormDuplicateInput: {
+            /** @description Default "<label> (Copy)". */
+            label?: string | null;
+        };
+        OptInFormInput: {
+            /** @description Hosts allowed to embed the form, as an array or one per line; empty: any. */
+            allowed_embedding_domains?: string[] | string | null;
+            /** @description What a sign-up does. A PATCH merges it into the current object; null deletes a key (back to its default). */
+            automation_settings?: {
+                /** @description Default false. */
+                double_opt_in?: boolean | null;
+                /** @description Default false. */
+                send_welcome_email?: boolean | null;
+                /** @description Sequences of this channel. */
+                sequence_ids?: number[] | null;
+                tag_list?: string[] | null;
+            } | null;
+            /** @description A template of this channel; else the channel's default. */
+            confirmation_email_template_id?: number | null;
+            /** Format: uri */
+            confirmation_redirect_url?: string | null;
+            /** @description Default true. */
+            enabled?: boolean;
+            /**
+             * @description Default embed.
+             * @enum {string}
+             */
+            form_type?: "embed" | "web";
+            /** @description Default true. */
+            include_unsubscribe_link_in_confirmation?: boolean;
+            /** @description Required on create; not blank. */
+            label?: string;
+            /** @description Replaces the form view. */
+            opt_in_form_blocks?: components["schemas"]["OptInFormBlockInput"][];
+            /** @description Edits the form view by block: with id updates it (with _destroy: true deletes it), without id adds one. */
+            opt_in_form_blocks_attributes?: components["schemas"]["OptInFormBlockAttributes"][];
+            /** @description Replaces what follows a sign-up (heading, text, image, divider, spacer). */
+            opt_in_post_submission_blocks?: components["schemas"]["OptInFormBlockInput"][];
+            /** @description As opt_in_form_blocks_attributes, for what follows a sign-up. */
+            opt_in_post_submission_blocks_attributes?: components["schemas"]["OptInFormBlockAttributes"][];
+            /** @description Guards of the public submission. A PATCH merges it into the current object; null deletes a key (back to its default). */
+            security_settings?: {
+                /** @description Default true. */
+                honeypot?: boolean | null;
+                /** @description Default 3. */
+                min_submit_seconds?: number | null;
+                /** @description Default true. */
+                rate_limit?: boolean | null;
+                /** @description Default 5. */
+                rate_limit_max?: number | null;
+                /** @description Default 60. */
+                rate_limit_window_minutes?: number | null;
+                /** @description Default true. */
+                time_validation?: boolean | null;
+                /** @description Default false. */
+                turnstile?: boolean | null;
+                turnstile_site_key?: string | null;
+            } | null;
+            /** @description Colours are hex; no value may hold ; { } < > url( expression(. A PATCH merges it into the current object; null deletes a key (back to its default). */
+            theme_settings?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description When a widget shows. A PATCH merges it into the current object; null deletes a key (back to its default). */
+            trigger_settings?: {
+                /** @description Default 0. */
+                delay_seconds?: number | null;
+                /** @description Default all three. */
+                devices?: ("desktop" | "tablet" | "mobile")[] | null;
+                /**
+                 * @description Default every_visit (always means the same).
+                 * @enum {string|null}
+                 */
+                frequency?: "always" | "every_visit" | "once_per_session" | "once_per_day" | "once_per_week" | "once" | null;
+                /** @description Default 50. */
+                scroll_percentage?: number | null;
+                /**
+                 * @description Default immediate.
+                 * @enum {string|null}
+                 */
+                trigger?: "immediate" | "time_delay" | "scroll" | "exit_intent" | null;
+            } | null;
+            /** @description A variant only (PATCH). */
+            variant_name?: string;
+            /** @description A variant only (PATCH): share of visitors, 0 to 100. */
+            variant_weight?: number;
+            /** @description A template of this channel. */
+            welcome_email_template_id?: number | null;
+            /** @description Stored as sent (merged on PATCH). */
+            widget_settings?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Default inline_embed.
+             * @enum {string}
+             */
+            widget_type?: "inline_embed" | "popup_modal" | "slide_in_panel" | "floating_button" | "sticky_bar" | "full_page";
+        };
+        OptInFormPage: {
+            opt_in_forms: components["schemas"]["OptInForm"][];
+            pagination: {
+                /** @description Main forms in the whole list. */
+                count: number;
+                next: number | null;
+                page: number;
+                pages: number;
+                prev: number | null;
+            };
+        };
+        /** @description The fields nested under `variant` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        OptInFormVariantBody: {
+            variant: components["schemas"]["OptInFormVariantInput"];
+        } | components["schemas"]["OptInFormVariantInput"];
+        OptInFormVariantInput: {
+            /** @description Default the next free "Variant B", "Variant C"… */
+            name?: string | null;
+            /** @description Share of visitors, 0 to 100; default 50. */
+            weight?: number;
+        };
         Pagination: {
             /** @description Subscribers on this page. */
             count: number;
@@ -3423,7 +3879,7 @@ export interface components {
         /** @description What the request did not do as asked (attributes the API does not take, a subscriber already enrolled): it succeeded all the same. Present only when there are some. */
         Warnings: {
             /**
-             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here (an unparsable list bound, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.
+             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here, its default stood (an unparsable list bound or opt-in form analytics date, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.
              * @enum {string}
              */
             code: "unrecognized_parameter" | "already_enrolled" | "parameter_ignored" | "double_opt_in_skipped";
@@ -3563,7 +4019,7 @@ export interface components {
             } | null;
             token: {
                 id: number;
-                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write" | "sequences_read" | "sequences_write")[];
+                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write" | "sequences_read" | "sequences_write" | "opt_in_forms_read" | "opt_in_forms_write")[];
             };
             /**
              * @description `channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.
@@ -4699,6 +5155,294 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+        };
+    };
+    listOptInForms: {
+        parameters: {
+            query?: {
+                /** @description Only enabled (true) or disabled (false) forms. */
+                enabled?: boolean;
+                /** @description Only forms whose label contains this (case-insensitive). */
+                filter?: string;
+                /** @description Page, from 1; 250 forms a page. */
+                page?: number;
+                /** @description Only forms of this widget type. */
+                widget_type?: "inline_embed" | "popup_modal" | "slide_in_panel" | "floating_button" | "sticky_bar" | "full_page";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of forms. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptInFormPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createOptInForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptInFormBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptInForm"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOptInForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptInForm"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteOptInForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateOptInForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptInFormBody"];
+            };
+        };
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptInForm"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOptInFormAnalytics: {
+        parameters: {
+            query?: {
+                /** @description Last day (YYYY-MM-DD), default today (UTC). */
+                end_date?: string;
+                /** @description First day (YYYY-MM-DD), default 29 days before end_date. */
+                start_date?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptInFormAnalytics"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    duplicateOptInForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptInFormDuplicateBody"];
+            };
+        };
+        responses: {
+            /** @description The copy. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptInForm"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createOptInFormVariant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OptInFormVariantBody"];
+            };
+        };
+        responses: {
+            /** @description The variant. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptInForm"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createSegment: {

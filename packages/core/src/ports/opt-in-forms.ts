@@ -39,6 +39,8 @@ export interface OptInFormRepository {
   counters(formIds: readonly number[]): Promise<Map<number, OptInFormCounters>>;
   /** Counters per form and UTC day within [from, to] (YYYY-MM-DD), days without any left out. */
   dailyCounters(formIds: readonly number[], from: string, to: string): Promise<OptInFormDailyCounters[]>;
+  /** Ids of the channel's forms (variants too) whose automation enrols in the sequence. */
+  enrollingInto(channelId: number, sequenceId: number): Promise<number[]>;
   /** Those of `ids` that are topics of the channel. */
   existingTopics(channelId: number, ids: readonly number[]): Promise<number[]>;
 }

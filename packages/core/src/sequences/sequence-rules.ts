@@ -7,6 +7,7 @@ export const STEP_NOT_FOUND = 'Step not found';
 export const DEFAULT_SEQUENCE_LABEL = 'Untitled sequence';
 export const MAX_SEQUENCE_LABEL = 255;
 export const SEQUENCE_TARGETED = 'Sequence is the target of a move_to_sequence step of another sequence';
+export const SEQUENCE_ENROLLED_BY_FORM = 'Sequence is enrolled into by an opt-in form';
 
 export const SEQUENCE_DEFAULTS: SequenceSettings = {
   label: DEFAULT_SEQUENCE_LABEL,

@@ -154,7 +154,7 @@ describe('sequences API', () => {
     expect([condition.status, Object.keys(condition.body.errors)]).toEqual([422, ['condition_setting']]);
   });
 
-  it('refuses deleting a sequence another one moves into, and a segment or template a sequence uses', async () => {
+  it('refuses deleting a sequence another one moves into or a form enrols in, and a segment or template a sequence uses', async () => {
     const target = await newSequence();
     const mover = await newSequence();
     await addStep(mover, { action: 'move_to_sequence', target_sequence_id: target });
@@ -162,6 +162,14 @@ describe('sequences API', () => {
     expect([refused.status, refused.body.error]).toEqual([422, expect.stringContaining('move_to_sequence')]);
     expect((await as().delete(`/api/v1/sequences/${mover}`)).status).toBe(200);
     expect((await as().delete(`/api/v1/sequences/${target}`)).status).toBe(200);
+
+    const enrolled = await newSequence();
+    const form = await as().post('/api/v1/opt_in_forms', { opt_in_form: { label: 'Sign-ups', automation_settings: { sequence_ids: [enrolled] } } });
+    expect(form.status).toBe(201);
+    const byForm = await as().delete(`/api/v1/sequences/${enrolled}`);
+    expect([byForm.status, byForm.body]).toEqual([422, { error: `Sequence is enrolled into by an opt-in form (${form.body.id})` }]);
+    expect((await as().patch(`/api/v1/opt_in_forms/${form.body.id}`, { opt_in_form: { automation_settings: { sequence_ids: [] } } })).status).toBe(200);
+    expect((await as().delete(`/api/v1/sequences/${enrolled}`)).status).toBe(200);
 
     const segment = (await as().post('/api/v1/segments', { name: 'trigger' })).body.id as number;
     const excluded = (await as().post('/api/v1/segments', { name: 'excluded' })).body.id as number;
