@@ -183,7 +183,10 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
         formBlocks: [
           block({ blockType: 'input_field', position: 0, inputFieldValueType: 'email', required: true }),
           ...topicIds.map((topicId, i) => block({ blockType: 'topic', position: i + 1, topicId })),
-          block({ blockType: 'button', position: topicIds.length + 1 }),
+          // The custom fields the form asks for; a submission's other custom_data keys are dropped.
+          block({ blockType: 'custom_field', position: topicIds.length + 1, customFieldKey: 'company' }),
+          block({ blockType: 'custom_field', position: topicIds.length + 2, customFieldKey: 'city' }),
+          block({ blockType: 'button', position: topicIds.length + 3 }),
         ],
         postSubmissionBlocks: [],
       },
@@ -251,7 +254,7 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     expect(counter!.day.toISOString().slice(0, 10)).toBe(time.clock.now().toISOString().slice(0, 10));
   });
 
-  it('merges custom fields into a known subscriber and leaves their topic values alone', async () => {
+  it("merges the form's custom fields into a known subscriber, no other key, and leaves their topic values alone", async () => {
     const digest = await aTopic({ custom_data_key: 'weekly' });
     const known = await api.fixtures.aSubscriber(channelId, 'known@example.com', {
       customData: { plan: 'pro', weekly: false },
@@ -259,7 +262,10 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
       tags: ['old'],
     });
     const form = await aForm({ tagList: ['form-tag'] }, { topicIds: [digest] });
-    const answer = await submit.execute(submission(form, 'known@example.com', { customData: { company: 'Initech' }, topics: { [digest]: true } }));
+    // plan and weekly are not fields of the form: a visitor who knows the address cannot write them.
+    const answer = await submit.execute(
+      submission(form, 'known@example.com', { customData: { company: 'Initech', plan: 'free', weekly: true }, topics: { [digest]: true } }),
+    );
     expect(answer.status).toBe('subscribed');
     const s = await subscriber('known@example.com');
     expect(s.custom_data).toEqual({ plan: 'pro', weekly: false, company: 'Initech' });

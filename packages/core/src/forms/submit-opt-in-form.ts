@@ -23,7 +23,7 @@ import { performFormActions } from './form-actions';
 export type SubmittedForm = Pick<
   OptInForm,
   'id' | 'channelId' | 'automationSettings' | 'confirmationEmailTemplateId' | 'welcomeEmailTemplateId' | 'includeUnsubscribeLinkInConfirmation'
-> & { formBlocks: ReadonlyArray<Pick<OptInFormBlock, 'blockType' | 'topicId'>> };
+> & { formBlocks: ReadonlyArray<Pick<OptInFormBlock, 'blockType' | 'topicId' | 'customFieldKey'>> };
 
 /** A valid submission, as the public route parsed it (docs/opt-in-forms.md, "Submission processing"). */
 export interface OptInSubmission {
@@ -81,6 +81,7 @@ export class SubmitOptInForm {
     const shard = this.random.bytes(1)[0]! % SUBMISSION_SHARDS;
     const formTags = [...new Set(automation.tagList.map((t) => t.trim()).filter((t) => t !== ''))];
     const chosenTopics = this.chosenTopics(form, input.topics);
+    const customData = this.formFields(form, input.customData);
 
     const status = await this.transactor.run(async (r) => {
       const topics = chosenTopics.size === 0 ? [] : await r.formSubmissions.topics(form.channelId, [...chosenTopics.keys()]);
@@ -97,12 +98,12 @@ export class SubmitOptInForm {
           source: SOURCE,
           // Under double opt-in the form's tags wait for the confirmation; topic tags are the visitor's own choice.
           tags: [...new Set([...(doi ? [] : formTags), ...topicValues.tags])],
-          customData: { ...input.customData, ...topicValues.customData },
+          customData: { ...customData, ...topicValues.customData },
         },
         now,
         (row) => subscriberEvents(row, ['subscriber.created'], now),
       );
-      const result = inserted !== null ? await this.afterCreate(r, form, inserted, formTags, now) : await this.existing(r, input, email, formTags, now);
+      const result = inserted !== null ? await this.afterCreate(r, form, inserted, formTags, now) : await this.existing(r, { ...input, customData }, email, formTags, now);
       await r.formSubmissions.countSubmission(form.id, utcDay(now), shard);
       return result;
     });
@@ -118,6 +119,19 @@ export class SubmitOptInForm {
       if (typeof answer === 'boolean') chosen.set(block.topicId, answer);
     }
     return chosen;
+  }
+
+  /**
+   * Only the keys the form asks for: a visitor posting other `custom_data` keys (a topic's key, a
+   * plan, a flag) must not write them onto a subscriber whose address they know.
+   */
+  private formFields(form: SubmittedForm, answers: Record<string, unknown>): Record<string, unknown> {
+    const fields: Record<string, unknown> = {};
+    for (const block of form.formBlocks) {
+      const key = block.customFieldKey;
+      if (key !== null && Object.hasOwn(answers, key)) fields[key] = answers[key];
+    }
+    return fields;
   }
 
   /** A new subscriber: written with the form's tags unless double opt-in holds them. */
