@@ -103,7 +103,8 @@ export class SubmitOptInForm {
         now,
         (row) => subscriberEvents(row, ['subscriber.created'], now),
       );
-      const result = inserted !== null ? await this.afterCreate(r, form, inserted, formTags, now) : await this.existing(r, { ...input, customData }, email, formTags, now);
+      const result =
+        inserted !== null ? await this.afterCreate(r, form, inserted, formTags, now) : await this.existing(r, { ...input, customData }, email, formTags, now);
       await r.formSubmissions.countSubmission(form.id, utcDay(now), shard);
       return result;
     });
