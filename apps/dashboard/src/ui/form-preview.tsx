@@ -165,6 +165,8 @@ export function FormPreview({ form, widget }: { form: Pick<OptInForm, 'theme_set
     const root = el.shadowRoot ?? el.attachShadow({ mode: 'open' });
     root.adoptedStyleSheets = [formSheet()];
     draw(root, form, widget);
+    // What is drawn now (the attribute above is set at render, the drawing after it).
+    el.dataset.drawn = widget;
   }, [form, widget]);
   return <div class="form-preview" data-widget={widget} ref={host} role="region" aria-label={`Preview: ${widget.replace(/_/g, ' ')}`} />;
 }
