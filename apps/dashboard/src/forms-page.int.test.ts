@@ -149,7 +149,11 @@ describe('the forms, topics and archive pages in a browser', () => {
     // Moved to the top, it is drawn first.
     await page.click('li[data-block=heading] button[data-do=up]');
     await page.click('li[data-block=heading] button[data-do=up]');
-    expect(await page.$$eval('ol.block-list > li', (items) => items.map((li) => (li as HTMLElement).dataset.block))).toEqual(['heading', 'input_field', 'button']);
+    expect(await page.$$eval('ol.block-list > li', (items) => items.map((li) => (li as HTMLElement).dataset.block))).toEqual([
+      'heading',
+      'input_field',
+      'button',
+    ]);
 
     await fill('[name=color_background]', '#fff;}');
     await clickText(page, 'Save form');
@@ -223,7 +227,9 @@ describe('the forms, topics and archive pages in a browser', () => {
     ]);
     await page.reload();
     await page.waitForSelector('.form-chart[data-drawn=true]');
-    const totals = await page.$$eval('.analytics .figure', (items) => items.map((i) => [(i as HTMLElement).dataset.total, i.querySelector('.figure-value')!.textContent]));
+    const totals = await page.$$eval('.analytics .figure', (items) =>
+      items.map((i) => [(i as HTMLElement).dataset.total, i.querySelector('.figure-value')!.textContent]),
+    );
     expect(totals).toEqual([
       ['views', '30'],
       ['unique_views', '20'],
@@ -231,9 +237,9 @@ describe('the forms, topics and archive pages in a browser', () => {
       ['conversion_rate', '30%'],
     ]);
     expect(await page.$$eval('.form-chart canvas', (c) => c.length)).toBeGreaterThan(0);
-    expect(await page.$$eval('table.variant-figures tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent).join('|')))).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^Short\|30\|5\|5\|1\|20%$/)]),
-    );
+    expect(
+      await page.$$eval('table.variant-figures tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent).join('|'))),
+    ).toEqual(expect.arrayContaining([expect.stringMatching(/^Short\|30\|5\|5\|1\|20%$/)]));
     await expectAccessible();
     await screenshot(page, 'form-builder');
   });

@@ -61,7 +61,9 @@ export function renderBlockOf(b: OptInFormBlock): RenderBlock | null {
     case 'custom_field':
       return customName ? { ...base, type: 'field', name: customName, label: text(b.input_field_label) || b.custom_field_key!, multiline: b.multiline } : null;
     case 'checkbox':
-      return customName ? { ...base, type: 'checkbox', name: customName, label: text(b.checkbox_label) || text(b.input_field_label) || text(b.text_value) } : null;
+      return customName
+        ? { ...base, type: 'checkbox', name: customName, label: text(b.checkbox_label) || text(b.input_field_label) || text(b.text_value) }
+        : null;
     case 'dropdown':
     case 'radio_group':
       return customName ? { ...base, type: b.block_type, name: customName, label: text(b.input_field_label) || text(b.text_value), options } : null;

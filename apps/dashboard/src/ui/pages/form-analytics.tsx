@@ -46,7 +46,10 @@ function DailyChart({ analytics }: { analytics: OptInFormAnalytics }) {
 /** A form's analytics over a chosen date range (default the last 30 days, as the API's default). */
 export function FormAnalytics({ formId }: { formId: number }) {
   const [range, setRange] = useState({ start: day(-29), end: day(0) });
-  const data = useResource(() => api<OptInFormAnalytics>('GET', `/opt_in_forms/${formId}/analytics`, { query: { start_date: range.start, end_date: range.end } }), [formId, range]);
+  const data = useResource(
+    () => api<OptInFormAnalytics>('GET', `/opt_in_forms/${formId}/analytics`, { query: { start_date: range.start, end_date: range.end } }),
+    [formId, range],
+  );
   const a = data.data;
   return (
     <section class="panel stack analytics">

@@ -39,8 +39,11 @@ const COLOURS = [
 
 let nextKey = 1;
 function draftOf(b: OptInFormBlock): DraftBlock {
-  const { id: _id, created_at: _c, updated_at: _u, ...rest } = b;
-  return { ...rest, key: nextKey++ };
+  const rest: Partial<OptInFormBlock> = { ...b };
+  delete rest.id;
+  delete rest.created_at;
+  delete rest.updated_at;
+  return { ...(rest as Omit<OptInFormBlock, 'id' | 'created_at' | 'updated_at'>), key: nextKey++ };
 }
 function newBlock(type: BlockType): DraftBlock {
   return {
@@ -64,7 +67,11 @@ function newBlock(type: BlockType): DraftBlock {
 }
 /** The blocks as the API takes them: the whole list, in order (`opt_in_form_blocks` replaces the view). */
 function blocksBody(blocks: DraftBlock[]): NonNullable<OptInFormInput['opt_in_form_blocks']> {
-  return blocks.map(({ key: _key, ...b }, position) => ({ ...b, position }));
+  return blocks.map((block, position) => {
+    const b: Partial<DraftBlock> = { ...block, position };
+    delete b.key;
+    return b;
+  });
 }
 
 interface Draft {
@@ -247,7 +254,11 @@ export function FormPage() {
           <fieldset class="stack">
             <legend>Automation</legend>
             <Field label="Tags" hint="Comma-separated, added to each subscriber who signs up.">
-              <input name="tag_list" value={draft.automation.tag_list} onInput={(e) => set({ automation: { ...draft.automation, tag_list: e.currentTarget.value } })} />
+              <input
+                name="tag_list"
+                value={draft.automation.tag_list}
+                onInput={(e) => set({ automation: { ...draft.automation, tag_list: e.currentTarget.value } })}
+              />
             </Field>
             {(sequences.data ?? []).length > 0 && (
               <fieldset class="checks">
@@ -263,7 +274,9 @@ export function FormPage() {
                         set({
                           automation: {
                             ...draft.automation,
-                            sequence_ids: e.currentTarget.checked ? [...draft.automation.sequence_ids, s.id] : draft.automation.sequence_ids.filter((x) => x !== s.id),
+                            sequence_ids: e.currentTarget.checked
+                              ? [...draft.automation.sequence_ids, s.id]
+                              : draft.automation.sequence_ids.filter((x) => x !== s.id),
                           },
                         })
                       }
@@ -332,7 +345,13 @@ function TriggerFields({ value, onChange }: { value: Record<string, unknown>; on
           </select>
         </Field>
         <Field label="Delay (seconds)">
-          <input name="delay_seconds" type="number" min={0} value={String(value.delay_seconds ?? 0)} onInput={(e) => onChange({ ...value, delay_seconds: Number(e.currentTarget.value) })} />
+          <input
+            name="delay_seconds"
+            type="number"
+            min={0}
+            value={String(value.delay_seconds ?? 0)}
+            onInput={(e) => onChange({ ...value, delay_seconds: Number(e.currentTarget.value) })}
+          />
         </Field>
         <Field label="Scroll (%)">
           <input
@@ -398,7 +417,11 @@ function SecurityFields({ value, onChange }: { value: Record<string, unknown>; o
         {num('rate_limit_max', 'Submissions per window')}
         {num('rate_limit_window_minutes', 'Window (minutes)')}
         <Field label="Turnstile site key">
-          <input name="turnstile_site_key" value={String(value.turnstile_site_key ?? '')} onInput={(e) => onChange({ ...value, turnstile_site_key: e.currentTarget.value })} />
+          <input
+            name="turnstile_site_key"
+            value={String(value.turnstile_site_key ?? '')}
+            onInput={(e) => onChange({ ...value, turnstile_site_key: e.currentTarget.value })}
+          />
         </Field>
       </div>
     </fieldset>
@@ -459,9 +482,17 @@ function BlockList({ blocks, topics, onChange }: { blocks: DraftBlock[]; topics:
 
 function BlockFields({ block: b, index, topics, onChange }: { block: DraftBlock; index: number; topics: Topic[]; onChange(p: Partial<DraftBlock>): void }) {
   const n = index + 1;
-  const textField = (key: 'text_value' | 'input_field_label' | 'input_field_placeholder' | 'custom_field_key' | 'checkbox_label' | 'image_url' | 'button_label', label: string) => (
+  const textField = (
+    key: 'text_value' | 'input_field_label' | 'input_field_placeholder' | 'custom_field_key' | 'checkbox_label' | 'image_url' | 'button_label',
+    label: string,
+  ) => (
     <Field label={`${label} (block ${n})`}>
-      <input name={`${key}_${n}`} data-field={key} value={b[key] ?? ''} onInput={(e) => onChange({ [key]: e.currentTarget.value === '' ? null : e.currentTarget.value })} />
+      <input
+        name={`${key}_${n}`}
+        data-field={key}
+        value={b[key] ?? ''}
+        onInput={(e) => onChange({ [key]: e.currentTarget.value === '' ? null : e.currentTarget.value })}
+      />
     </Field>
   );
   const required = (
@@ -533,7 +564,11 @@ function BlockFields({ block: b, index, topics, onChange }: { block: DraftBlock;
       return (
         <div class="row">
           <Field label={`Topic (block ${n})`}>
-            <select data-field="topic_id" value={b.topic_id === null ? '' : String(b.topic_id)} onChange={(e) => onChange({ topic_id: e.currentTarget.value === '' ? null : Number(e.currentTarget.value) })}>
+            <select
+              data-field="topic_id"
+              value={b.topic_id === null ? '' : String(b.topic_id)}
+              onChange={(e) => onChange({ topic_id: e.currentTarget.value === '' ? null : Number(e.currentTarget.value) })}
+            >
               <option value="">—</option>
               {topics.map((t) => (
                 <option key={t.id} value={String(t.id)}>
@@ -600,13 +635,17 @@ function Variants({ form, writable }: { form: OptInForm; writable: boolean }) {
   const [name, setName] = useState('');
   const [weight, setWeight] = useState('50');
   const action = useAction();
-  const variants = useResource(() => api<Schemas['OptInFormAnalytics']>('GET', `/opt_in_forms/${form.id}/analytics`).then((a) => a.variants), [form.id, form.variants_count]);
+  const variants = useResource(
+    () => api<Schemas['OptInFormAnalytics']>('GET', `/opt_in_forms/${form.id}/analytics`).then((a) => a.variants),
+    [form.id, form.variants_count],
+  );
   async function add(event: Event) {
     event.preventDefault();
     const body: Record<string, unknown> = { weight: Number(weight) };
     if (name.trim() !== '') body.name = name.trim();
     let created: OptInForm | undefined;
-    if (await action.run(async () => (created = await api<OptInForm>('POST', `/opt_in_forms/${form.id}/variants`, { body })))) navigate(`/forms/${created!.id}`);
+    if (await action.run(async () => (created = await api<OptInForm>('POST', `/opt_in_forms/${form.id}/variants`, { body }))))
+      navigate(`/forms/${created!.id}`);
   }
   const rows = (variants.data ?? []).filter((v) => v.form_id !== form.id);
   return (

@@ -57,7 +57,9 @@ export function Topics() {
   return (
     <section>
       <h1>Topics</h1>
-      <p class="muted">What subscribers choose to receive, on the preference page and in forms; a broadcast or sequence can go only to those receiving a topic.</p>
+      <p class="muted">
+        What subscribers choose to receive, on the preference page and in forms; a broadcast or sequence can go only to those receiving a topic.
+      </p>
       {list.error && <ErrorMessage message={list.error} />}
       {list.loading && !list.data && <Loading />}
       {list.data && topics.length === 0 && <Empty>No topics yet.{writable ? ' Create one below.' : ''}</Empty>}
@@ -128,7 +130,9 @@ function TopicForm({ topic, onDone }: { topic?: Topic; onDone(): void }) {
   async function submit(event: Event) {
     event.preventDefault();
     const ok = await action.run(() =>
-      creating ? api<Topic>('POST', '/topics', { body: { topic: bodyOf(draft, true) } }) : api<Topic>('PATCH', `/topics/${topic.id}`, { body: { topic: bodyOf(draft, false) } }),
+      creating
+        ? api<Topic>('POST', '/topics', { body: { topic: bodyOf(draft, true) } })
+        : api<Topic>('PATCH', `/topics/${topic.id}`, { body: { topic: bodyOf(draft, false) } }),
     );
     if (ok) {
       if (creating) setDraft(EMPTY);
@@ -161,8 +165,8 @@ function TopicForm({ topic, onDone }: { topic?: Topic; onDone(): void }) {
       <div class="checks">
         {draft.storage === 'custom_data' && (
           <label>
-            <input type="checkbox" name="unset_receives" checked={draft.unset_receives} onChange={(e) => set({ unset_receives: e.currentTarget.checked })} /> Subscribers who never
-            chose receive it
+            <input type="checkbox" name="unset_receives" checked={draft.unset_receives} onChange={(e) => set({ unset_receives: e.currentTarget.checked })} />{' '}
+            Subscribers who never chose receive it
           </label>
         )}
         <label>
