@@ -280,7 +280,7 @@ describe('the dashboard in a browser', () => {
     await fill('token', narrow);
     await page.keyboard.press('Enter');
     await waitForText(page, 'h1', 'Subscribers');
-    expect(await page.$$eval('header nav a', (links) => links.map((a) => a.textContent))).toEqual(['Subscribers']);
+    expect(await page.$$eval('header nav a', (links) => links.map((a) => a.textContent))).toEqual(['Subscribers', 'Topics']);
     expect(await page.$('[name=new_email]')).toBeNull();
     await waitForText(page, '.who', 'Channel: Test channel');
     await clickText(page, 'ann@example.com');

@@ -79,7 +79,14 @@ describe('the sequences page in a browser', () => {
     await page.type('input[name=token]', stack.token);
     await page.keyboard.press('Enter');
     await waitForText(page, 'h1', 'Broadcasts');
-    expect(await page.$$eval('header nav a', (links) => links.map((a) => a.textContent))).toEqual(['Broadcasts', 'Subscribers', 'Sequences', 'Webhooks']);
+    expect(await page.$$eval('header nav a', (links) => links.map((a) => a.textContent))).toEqual([
+      'Broadcasts',
+      'Subscribers',
+      'Topics',
+      'Sequences',
+      'Forms',
+      'Webhooks',
+    ]);
     await clickText(page, 'Sequences');
     await waitForText(page, '.empty', 'No sequences yet');
     await expectAccessible();

@@ -10,6 +10,13 @@ export type Sequence = Schemas['Sequence'];
 export type SequenceStep = Schemas['SequenceStep'];
 export type SequenceStepInput = Schemas['SequenceStepInput'];
 export type Enrolment = Schemas['SubscriberSequence'];
+export type OptInForm = Schemas['OptInForm'];
+export type OptInFormBlock = Schemas['OptInFormBlock'];
+export type OptInFormInput = Schemas['OptInFormInput'];
+export type OptInFormAnalytics = Schemas['OptInFormAnalytics'];
+export type Topic = Schemas['Topic'];
+export type TopicWithCounts = Schemas['TopicWithCounts'];
+export type Segment = Schemas['Segment'];
 
 /**
  * The API token lives in sessionStorage only: it survives a reload of the tab, is gone when the
@@ -100,14 +107,14 @@ export async function api<T>(method: string, path: string, options: { query?: Qu
 export interface Identity {
   tokenId: number;
   permissions: readonly string[];
-  channel: { id: number; name: string };
+  channel: { id: number; name: string; slug: string };
 }
 
 export async function whoami(token: string): Promise<Identity> {
   const body = await api<Schemas['WhoAmI']>('GET', '/whoami', { token });
   // An admin token names a channel per request (docs/auth.md); the dashboard works in one channel.
   if (body.channel === null) throw new Error('This is an admin token: sign in to the dashboard with a channel token.');
-  return { tokenId: body.token.id, permissions: body.token.permissions, channel: body.channel };
+  return { tokenId: body.token.id, permissions: body.token.permissions, channel: { id: body.channel.id, name: body.channel.name, slug: body.channel.slug } };
 }
 
 export function can(identity: Identity, permission: string): boolean {

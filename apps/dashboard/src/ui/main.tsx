@@ -9,12 +9,15 @@ import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';
 import { BroadcastForm } from './pages/broadcast-form';
 import { Broadcasts } from './pages/broadcasts';
+import { FormPage } from './pages/form';
+import { Forms } from './pages/forms';
 import { SequencePage } from './pages/sequence';
 import { Sequences } from './pages/sequences';
 import { SignIn } from './pages/sign-in';
 import { Statistics } from './pages/statistics';
 import { SubscriberPage } from './pages/subscriber';
 import { Subscribers } from './pages/subscribers';
+import { Topics } from './pages/topics';
 import { WebhookPage } from './pages/webhook';
 import { Webhooks } from './pages/webhooks';
 import { SessionContext, useCan, useIdentity } from './session';
@@ -41,7 +44,9 @@ function Layout({ onSignOut }: { onSignOut(): void }) {
         <nav aria-label="Main">
           {can('broadcasts_read') && <NavLink href="/broadcasts">Broadcasts</NavLink>}
           {can('subscribers_read') && <NavLink href="/subscribers">Subscribers</NavLink>}
+          {can('subscribers_read') && <NavLink href="/topics">Topics</NavLink>}
           {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
+          {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
         </nav>
         <span class="who">Channel: {identity.channel.name}</span>
@@ -60,6 +65,9 @@ function Layout({ onSignOut }: { onSignOut(): void }) {
           <Route path="/subscribers/show" component={SubscriberPage} />
           <Route path="/sequences" component={Sequences} />
           <Route path="/sequences/:id" component={SequencePage} />
+          <Route path="/topics" component={Topics} />
+          <Route path="/forms" component={Forms} />
+          <Route path="/forms/:id" component={FormPage} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
           <Route path="/">

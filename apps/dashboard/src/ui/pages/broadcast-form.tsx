@@ -3,6 +3,7 @@ import { Link, useLocation, useParams } from 'wouter-preact';
 import { api, type Broadcast, type Schemas } from '../api';
 import { ErrorMessage, Feedback, Field, Loading } from '../components';
 import { useAction, useResource } from '../hooks';
+import { useCan } from '../session';
 
 type Input = Schemas['BroadcastCreateInput'];
 
@@ -16,6 +17,9 @@ const EMPTY: Input = {
   track_opens: true,
   track_clicks: true,
   include_unsubscribe_link: true,
+  archive: false,
+  topic_id: null,
+  excluded_segment_ids: [],
 };
 
 function inputOf(b: Broadcast): Input {
@@ -29,6 +33,9 @@ function inputOf(b: Broadcast): Input {
     track_opens: b.track_opens,
     track_clicks: b.track_clicks,
     include_unsubscribe_link: b.include_unsubscribe_link,
+    archive: b.archive,
+    topic_id: b.topic_id,
+    excluded_segment_ids: b.excluded_segment_ids,
   };
 }
 
@@ -47,6 +54,18 @@ export function BroadcastForm() {
   const existing = useResource(() => (id === undefined ? Promise.resolve(undefined) : api<Broadcast>('GET', `/broadcasts/${id}`)), [id]);
   const [input, setInput] = useState<Input>(EMPTY);
   const save = useAction();
+  const can = useCan();
+  // Topics and segments are read with subscribers_read; without it the audience fields are hidden.
+  const audience = useResource(
+    async () =>
+      can('subscribers_read')
+        ? {
+            topics: (await api<Schemas['TopicList']>('GET', '/topics.json')).data,
+            segments: (await api<Schemas['SegmentList']>('GET', '/segments.json', { query: { limit: 100 } })).data,
+          }
+        : undefined,
+    [],
+  );
 
   useEffect(() => {
     if (existing.data) setInput(inputOf(existing.data));
@@ -57,7 +76,7 @@ export function BroadcastForm() {
     value: input[key] ?? '',
     onInput: (e: Event) => setInput({ ...input, [key]: (e.currentTarget as HTMLInputElement).value }),
   });
-  const flag = (key: 'track_opens' | 'track_clicks' | 'include_unsubscribe_link') => ({
+  const flag = (key: 'track_opens' | 'track_clicks' | 'include_unsubscribe_link' | 'archive') => ({
     name: key,
     type: 'checkbox',
     checked: input[key] ?? false,
@@ -110,6 +129,45 @@ export function BroadcastForm() {
             <input {...flag('include_unsubscribe_link')} /> Include an unsubscribe link
           </label>
         </fieldset>
+        <fieldset class="checks">
+          <legend>Archive</legend>
+          <label>
+            <input {...flag('archive')} /> Publish in the channel's public archive once sent
+          </label>
+        </fieldset>
+        {audience.data && (
+          <fieldset class="stack">
+            <legend>Audience</legend>
+            <Field label="Topic" hint="Only subscribers receiving this topic get it.">
+              <select
+                name="topic_id"
+                value={input.topic_id === null || input.topic_id === undefined ? '' : String(input.topic_id)}
+                onChange={(e) => setInput({ ...input, topic_id: e.currentTarget.value === '' ? null : Number(e.currentTarget.value) })}
+              >
+                <option value="">No topic: everyone targeted</option>
+                {audience.data.topics.map((t) => (
+                  <option key={t.id} value={String(t.id)}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Excluded segments" hint="Members of these segments never get it.">
+              <select
+                name="excluded_segment_ids"
+                multiple
+                size={Math.min(5, Math.max(2, audience.data.segments.length))}
+                onChange={(e) => setInput({ ...input, excluded_segment_ids: [...e.currentTarget.selectedOptions].map((o) => Number(o.value)) })}
+              >
+                {audience.data.segments.map((s) => (
+                  <option key={s.id} value={String(s.id)} selected={(input.excluded_segment_ids ?? []).includes(s.id)}>
+                    {s.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          </fieldset>
+        )}
         <Feedback action={save} />
         <div class="actions">
           <button type="submit" class="primary" disabled={save.busy}>

@@ -3,7 +3,7 @@ import { Link } from 'wouter-preact';
 import { api, type Schemas } from '../api';
 import { Empty, ErrorMessage, formatTime, Loading, Pager, Progress, StatusBadge } from '../components';
 import { useResource } from '../hooks';
-import { useCan } from '../session';
+import { useCan, useIdentity } from '../session';
 
 const LIMIT = 25;
 /** Statuses that still move on their own: the list and a broadcast's page poll while one shows. */
@@ -12,6 +12,7 @@ export const POLL_MS = 1000;
 
 export function Broadcasts() {
   const can = useCan();
+  const identity = useIdentity();
   const [offset, setOffset] = useState(0);
   const list = useResource(
     () => api<Schemas['BroadcastList']>('GET', '/broadcasts', { query: { limit: LIMIT, offset } }),
@@ -30,6 +31,12 @@ export function Broadcasts() {
           </Link>
         )}
       </div>
+      <p class="muted">
+        The channel's public archive (sent broadcasts marked “archive”):{' '}
+        <a class="archive-link" href={`/archive/${encodeURIComponent(identity.channel.slug)}`} target="_blank" rel="noopener noreferrer">
+          /archive/{identity.channel.slug}
+        </a>
+      </p>
       {list.error && <ErrorMessage message={list.error} />}
       {list.loading && !list.data && <Loading />}
       {list.data && broadcasts.length === 0 && offset === 0 && (
