@@ -89,7 +89,7 @@ describe('npm start (development all-in-one)', () => {
 
     // The admin CLI, with no DATABASE_URL, attaches to the embedded cluster npm start runs.
     const created = await admin('channel', 'create', '--name', 'From the CLI');
-    expect(created.channel).toEqual({ id: 2, name: 'From the CLI' });
+    expect(created.channel).toEqual({ id: 2, name: 'From the CLI', slug: 'from-the-cli' });
     expect((await listBroadcasts(created.token)).status).toBe(200);
     const scoped = await admin('token', 'create', '--channel', '2', '--permissions', 'subscribers_read');
     expect((await listBroadcasts(scoped.token)).status).toBe(401);

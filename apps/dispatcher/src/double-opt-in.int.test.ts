@@ -139,12 +139,16 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
     expect(await eventTypes(id)).toEqual(['subscriber.created', 'subscriber.subscribed']);
   });
 
-  it('returns a confirmed subscriber unchanged on a repeated double opt-in create, and sends nothing', async () => {
+  it('returns a confirmed subscriber unchanged on a repeated double opt-in create, with a double_opt_in_skipped warning, and sends nothing', async () => {
     const before = await find('dora@example.com');
     const confirmations = await api.database.db('subscriber_confirmations').count('* as n');
     const res = await create({ subscriber: { email: 'dora@example.com', first_name: 'Changed' }, double_opt_in: true });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(before);
+    // Unchanged, and the answer says why no confirmation email went out (docs/subscribers.md).
+    expect(res.body).toEqual({
+      ...before,
+      warnings: [{ code: 'double_opt_in_skipped', param: 'double_opt_in', message: 'The subscriber is already confirmed; no confirmation email was sent' }],
+    });
     expect(await api.database.db('subscriber_confirmations').count('* as n')).toEqual(confirmations);
   });
 

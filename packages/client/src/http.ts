@@ -25,6 +25,15 @@ type NotWrapped =
   | 'webView'
   | 'preferencesPage'
   | 'savePreferences'
+  // opt-in forms' visitor side (docs/opt-in-forms.md): called by browsers and the embed script
+  | 'hostedFormPage'
+  | 'formEmbedScript'
+  | 'formRenderData'
+  | 'formRenderDataPreflight'
+  | 'recordFormView'
+  | 'recordFormViewPreflight'
+  | 'submitForm'
+  | 'submitFormPreflight'
   // providers' bounce and complaint webhooks: posted by SES, Postmark, Mailgun and SendGrid
   | 'receiveSesNotification'
   | 'receivePostmarkNotification'

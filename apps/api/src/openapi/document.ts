@@ -32,6 +32,7 @@ import { EMAIL_SERVER_PATHS } from './email-servers.paths';
 import { INBOUND, INBOUND_PATHS } from './inbound.paths';
 import { ARCHIVE_PATHS } from './archive.paths';
 import { TOPIC_PATHS } from './topics.paths';
+import { FORM_PUBLIC_PATHS } from './forms-public.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -57,6 +58,7 @@ const PATHS: Record<string, Json> = {
   ...EMAIL_SERVER_PATHS,
   ...INBOUND_PATHS,
   ...TOPIC_PATHS,
+  ...FORM_PUBLIC_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({

@@ -1802,6 +1802,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/f/{identifier}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The hosted sign-up page
+         * @description The form (or the variant this visitor is assigned) as a page under a strict Content-Security-Policy.
+         */
+        get: operations["hostedFormPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/f/{identifier}/embed.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The embed script
+         * @description One script for every widget type; it loads the render data from `form.json` and nothing from another host.
+         */
+        get: operations["formEmbedScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/f/{identifier}/form.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * What the embed script renders
+         * @description The variant assigned to `visitor` (a random id the browser keeps), its blocks, theme, trigger and widget settings.
+         */
+        get: operations["formRenderData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Any origin may ask; the allowed embedding domains are checked on the call itself.
+         */
+        options: operations["formRenderDataPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/f/{identifier}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up through a form
+         * @description Protections in order: allowed origin, per-address limit (answered before any database query), the form’s own limit, honeypot and minimum time (a bot gets the same 200 and nothing is written), Turnstile. A form posted without script (`Accept: text/html`) gets a page back.
+         */
+        post: operations["submitForm"];
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Any origin may ask; the allowed embedding domains are checked on the call itself.
+         */
+        options: operations["submitFormPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/f/{identifier}/view": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count a view
+         * @description A view, and a unique view once per visitor, form and UTC day.
+         */
+        post: operations["recordFormView"];
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Any origin may ask; the allowed embedding domains are checked on the call itself.
+         */
+        options: operations["recordFormViewPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -7699,6 +7826,355 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    hostedFormPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown or disabled form. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    formEmbedScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+        };
+    };
+    formRenderData: {
+        parameters: {
+            query?: {
+                visitor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The render data. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The calling site is not among the allowed embedding domains. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Unknown or disabled form. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    formRenderDataPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed methods and headers. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    submitForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    "cf-turnstile-response"?: string;
+                    custom_data?: {
+                        [key: string]: unknown;
+                    };
+                    email?: string;
+                    first_name?: string;
+                    last_name?: string;
+                    /** @description Split at the first space when `first_name` is not given. */
+                    name?: string;
+                    /** @description Epoch milliseconds when the form was shown (the render data’s `servedAt`). */
+                    rendered_at?: number;
+                    topics?: {
+                        [key: string]: boolean | string | number;
+                    };
+                    visitor_id?: string;
+                    /** @description The honeypot: a person leaves it empty. */
+                    website?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    "cf-turnstile-response"?: string;
+                    custom_data?: {
+                        [key: string]: unknown;
+                    };
+                    email?: string;
+                    first_name?: string;
+                    last_name?: string;
+                    /** @description Split at the first space when `first_name` is not given. */
+                    name?: string;
+                    /** @description Epoch milliseconds when the form was shown (the render data’s `servedAt`). */
+                    rendered_at?: number;
+                    topics?: {
+                        [key: string]: boolean | string | number;
+                    };
+                    visitor_id?: string;
+                    /** @description The honeypot: a person leaves it empty. */
+                    website?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Subscribed, or a confirmation email is on its way. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {unknown} */
+                        status: "subscribed" | "confirmation_required";
+                    };
+                };
+            };
+            /** @description Origin not allowed, or the Turnstile check failed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Unknown or disabled form. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description A bad email address. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Too many submissions from this address; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    submitFormPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed methods and headers. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recordFormView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counted?: boolean;
+                        unique?: boolean;
+                    };
+                };
+            };
+            /** @description The calling site is not among the allowed embedding domains. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Unknown or disabled form. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description `visitor_id` missing or malformed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many views from this address. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    recordFormViewPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The form's (or a variant's) `identifier`, a UUID. */
+                identifier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Allowed methods and headers. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

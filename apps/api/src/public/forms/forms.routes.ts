@@ -61,14 +61,17 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
     res.set({ 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' });
     next();
   };
-  router.options('/f/:identifier/:action', cors, (_req, res) => {
-    res.set({
-      'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-      'Access-Control-Allow-Headers': 'Content-Type, Accept',
-      'Access-Control-Max-Age': '86400',
+  // The preflight of each cross-origin call the embed script makes.
+  for (const action of ['form.json', 'view', 'submit']) {
+    router.options(`/f/:identifier/${action}`, cors, (_req, res) => {
+      res.set({
+        'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+        'Access-Control-Allow-Headers': 'Content-Type, Accept',
+        'Access-Control-Max-Age': '86400',
+      });
+      res.status(204).end();
     });
-    res.status(204).end();
-  });
+  }
 
   /** The enabled form for this identifier and this caller's Origin, or the 404 / 403. */
   async function usableForm(req: Request): Promise<OptInForm> {
