@@ -1,5 +1,5 @@
 import { createBoss, pgRepositories, SecretBox } from '@mailcast/adapters';
-import { OPT_IN_FORM_DEFAULTS } from '@mailcast/core';
+import { BLOCK_DEFAULTS, OPT_IN_FORM_DEFAULTS } from '@mailcast/core';
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -77,21 +77,7 @@ export const formsBench: Bench = {
     const secretKey = randomBytes(32);
     const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
     const channel = await repositories.channels.create({ name: 'Forms' });
-    const emptyBlock = {
-      textValue: null,
-      inputFieldLabel: null,
-      inputFieldPlaceholder: null,
-      inputFieldValueType: null,
-      customFieldKey: null,
-      required: false,
-      multiline: false,
-      options: [],
-      checkboxLabel: null,
-      topicId: null,
-      imageUrl: null,
-      buttonLabel: null,
-      customCss: null,
-    };
+    const emptyBlock = BLOCK_DEFAULTS;
     // The defaults' protections stay on (honeypot, minimum time, per-address limit): the bench's
     // visitors pass them as real ones would, each from an address of its own.
     const form = await repositories.optInForms.create(

@@ -1,5 +1,6 @@
 import { createBoss, loadConfig } from '@mailcast/adapters';
 import {
+  BLOCK_DEFAULTS,
   Clock,
   Mailer,
   OPT_IN_FORM_DEFAULTS,
@@ -139,21 +140,10 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     return res.body.id as number;
   }
   const block = (fields: Partial<OptInFormBlockFields> & Pick<OptInFormBlockFields, 'blockType' | 'position'>): OptInFormBlockFields => ({
-    textValue: null,
-    inputFieldLabel: null,
-    inputFieldPlaceholder: null,
-    inputFieldValueType: null,
-    customFieldKey: null,
-    required: false,
-    multiline: false,
-    options: [],
-    checkboxLabel: null,
-    topicId: null,
-    imageUrl: null,
-    buttonLabel: null,
-    customCss: null,
+    ...BLOCK_DEFAULTS,
     ...fields,
   });
+
   /** A form written through the forms' repository, as the public route loads and hands it over. */
   async function aForm(
     automation: Partial<OptInForm['automationSettings']> = {},

@@ -1,27 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { OPT_IN_FORM_DEFAULTS, settingsFromJson, type NewOptInForm, type OptInFormBlockWrite } from '@mailcast/core';
+import { BLOCK_DEFAULTS, OPT_IN_FORM_DEFAULTS, settingsFromJson, type NewOptInForm, type OptInFormBlockWrite } from '@mailcast/core';
 import { createTestDatabase, Fixtures, type TestDatabase } from '@mailcast/testkit';
 import { createBoss } from '../queue/boss';
 import { PgOptInFormRepository } from './pg-opt-in-form.repository';
 
-const block = (overrides: Partial<OptInFormBlockWrite>): OptInFormBlockWrite => ({
-  blockType: 'text',
-  position: 0,
-  textValue: null,
-  inputFieldLabel: null,
-  inputFieldPlaceholder: null,
-  inputFieldValueType: null,
-  customFieldKey: null,
-  required: false,
-  multiline: false,
-  options: [],
-  checkboxLabel: null,
-  topicId: null,
-  imageUrl: null,
-  buttonLabel: null,
-  customCss: null,
-  ...overrides,
-});
+const block = (overrides: Partial<OptInFormBlockWrite>): OptInFormBlockWrite => ({ ...BLOCK_DEFAULTS, ...overrides });
 
 const aForm = (overrides: Partial<NewOptInForm> = {}): NewOptInForm => ({
   ...settingsFromJson({}),
