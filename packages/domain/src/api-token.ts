@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Every permission a token may hold (docs/auth.md): the six of the seed API, then those of the
- * wider API (email servers, suppressions, templates, transactionals, segments, sequences, opt-in forms). A token holds a
+ * wider API (email servers, suppressions, templates, transactionals, segments, sequences, opt-in forms), then the
+ * admin-only users and export (docs/teams.md). A token holds a
  * subset; a route needing one it lacks answers the spec's 401.
  */
 export const PERMISSIONS = [
@@ -27,6 +28,9 @@ export const PERMISSIONS = [
   'sequences_write',
   'opt_in_forms_read',
   'opt_in_forms_write',
+  'users_read',
+  'users_write',
+  'migration_read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -36,7 +40,7 @@ export type Permission = (typeof PERMISSIONS)[number];
  * (cross-channel) token may hold them. A channel token, `channel create`'s included, never does:
  * one channel must not change what every other channel may send.
  */
-export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = ['global_suppressions_write'];
+export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = ['global_suppressions_write', 'users_read', 'users_write', 'migration_read'];
 
 /** Every permission a channel token may hold. */
 export const CHANNEL_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((p) => !ADMIN_ONLY_PERMISSIONS.includes(p));

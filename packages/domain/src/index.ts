@@ -242,3 +242,24 @@ export {
 
 // Opt-in forms: which variant a visitor sees.
 export { chooseVariant, type WeightedForm } from './form-variant';
+
+// Teams: what a user may do in a channel and over the installation (docs/teams.md).
+export {
+  apiPermissionsOf,
+  CHANNEL_FLAGS,
+  isChannelFlag,
+  isSystemPermission,
+  NO_FLAGS,
+  ROLE_FLAGS,
+  ROLES,
+  roleOf,
+  sameFlags,
+  SYSTEM_PERMISSIONS,
+  systemPermissionsOf,
+  withImpliedReads,
+  type ChannelFlag,
+  type ChannelFlags,
+  type Role,
+  type SystemPermission,
+  type SystemPermissions,
+} from './user-permissions';

@@ -4146,7 +4146,7 @@ export interface components {
             } | null;
             token: {
                 id: number;
-                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write" | "sequences_read" | "sequences_write" | "opt_in_forms_read" | "opt_in_forms_write")[];
+                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write" | "sequences_read" | "sequences_write" | "opt_in_forms_read" | "opt_in_forms_write" | "users_read" | "users_write" | "migration_read")[];
             };
             /**
              * @description `channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.

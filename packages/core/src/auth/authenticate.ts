@@ -15,6 +15,11 @@ export interface Principal {
   permissions: readonly Permission[];
   /** Set for an admin token: it alone may change what every channel shares. */
   admin?: true;
+  /**
+   * Set when a signed-in user calls (the dashboard, docs/teams.md): tokenId is then 0, and the
+   * permissions are those the user's flags grant in channelId (sudo: all, and admin).
+   */
+  userId?: number;
 }
 
 /** Ids start at 1: a query scoped to NO_CHANNEL finds nothing. */
