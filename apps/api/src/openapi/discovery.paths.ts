@@ -48,7 +48,11 @@ export const DISCOVERY_PATHS: Record<string, Json> = {
       tag: DISCOVERY,
       permission: null,
       responses: {
-        '200': { description: 'The skill.', headers: RATE_LIMIT_HEADERS, content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } } },
+        '200': {
+          description: 'The skill, as `text/plain; charset=utf-8`.',
+          headers: RATE_LIMIT_HEADERS,
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
       },
       errors: [],
     }),
