@@ -30,6 +30,7 @@ import {
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
+  UserIdentities,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -50,6 +51,7 @@ import { PgBroadcastArchive } from './pg/pg-broadcast-archive';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
 import { PgSequenceRuntime } from './pg/pg-sequence-runtime';
+import { PgUserIdentities } from './pg/pg-user-identities';
 import { OutboxWakeup } from './pg/outbox-wakeup';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
@@ -146,6 +148,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
+  container.registerInstance(UserIdentities, new PgUserIdentities(infra.db));
   return container;
 }
 

@@ -28,6 +28,8 @@ export type TemplateInput = Schemas['TemplateInput'];
 export type TransactionalInput = Schemas['TransactionalInput'];
 export type WhoAmI = Schemas['WhoAmI'];
 export type ChannelStatus = Schemas['ChannelStatus'];
+export type Prime = Schemas['Prime'];
+export type ChannelDesign = Schemas['ChannelDesign'];
 export type Segment = Schemas['Segment'];
 export type SegmentRule = Schemas['SegmentRule'];
 export type SegmentInput = Schemas['SegmentInput'];
@@ -78,6 +80,8 @@ interface CallInit<Id extends ClientOperationId> {
   query?: Record<string, QueryValue>;
   body?: RequestBody<Id>;
   headers?: Record<string, string>;
+  /** The operation answers text/plain (the skill): its text is the result. */
+  text?: true;
 }
 
 function integerHeader(headers: Headers, name: string): number | undefined {
@@ -122,9 +126,24 @@ export class MailcastClient {
     return this.call('whoami');
   }
 
-  /** Whether the channel can send (`ready`: it has an active email server). */
+  /** The channel's sender, subscriber counts and readiness (`ready`: an active email server and a sender address). */
   status(): Promise<ChannelStatus> {
     return this.call('getStatus');
+  }
+
+  /** Everything the token can reach: resources, their endpoints, the rate limit and tips. */
+  prime(): Promise<Prime> {
+    return this.call('prime');
+  }
+
+  /** The agent skill: Markdown with YAML front matter and the safety rules (a string). */
+  async skill(): Promise<string> {
+    return String(await this.call('skill', { text: true }));
+  }
+
+  /** The channel's brand kit, every key present (`templates_read`). */
+  channelDesign(): Promise<ChannelDesign> {
+    return this.call('getChannelDesign');
   }
 
   readonly broadcasts = {
@@ -345,6 +364,7 @@ export class MailcastClient {
     if (!response.ok) {
       throw new MailcastError(response.status, body, id, integerHeader(response.headers, 'retry-after'), rateLimit);
     }
+    if (init.text === true && /^text\/plain\b/i.test(response.headers.get('content-type') ?? '')) return text as SuccessBody<Id>;
     if (!isJson || typeof body === 'string') {
       throw new MailcastError(response.status, body, id, undefined, rateLimit);
     }

@@ -60,6 +60,9 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; path: string } } = {
   whoami: { method: 'GET', path: '/api/v1/whoami' },
   getStatus: { method: 'GET', path: '/api/v1/status' },
+  prime: { method: 'GET', path: '/api/v1/prime' },
+  skill: { method: 'GET', path: '/api/v1/skill' },
+  getChannelDesign: { method: 'GET', path: '/api/v1/channel/design' },
   listSegments: { method: 'GET', path: '/api/v1/segments.json' },
   createSegment: { method: 'POST', path: '/api/v1/segments' },
   getSegment: { method: 'GET', path: '/api/v1/segments/{id}.json' },

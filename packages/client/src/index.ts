@@ -8,6 +8,8 @@ export {
   type BroadcastInput,
   type BroadcastStatus,
   type ChannelStatus,
+  type ChannelDesign,
+  type Prime,
   type DoubleOptInOptions,
   type DoubleOptInResult,
   type EmailServer,

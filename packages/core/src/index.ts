@@ -262,8 +262,18 @@ export { ExtendWebhookAttemptLeases } from './webhooks/extend-webhook-attempt-le
 export { RequeueLapsedAttempts } from './webhooks/requeue-lapsed-attempts';
 
 // Discovery.
-export { DescribeCaller } from './discovery/describe-caller';
-export { GetChannelStatus } from './discovery/get-channel-status';
+export {
+  DescribeCaller,
+  permissionMap,
+  type CallerDescription,
+  type CallerType,
+  type DescribedChannel,
+  type DescribedToken,
+} from './discovery/describe-caller';
+export { GetChannelStatus, type ChannelStatus } from './discovery/get-channel-status';
+export { GetChannelDesign, SetChannelDesign } from './discovery/channel-design';
+export { RecordTokenUse } from './discovery/record-token-use';
+export { UserIdentities, type ApiTokenDetails } from './ports';
 
 // Segments.
 export { SEGMENT_NOT_FOUND, segmentTooSlow, type SegmentFields } from './segments/segment-rules';

@@ -17,6 +17,7 @@ export {
   type Permission,
 } from './api-token';
 export { decideRateLimit, rateLimitWindowStart, type RateLimitDecision } from './rate-limit';
+export { apiTokenSuffix, PLATFORM, redactedTokenValue, TOKEN_SUFFIX_LENGTH } from './discovery';
 
 // Broadcasts: statuses, transitions and send plans.
 export {
@@ -239,6 +240,24 @@ export {
   type HttpStepVerdict,
   type RuntimeStep,
 } from './sequence-runtime';
+
+// Brand kit: a channel's colours, typography, layout and links (docs/brand-kit.md).
+export {
+  BRAND_BOUNDS,
+  BRAND_COLOR_KEYS,
+  BRAND_FONTS,
+  BRAND_KIT_DEFAULTS,
+  checkBrandKit,
+  FONT_STACKS,
+  isBrandUrl,
+  mergeBrandKit,
+  resolveBrandKit,
+  SOCIAL_ICON_STYLES,
+  SOCIAL_NETWORKS,
+  type BrandFont,
+  type BrandKit,
+  type BrandKitPatch,
+} from './brand-kit';
 
 // Opt-in forms: which variant a visitor sees.
 export { chooseVariant, type WeightedForm } from './form-variant';

@@ -11,6 +11,8 @@ import { broadcastStatisticsRoutes } from './broadcasts/broadcast-statistics.rou
 import { broadcastsRoutes } from './broadcasts/broadcasts.routes';
 import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery/discovery.routes';
+import { channelDesignRoutes } from './channel/channel-design.routes';
+import { recordTokenUse } from './token-use';
 import { segmentsRoutes } from './segments/segments.routes';
 import { sequencesRoutes } from './sequences/sequences.routes';
 import { optInFormsRoutes } from './opt-in-forms/opt-in-forms.routes';
@@ -62,6 +64,7 @@ export function createApp(container: DependencyContainer): Express {
   const api = express.Router();
   api.use(failedAuthLimit(authenticate(container), config.authFailuresPerMinute));
   api.use(rateLimit(container, config.rateLimitPerMinute));
+  api.use(recordTokenUse(container));
   api.use(express.json({ limit: JSON_BODY_LIMIT }));
   api.use(rejectUnstorableText);
   api.use(actingChannel(container));
@@ -73,6 +76,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(templatesRoutes(container));
   api.use(transactionalsRoutes(container));
   api.use(discoveryRoutes(container));
+  api.use(channelDesignRoutes(container));
   api.use(segmentsRoutes(container));
   api.use(sequencesRoutes(container));
   api.use(optInFormsRoutes(container));

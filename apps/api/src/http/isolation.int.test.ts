@@ -34,6 +34,10 @@ describe('isolation and permissions on every endpoint', () => {
     ownerChannel = a.channel.id;
     stranger = (await api.fixtures.aTenant()).token;
     const broadcast = await api.fixtures.aBroadcast(a.channel.id);
+    await api.database
+      .db('channels')
+      .where({ id: a.channel.id })
+      .update({ design: JSON.stringify({ colors: { accent: '#123456' } }) });
     const auth = { Authorization: `Bearer ${owner}` };
     const subscriber = await request(api.app)
       .post('/api/v1/subscribers.json')
@@ -655,6 +659,14 @@ describe('isolation and permissions on every endpoint', () => {
       permission: 'subscribers_write',
       stranger: { status: 404, error: TOPIC },
     },
+    {
+      // The owner's kit has its own accent (set in beforeAll): a stranger sees its channel's defaults.
+      name: 'get channel design',
+      method: 'get',
+      path: () => '/api/v1/channel/design',
+      permission: 'templates_read',
+      stranger: { status: 200, empty: (b) => (b.colors.accent === '#2563eb' ? 0 : 1) },
+    },
     { name: 'list templates', method: 'get', path: () => '/api/v1/templates', permission: 'templates_read', stranger: { status: 200, empty: (b) => b.total } },
     { name: 'get template', method: 'get', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_read', stranger: { status: 404, error: T } },
     {
@@ -806,7 +818,7 @@ describe('isolation and permissions on every endpoint', () => {
    * The discovery calls need no permission (whoami and status answer any valid token about its own
    * channel; the documents need none): discovery.int.test.ts covers their 401s and their channel.
    */
-  const WITHOUT_PERMISSION = new Set(['/api/v1/openapi.json', '/api/v1/openapi', '/api/v1/whoami', '/api/v1/status']);
+  const WITHOUT_PERMISSION = new Set(['/api/v1/openapi.json', '/api/v1/openapi', '/api/v1/whoami', '/api/v1/status', '/api/v1/prime', '/api/v1/skill']);
 
   it('covers every documented operation of the API', async () => {
     const res = await request(api.app).get('/api/v1/openapi.json');

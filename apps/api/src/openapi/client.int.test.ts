@@ -41,13 +41,23 @@ describe('@mailcast/client against the running API', () => {
   });
 
   it('asks whoami and status first, as clients of the reference service do', async () => {
-    await expect(client.whoami()).resolves.toEqual({
-      type: 'api_token',
+    await expect(client.whoami()).resolves.toMatchObject({
+      type: 'channel_scoped',
       token_type: 'channel',
-      token: { id: expect.any(Number), permissions: expect.arrayContaining(['segments_read', 'broadcasts_write']) },
+      token: { id: expect.any(Number), type: 'channel_scoped', permissions: expect.objectContaining({ segments_read: true, broadcasts_write: true }) },
       channel: { id: channelId, name: 'Test channel', slug: 'test-channel' },
     });
-    await expect(client.status()).resolves.toEqual({ status: 'ok', channel: { id: channelId, name: 'Test channel' }, email_servers: 0, ready: false });
+    await expect(client.status()).resolves.toEqual({
+      status: 'ok',
+      channel: { id: channelId, name: 'Test channel', sender_email: null, sender_name: 'Test channel' },
+      email_servers: 0,
+      subscribers: { total: 0, active: 0 },
+      readiness: { broadcasts: false, sequences: false, transactionals: false },
+      ready: false,
+    });
+    await expect(client.prime()).resolves.toMatchObject({ platform: { name: 'Mailcast' }, rate_limit: { requests_per_minute: 50 } });
+    await expect(client.skill()).resolves.toMatch(/^---\nname: mailcast\n/);
+    await expect(client.channelDesign()).resolves.toMatchObject({ layout: { width: 600, radius: 6 } });
   });
 
   it('gets one broadcast as the typed Broadcast of the document', async () => {

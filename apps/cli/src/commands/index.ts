@@ -1,5 +1,6 @@
 import { broadcastProgress } from './broadcast';
 import { channelCreate } from './channel';
+import { channelDesign } from './channel-design';
 import type { Command } from './command';
 import { emailServerAdd } from './email-server';
 import { segmentCount, segmentCreate } from './segment';
@@ -13,6 +14,7 @@ import { tokenCreate, tokenRevoke } from './token';
 /** `<noun> <verb>` → command (docs/operations.md, Admin CLI). */
 export const COMMANDS: Readonly<Record<string, Command>> = {
   'channel create': channelCreate,
+  'channel design': channelDesign,
   'token create': tokenCreate,
   'token revoke': tokenRevoke,
   'email-server add': emailServerAdd,

@@ -114,7 +114,12 @@ export async function whoami(token: string): Promise<Identity> {
   const body = await api<Schemas['WhoAmI']>('GET', '/whoami', { token });
   // An admin token names a channel per request (docs/auth.md); the dashboard works in one channel.
   if (body.channel === null) throw new Error('This is an admin token: sign in to the dashboard with a channel token.');
-  return { tokenId: body.token.id, permissions: body.token.permissions, channel: { id: body.channel.id, name: body.channel.name, slug: body.channel.slug } };
+  // whoami answers every permission name with true or false (docs/discovery.md); a signed-in user in place of a token.
+  const held = body.type === 'user' ? body.user.permissions : body.token.permissions;
+  const permissions = Object.entries(held)
+    .filter(([, granted]) => granted === true)
+    .map(([name]) => name);
+  return { tokenId: body.type === 'user' ? 0 : body.token.id, permissions, channel: { id: body.channel.id, name: body.channel.name, slug: body.channel.slug } };
 }
 
 export function can(identity: Identity, permission: string): boolean {

@@ -108,4 +108,44 @@ describe('CachedApiTokenRepository', () => {
     await eventually(async () => ((await cache.findByHash(kept.hash))?.revokedAt ? true : undefined), 1_000, 10);
     await cache.close();
   });
+  it("keeps a token's last four characters and its last use, written at most once a minute (docs/discovery.md)", async () => {
+    const repository = new PgApiTokenRepository(database.db);
+    const token = await fixtures.aToken(channelId);
+    const { id } = await database
+      .db('api_tokens')
+      .where({ token_hash: hashApiToken(token) })
+      .first('id');
+    const details = await repository.findById(id as number);
+    expect(details).toMatchObject({ id, prefix: token.slice(0, 9), suffix: token.slice(-4), lastUsedAt: null });
+
+    const at = new Date('2026-12-01T10:00:00.000Z');
+    await repository.markUsed(id as number, at);
+    await repository.markUsed(id as number, new Date(at.getTime() + 59_999));
+    expect((await repository.findById(id as number))?.lastUsedAt).toEqual(at);
+    await repository.markUsed(id as number, new Date(at.getTime() + 60_000));
+    expect((await repository.findById(id as number))?.lastUsedAt).toEqual(new Date(at.getTime() + 60_000));
+    // Another process that wrote later is never moved back.
+    await repository.markUsed(id as number, at);
+    expect((await repository.findById(id as number))?.lastUsedAt).toEqual(new Date(at.getTime() + 60_000));
+    expect(await repository.findById(999_999)).toBeNull();
+  });
+
+  it('spares the database a write for a use it recorded less than a minute ago', async () => {
+    const inner = new PgApiTokenRepository(database.db);
+    const writes: Date[] = [];
+    const counting: PgApiTokenRepository = Object.assign(Object.create(inner) as PgApiTokenRepository, {
+      markUsed: async (tokenId: number, at: Date) => {
+        writes.push(at);
+        await inner.markUsed(tokenId, at);
+      },
+    });
+    const cache = new CachedApiTokenRepository(counting, database.db, { ttlMs: 60_000, maxEntries: 100 });
+    const { id } = await aToken();
+    const at = new Date('2026-12-01T12:00:00.000Z');
+    for (const offset of [0, 1_000, 30_000, 59_000]) await cache.markUsed(id, new Date(at.getTime() + offset));
+    expect(writes).toEqual([at]);
+    await cache.markUsed(id, new Date(at.getTime() + 60_000));
+    expect(writes).toHaveLength(2);
+    await cache.close();
+  });
 });

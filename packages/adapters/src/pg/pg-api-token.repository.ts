@@ -1,4 +1,4 @@
-import type { ApiTokenRecord, ApiTokenRepository } from '@mailcast/core';
+import type { ApiTokenDetails, ApiTokenRecord, ApiTokenRepository } from '@mailcast/core';
 import { isPermission, type ApiTokenType, type Permission } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import pg from 'pg';
@@ -13,11 +13,16 @@ interface ApiTokenRow {
   label: string | null;
   token_hash: Buffer;
   token_prefix: string;
+  token_suffix: string | null;
   permissions: string[];
   revoked_at: Date | null;
+  last_used_at: Date | null;
 }
 
-const toRecord = (row: Omit<ApiTokenRow, 'token_prefix'>): ApiTokenRecord => ({
+/** last_used_at is written at most this often per token (docs/discovery.md). */
+export const TOKEN_USE_RESOLUTION_MS = 60_000;
+
+const toRecord = (row: Pick<ApiTokenRow, 'id' | 'channel_id' | 'type' | 'label' | 'permissions' | 'revoked_at'>): ApiTokenRecord => ({
   id: row.id,
   channelId: row.channel_id,
   type: row.type,
@@ -35,6 +40,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
     label: string | null;
     hash: Uint8Array;
     prefix: string;
+    suffix: string;
     permissions: Permission[];
   }): Promise<ApiTokenRecord> {
     const [row] = await this.db<ApiTokenRow>('api_tokens')
@@ -44,6 +50,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
         label: token.label,
         token_hash: Buffer.from(token.hash),
         token_prefix: token.prefix,
+        token_suffix: token.suffix,
         permissions: token.permissions,
       })
       .returning(['id', 'channel_id', 'type', 'label', 'token_hash', 'permissions', 'revoked_at']);
@@ -56,6 +63,25 @@ export class PgApiTokenRepository implements ApiTokenRepository {
       .where({ token_hash: Buffer.from(hash) })
       .first();
     return row ? { ...toRecord(row), hash: row.token_hash } : null;
+  }
+
+  async findById(id: number): Promise<ApiTokenDetails | null> {
+    const row = await this.db<ApiTokenRow>('api_tokens')
+      .select('id', 'channel_id', 'type', 'label', 'token_prefix', 'token_suffix', 'permissions', 'revoked_at', 'last_used_at')
+      .where({ id })
+      .first();
+    return row ? { ...toRecord(row), prefix: row.token_prefix, suffix: row.token_suffix, lastUsedAt: row.last_used_at } : null;
+  }
+
+  /**
+   * One statement that writes only when the stored use is a minute old or more: a row that
+   * already says "just now" is left alone (no new row version, no WAL), whoever else wrote it.
+   */
+  async markUsed(id: number, at: Date): Promise<void> {
+    await this.db('api_tokens')
+      .where({ id })
+      .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', new Date(at.getTime() - TOKEN_USE_RESOLUTION_MS)))
+      .update({ last_used_at: at });
   }
 
   async revoke(id: number, at: Date): Promise<boolean> {
@@ -96,6 +122,8 @@ const RECONNECT_AFTER_MS = 1_000;
  */
 export class CachedApiTokenRepository implements ApiTokenRepository {
   private readonly entries = new Map<string, { record: ApiTokenRecord & { hash: Uint8Array }; expiresAt: number }>();
+  /** Token id → when this process last wrote its use. */
+  private readonly usesMarked = new Map<number, number>();
   /** Bumped whenever the cache is emptied, so a lookup started before cannot store a stale answer. */
   private generation = 0;
   private listener: pg.Client | undefined;
@@ -114,6 +142,23 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
 
   create(token: Parameters<ApiTokenRepository['create']>[0]): Promise<ApiTokenRecord> {
     return this.inner.create(token);
+  }
+
+  findById(id: number): Promise<ApiTokenDetails | null> {
+    return this.inner.findById(id);
+  }
+
+  /**
+   * Past the first use, a token's use is written at most once a minute by this process: the
+   * request path of a busy token pays no round trip for it (docs/discovery.md, last_used_at).
+   */
+  async markUsed(id: number, at: Date): Promise<void> {
+    const last = this.usesMarked.get(id);
+    if (last !== undefined && at.getTime() - last < TOKEN_USE_RESOLUTION_MS && at.getTime() >= last) return;
+    this.usesMarked.delete(id);
+    if (this.usesMarked.size >= this.options.maxEntries) this.usesMarked.delete(this.usesMarked.keys().next().value!);
+    this.usesMarked.set(id, at.getTime());
+    await this.inner.markUsed(id, at);
   }
 
   async revoke(id: number, at: Date): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { Channel, ChannelRepository, NewChannel } from '@mailcast/core';
-import { channelSlug } from '@mailcast/domain';
+import { channelSlug, type BrandKitPatch } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
 interface ChannelRow {
@@ -66,6 +66,20 @@ export class PgChannelRepository implements ChannelRepository {
   async findById(id: number): Promise<Channel | null> {
     const row = await this.db<ChannelRow>('channels').where({ id }).first();
     return row ? toChannel(row) : null;
+  }
+
+  async findDesign(id: number, options: { forUpdate?: boolean } = {}): Promise<BrandKitPatch | null> {
+    const query = this.db('channels').select('design').where({ id });
+    const row = (await (options.forUpdate ? query.forUpdate() : query).first()) as { design: BrandKitPatch } | undefined;
+    return row ? row.design : null;
+  }
+
+  async saveDesign(id: number, design: BrandKitPatch): Promise<boolean> {
+    // Through JSON.stringify: knex would send a plain object's keys as columns otherwise.
+    const updated = await this.db('channels')
+      .where({ id })
+      .update({ design: JSON.stringify(design) });
+    return updated > 0;
   }
 
   async count(): Promise<number> {

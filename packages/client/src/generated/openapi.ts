@@ -316,6 +316,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/channel/design": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel's brand kit
+         * @description Colours, typography, layout and brand links of the token's channel, every key always present (defaults where the channel set none). Read-only here: set with the admin CLI `channel design`.
+         *
+         *     Permission: `templates_read`.
+         */
+        get: operations["getChannelDesign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/email_servers": {
         parameters: {
             query?: never;
@@ -671,6 +693,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/prime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the caller can do
+         * @description The platform, the calling token and channel (as whoami), the resources the token can reach with the operations it may call (read from this document's `x-permission`s), the rate limit, and tips. An admin token may name no channel (`channel` null).
+         *
+         *     Permission: none (any valid token).
+         */
+        get: operations["prime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/segments": {
         parameters: {
             query?: never;
@@ -1006,6 +1050,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/skill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent skill, as Markdown
+         * @description Markdown with YAML front matter (name, description, version) for an AI agent to load: how to authenticate, where this document is, and the safety rules (no send, schedule, unsubscribe, redact or delete without human confirmation; read `warnings`; honour `Retry-After`; never print tokens).
+         *
+         *     Permission: none (any valid token).
+         */
+        get: operations["skill"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/status": {
         parameters: {
             query?: never;
@@ -1015,7 +1081,7 @@ export interface paths {
         };
         /**
          * The channel's readiness to send
-         * @description `ready` is true when the channel has an active email server to send through.
+         * @description The channel's sender, subscriber counts and readiness: each kind of email can go out when the channel has an active email server and a sender address. `ready` is `readiness.broadcasts`.
          *
          *     Permission: none (any valid token).
          */
@@ -1648,7 +1714,7 @@ export interface paths {
         };
         /**
          * The calling token and its channel
-         * @description Which token is calling, the permissions it holds, and the channel it belongs to.
+         * @description Which token is calling (its label, kind, redacted value, last use and every permission of its kind, true or false) and the channel it acts for. A signed-in dashboard user gets `type: user` and `user` in place of the token.
          *
          *     Permission: none (any valid token).
          */
@@ -2565,22 +2631,122 @@ export interface components {
         BroadcastUpdateBody: {
             broadcast: components["schemas"]["BroadcastInput"];
         } | components["schemas"]["BroadcastInput"];
+        /** @description Every key, always: what the channel set over the defaults (docs/brand-kit.md). */
+        ChannelDesign: {
+            brand: {
+                /** @description A public http(s) URL, or null. */
+                logo_url: string | null;
+                /** @description Pixels, 16 to 600. */
+                logo_width: number;
+                /** @enum {string} */
+                social_icon_style: "dark" | "light" | "color";
+                /** @description At most 10. */
+                social_links: {
+                    /** @enum {string} */
+                    network: "bluesky" | "discord" | "facebook" | "github" | "instagram" | "linkedin" | "mastodon" | "pinterest" | "reddit" | "telegram" | "threads" | "tiktok" | "twitch" | "twitter" | "whatsapp" | "x" | "youtube";
+                    url: string;
+                }[];
+                website_url: string | null;
+            };
+            colors: {
+                accent: string;
+                body_background: string;
+                button_text: string;
+                link: string;
+                muted: string;
+                page_background: string;
+                text: string;
+            };
+            layout: {
+                /** @description Corner radius in pixels, 0 to 32. */
+                radius: number;
+                /** @description Content width in pixels, 320 to 1200. */
+                width: number;
+            };
+            typography: {
+                /** @enum {string} */
+                font: "system" | "helvetica" | "georgia" | "verdana" | "mono" | "inter";
+                /** @description An email-safe CSS font-family list for the font. */
+                font_stack: string;
+            };
+        };
         ChannelStatus: {
             channel: {
                 id: number;
                 name: string;
+                /** @description The address email goes out from: the sending server's, else the channel's; null when neither set one. */
+                sender_email: string | null;
+                /** @description The name beside it, by the sending rule (docs/broadcasts-and-sending.md). */
+                sender_name: string | null;
             };
             /** @description How many email servers the channel has. */
             email_servers: number;
-            /** @description The channel has an active email server, so a broadcast can be sent. */
+            /** @description Each kind of email can go out: the channel has an active email server and a sender address. The three agree in Mailcast. */
+            readiness: {
+                broadcasts: boolean;
+                sequences: boolean;
+                transactionals: boolean;
+            };
+            /** @description The same as `readiness.broadcasts` (the older key). */
             ready: boolean;
             /** @constant */
             status: "ok";
+            subscribers: {
+                /** @description Those with `is_active` true. */
+                active: number;
+                /** @description Every subscriber of the channel. */
+                total: number;
+            };
         };
         CountAndRate: {
             count: number;
             /** @description Percent, 0 to 100, two decimals. */
             rate: number;
+        };
+        /** @description The calling token: never its value. */
+        DescribedToken: {
+            id: number;
+            /** @description The label given at creation (`token create --label`). */
+            label: string | null;
+            /**
+             * Format: date-time
+             * @description When the token was last used, to the minute (written at most once a minute); null if never.
+             */
+            last_used_at: string | null;
+            /** @description Every permission name of the caller's kind, true where it holds it (a channel token: the channel permissions; an admin token or a user: all). */
+            permissions: {
+                broadcasts_read: boolean;
+                broadcasts_write: boolean;
+                email_servers_read: boolean;
+                email_servers_write: boolean;
+                global_suppressions_write?: boolean;
+                migration_read?: boolean;
+                opt_in_forms_read: boolean;
+                opt_in_forms_write: boolean;
+                segments_read: boolean;
+                segments_write: boolean;
+                sequences_read: boolean;
+                sequences_write: boolean;
+                subscribers_read: boolean;
+                subscribers_write: boolean;
+                suppressions_read: boolean;
+                suppressions_write: boolean;
+                templates_read: boolean;
+                templates_write: boolean;
+                transactionals_read: boolean;
+                transactionals_write: boolean;
+                users_read?: boolean;
+                users_write?: boolean;
+                webhook_endpoints_read: boolean;
+                webhook_endpoints_write: boolean;
+            };
+            /** @description The first four characters, eight `•`, the last four. A token created before Mailcast kept its last four shows `•` in their place. Never the token. */
+            redacted_value: string;
+            /**
+             * @description `channel_scoped`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.
+             * @enum {string}
+             */
+            type: "channel_scoped" | "admin_cross_channel";
         };
         DkimKeyBody: {
             /**
@@ -3132,6 +3298,74 @@ export interface components {
             to: number;
             total: number;
             total_pages: number;
+        };
+        Prime: {
+            /** @description Only the resources the caller can reach, with only the operations it may call: read from each operation's `x-permission` in this document. */
+            capabilities: {
+                endpoints: {
+                    method: string;
+                    /** @description As this document writes it. */
+                    path: string;
+                }[];
+                /** @description The caller holds `<resource>_read`. */
+                read: boolean;
+                /** @description `discovery` (every token), or the name shared by a pair of permissions: `subscribers` for `subscribers_read`/`subscribers_write`. */
+                resource: string;
+                /** @description The caller holds `<resource>_write`. */
+                write: boolean;
+            }[];
+            /** @description The token's channel, or the one an admin token names with `broadcast_channel_id`; null for an admin token that names none. */
+            channel: {
+                id: number;
+                name: string;
+                /** @description Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md). */
+                slug: string;
+            } | null;
+            platform: {
+                /** @constant */
+                name: "Mailcast";
+                /** @description The release of Mailcast. */
+                version: string;
+            };
+            rate_limit: {
+                /** @description Per token; null when the rate limit is off. */
+                requests_per_minute: number | null;
+            };
+            tips: string[];
+            /** @description The calling token, as whoami shows it; null for a signed-in user. */
+            token: components["schemas"]["DescribedToken"] | null;
+            /** @description Only for a signed-in dashboard user. */
+            user?: {
+                email: string;
+                id: number;
+                /** @description Every permission name of the caller's kind, true where it holds it (a channel token: the channel permissions; an admin token or a user: all). */
+                permissions: {
+                    broadcasts_read: boolean;
+                    broadcasts_write: boolean;
+                    email_servers_read: boolean;
+                    email_servers_write: boolean;
+                    global_suppressions_write?: boolean;
+                    migration_read?: boolean;
+                    opt_in_forms_read: boolean;
+                    opt_in_forms_write: boolean;
+                    segments_read: boolean;
+                    segments_write: boolean;
+                    sequences_read: boolean;
+                    sequences_write: boolean;
+                    subscribers_read: boolean;
+                    subscribers_write: boolean;
+                    suppressions_read: boolean;
+                    suppressions_write: boolean;
+                    templates_read: boolean;
+                    templates_write: boolean;
+                    transactionals_read: boolean;
+                    transactionals_write: boolean;
+                    users_read?: boolean;
+                    users_write?: boolean;
+                    webhook_endpoints_read: boolean;
+                    webhook_endpoints_write: boolean;
+                };
+            };
         };
         Readiness: {
             checks: {
@@ -4136,25 +4370,68 @@ export interface components {
             event_type: components["schemas"]["EventType"];
             message: string;
         };
+        /** @description The calling token (`type` `channel_scoped` or `admin_cross_channel`), or a signed-in dashboard user (`type` `user`), and the channel it acts for. */
         WhoAmI: {
-            /** @description The token's channel, or the one an admin token names; null for an admin token that names none. */
+            /** @description The token's channel, or the one an admin token names with `broadcast_channel_id`; null for an admin token that names none. */
             channel: {
                 id: number;
                 name: string;
                 /** @description Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md). */
                 slug: string;
             } | null;
-            token: {
-                id: number;
-                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write" | "sequences_read" | "sequences_write" | "opt_in_forms_read" | "opt_in_forms_write" | "users_read" | "users_write" | "migration_read")[];
-            };
+            token: components["schemas"]["DescribedToken"];
             /**
-             * @description `channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.
+             * @description The older name of the kind (kept for clients written before `type` named it): `channel` or `admin_cross_channel`.
              * @enum {string}
              */
             token_type: "channel" | "admin_cross_channel";
+            /**
+             * @description `channel_scoped`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.
+             * @enum {string}
+             */
+            type: "channel_scoped" | "admin_cross_channel";
+        } | {
+            /** @description The token's channel, or the one an admin token names with `broadcast_channel_id`; null for an admin token that names none. */
+            channel: {
+                id: number;
+                name: string;
+                /** @description Names the channel in public URLs, e.g. its archive `/archive/<slug>` (docs/archive.md). */
+                slug: string;
+            } | null;
             /** @constant */
-            type: "api_token";
+            type: "user";
+            /** @description A signed-in dashboard user: the permissions it holds in the channel it acts for (docs/teams.md). */
+            user: {
+                email: string;
+                id: number;
+                /** @description Every permission name of the caller's kind, true where it holds it (a channel token: the channel permissions; an admin token or a user: all). */
+                permissions: {
+                    broadcasts_read: boolean;
+                    broadcasts_write: boolean;
+                    email_servers_read: boolean;
+                    email_servers_write: boolean;
+                    global_suppressions_write?: boolean;
+                    migration_read?: boolean;
+                    opt_in_forms_read: boolean;
+                    opt_in_forms_write: boolean;
+                    segments_read: boolean;
+                    segments_write: boolean;
+                    sequences_read: boolean;
+                    sequences_write: boolean;
+                    subscribers_read: boolean;
+                    subscribers_write: boolean;
+                    suppressions_read: boolean;
+                    suppressions_write: boolean;
+                    templates_read: boolean;
+                    templates_write: boolean;
+                    transactionals_read: boolean;
+                    transactionals_write: boolean;
+                    users_read?: boolean;
+                    users_write?: boolean;
+                    webhook_endpoints_read: boolean;
+                    webhook_endpoints_write: boolean;
+                };
+            };
         };
     };
     responses: {
@@ -4809,6 +5086,33 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getChannelDesign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The brand kit. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelDesign"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -5572,6 +5876,33 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    prime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capabilities manifest. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prime"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createSegment: {
         parameters: {
             query?: never;
@@ -6260,6 +6591,33 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    skill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skill, as `text/plain; charset=utf-8`. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -1,4 +1,13 @@
-import { ADMIN_ONLY_PERMISSIONS, apiTokenPrefix, formatApiToken, hashApiToken, isPermission, type ApiTokenType, type Permission } from '@mailcast/domain';
+import {
+  ADMIN_ONLY_PERMISSIONS,
+  apiTokenPrefix,
+  apiTokenSuffix,
+  formatApiToken,
+  hashApiToken,
+  isPermission,
+  type ApiTokenType,
+  type Permission,
+} from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { NotFoundError, ValidationError } from '../errors';
 import { RandomSource, Transactor, type Repositories } from '../ports';
@@ -34,6 +43,7 @@ export async function issueApiToken(
     label,
     hash: hashApiToken(token),
     prefix: apiTokenPrefix(token),
+    suffix: apiTokenSuffix(token),
     permissions,
   });
   return { id: record.id, channelId, type, label, token, permissions: record.permissions };

@@ -1,11 +1,15 @@
-import type { ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
-import type { ApiTokenType, Permission } from '@mailcast/domain';
+import type { ApiTokenDetails, ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
+import type { ApiTokenType, BrandKitPatch, Permission } from '@mailcast/domain';
 
 export interface ChannelRepository {
   create(channel: NewChannel): Promise<Channel>;
   findById(id: number): Promise<Channel | null>;
   findBySlug(slug: string): Promise<Channel | null>;
   count(): Promise<number>;
+  /** The brand kit keys the channel set (docs/brand-kit.md); null when no such channel. */
+  findDesign(id: number, options?: { forUpdate?: boolean }): Promise<BrandKitPatch | null>;
+  /** Replaces what the channel set; false when no such channel. */
+  saveDesign(id: number, design: BrandKitPatch): Promise<boolean>;
 }
 
 export interface ApiTokenRepository {
@@ -15,8 +19,17 @@ export interface ApiTokenRepository {
     label: string | null;
     hash: Uint8Array;
     prefix: string;
+    /** The token's last four characters, for whoami's redacted_value (docs/discovery.md). */
+    suffix: string;
     permissions: Permission[];
   }): Promise<ApiTokenRecord>;
+  /** By id, revoked or not, with what whoami shows of it. */
+  findById(id: number): Promise<ApiTokenDetails | null>;
+  /**
+   * Records that the token was used at `at`: written at most once a minute per token
+   * (docs/discovery.md, last_used_at), so requests never become a storm of writes.
+   */
+  markUsed(id: number, at: Date): Promise<void>;
   /** The token whose hash matches, revoked or not; the caller decides. */
   findByHash(hash: Uint8Array): Promise<(ApiTokenRecord & { hash: Uint8Array }) | null>;
   /** Returns false when no token has that id. Revoking twice keeps the first time. */

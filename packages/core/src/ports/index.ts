@@ -4,7 +4,7 @@
  * same name, so `@inject(Clock) clock: Clock` reads as what it is.
  */
 export type { Page } from './entities/page';
-export type { ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
+export type { ApiTokenDetails, ApiTokenRecord, Channel, EmailServer, EmailServerChanges, NewChannel, NewEmailServer } from './entities/channel';
 export { EMAIL_SERVER_DEFAULTS } from './entities/channel';
 export type { Broadcast, BroadcastChanges, BroadcastExpectation, EmailHeader, NewBroadcast } from './entities/broadcast';
 export type {
@@ -122,3 +122,4 @@ export {
 export { OptInFormRepository } from './opt-in-forms';
 export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
 export type { TopicRepository } from './topics';
+export { UserIdentities } from './user-identities';

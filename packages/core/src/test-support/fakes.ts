@@ -1,4 +1,4 @@
-import { channelSlug } from '@mailcast/domain';
+import { channelSlug, type BrandKitPatch } from '@mailcast/domain';
 import type {
   BounceRepository,
   SequenceRepository,
@@ -68,17 +68,36 @@ export class FakeChannels implements ChannelRepository {
   async count(): Promise<number> {
     return this.rows.length;
   }
+  readonly designs = new Map<number, BrandKitPatch>();
+  async findDesign(id: number): Promise<BrandKitPatch | null> {
+    return this.rows.some((c) => c.id === id) ? (this.designs.get(id) ?? {}) : null;
+  }
+  async saveDesign(id: number, design: BrandKitPatch): Promise<boolean> {
+    if (!this.rows.some((c) => c.id === id)) return false;
+    this.designs.set(id, design);
+    return true;
+  }
 }
 
 export class FakeApiTokens implements ApiTokenRepository {
-  readonly rows: Array<ApiTokenRecord & { hash: Uint8Array; prefix: string }> = [];
+  readonly rows: Array<ApiTokenRecord & { hash: Uint8Array; prefix: string; suffix: string | null; lastUsedAt: Date | null }> = [];
   async create(token: Parameters<ApiTokenRepository['create']>[0]): Promise<ApiTokenRecord> {
-    const row = { id: this.rows.length + 1, revokedAt: null, ...token };
+    const row = { id: this.rows.length + 1, revokedAt: null, lastUsedAt: null, ...token };
     this.rows.push(row);
     return { id: row.id, channelId: row.channelId, type: row.type, label: row.label, permissions: row.permissions, revokedAt: null };
   }
   async findByHash(hash: Uint8Array) {
     return this.rows.find((r) => Buffer.from(r.hash).equals(Buffer.from(hash))) ?? null;
+  }
+  async findById(id: number) {
+    const row = this.rows.find((r) => r.id === id);
+    if (row === undefined) return null;
+    const { hash: _hash, ...details } = row;
+    return { ...details };
+  }
+  async markUsed(id: number, at: Date): Promise<void> {
+    const row = this.rows.find((r) => r.id === id);
+    if (row && (row.lastUsedAt === null || at.getTime() - row.lastUsedAt.getTime() >= 60_000)) row.lastUsedAt = at;
   }
   async revoke(id: number, at: Date): Promise<boolean> {
     const row = this.rows.find((r) => r.id === id);

@@ -28,6 +28,15 @@ export interface ApiTokenRecord {
   revokedAt: Date | null;
 }
 
+/** What whoami shows of a token (docs/discovery.md): never the token, never its hash. */
+export interface ApiTokenDetails extends ApiTokenRecord {
+  /** The first characters kept at creation (`mc_` + 6). */
+  prefix: string;
+  /** The last four characters; null for a token created before they were kept. */
+  suffix: string | null;
+  lastUsedAt: Date | null;
+}
+
 /** An email server with its secrets in the clear: repositories seal them at rest. */
 export interface EmailServer {
   id: number;
