@@ -165,6 +165,7 @@ export { CreateSubscriber, type CreateSubscriberInput, type DoubleOptInOptions, 
 export { UpdateSubscriber, type UpdateSubscriberInput } from './subscribers/update-subscriber';
 export { FindSubscriber } from './subscribers/find-subscriber';
 export { ListSubscribers } from './subscribers/list-subscribers';
+export { PurgeFailedError, PurgeSubscribers, PURGE_BATCH_DEFAULT, PURGE_BATCH_MAX, SubscriberPurger } from './subscribers/purge-subscribers';
 export { ActivateSubscriber } from './subscribers/activate-subscriber';
 export { DeactivateSubscriber } from './subscribers/deactivate-subscriber';
 export { UnsubscribeSubscriber } from './subscribers/unsubscribe-subscriber';

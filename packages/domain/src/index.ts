@@ -184,6 +184,8 @@ export {
   type EventType,
   type PreferencesUpdatedEventData,
   type SubscriberEventData,
+  type SubscribersPurgedEventData,
+  type SubscribersPurgeFailedEventData,
   type WebhookEnvelope,
 } from './events';
 
