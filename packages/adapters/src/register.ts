@@ -19,6 +19,7 @@ import {
   SendRateStore,
   SubscriberImporter,
   SubscriberPurger,
+  EmailServerCopier,
   Timers,
   SegmentRepository,
   OptInFormRepository,
@@ -48,6 +49,7 @@ import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgSubscriberPurger } from './pg/pg-subscriber-purger';
+import { PgEmailServerCopier } from './pg/pg-email-server-copier';
 import { PgBroadcastArchive } from './pg/pg-broadcast-archive';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
@@ -129,6 +131,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SubscriberPurger, new PgSubscriberPurger(infra.db));
+  container.registerInstance(EmailServerCopier, new PgEmailServerCopier(infra.db, secrets));
   container.registerInstance(BroadcastArchive, new PgBroadcastArchive(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db, undefined, infra.config.segmentTimeoutMs));
   container.registerInstance(OptInFormRepository, new PgOptInFormRepository(infra.db));

@@ -156,6 +156,7 @@ export { UpdateEmailServer } from './email-servers/update-email-server';
 export { DeleteEmailServer } from './email-servers/delete-email-server';
 export { TestEmailServerConnection } from './email-servers/test-email-server-connection';
 export { GenerateDkimKey } from './email-servers/generate-dkim-key';
+export { CopyEmailServer, CROSS_CHANNEL_ADMIN_ONLY, EmailServerCopier, SAME_CHANNEL_COPY } from './email-servers/copy-email-server';
 
 // Request rate limits.
 export { CheckRateLimit } from './limits/check-rate-limit';
