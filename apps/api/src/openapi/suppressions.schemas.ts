@@ -30,7 +30,12 @@ export const SUPPRESSION_SCHEMAS: Record<string, Schema> = {
     invalid: integer('How many entries were refused as not addresses.'),
     invalid_emails: arrayOf(string(), 'The refused entries, as sent.'),
   }),
-  SuppressionBulkRemoved: closed({ removed: integer(), not_found: integer('Not on the list, or not an address.') }),
+  SuppressionBulkRemoved: closed({
+    removed: integer(),
+    not_found: integer('Not on the list, or not an address.'),
+    invalid: integer('How many of the entries were not addresses (they count in not_found too).'),
+    invalid_emails: arrayOf(string(), 'Those entries, as sent.'),
+  }),
   SuppressionCheck: closed({
     email: string(),
     suppressed: boolean(),

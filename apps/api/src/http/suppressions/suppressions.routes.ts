@@ -64,7 +64,7 @@ export function suppressionsRoutes(container: DependencyContainer): Router {
     router.delete(`/${prefix}/bulk.json`, async (req, res) => {
       const caller = principal(res, write);
       const result = await container.resolve(RemoveSuppressionsInBulk).execute(caller, { scope, emails: parseSuppressionEmails(req.body) });
-      res.json({ removed: result.removed, not_found: result.notFound });
+      res.json({ removed: result.removed, not_found: result.notFound, invalid: result.invalid.length, invalid_emails: result.invalid });
     });
   };
 
