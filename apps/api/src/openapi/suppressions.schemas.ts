@@ -1,7 +1,7 @@
 import { SUPPRESSION_REASONS } from '@mailcast/domain';
 import type Joi from 'joi';
 import { suppressionEmailSchema, suppressionEmailsSchema } from '../http/suppressions/suppressions.schemas';
-import { arrayOf, boolean, closed, dateTime, integer, ref, requestSchema, string, type Schema } from './schema-helpers';
+import { arrayOf, boolean, closed, dateTime, integer, ref, requestSchema, string, type Schema, warned } from './schema-helpers';
 
 /** The fields flat, or the same fields under `suppression` (the global list's routes also take `global_suppression`). */
 function flatOrNested(joi: Joi.ObjectSchema): Schema {
@@ -15,11 +15,13 @@ function flatOrNested(joi: Joi.ObjectSchema): Schema {
 
 /** The channel and global suppression lists. Spread into SCHEMAS by schemas.ts. */
 export const SUPPRESSION_SCHEMAS: Record<string, Schema> = {
-  Suppression: closed({
-    email: string('Normalised (trimmed, lower-cased).'),
-    reason: { type: 'string', enum: [...SUPPRESSION_REASONS] },
-    created_at: dateTime(),
-  }),
+  Suppression: warned(
+    closed({
+      email: string('Normalised (trimmed, lower-cased).'),
+      reason: { type: 'string', enum: [...SUPPRESSION_REASONS] },
+      created_at: dateTime(),
+    }),
+  ),
   SuppressionList: closed({ suppressions: arrayOf(ref('Suppression')), pagination: ref('Pagination') }),
   SuppressionEmailBody: flatOrNested(suppressionEmailSchema),
   SuppressionEmailsBody: flatOrNested(suppressionEmailsSchema),

@@ -70,7 +70,7 @@ export function emailServersRoutes(container: DependencyContainer): Router {
     const caller = anyPrincipal(res);
     requireAdmin(caller, CROSS_CHANNEL_ADMIN_ONLY);
     const copy = await container.resolve(CopyEmailServer).execute(caller, { id: id(req.params.id), ...copyToChannelBody(req.body) });
-    res.status(201).json(presentEmailServer(copy));
+    res.status(201).json(withWarnings(presentEmailServer(copy), unrecognizedParameters(req.body, { key: 'email_server', fields: ['target_channel_id'] })));
   });
 
   return router;
