@@ -300,4 +300,15 @@ describe('an unknown attribute on every create and update', () => {
     const expected = row.path.endsWith('copy_to_channel') ? otherChannel : row.path.endsWith('/variants') ? String(ids.form) : row.expected;
     expect(String(await row.written(res.body))).toBe(String(expected));
   });
+
+  it('a replayed transactional answers its warnings again, with Idempotency-Replayed: true', async () => {
+    const body = { to: 'twice@example.com', subject: 'Once', body: 'B', ...extra };
+    const first = await send('post', '/api/v1/transactionals.json', body).set('Idempotency-Key', 'warned-1');
+    const again = await send('post', '/api/v1/transactionals.json', body).set('Idempotency-Key', 'warned-1');
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.body).toEqual(first.body);
+    expect(again.body.warnings).toEqual([expect.objectContaining({ code: 'unrecognized_parameter', param: EXTRA })]);
+    expect([first.headers['idempotency-replayed'], again.headers['idempotency-replayed']]).toEqual([undefined, 'true']);
+    expect(await db()('transactionals').where({ subject: 'Once' })).toHaveLength(1);
+  });
 });
