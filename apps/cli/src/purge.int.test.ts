@@ -110,7 +110,9 @@ describe('admin CLI: subscribers purge', () => {
     }
     expect(await countOf(channelId)).toBe(150);
     const events = await eventsOf(channelId);
-    expect(events).toEqual([{ type: 'subscribers.purge_failed', data: { broadcast_channel_id: channelId, count: 200, error: expect.stringContaining('purge blocked by the test') } }]);
+    expect(events).toEqual([
+      { type: 'subscribers.purge_failed', data: { broadcast_channel_id: channelId, count: 200, error: expect.stringContaining('purge blocked by the test') } },
+    ]);
     const [delivered] = await eventually(async () => (bodiesAt('/failed').length > 0 ? bodiesAt('/failed') : undefined));
     expect(delivered).toMatchObject({ type: 'subscribers.purge_failed', data: { count: 200 } });
 

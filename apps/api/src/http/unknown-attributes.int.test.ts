@@ -3,7 +3,7 @@ import { expectResponseMatchesDocument } from '../openapi/test-support/match-doc
 import { startApi, type ApiHarness } from '../test-support/harness';
 
 /**
- * CONTRACT §3 "Warnings", as the reference service's clients found it: an unknown attribute on any
+ * docs/discovery.md "Warnings", as the reference service's clients found it: an unknown attribute on any
  * create or update of any resource still writes, and answers an `unrecognized_parameter` warning
  * (docs/discovery.md, Warnings). One row per create (a POST documented with a 201) and update (a
  * PATCH) of the OpenAPI document; a new one without a row here fails the first test.

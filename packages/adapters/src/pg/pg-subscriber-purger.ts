@@ -13,10 +13,10 @@ export class PgSubscriberPurger implements SubscriberPurger {
   constructor(private readonly db: Knex) {}
 
   async deleteBatch(channelId: number, limit: number): Promise<number> {
-    const result = await this.db.raw<{ rowCount: number }>(
-      'DELETE FROM subscribers WHERE id IN (SELECT id FROM subscribers WHERE channel_id = ? LIMIT ?)',
-      [channelId, limit],
-    );
+    const result = await this.db.raw<{ rowCount: number }>('DELETE FROM subscribers WHERE id IN (SELECT id FROM subscribers WHERE channel_id = ? LIMIT ?)', [
+      channelId,
+      limit,
+    ]);
     return result.rowCount;
   }
 }

@@ -12,7 +12,10 @@ import { splitBulkEmails, suppressionList } from './suppression-input';
 export class RemoveSuppressionsInBulk {
   constructor(@inject(Repositories) private readonly repositories: Repositories) {}
 
-  async execute(principal: Principal, input: { scope: SuppressionScope; emails: readonly string[] }): Promise<{ removed: number; notFound: number; invalid: string[] }> {
+  async execute(
+    principal: Principal,
+    input: { scope: SuppressionScope; emails: readonly string[] },
+  ): Promise<{ removed: number; notFound: number; invalid: string[] }> {
     const list = suppressionList(principal, input.scope);
     const { valid, invalid } = splitBulkEmails(input.emails);
     const removed = await this.repositories.suppressions.removeMany(list, valid);

@@ -15,14 +15,28 @@ describe('copying an email server to another channel', () => {
 
   beforeAll(async () => {
     api = await startApi({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
-    ({ token: sourceToken, channel: { id: source } } = await api.fixtures.aTenant());
-    ({ token: targetToken, channel: { id: target } } = await api.fixtures.aTenant());
+    ({
+      token: sourceToken,
+      channel: { id: source },
+    } = await api.fixtures.aTenant());
+    ({
+      token: targetToken,
+      channel: { id: target },
+    } = await api.fixtures.aTenant());
     admin = await api.fixtures.anAdminToken();
     const created = await request(api.app)
       .post('/api/v1/email_servers')
       .set('Authorization', `Bearer ${sourceToken}`)
       .send({
-        email_server: { name: 'Relay', host: '127.0.0.1', port: 2525, tls: 'none', smtp_username: 'relay', smtp_password: 'relay-password-123', max_per_minute: 60 },
+        email_server: {
+          name: 'Relay',
+          host: '127.0.0.1',
+          port: 2525,
+          tls: 'none',
+          smtp_username: 'relay',
+          smtp_password: 'relay-password-123',
+          max_per_minute: 60,
+        },
       });
     expect(created.status).toBe(201);
     serverId = created.body.id;
@@ -89,7 +103,12 @@ describe('copying an email server to another channel', () => {
 
   it('refuses a channel token with 403, whatever it names, and writes nothing', async () => {
     const before = await api.database.db('email_servers').count<{ count: string }[]>('id');
-    for (const body of [{ target_channel_id: target }, { target_channel_id: source }, { target_channel_id: target, broadcast_channel_id: target }, { nonsense: true }]) {
+    for (const body of [
+      { target_channel_id: target },
+      { target_channel_id: source },
+      { target_channel_id: target, broadcast_channel_id: target },
+      { nonsense: true },
+    ]) {
       const res = await copy(sourceToken, body);
       expect([res.status, res.body]).toEqual([403, { error: 'Admin API token required for cross-channel operations' }]);
     }

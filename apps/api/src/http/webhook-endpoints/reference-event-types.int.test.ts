@@ -4,7 +4,7 @@ import { startApi, type ApiHarness } from '../../test-support/harness';
 
 /**
  * The event types the reference service's clients list (its Node SDK's EVENT_TYPES, which mirror
- * the server's AVAILABLE_EVENT_TYPES, and the two its Python SDK 0.5 adds, CONTRACT §4.9) are all
+ * the server's AVAILABLE_EVENT_TYPES, and the two its Python SDK 0.5 adds) are all
  * accepted on webhook endpoints, those Mailcast never emits included (docs/webhooks.md,
  * "Accepted, never emitted").
  */
@@ -62,7 +62,7 @@ describe("the reference service's event types on webhook endpoints", () => {
     return body === undefined ? req : req.send(body);
   };
 
-  it("are every one in the catalogue, whose only other is Mailcast's own subscriber.preferences_updated (CONTRACT §4.9)", () => {
+  it("are every one in the catalogue, whose only other is Mailcast's own subscriber.preferences_updated (docs/webhooks.md)", () => {
     expect(REFERENCE_EVENT_TYPES.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t))).toEqual([]);
     expect(EVENT_TYPES.filter((t) => !REFERENCE_EVENT_TYPES.includes(t))).toEqual(['subscriber.preferences_updated']);
   });
