@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AppError } from '@mailcast/core';
+import { AppError, PurgeFailedError } from '@mailcast/core';
 import { createBoss, createDatabase, createLogger, isDatabaseUnavailable, loadConfig, loadDevkitPackage, resolveDatabase } from '@mailcast/adapters';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
@@ -85,6 +85,8 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
   } catch (error) {
     if (error instanceof UsageError) return fail(`${error.message}\nusage: ${command.usage}`, 2);
     if (error instanceof AppError) return fail(error.message, 1);
+    // What was deleted stays deleted; the message says how many (docs/subscribers.md, "Purge").
+    if (error instanceof PurgeFailedError) return fail(error.message, 1);
     if (isDatabaseUnavailable(error))
       return fail(`the database cannot be reached (${(error as Error).message}); check DATABASE_URL and that PostgreSQL is running`, 1);
     throw error;

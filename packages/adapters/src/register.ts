@@ -18,6 +18,8 @@ import {
   SendingOptions,
   SendRateStore,
   SubscriberImporter,
+  SubscriberPurger,
+  EmailServerCopier,
   Timers,
   SegmentRepository,
   OptInFormRepository,
@@ -47,6 +49,8 @@ import { PgOptInFormStatistics } from './pg/pg-opt-in-form-statistics';
 import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
+import { PgSubscriberPurger } from './pg/pg-subscriber-purger';
+import { PgEmailServerCopier } from './pg/pg-email-server-copier';
 import { PgBroadcastArchive } from './pg/pg-broadcast-archive';
 import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
@@ -128,6 +132,8 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
+  container.registerInstance(SubscriberPurger, new PgSubscriberPurger(infra.db));
+  container.registerInstance(EmailServerCopier, new PgEmailServerCopier(infra.db, secrets));
   container.registerInstance(BroadcastArchive, new PgBroadcastArchive(infra.db));
   container.registerInstance(SegmentRepository, new PgSegmentRepository(infra.db, undefined, infra.config.segmentTimeoutMs));
   container.registerInstance(OptInFormRepository, new PgOptInFormRepository(infra.db));

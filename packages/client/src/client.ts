@@ -288,6 +288,9 @@ export class MailcastClient {
     /** A real SMTP handshake that sends nothing: `{ok, message}`. */
     testConnection: (id: number) => this.call('testEmailServerConnection', { params: { id } }),
     generateDkimKey: (id: number, body: RequestBody<'generateDkimKey'> = {}) => this.call('generateDkimKey', { params: { id }, body }),
+    /** Admin token only (docs/email-servers.md, "Copy to another channel"). */
+    copyToChannel: (id: number, targetChannelId: number) =>
+      this.call('copyEmailServerToChannel', { params: { id }, body: { target_channel_id: targetChannelId } }),
   };
 
   readonly templates = {

@@ -46,6 +46,7 @@ type NotWrapped =
   | 'attemptExhaustedEvent'
   | 'sequenceEvent'
   | 'subscriberPreferencesEvent'
+  | 'subscribersPurgeEvent'
   | 'testWebhookEvent';
 
 export type ClientOperationId = Exclude<OperationId, NotWrapped>;
@@ -135,6 +136,7 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   deleteEmailServer: { method: 'DELETE', path: '/api/v1/email_servers/{id}' },
   testEmailServerConnection: { method: 'POST', path: '/api/v1/email_servers/{id}/test_connection' },
   generateDkimKey: { method: 'POST', path: '/api/v1/email_servers/{id}/generate_dkim_key' },
+  copyEmailServerToChannel: { method: 'POST', path: '/api/v1/email_servers/{id}/copy_to_channel' },
   listTemplates: { method: 'GET', path: '/api/v1/templates' },
   createTemplate: { method: 'POST', path: '/api/v1/templates' },
   getTemplate: { method: 'GET', path: '/api/v1/templates/{id}' },

@@ -156,6 +156,7 @@ export { UpdateEmailServer } from './email-servers/update-email-server';
 export { DeleteEmailServer } from './email-servers/delete-email-server';
 export { TestEmailServerConnection } from './email-servers/test-email-server-connection';
 export { GenerateDkimKey } from './email-servers/generate-dkim-key';
+export { CopyEmailServer, CROSS_CHANNEL_ADMIN_ONLY, EmailServerCopier, SAME_CHANNEL_COPY } from './email-servers/copy-email-server';
 
 // Request rate limits.
 export { CheckRateLimit } from './limits/check-rate-limit';
@@ -165,6 +166,7 @@ export { CreateSubscriber, type CreateSubscriberInput, type DoubleOptInOptions, 
 export { UpdateSubscriber, type UpdateSubscriberInput } from './subscribers/update-subscriber';
 export { FindSubscriber } from './subscribers/find-subscriber';
 export { ListSubscribers } from './subscribers/list-subscribers';
+export { PurgeFailedError, PurgeSubscribers, PURGE_BATCH_DEFAULT, PURGE_BATCH_MAX, SubscriberPurger } from './subscribers/purge-subscribers';
 export { ActivateSubscriber } from './subscribers/activate-subscriber';
 export { DeactivateSubscriber } from './subscribers/deactivate-subscriber';
 export { UnsubscribeSubscriber } from './subscribers/unsubscribe-subscriber';

@@ -2,17 +2,18 @@ import { BROADCAST_STATUSES } from './broadcast';
 import { EVENT_TYPES, EVENT_TYPE_GROUPS, broadcastEventType, isEventType } from './events';
 
 describe('event catalogue', () => {
-  test('33 types in five groups, each group sharing its prefix', () => {
-    expect(EVENT_TYPES).toHaveLength(33);
-    expect(new Set(EVENT_TYPES).size).toBe(33);
+  test('37 types in six groups, each group sharing its prefix', () => {
+    expect(EVENT_TYPES).toHaveLength(37);
+    expect(new Set(EVENT_TYPES).size).toBe(37);
     expect(Object.fromEntries(Object.entries(EVENT_TYPE_GROUPS).map(([g, types]) => [g, types.length]))).toEqual({
-      email: 8,
+      email: 9,
       subscriber: 8,
-      broadcast: 8,
+      subscribers: 2,
+      broadcast: 9,
       sequence: 7,
       system: 2,
     });
-    for (const group of ['email', 'subscriber', 'broadcast', 'sequence'] as const) {
+    for (const group of ['email', 'subscriber', 'subscribers', 'broadcast', 'sequence'] as const) {
       for (const t of EVENT_TYPE_GROUPS[group]) expect(t.startsWith(`${group}.`)).toBe(true);
     }
     expect([...EVENT_TYPE_GROUPS.system]).toEqual(['message.attempt.exhausted', 'test.webhook']);
@@ -23,6 +24,10 @@ describe('event catalogue', () => {
     ['subscriber.subscribed', true],
     ['sequence.subscriber_error', true],
     ['test.webhook', true],
+    ['subscribers.purged', true],
+    ['subscribers.purge_failed', true],
+    ['email.send_delayed', true],
+    ['broadcast.batch_completed', true],
     ['email.*', false],
     ['broadcast.draft', false],
     ['Email.sent', false],

@@ -2,7 +2,19 @@ import type { BroadcastStatus } from './broadcast';
 
 /** The spec's "Event types" table, group by group. */
 export const EVENT_TYPE_GROUPS = {
-  email: ['email.sent', 'email.delivered', 'email.delivery_delayed', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'email.failed'],
+  // email.send_delayed and broadcast.batch_completed: the reference service's Python SDK 0.5 lists
+  // them; accepted on endpoints, never emitted (docs/webhooks.md, "Accepted, never emitted").
+  email: [
+    'email.sent',
+    'email.delivered',
+    'email.delivery_delayed',
+    'email.bounced',
+    'email.complained',
+    'email.opened',
+    'email.clicked',
+    'email.failed',
+    'email.send_delayed',
+  ],
   subscriber: [
     'subscriber.created',
     'subscriber.updated',
@@ -13,6 +25,8 @@ export const EVENT_TYPE_GROUPS = {
     'subscriber.complained',
     'subscriber.preferences_updated',
   ],
+  /** A whole channel's list at once: the admin CLI's purge (docs/subscribers.md, "Purge"). */
+  subscribers: ['subscribers.purged', 'subscribers.purge_failed'],
   broadcast: [
     'broadcast.scheduled',
     'broadcast.queueing',
@@ -22,6 +36,7 @@ export const EVENT_TYPE_GROUPS = {
     'broadcast.partial_failure',
     'broadcast.aborted',
     'broadcast.paused',
+    'broadcast.batch_completed',
   ],
   sequence: [
     'sequence.subscriber_added',
@@ -112,6 +127,11 @@ export type AttemptExhaustedEventData = {
   last_attempted_at: string;
   original_event_type: EventType;
 };
+
+/** docs/subscribers.md, "Purge": one event for the whole list, never a subscriber.deleted per row. */
+export type SubscribersPurgedEventData = { broadcast_channel_id: number; count: number };
+/** `count`: how many were deleted (and stay deleted) before the failure. */
+export type SubscribersPurgeFailedEventData = SubscribersPurgedEventData & { error: string };
 
 /** Spec "Payload envelope". */
 export type WebhookEnvelope<D extends object = object> = {

@@ -185,6 +185,8 @@ export {
   type EventType,
   type PreferencesUpdatedEventData,
   type SubscriberEventData,
+  type SubscribersPurgedEventData,
+  type SubscribersPurgeFailedEventData,
   type WebhookEnvelope,
 } from './events';
 

@@ -131,6 +131,7 @@ describe('isolation and permissions on every endpoint', () => {
   const T = 'Template not found';
   const TX = 'Transactional not found';
   const GLOBAL = 'Admin API token required for global suppressions';
+  const CROSS = 'Admin API token required for cross-channel operations';
   const email = () => ({ email: ids.email });
   const OPERATIONS: Operation[] = [
     {
@@ -431,6 +432,15 @@ describe('isolation and permissions on every endpoint', () => {
       permission: 'email_servers_write',
       body: () => ({ dkim_domain: 'example.com' }),
       stranger: { status: 404, error: E },
+    },
+    {
+      // A channel token never writes into another channel, whatever the body names (docs/email-servers.md).
+      name: 'copy email server to channel',
+      method: 'post',
+      path: () => `/api/v1/email_servers/${ids.server}/copy_to_channel`,
+      permission: 'email_servers_write',
+      body: () => ({ target_channel_id: ownerChannel, broadcast_channel_id: ownerChannel }),
+      stranger: { status: 403, error: CROSS },
     },
     {
       name: 'list segments',

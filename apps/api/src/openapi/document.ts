@@ -173,6 +173,7 @@ const WEBHOOK_EVENTS = {
     ['subscriber.preferences_updated'],
     ref('SubscriberPreferencesEventData'),
   ),
+  subscribersPurgeEvent: webhook('subscribersPurgeEvent', 'A channel purged', EVENT_TYPE_GROUPS.subscribers, ref('SubscribersPurgeEventData')),
   emailEvent: webhook('emailEvent', 'Email events', EVENT_TYPE_GROUPS.email, ref('EmailEventData')),
   broadcastEvent: webhook('broadcastEvent', 'Broadcast events', EVENT_TYPE_GROUPS.broadcast, ref('BroadcastEventData')),
   attemptExhausted: webhook('attemptExhaustedEvent', 'Retries exhausted', ['message.attempt.exhausted'], ref('AttemptExhaustedEventData')),

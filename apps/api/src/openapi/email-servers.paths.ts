@@ -84,4 +84,18 @@ export const EMAIL_SERVER_PATHS: Record<string, Json> = {
       errors: ['404', '422'],
     }),
   },
+  '/api/v1/email_servers/{id}/copy_to_channel': {
+    parameters: [param('id')],
+    post: authenticated({
+      operationId: 'copyEmailServerToChannel',
+      summary: 'Copy an email server to another channel',
+      description:
+        'Admin token only: a channel token gets 403 "Admin API token required for cross-channel operations". The server is found by its id, in the channel named by `broadcast_channel_id` when the request names one. The copy keeps every setting, the password and the DKIM key included (copied encrypted, never shown). Unknown server or target channel: 404; the target being the source channel: 422.',
+      tag: EMAIL_SERVERS,
+      permission: 'email_servers_write',
+      body: { schema: ref('CopyToChannelBody') },
+      responses: { '201': ok('The copy, in the target channel, the password redacted.', ref('EmailServer')) },
+      errors: ['403', '404', '422'],
+    }),
+  },
 };

@@ -1,5 +1,5 @@
 import { SMTP_TLS_MODES } from '@mailcast/domain';
-import { dkimSchema, emailServerSchema } from '../http/email-servers/email-servers.schemas';
+import { copyToChannelSchema, dkimSchema, emailServerSchema } from '../http/email-servers/email-servers.schemas';
 import { boolean, closed, dateTime, integer, nestedOrFlat, nullableString, page, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
 
 const limitField = (unit: string): Schema => ({
@@ -59,6 +59,7 @@ export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
     message: string("On success, what was reached; on failure, one generic message for every cause (never the server's words)."),
   }),
   DkimKeyBody: requestSchema(dkimSchema),
+  CopyToChannelBody: requestSchema(copyToChannelSchema),
   DkimRecord: closed({
     dkim_domain: string(),
     dkim_selector: string(),

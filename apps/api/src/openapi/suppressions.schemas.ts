@@ -1,7 +1,7 @@
 import { SUPPRESSION_REASONS } from '@mailcast/domain';
 import type Joi from 'joi';
 import { suppressionEmailSchema, suppressionEmailsSchema } from '../http/suppressions/suppressions.schemas';
-import { arrayOf, boolean, closed, dateTime, integer, ref, requestSchema, string, type Schema } from './schema-helpers';
+import { arrayOf, boolean, closed, dateTime, integer, ref, requestSchema, string, type Schema, warned } from './schema-helpers';
 
 /** The fields flat, or the same fields under `suppression` (the global list's routes also take `global_suppression`). */
 function flatOrNested(joi: Joi.ObjectSchema): Schema {
@@ -15,11 +15,13 @@ function flatOrNested(joi: Joi.ObjectSchema): Schema {
 
 /** The channel and global suppression lists. Spread into SCHEMAS by schemas.ts. */
 export const SUPPRESSION_SCHEMAS: Record<string, Schema> = {
-  Suppression: closed({
-    email: string('Normalised (trimmed, lower-cased).'),
-    reason: { type: 'string', enum: [...SUPPRESSION_REASONS] },
-    created_at: dateTime(),
-  }),
+  Suppression: warned(
+    closed({
+      email: string('Normalised (trimmed, lower-cased).'),
+      reason: { type: 'string', enum: [...SUPPRESSION_REASONS] },
+      created_at: dateTime(),
+    }),
+  ),
   SuppressionList: closed({ suppressions: arrayOf(ref('Suppression')), pagination: ref('Pagination') }),
   SuppressionEmailBody: flatOrNested(suppressionEmailSchema),
   SuppressionEmailsBody: flatOrNested(suppressionEmailsSchema),
@@ -30,7 +32,12 @@ export const SUPPRESSION_SCHEMAS: Record<string, Schema> = {
     invalid: integer('How many entries were refused as not addresses.'),
     invalid_emails: arrayOf(string(), 'The refused entries, as sent.'),
   }),
-  SuppressionBulkRemoved: closed({ removed: integer(), not_found: integer('Not on the list, or not an address.') }),
+  SuppressionBulkRemoved: closed({
+    removed: integer(),
+    not_found: integer('Not on the list, or not an address.'),
+    invalid: integer('How many of the entries were not addresses (they count in not_found too).'),
+    invalid_emails: arrayOf(string(), 'Those entries, as sent.'),
+  }),
   SuppressionCheck: closed({
     email: string(),
     suppressed: boolean(),

@@ -1,12 +1,12 @@
 import { TRANSACTIONAL_STATUSES } from '@mailcast/domain';
 import { transactionalSchema } from '../http/transactionals/transactionals.schemas';
-import { closed, dateTime, integer, nullableDateTime, nullableString, ref, requestSchema, string, type Schema } from './schema-helpers';
+import { closed, dateTime, integer, nullableDateTime, nullableString, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
 
 /** Transactional emails. Spread into SCHEMAS by schemas.ts. */
 export const TRANSACTIONAL_SCHEMAS: Record<string, Schema> = {
   TransactionalStatus: { type: 'string', enum: [...TRANSACTIONAL_STATUSES] },
   TransactionalInput: requestSchema(transactionalSchema),
-  TransactionalCreated: closed({ id: integer(), to: string(), subject: string(), status: ref('TransactionalStatus'), created_at: dateTime() }),
+  TransactionalCreated: warned(closed({ id: integer(), to: string(), subject: string(), status: ref('TransactionalStatus'), created_at: dateTime() })),
   Transactional: closed({
     id: integer(),
     to: string(),

@@ -113,6 +113,17 @@ export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
     segment_ids: arrayOf(integer()),
     tags: arrayOf(string()),
   }),
+  // docs/subscribers.md, "Purge": `error` only on subscribers.purge_failed.
+  SubscribersPurgeEventData: {
+    type: 'object',
+    properties: {
+      broadcast_channel_id: integer(),
+      count: integer('Subscribers deleted (by a failed purge: before it stopped; they stay deleted).'),
+      error: string('subscribers.purge_failed only: why the purge stopped.'),
+    },
+    required: ['broadcast_channel_id', 'count'],
+    additionalProperties: false,
+  },
   AttemptExhaustedEventData: closed({
     delivery_id: integer(),
     webhook_endpoint_id: integer(),

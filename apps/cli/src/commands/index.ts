@@ -6,7 +6,7 @@ import { emailServerAdd } from './email-server';
 import { segmentCount, segmentCreate } from './segment';
 import { secretsReencrypt } from './secrets';
 import { sequenceEnrol, sequenceList } from './sequence';
-import { subscribersImport } from './subscribers';
+import { subscribersImport, subscribersPurge } from './subscribers';
 import { templateCreate, templateDelete, templateList } from './template';
 import { transactionalSend, transactionalShow } from './transactional';
 import { tokenCreate, tokenRevoke } from './token';
@@ -20,6 +20,7 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'email-server add': emailServerAdd,
   'broadcast progress': broadcastProgress,
   'subscribers import': subscribersImport,
+  'subscribers purge': subscribersPurge,
   'segment create': segmentCreate,
   'segment count': segmentCount,
   'sequence list': sequenceList,

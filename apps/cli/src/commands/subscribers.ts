@@ -1,9 +1,18 @@
-import { checkImportHeader, ImportSubscribers, ValidationError, type ImportRecord, type ImportSummary } from '@mailcast/core';
+import {
+  checkImportHeader,
+  ImportSubscribers,
+  PURGE_BATCH_DEFAULT,
+  PURGE_BATCH_MAX,
+  PurgeSubscribers,
+  ValidationError,
+  type ImportRecord,
+  type ImportSummary,
+} from '@mailcast/core';
 import { SingleBar } from 'cli-progress';
 import { parse } from 'csv-parse';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { positiveInteger, required, type Command } from './command';
+import { optionalPositiveInteger, positiveInteger, required, UsageError, type Command } from './command';
 
 interface ParsedRecord {
   record: Record<string, string | undefined>;
@@ -104,5 +113,30 @@ export const subscribersImport: Command = {
     } finally {
       bar.stop();
     }
+  },
+};
+
+/**
+ * `subscribers purge --channel ID --confirm [--batch-size N]`: deletes every subscriber of the
+ * channel (docs/subscribers.md, "Purge"). Without --confirm nothing is touched: it cannot be undone.
+ */
+export const subscribersPurge: Command = {
+  usage: `subscribers purge --channel ID --confirm [--batch-size N (1..${PURGE_BATCH_MAX}, default ${PURGE_BATCH_DEFAULT})]`,
+  flags: { channel: { type: 'string' }, confirm: { type: 'boolean' }, 'batch-size': { type: 'string' } },
+  async run(container, flags, io) {
+    const channelId = positiveInteger(flags, 'channel');
+    if (flags.confirm !== true) {
+      throw new UsageError(`subscribers purge deletes every subscriber of channel ${channelId} and cannot be undone; add --confirm to go ahead`);
+    }
+    const batchSize = optionalPositiveInteger(flags, 'batch-size') ?? PURGE_BATCH_DEFAULT;
+    if (batchSize > PURGE_BATCH_MAX) throw new UsageError(`--batch-size must be at most ${PURGE_BATCH_MAX}`);
+    const { count } = await container.resolve(PurgeSubscribers).execute({
+      channelId,
+      batchSize,
+      onProgress: (deleted) => {
+        if (io.progress.isTTY === true) io.progress.write(`purge: ${deleted} deleted\r`);
+      },
+    });
+    return { json: { broadcast_channel_id: channelId, purged: count }, human: `purged channel ${channelId}: ${count} subscribers deleted` };
   },
 };

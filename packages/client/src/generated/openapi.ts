@@ -403,6 +403,31 @@ export interface paths {
         patch: operations["updateEmailServer"];
         trace?: never;
     };
+    "/api/v1/email_servers/{id}/copy_to_channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy an email server to another channel
+         * @description Admin token only: a channel token gets 403 "Admin API token required for cross-channel operations". The server is found by its id, in the channel named by `broadcast_channel_id` when the request names one. The copy keeps every setting, the password and the DKIM key included (copied encrypted, never shown). Unknown server or target channel: 404; the target being the source channel: 422.
+         *
+         *     Permission: `email_servers_write`.
+         */
+        post: operations["copyEmailServerToChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/email_servers/{id}/generate_dkim_key": {
         parameters: {
             query?: never;
@@ -2293,7 +2318,7 @@ export interface webhooks {
         put?: never;
         /**
          * Broadcast events
-         * @description Sent to each active endpoint subscribed to the type: `broadcast.scheduled`, `broadcast.queueing`, `broadcast.sending`, `broadcast.sent`, `broadcast.failed`, `broadcast.partial_failure`, `broadcast.aborted`, `broadcast.paused`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
+         * @description Sent to each active endpoint subscribed to the type: `broadcast.scheduled`, `broadcast.queueing`, `broadcast.sending`, `broadcast.sent`, `broadcast.failed`, `broadcast.partial_failure`, `broadcast.aborted`, `broadcast.paused`, `broadcast.batch_completed`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
          */
         post: operations["broadcastEvent"];
         delete?: never;
@@ -2313,7 +2338,7 @@ export interface webhooks {
         put?: never;
         /**
          * Email events
-         * @description Sent to each active endpoint subscribed to the type: `email.sent`, `email.delivered`, `email.delivery_delayed`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.failed`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
+         * @description Sent to each active endpoint subscribed to the type: `email.sent`, `email.delivered`, `email.delivery_delayed`, `email.bounced`, `email.complained`, `email.opened`, `email.clicked`, `email.failed`, `email.send_delayed`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
          */
         post: operations["emailEvent"];
         delete?: never;
@@ -2376,6 +2401,26 @@ export interface webhooks {
          * @description Sent to each active endpoint subscribed to the type: `subscriber.preferences_updated`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
          */
         post: operations["subscriberPreferencesEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    subscribersPurgeEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A channel purged
+         * @description Sent to each active endpoint subscribed to the type: `subscribers.purged`, `subscribers.purge_failed`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
+         */
+        post: operations["subscribersPurgeEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2698,6 +2743,10 @@ export interface components {
                 total: number;
             };
         };
+        CopyToChannelBody: {
+            /** @description The channel that receives the copy. */
+            target_channel_id: number;
+        };
         CountAndRate: {
             count: number;
             /** @description Percent, 0 to 100, two decimals. */
@@ -2934,7 +2983,7 @@ export interface components {
             error: string;
         };
         /** @enum {string} */
-        EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "subscriber.preferences_updated" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
+        EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.send_delayed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "subscriber.preferences_updated" | "subscribers.purged" | "subscribers.purge_failed" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "broadcast.batch_completed" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
         /** @description Field validation failures (subscriber create and update). */
         FieldErrors: {
             /** @description Messages per field, e.g. `{"email": ["is invalid"]}`. */
@@ -3929,6 +3978,13 @@ export interface components {
             message: string;
             subscriber_sequence: components["schemas"]["SubscriberSequence"];
         };
+        SubscribersPurgeEventData: {
+            broadcast_channel_id: number;
+            /** @description Subscribers deleted (by a failed purge: before it stopped; they stay deleted). */
+            count: number;
+            /** @description subscribers.purge_failed only: why the purge stopped. */
+            error?: string;
+        };
         /** @description The value of each of the channel's topics by topic id: true (yes), false (no) or null (unset). */
         SubscriberTopics: {
             [key: string]: boolean | null;
@@ -3975,6 +4031,7 @@ export interface components {
             email: string;
             /** @enum {string} */
             reason: "manual" | "bounce" | "complaint";
+            warnings?: components["schemas"]["Warnings"];
         };
         SuppressionBulkAdded: {
             /** @description New on the list. */
@@ -3987,6 +4044,10 @@ export interface components {
             invalid_emails: string[];
         };
         SuppressionBulkRemoved: {
+            /** @description How many of the entries were not addresses (they count in not_found too). */
+            invalid: number;
+            /** @description Those entries, as sent. */
+            invalid_emails: string[];
             /** @description Not on the list, or not an address. */
             not_found: number;
             removed: number;
@@ -4048,6 +4109,7 @@ export interface components {
             template_purpose: "broadcast" | "confirmation";
             /** Format: date-time */
             updated_at: string;
+            warnings?: components["schemas"]["Warnings"];
         };
         /** @description The fields nested under `template` (canonical), or the same fields flat at the top level (accepted for compatibility). */
         TemplateBody: {
@@ -4199,6 +4261,7 @@ export interface components {
             status: components["schemas"]["TransactionalStatus"];
             subject: string;
             to: string;
+            warnings?: components["schemas"]["Warnings"];
         };
         /** @description Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber`, `data` and `unsubscribe_url` (empty unless `include_unsubscribe_link`). */
         TransactionalInput: {
@@ -5279,6 +5342,46 @@ export interface operations {
             };
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    copyEmailServerToChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CopyToChannelBody"];
+            };
+        };
+        responses: {
+            /** @description The copy, in the target channel, the password redacted. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailServer"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
@@ -9207,7 +9310,7 @@ export interface operations {
                 "application/json": {
                     data?: components["schemas"]["BroadcastEventData"];
                     /** @enum {string} */
-                    type?: "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused";
+                    type?: "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "broadcast.batch_completed";
                 } & components["schemas"]["WebhookEvent"];
             };
         };
@@ -9241,7 +9344,7 @@ export interface operations {
                 "application/json": {
                     data?: components["schemas"]["EmailEventData"];
                     /** @enum {string} */
-                    type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed";
+                    type?: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.send_delayed";
                 } & components["schemas"]["WebhookEvent"];
             };
         };
@@ -9344,6 +9447,40 @@ export interface operations {
                     data?: components["schemas"]["SubscriberPreferencesEventData"];
                     /** @enum {string} */
                     type?: "subscriber.preferences_updated";
+                } & components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscribersPurgeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the same as the payload id); deduplicate by it. */
+                "broadcast-webhook-id": string;
+                /** @description `v1,` + Base64 (standard, padded) of HMAC-SHA256 over `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole secret. Verify with `verifyWebhook` (@mailcast/client). */
+                "broadcast-webhook-signature": string;
+                /** @description Unix time in seconds when the payload was signed. Reject one more than 300 seconds from now. */
+                "broadcast-webhook-timestamp": string;
+                "User-Agent": "Mailcast-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data?: components["schemas"]["SubscribersPurgeEventData"];
+                    /** @enum {string} */
+                    type?: "subscribers.purged" | "subscribers.purge_failed";
                 } & components["schemas"]["WebhookEvent"];
             };
         };

@@ -1,18 +1,21 @@
 import {
   AddEmailServer,
+  CopyEmailServer,
+  CROSS_CHANNEL_ADMIN_ONLY,
   DeleteEmailServer,
   EMAIL_SERVER_NOT_FOUND,
   GenerateDkimKey,
   GetEmailServer,
   ListEmailServers,
   TestEmailServerConnection,
+  requireAdmin,
   UpdateEmailServer,
 } from '@mailcast/core';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
-import { principal } from '../auth';
+import { anyPrincipal, principal } from '../auth';
 import { presentEmailServer } from './email-server.presenter';
-import { dkimKeyBody, EMAIL_SERVER_BODY, emailServerBody, newEmailServerBody } from './email-servers.schemas';
+import { copyToChannelBody, dkimKeyBody, EMAIL_SERVER_BODY, emailServerBody, newEmailServerBody } from './email-servers.schemas';
 import { idParam, pageParams } from '../params';
 import { unrecognizedParameters, withWarnings } from '../warnings';
 
@@ -60,6 +63,14 @@ export function emailServersRoutes(container: DependencyContainer): Router {
     const caller = principal(res, 'email_servers_write');
     const record = await container.resolve(GenerateDkimKey).execute(caller, { id: id(req.params.id), ...dkimKeyBody(req.body) });
     res.json({ dkim_domain: record.dkimDomain, dkim_selector: record.dkimSelector, dns_record: record.dnsRecord });
+  });
+
+  // An admin token's alone, checked before the permission: a channel token gets 403 (docs/email-servers.md, "Copy to another channel").
+  router.post('/email_servers/:id/copy_to_channel', async (req, res) => {
+    const caller = anyPrincipal(res);
+    requireAdmin(caller, CROSS_CHANNEL_ADMIN_ONLY);
+    const copy = await container.resolve(CopyEmailServer).execute(caller, { id: id(req.params.id), ...copyToChannelBody(req.body) });
+    res.status(201).json(withWarnings(presentEmailServer(copy), unrecognizedParameters(req.body, { key: 'email_server', fields: ['target_channel_id'] })));
   });
 
   return router;

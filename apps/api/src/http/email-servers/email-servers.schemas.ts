@@ -137,3 +137,20 @@ export function dkimKeyBody(body: unknown): { algorithm: DkimAlgorithm; dkimDoma
     ...(v.dkim_selector !== undefined ? { dkimSelector: v.dkim_selector } : {}),
   };
 }
+
+/** `copy_to_channel`'s body: the reference clients send `{target_channel_id}` flat (docs/email-servers.md). */
+export const copyToChannelSchema = Joi.object({
+  target_channel_id: Joi.number()
+    .integer()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .required()
+    .messages({ 'any.required': 'target_channel_id is required', '*': 'target_channel_id must be a positive integer' })
+    .description('The channel that receives the copy.'),
+}).unknown(true);
+
+export function copyToChannelBody(body: unknown): { targetChannelId: number } {
+  const { value, error } = copyToChannelSchema.validate(unwrap(body, 'email_server'));
+  if (error) throw new ValidationError(error.details[0]!.message);
+  return { targetChannelId: (value as { target_channel_id: number }).target_channel_id };
+}

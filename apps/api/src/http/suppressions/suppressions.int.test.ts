@@ -76,8 +76,9 @@ describe('suppression lists (channel and installation-wide)', () => {
     });
     expect(added.status).toBe(200);
     expect(added.body).toEqual({ added: 2, already_suppressed: 1, invalid: 1, invalid_emails: ['nope'] });
-    const removed = await call('delete', '/suppressions/bulk.json', { emails: ['b1@example.com', 'b2@example.com', 'zz@example.com'] });
-    expect(removed.body).toEqual({ removed: 2, not_found: 1 });
+    const removed = await call('delete', '/suppressions/bulk.json', { emails: ['b1@example.com', 'b2@example.com', 'zz@example.com', 'not-an-address'] });
+    // invalid is a count in the removal's answer too; the malformed entry is also not found.
+    expect(removed.body).toEqual({ removed: 2, not_found: 2, invalid: 1, invalid_emails: ['not-an-address'] });
     const tooMany = Array.from({ length: 10_001 }, (_, i) => `m${i}@example.com`);
     const refused = await call('post', '/suppressions/bulk.json', { emails: tooMany });
     expect(refused.status).toBe(422);
@@ -85,6 +86,9 @@ describe('suppression lists (channel and installation-wide)', () => {
     expect(await api.database.db('suppressions').where('email', 'like', 'm%@example.com').count()).toEqual([{ count: 0 }]);
     const tenThousand = await call('post', '/global_suppressions/bulk.json', { emails: tooMany.slice(0, 10_000) }, admin);
     expect(tenThousand.body).toEqual({ added: 10_000, already_suppressed: 0, invalid: 0, invalid_emails: [] });
+    const globalRemoved = await call('delete', '/global_suppressions/bulk.json', { emails: ['m0@example.com', 'nope', 'also nope'] }, admin);
+    expect(globalRemoved.body).toEqual({ removed: 1, not_found: 2, invalid: 2, invalid_emails: ['nope', 'also nope'] });
+    await call('post', '/global_suppressions.json', { email: 'm0@example.com' }, admin);
     const page = await call('get', '/global_suppressions.json?page=2', undefined, admin);
     expect(page.body.suppressions).toHaveLength(250);
     expect(page.body.pagination).toEqual({ total: 10_002, count: 250, from: 251, to: 500, current: 2, total_pages: 41 });

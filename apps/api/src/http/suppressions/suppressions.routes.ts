@@ -14,6 +14,7 @@ import { Router, type Request, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { anyPrincipal, principal as permitted } from '../auth';
 import { parseSuppressionEmail, parseSuppressionEmails, parseSuppressionListQuery } from './suppressions.schemas';
+import { unrecognizedParameters, withWarnings } from '../warnings';
 
 const presentSuppression = (s: Suppression) => ({ email: s.email, reason: s.reason, created_at: s.createdAt.toISOString() });
 
@@ -46,7 +47,9 @@ export function suppressionsRoutes(container: DependencyContainer): Router {
     router.post(`/${prefix}.json`, async (req, res) => {
       const caller = principal(res, write);
       const { suppression, created } = await container.resolve(AddSuppression).execute(caller, { scope, email: parseSuppressionEmail(req.body) });
-      res.status(created ? 201 : 200).json(presentSuppression(suppression));
+      // An unknown attribute is answered with a warning, as on every create (docs/suppressions.md).
+      const shape = { key: scope === 'global' ? 'global_suppression' : 'suppression', fields: ['email'] };
+      res.status(created ? 201 : 200).json(withWarnings(presentSuppression(suppression), unrecognizedParameters(req.body, shape)));
     });
 
     router.delete(`/${prefix}.json`, async (req, res) => {
@@ -64,7 +67,7 @@ export function suppressionsRoutes(container: DependencyContainer): Router {
     router.delete(`/${prefix}/bulk.json`, async (req, res) => {
       const caller = principal(res, write);
       const result = await container.resolve(RemoveSuppressionsInBulk).execute(caller, { scope, emails: parseSuppressionEmails(req.body) });
-      res.json({ removed: result.removed, not_found: result.notFound });
+      res.json({ removed: result.removed, not_found: result.notFound, invalid: result.invalid.length, invalid_emails: result.invalid });
     });
   };
 

@@ -3,7 +3,8 @@ import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from '../auth';
 import { idParam, pageParams } from '../params';
-import { createTemplateBody, updateTemplateBody } from './templates.schemas';
+import { createTemplateBody, TEMPLATE_BODY, updateTemplateBody } from './templates.schemas';
+import { unrecognizedParameters, withWarnings } from '../warnings';
 
 /** Templates (docs/templates.md). Route handlers never catch: errors travel to the error handler. */
 export function templatesRoutes(container: DependencyContainer): Router {
@@ -23,14 +24,15 @@ export function templatesRoutes(container: DependencyContainer): Router {
 
   router.post('/templates', async (req, res) => {
     const caller = principal(res, 'templates_write');
-    res.status(201).json(templateJson(await container.resolve(CreateTemplate).execute(caller, createTemplateBody(req.body))));
+    const template = await container.resolve(CreateTemplate).execute(caller, createTemplateBody(req.body));
+    res.status(201).json(withWarnings(templateJson(template), unrecognizedParameters(req.body, TEMPLATE_BODY)));
   });
 
   router.patch('/templates/:id', async (req, res) => {
     const caller = principal(res, 'templates_write');
     const templateId = id(req.params.id);
     const template = await container.resolve(UpdateTemplate).execute(caller, { id: templateId, changes: updateTemplateBody(req.body) });
-    res.json(templateJson(template));
+    res.json(withWarnings(templateJson(template), unrecognizedParameters(req.body, TEMPLATE_BODY)));
   });
 
   router.delete('/templates/:id', async (req, res) => {

@@ -1,5 +1,6 @@
 import { ValidationError, type TemplateInput } from '@mailcast/core';
 import Joi from 'joi';
+import { keysOf, type BodyShape } from '../warnings';
 
 /** The HTTP edge of the template routes (docs/templates.md). */
 
@@ -27,6 +28,9 @@ export const templateSchema = Joi.object(fields)
   .unknown(true)
   .description('Every Liquid field is checked at save: invalid Liquid is a 422 `{"errors": {field: ["is not valid Liquid: … line:L, col:C"]}}`.');
 const createSchema = templateSchema.keys({ label: fields.label.required() });
+
+/** What a template body may carry; anything else is answered with a warning (docs/templates.md). */
+export const TEMPLATE_BODY: BodyShape = { key: 'template', fields: keysOf(templateSchema) };
 
 const MESSAGES = {
   'any.required': "can't be blank",

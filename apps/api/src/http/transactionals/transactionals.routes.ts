@@ -3,7 +3,8 @@ import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from '../auth';
 import { idParam } from '../params';
-import { parseIdempotencyKey, parseTransactionalBody, presentCreated, presentTransactional } from './transactionals.schemas';
+import { parseIdempotencyKey, parseTransactionalBody, presentCreated, presentTransactional, TRANSACTIONAL_BODY } from './transactionals.schemas';
+import { unrecognizedParameters, withWarnings } from '../warnings';
 
 /** Transactional email (docs/transactionals.md). Route handlers never catch. */
 export function transactionalsRoutes(container: DependencyContainer): Router {
@@ -12,10 +13,12 @@ export function transactionalsRoutes(container: DependencyContainer): Router {
   router.post('/transactionals.json', async (req, res) => {
     const caller = principal(res, 'transactionals_write');
     const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
+    const warnings = unrecognizedParameters(req.body, TRANSACTIONAL_BODY);
     const result = await container.resolve(CreateTransactional).execute(caller, {
       input: parseTransactionalBody(req.body),
       rawBody: req.body,
-      answer: presentCreated,
+      // The warnings are part of the stored answer, so a replay answers them too.
+      answer: (t) => withWarnings(presentCreated(t), warnings),
       ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     });
     // Replays carry Idempotency-Replayed, as the reference clients read it; the earlier Idempotent-Replayed stays for clients that read it (docs/transactionals.md).

@@ -1,6 +1,7 @@
 import { ValidationError, type Transactional, type TransactionalInput } from '@mailcast/core';
 import { IDEMPOTENCY_KEY_MAX } from '@mailcast/domain';
 import Joi from 'joi';
+import { keysOf, type BodyShape } from '../warnings';
 
 /** The HTTP edge of transactional email (docs/transactionals.md). */
 
@@ -49,6 +50,9 @@ const MESSAGES = {
   'number.min': 'must be a positive integer',
   'number.max': 'must be a positive integer',
 };
+
+/** What a transactional body may carry (flat); anything else is answered with a warning (docs/transactionals.md). */
+export const TRANSACTIONAL_BODY: BodyShape = { key: 'transactional', fields: keysOf(transactionalSchema) };
 
 export function parseTransactionalBody(raw: unknown): TransactionalInput {
   const body = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : {};
