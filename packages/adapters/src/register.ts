@@ -30,6 +30,8 @@ import {
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
+  DashboardLinks,
+  PasswordResetStore,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -39,6 +41,8 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
 import { ConfigPublicLinks } from './http/public-links';
+import { ConfigDashboardLinks } from './http/dashboard-links';
+import { PgPasswordResetStore } from './pg/pg-password-reset-store';
 import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
@@ -146,6 +150,9 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
+  // Users (docs/teams.md): password resets and the dashboard's links; SystemMail is sign-in's.
+  container.registerInstance(PasswordResetStore, new PgPasswordResetStore(infra.db));
+  container.registerInstance(DashboardLinks, new ConfigDashboardLinks(infra.config.publicUrl));
   return container;
 }
 

@@ -359,3 +359,7 @@ export { DeleteTopic } from './topics/delete-topic';
 export { ChannelTopics, GetTopic, ListTopics } from './topics/get-topic';
 export { GetPreferences, preferencesUrl, SavePreferences, type PreferencesView } from './topics/preferences';
 export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, TopicUsage } from './ports';
+
+// Users (docs/teams.md): system mail to users, password resets.
+export { DashboardLinks, PasswordResetStore, SystemMail, type NewPasswordReset, type SystemMessage } from './ports';
+export { IssuePasswordReset, type IssuedPasswordReset } from './users/issue-password-reset';

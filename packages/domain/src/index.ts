@@ -263,3 +263,4 @@ export {
   type SystemPermission,
   type SystemPermissions,
 } from './user-permissions';
+export { formatPasswordResetToken, hashPasswordResetToken, PASSWORD_RESET_TOKEN_BYTES, PASSWORD_RESET_TTL_MS, passwordResetUrl } from './password-reset';

@@ -122,3 +122,5 @@ export {
 export { OptInFormRepository } from './opt-in-forms';
 export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
 export type { TopicRepository } from './topics';
+export { DashboardLinks, SystemMail, type SystemMessage } from './system-mail';
+export { PasswordResetStore, type NewPasswordReset } from './password-resets';
