@@ -32,6 +32,8 @@ import {
   WebhookSender,
   DashboardLinks,
   PasswordResetStore,
+  PasswordHasher,
+  UserRepository,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -43,6 +45,8 @@ import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sen
 import { ConfigPublicLinks } from './http/public-links';
 import { ConfigDashboardLinks } from './http/dashboard-links';
 import { PgPasswordResetStore } from './pg/pg-password-reset-store';
+import { PgUserRepository } from './pg/pg-user.repository';
+import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
 import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
@@ -153,6 +157,8 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   // Users (docs/teams.md): password resets and the dashboard's links; SystemMail is sign-in's.
   container.registerInstance(PasswordResetStore, new PgPasswordResetStore(infra.db));
   container.registerInstance(DashboardLinks, new ConfigDashboardLinks(infra.config.publicUrl));
+  container.registerInstance(UserRepository, new PgUserRepository(infra.db));
+  container.registerInstance(PasswordHasher, new Argon2PasswordHasher());
   return container;
 }
 

@@ -124,3 +124,14 @@ export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from
 export type { TopicRepository } from './topics';
 export { DashboardLinks, SystemMail, type SystemMessage } from './system-mail';
 export { PasswordResetStore, type NewPasswordReset } from './password-resets';
+export {
+  EMAIL_TAKEN,
+  PasswordHasher,
+  UserRepository,
+  type NewUser,
+  type PermissionPreset,
+  type User,
+  type UserChanges,
+  type UserChannelPermission,
+  type UserFilter,
+} from './users';
