@@ -13,6 +13,7 @@ import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery/discovery.routes';
 import { segmentsRoutes } from './segments/segments.routes';
 import { sequencesRoutes } from './sequences/sequences.routes';
+import { usersRoutes } from './users/users.routes';
 import { optInFormsRoutes } from './opt-in-forms/opt-in-forms.routes';
 import { emailServersRoutes } from './email-servers/email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
@@ -78,6 +79,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(optInFormsRoutes(container));
   api.use(emailServersRoutes(container));
   api.use(topicsRoutes(container));
+  api.use(usersRoutes(container));
   app.use('/api/v1', api);
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
