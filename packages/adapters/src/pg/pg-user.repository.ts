@@ -1,4 +1,14 @@
-import { EMAIL_TAKEN, ValidationError, type NewUser, type PermissionPreset, type User, type UserChanges, type UserChannelPermission, type UserFilter, type UserRepository } from '@mailcast/core';
+import {
+  EMAIL_TAKEN,
+  ValidationError,
+  type NewUser,
+  type PermissionPreset,
+  type User,
+  type UserChanges,
+  type UserChannelPermission,
+  type UserFilter,
+  type UserRepository,
+} from '@mailcast/core';
 import { CHANNEL_FLAGS, NO_FLAGS, systemPermissionsOf, type ChannelFlags, type SystemPermissions } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
@@ -48,8 +58,7 @@ const toUser = (row: UserRow): User => ({
 });
 
 /** Every flag answered, a missing one false (a flag added later reads as not granted). */
-const flagsOf = (stored: Record<string, unknown>): ChannelFlags =>
-  Object.fromEntries(CHANNEL_FLAGS.map((f) => [f, stored?.[f] === true])) as ChannelFlags;
+const flagsOf = (stored: Record<string, unknown>): ChannelFlags => Object.fromEntries(CHANNEL_FLAGS.map((f) => [f, stored?.[f] === true])) as ChannelFlags;
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -224,8 +233,7 @@ const toPermission = (row: PermissionRow): UserChannelPermission => ({
   channelId: Number(row.channel_id),
   channelName: row.channel_name,
   permissions: flagsOf(row.permissions),
-  preset:
-    row.preset_id === null ? null : { id: Number(row.preset_id), name: row.preset_name ?? '', permissions: flagsOf(row.preset_permissions ?? {}) },
+  preset: row.preset_id === null ? null : { id: Number(row.preset_id), name: row.preset_name ?? '', permissions: flagsOf(row.preset_permissions ?? {}) },
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });

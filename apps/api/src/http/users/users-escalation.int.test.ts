@@ -26,14 +26,15 @@ describe('a signed-in user managing users cannot escalate', () => {
 
   const db = () => api.database.db;
   const insertUser = async (email: string, extra: object = {}) => {
-    const [row] = await db()('users').insert({ email, ...extra }).returning('id');
+    const [row] = await db()('users')
+      .insert({ email, ...extra })
+      .returning('id');
     return Number((row as { id: number }).id);
   };
   const grant = (userId: number, channelId: number, flags: object) =>
     db()('user_channel_permissions').insert({ user_id: userId, channel_id: channelId, permissions: JSON.stringify(flags) });
   const flagsOf = async (userId: number, channelId: number) =>
-    ((await db()('user_channel_permissions').where({ user_id: userId, channel_id: channelId }).first()) as { permissions: object } | undefined)
-      ?.permissions;
+    ((await db()('user_channel_permissions').where({ user_id: userId, channel_id: channelId }).first()) as { permissions: object } | undefined)?.permissions;
   const forbidden = (message: string | RegExp) => expect.objectContaining({ constructor: ForbiddenError, message: expect.stringMatching(message) });
   const put = (caller: Principal, userId: number, channelId: number, g: Parameters<PutChannelPermission['execute']>[1]['grant']) =>
     api.container.resolve(PutChannelPermission).execute(caller, { userId, channelId, grant: g });
@@ -54,8 +55,12 @@ describe('a signed-in user managing users cannot escalate', () => {
 
   it('refuses flags it does not hold, by PUT, and writes nothing', async () => {
     const target = await insertUser('t2@example.com');
-    await expect(put(manager, target, channelA, { role: 'Manager' })).rejects.toEqual(forbidden(/^You cannot grant permissions you do not hold: .*tokens_read/));
-    await expect(put(manager, target, channelA, { permissions: { email_servers_write: true } })).rejects.toEqual(forbidden(/email_servers_read, email_servers_write$/));
+    await expect(put(manager, target, channelA, { role: 'Manager' })).rejects.toEqual(
+      forbidden(/^You cannot grant permissions you do not hold: .*tokens_read/),
+    );
+    await expect(put(manager, target, channelA, { permissions: { email_servers_write: true } })).rejects.toEqual(
+      forbidden(/email_servers_read, email_servers_write$/),
+    );
     await expect(put(manager, target, channelB, { role: 'Viewer' })).rejects.toEqual(forbidden(/^You cannot grant permissions you do not hold/));
     expect(await flagsOf(target, channelA)).toBeUndefined();
     expect(await flagsOf(target, channelB)).toBeUndefined();

@@ -229,7 +229,9 @@ describe('the users API (docs/teams.md, Users API)', () => {
       expect([off.status, off.body.active]).toEqual([200, false]);
       expect(await db()('user_sessions').where({ user_id: user.id }).whereNull('revoked_at')).toHaveLength(0);
 
-      await db()('users').where({ id: user.id }).update({ locked_until: new Date(Date.now() + 15 * 60_000) });
+      await db()('users')
+        .where({ id: user.id })
+        .update({ locked_until: new Date(Date.now() + 15 * 60_000) });
       expect((await call(admin, 'get', `/users/${user.id}`)).body.locked).toBe(true);
       const on = await call(admin, 'post', `/users/${user.id}/activate`);
       expect([on.status, on.body.active, on.body.locked]).toEqual([200, true, false]);
@@ -363,9 +365,9 @@ describe('the users API (docs/teams.md, Users API)', () => {
       await call(admin, 'put', `/users/${user.id}/channel_permissions/${channelB.id}`, { role: 'Viewer' });
       const res = await call(admin, 'delete', `/users/${user.id}/channel_permissions/${channelA.id}`);
       expect([res.status, res.body]).toEqual([200, { message: 'Channel permission removed' }]);
-      expect((await call(admin, 'get', `/users/${user.id}/channel_permissions`)).body.data.map((p: { broadcast_channel_id: number }) => p.broadcast_channel_id)).toEqual([
-        channelB.id,
-      ]);
+      expect(
+        (await call(admin, 'get', `/users/${user.id}/channel_permissions`)).body.data.map((p: { broadcast_channel_id: number }) => p.broadcast_channel_id),
+      ).toEqual([channelB.id]);
     });
 
     it('applies one grant to many channels; an unknown channel goes into failed, the rest stay applied', async () => {
@@ -380,7 +382,9 @@ describe('the users API (docs/teams.md, Users API)', () => {
         [channelB.id, 'Custom'],
       ]);
       expect(res.body.failed).toEqual([{ broadcast_channel_id: 999999, error: 'Channel not found' }]);
-      expect(res.body.warnings.map((w: { code: string; param: string }) => [w.code, w.param])).toEqual([['parameter_overridden', 'permissions.templates_read']]);
+      expect(res.body.warnings.map((w: { code: string; param: string }) => [w.code, w.param])).toEqual([
+        ['parameter_overridden', 'permissions.templates_read'],
+      ]);
       expect(await db()('user_channel_permissions').where({ user_id: user.id }).count('* as n').first()).toEqual({ n: 2 });
     });
 

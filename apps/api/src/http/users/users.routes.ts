@@ -70,7 +70,12 @@ export function usersRoutes(container: DependencyContainer): Router {
     const outcome = await container.resolve(CreateUser).execute(who, createUserBody(req.body));
     const warnings = unrecognizedParameters(req.body, USER_BODY);
     if (!outcome.resetSent && outcome.resetError !== undefined) {
-      warnings.push(parameterIgnored('send_password_reset', `The user was created, but the reset link could not be sent (${outcome.resetError}); use "forgot password" on the sign-in page`));
+      warnings.push(
+        parameterIgnored(
+          'send_password_reset',
+          `The user was created, but the reset link could not be sent (${outcome.resetError}); use "forgot password" on the sign-in page`,
+        ),
+      );
     }
     await answerUser(res, who, outcome.id, 201, warnings);
   });

@@ -97,7 +97,10 @@ export function createUserBody(body: unknown): CreateUserInput {
 
 export function updateUserBody(body: unknown): { email?: string; firstName?: string | null; lastName?: string | null; password?: string } {
   refuseSudo(body);
-  const v = validated(userFields.fork(['send_password_reset'], (f) => f.strip()), unwrap(body, 'user'));
+  const v = validated(
+    userFields.fork(['send_password_reset'], (f) => f.strip()),
+    unwrap(body, 'user'),
+  );
   return {
     ...(v.email !== undefined ? { email: v.email as string } : {}),
     ...names(v),
@@ -117,7 +120,12 @@ function grantOf(v: Record<string, unknown>): ChannelGrant {
 export function grantBody(body: unknown): ChannelGrant {
   refuseSudo(body);
   // The role's name is checked by the use case, with the message listing the roles.
-  return grantOf(validated(grantFields.fork(['role'], () => Joi.any()), unwrap(body, 'channel_permission')));
+  return grantOf(
+    validated(
+      grantFields.fork(['role'], () => Joi.any()),
+      unwrap(body, 'channel_permission'),
+    ),
+  );
 }
 
 export function bulkBody(body: unknown): { channelIds: number[]; grant: ChannelGrant } {
@@ -131,7 +139,10 @@ export function bulkBody(body: unknown): { channelIds: number[]; grant: ChannelG
 
 export function systemPermissionsBody(body: unknown): Record<string, unknown> {
   refuseSudo(body);
-  const v = validated(systemPermissionsFields.fork(['permissions'], () => Joi.any()), unwrap(body, 'system_permissions'));
+  const v = validated(
+    systemPermissionsFields.fork(['permissions'], () => Joi.any()),
+    unwrap(body, 'system_permissions'),
+  );
   if (!isObject(v.permissions)) throw new ValidationError('permissions must be an object of system permission → true or false');
   return v.permissions;
 }
