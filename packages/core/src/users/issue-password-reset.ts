@@ -48,4 +48,17 @@ export class IssuePasswordReset {
     });
     return issued;
   }
+
+  /**
+   * issueAndSend for a user just created: a link that could not be mailed is answered, not
+   * thrown, since the user exists either way (docs/teams.md, Password resets).
+   */
+  async offer(user: { id: number; email: string }): Promise<{ sent: true } | { sent: false; error: string }> {
+    try {
+      await this.issueAndSend(user);
+      return { sent: true };
+    } catch (error) {
+      return { sent: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
 }
