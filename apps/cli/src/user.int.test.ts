@@ -5,7 +5,7 @@ import { findPlaintext } from '@mailcast/testkit';
 import { useApi } from '../../api/src/test-support/harness';
 import { runAdmin } from './test-support/run-admin';
 
-/** `user create`, `user sudo`/`unsudo`, `preset create` (docs/teams.md, Users API). */
+/** `user create`, `user sudo`/`unsudo`, `preset create` (docs/teams.md, "Users API"). */
 describe('admin user and preset commands', () => {
   const api = useApi({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   const admin = (argv: string[], stdin = '') => runAdmin(api.database.url, [...argv, '--json'], { stdin });

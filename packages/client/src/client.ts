@@ -223,7 +223,7 @@ export class MailcastClient {
     delete: (id: number) => this.call('deleteTopic', { params: { id } }),
   };
 
-  /** Users of the installation (docs/teams.md, Users API): an admin token's alone. */
+  /** Users of the installation (docs/teams.md, "Users API"): an admin token's alone. */
   readonly users = {
     list: (query: QueryOf<'listUsers'> = {}) => this.call('listUsers', { query }),
     get: (id: number) => this.call('getUser', { params: { id } }),

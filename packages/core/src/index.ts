@@ -363,16 +363,18 @@ export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, 
 // Users (docs/teams.md): system mail to users, password resets.
 export { DashboardLinks, PasswordResetStore, SystemMail, type NewPasswordReset, type SystemMessage } from './ports';
 export { IssuePasswordReset, type IssuedPasswordReset } from './users/issue-password-reset';
-export { EMAIL_TAKEN, PasswordHasher, UserRepository, type NewUser, type PermissionPreset, type User, type UserChanges, type UserChannelPermission, type UserFilter } from './ports';
 export {
-  NOT_HELD,
-  OUTRANKED,
-  OWN_PERMISSIONS,
-  requireUserManager,
-  SUDO_UNTOUCHABLE,
-  USER_NOT_FOUND,
-  USERS_ADMIN_ONLY,
-} from './users/user-access';
+  EMAIL_TAKEN,
+  PasswordHasher,
+  UserRepository,
+  type NewUser,
+  type PermissionPreset,
+  type User,
+  type UserChanges,
+  type UserChannelPermission,
+  type UserFilter,
+} from './ports';
+export { NOT_HELD, OUTRANKED, OWN_PERMISSIONS, requireUserManager, SUDO_UNTOUCHABLE, USER_NOT_FOUND, USERS_ADMIN_ONLY } from './users/user-access';
 export { viewOf, permissionView, type ChannelPermissionView, type UserDetail, type UserView } from './users/user-view';
 export { NOTHING_GRANTED, type ChannelGrant } from './users/channel-grant';
 export { ListUsers } from './users/list-users';

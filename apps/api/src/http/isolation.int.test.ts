@@ -781,7 +781,8 @@ describe('isolation and permissions on every endpoint', () => {
       permission: 'global_suppressions_write',
       body: () => ({ emails: ['global@example.com'] }),
       stranger: { status: 403, error: GLOBAL },
-    }, // The users are the installation's, an admin token's alone (docs/teams.md, Users API).
+    },
+    // The users are the installation's, an admin token's alone (docs/teams.md, "Users API").
     {
       name: 'list users',
       method: 'get',

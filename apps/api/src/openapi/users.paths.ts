@@ -20,7 +20,7 @@ const GRANT_422 =
 
 const admin = (description: string) => `${description}\n\n${ADMIN}`;
 
-/** docs/teams.md, Users API. */
+/** docs/teams.md, "Users API". */
 export const USER_PATHS: Record<string, Json> = {
   '/api/v1/users': {
     get: authenticated({

@@ -17,7 +17,7 @@ import {
   type Schema,
 } from './schema-helpers';
 
-/** docs/teams.md, Users API. */
+/** docs/teams.md, "Users API". */
 const userProperties: Record<string, Schema> = {
   id: integer(),
   email: string('Lower-cased; unique in any case.'),

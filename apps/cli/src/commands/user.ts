@@ -2,7 +2,7 @@ import { CreatePermissionPreset, CreateUser, SetUserSudo } from '@mailcast/core'
 import { optional, positiveInteger, required, UsageError, type Command } from './command';
 
 /**
- * Users from the admin CLI (docs/teams.md, Users API): the first user, and sudo, which the API
+ * Users from the admin CLI (docs/teams.md, "Users API"): the first user, and sudo, which the API
  * never sets. The password comes from standard input, never from argv (ps, shell history).
  */
 export const userCreate: Command = {

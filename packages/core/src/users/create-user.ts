@@ -21,7 +21,7 @@ export interface CreateUserOutcome {
 }
 
 /**
- * A new user (docs/teams.md, Users API): with a password, or without one, for a reset link the
+ * A new user (docs/teams.md, "Users API"): with a password, or without one, for a reset link the
  * caller then mails (IssuePasswordReset.offer) so they set their own. Everything is checked
  * before anything is written.
  */

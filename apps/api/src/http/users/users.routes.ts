@@ -43,7 +43,7 @@ const overridden = (turnedOn: readonly string[]): Warning[] =>
   turnedOn.map((flag) => parameterOverridden(`permissions.${flag}`, `${flag} was turned on: its write needs it`));
 
 /**
- * The users of the installation (docs/teams.md, Users API): an admin token's, or a signed-in
+ * The users of the installation (docs/teams.md, "Users API"): an admin token's, or a signed-in
  * user's with user_management. A channel token gets 403 before its body is read. Route
  * handlers never catch.
  */
@@ -61,7 +61,7 @@ export function usersRoutes(container: DependencyContainer): Router {
     res.status(status).json(withWarnings(presentUserDetail(detail), warnings));
   };
 
-  // The system sender is sign-in's adapter (docs/teams.md, Password resets): without one bound,
+  // The system sender is sign-in's adapter (docs/teams.md, "Password resets and system mail"): without one bound,
   // the user is still created and the answer says the link was not sent.
   const offerReset = async (user: { id: number; email: string }) =>
     container.isRegistered(SystemMail, true)
