@@ -387,6 +387,7 @@ export { ListChannelPermissions } from './users/list-channel-permissions';
 export { PutChannelPermission } from './users/put-channel-permission';
 export { BulkPutChannelPermissions, MAX_BULK_CHANNELS, type BulkOutcome } from './users/bulk-put-channel-permissions';
 export { CHANNEL_PERMISSION_NOT_FOUND, DeleteChannelPermission } from './users/delete-channel-permission';
-export { GetSystemPermissions, UpdateSystemPermissions } from './users/system-permissions';
+export { GetSystemPermissions } from './users/get-system-permissions';
+export { UpdateSystemPermissions } from './users/update-system-permissions';
 export { CreatePermissionPreset } from './users/create-permission-preset';
 export { SetUserSudo } from './users/set-user-sudo';

@@ -419,4 +419,57 @@ describe('the users API (docs/teams.md, "Users API")', () => {
       expect(res.body.error).toMatch(error);
     });
   });
+
+  describe('hostile input', () => {
+    const HOSTILE: unknown[] = [
+      [],
+      'text',
+      42,
+      null,
+      { user: [] },
+      { user: 'x' },
+      { email: { $ne: 1 } },
+      { email: 'a@b.co', password: ['x'.repeat(20)] },
+      { email: 'x'.repeat(5_000), password: 'p'.repeat(5_000) },
+      { email: 'nul\u0000@example.com', password: 'p'.repeat(20) },
+      { first_name: 'x'.repeat(300) },
+      { permissions: null },
+      { permissions: [] },
+      { permissions: { __proto__: { subscribers_read: true } } },
+      { role: 7 },
+      { preset_id: 'x' },
+      { preset_id: -1 },
+      { preset_id: 1e300 },
+      { broadcast_channel_ids: 'x', role: 'Viewer' },
+      { broadcast_channel_ids: [0, -1, 'a'], role: 'Viewer' },
+      { broadcast_channel_ids: Array.from({ length: 1_001 }, (_, i) => i + 1), role: 'Viewer' },
+      { permissions: { user_management: 'true' } },
+      { permissions: 'all' },
+    ];
+
+    it('answers every route 4xx or 2xx, never 500, and never leaks', async () => {
+      const user = await aUser();
+      const routes: Array<['post' | 'patch' | 'put', string]> = [
+        ['post', '/users'],
+        ['patch', `/users/${user.id}`],
+        ['put', `/users/${user.id}/channel_permissions/${channelA.id}`],
+        ['post', `/users/${user.id}/channel_permissions/bulk`],
+        ['patch', `/users/${user.id}/system_permissions`],
+      ];
+      for (const [method, path] of routes) {
+        for (const body of HOSTILE) {
+          const res = await request(api.app)
+            [method](`/api/v1${path}`)
+            .set('Authorization', `Bearer ${admin}`)
+            .set('Content-Type', 'application/json')
+            .send(JSON.stringify(body));
+          expect([method, path, body, res.status < 500]).toEqual([method, path, body, true]);
+          expect(res.text).not.toMatch(/\n\s+at |node_modules|\.ts:\d+|violates|duplicate key|invalid input syntax/);
+        }
+      }
+      for (const query of ['limit=1e999', 'q[]=a', 'status[]=active', 'q=' + 'x'.repeat(400), 'offset=99999999999999999999']) {
+        expect((await call(admin, 'get', `/users?${query}`)).status).toBeLessThan(500);
+      }
+    });
+  });
 });

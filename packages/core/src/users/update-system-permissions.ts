@@ -3,17 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
 import { UserRepository } from '../ports';
-import { assertMayGrantSystem, assertNotOwnPermissions, changeableUser, findUser, requireUserManager } from './user-access';
-
-@injectable()
-export class GetSystemPermissions {
-  constructor(@inject(UserRepository) private readonly users: UserRepository) {}
-
-  async execute(caller: Principal, input: { userId: number }): Promise<SystemPermissions> {
-    requireUserManager(caller, 'users_read');
-    return (await findUser(this.users, input.userId)).systemPermissions;
-  }
-}
+import { assertMayGrantSystem, assertNotOwnPermissions, changeableUser, requireUserManager } from './user-access';
 
 /** Changes the named system permissions only; sudo is not one of them (docs/teams.md). */
 @injectable()
