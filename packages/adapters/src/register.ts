@@ -33,6 +33,10 @@ import {
   WebhookRetrySchedule,
   WebhookSender,
   UserIdentities,
+  DashboardLinks,
+  PasswordResetStore,
+  PasswordHasher,
+  UserRepository,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -42,6 +46,10 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
 import { ConfigPublicLinks } from './http/public-links';
+import { ConfigDashboardLinks } from './http/dashboard-links';
+import { PgPasswordResetStore } from './pg/pg-password-reset-store';
+import { PgUserRepository } from './pg/pg-user.repository';
+import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
 import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
@@ -155,6 +163,11 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
   container.registerInstance(UserIdentities, new PgUserIdentities(infra.db));
+  // Users (docs/teams.md): password resets and the dashboard's links; SystemMail is sign-in's.
+  container.registerInstance(PasswordResetStore, new PgPasswordResetStore(infra.db));
+  container.registerInstance(DashboardLinks, new ConfigDashboardLinks(infra.config.publicUrl));
+  container.registerInstance(UserRepository, new PgUserRepository(infra.db));
+  container.registerInstance(PasswordHasher, new Argon2PasswordHasher());
   return container;
 }
 

@@ -284,3 +284,5 @@ export {
   type SystemPermission,
   type SystemPermissions,
 } from './user-permissions';
+export { formatPasswordResetToken, hashPasswordResetToken, PASSWORD_RESET_TOKEN_BYTES, PASSWORD_RESET_TTL_MS, passwordResetUrl } from './password-reset';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './password';

@@ -15,6 +15,7 @@ import { channelDesignRoutes } from './channel/channel-design.routes';
 import { recordTokenUse } from './token-use';
 import { segmentsRoutes } from './segments/segments.routes';
 import { sequencesRoutes } from './sequences/sequences.routes';
+import { usersRoutes } from './users/users.routes';
 import { optInFormsRoutes } from './opt-in-forms/opt-in-forms.routes';
 import { emailServersRoutes } from './email-servers/email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
@@ -82,6 +83,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(optInFormsRoutes(container));
   api.use(emailServersRoutes(container));
   api.use(topicsRoutes(container));
+  api.use(usersRoutes(container));
   app.use('/api/v1', api);
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());

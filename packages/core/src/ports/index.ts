@@ -123,3 +123,16 @@ export { OptInFormRepository } from './opt-in-forms';
 export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
 export type { TopicRepository } from './topics';
 export { UserIdentities } from './user-identities';
+export { DashboardLinks, SystemMail, type SystemMessage } from './system-mail';
+export { PasswordResetStore, type NewPasswordReset } from './password-resets';
+export {
+  EMAIL_TAKEN,
+  PasswordHasher,
+  UserRepository,
+  type NewUser,
+  type PermissionPreset,
+  type User,
+  type UserChanges,
+  type UserChannelPermission,
+  type UserFilter,
+} from './users';
