@@ -27,6 +27,10 @@ import {
   Transactor,
   TurnstileVerifier,
   OptInFormStatistics,
+  PasswordHasher,
+  PasswordResetRepository,
+  SignInUserRepository,
+  UserSessionRepository,
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
@@ -63,6 +67,8 @@ import { secretBoxFor } from './secrets/secret-keys';
 import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
 import { DnsSmtpHosts, smtpAddressOptions } from './mail/smtp-destination';
 import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
+import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
+import { PgPasswordResetRepository, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
@@ -146,6 +152,11 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
+  // Signing in (docs/teams.md): users' credentials, sessions and reset links.
+  container.registerInstance(SignInUserRepository, new PgSignInUserRepository(infra.db));
+  container.registerInstance(UserSessionRepository, new PgUserSessionRepository(infra.db));
+  container.registerInstance(PasswordResetRepository, new PgPasswordResetRepository(infra.db));
+  container.registerInstance(PasswordHasher, new Argon2PasswordHasher());
   return container;
 }
 
