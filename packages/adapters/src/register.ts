@@ -29,7 +29,9 @@ import {
   OptInFormStatistics,
   PasswordHasher,
   PasswordResetRepository,
+  ResetLinkBase,
   SignInUserRepository,
+  SystemMail,
   UserSessionRepository,
   WebhookDestinations,
   WebhookRetrySchedule,
@@ -68,6 +70,8 @@ import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
 import { DnsSmtpHosts, smtpAddressOptions } from './mail/smtp-destination';
 import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
 import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
+import { SmtpSystemMail } from './mail/smtp-system-mail';
+import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgPasswordResetRepository, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
@@ -157,6 +161,8 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(UserSessionRepository, new PgUserSessionRepository(infra.db));
   container.registerInstance(PasswordResetRepository, new PgPasswordResetRepository(infra.db));
   container.registerInstance(PasswordHasher, new Argon2PasswordHasher());
+  container.registerInstance(SystemMail, new SmtpSystemMail(infra.db, secrets, () => new NodemailerMailer(smtpAddresses, 1), infra.config.systemFrom));
+  container.registerInstance(ResetLinkBase, `${infra.config.publicUrl}/app/reset-password`);
   return container;
 }
 

@@ -151,10 +151,23 @@ export { ResolveSession, type ResolvedSession } from './users/resolve-session';
 export { INVALID_CREDENTIALS, SignIn, type SignedIn } from './users/sign-in';
 export { SignOut } from './users/sign-out';
 export { NO_CHANNEL_ACCESS, SessionPrincipal, type SessionChannel } from './users/session-principal';
+export { ListSessions, RevokeSession, SESSION_NOT_FOUND } from './users/sessions';
+export {
+  ChangePassword,
+  checkNewPassword,
+  CURRENT_PASSWORD_INCORRECT,
+  PASSWORD_TOO_SHORT,
+  RequestPasswordReset,
+  RESET_LINK_INVALID,
+  RESET_REQUESTED,
+  ResetLinkBase,
+  ResetPassword,
+} from './users/passwords';
 export {
   PasswordHasher,
   PasswordResetRepository,
   SignInUserRepository,
+  SystemMail,
   UserSessionRepository,
   type ChannelAccess,
   type SignInUser,

@@ -31,6 +31,7 @@ export {
   type SignInUser,
   type UserSession,
 } from './sign-in';
+export { SystemMail } from './system-mail';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 export { DkimKeyGenerator, SmtpHostPolicy, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
