@@ -1,4 +1,4 @@
-import { CHANNEL_FLAGS, PASSWORD_MIN_LENGTH, SYSTEM_PERMISSIONS } from '@mailcast/domain';
+import { CHANNEL_FLAGS, MIN_PASSWORD_LENGTH, SYSTEM_PERMISSIONS } from '@mailcast/domain';
 import { json, type Json } from './operation';
 import { arrayOf, boolean, closed, dateTime, integer, nullableString, string, type Schema } from './schema-helpers';
 
@@ -183,7 +183,7 @@ export const AUTH_PATHS: Record<string, Json> = {
     post: op({
       operationId: 'resetPassword',
       summary: 'Set a new password with a reset link',
-      description: `Sets the password (at least ${PASSWORD_MIN_LENGTH} characters), clears a lockout and revokes every session of the user. The link works once.`,
+      description: `Sets the password (at least ${MIN_PASSWORD_LENGTH} characters), clears a lockout and revokes every session of the user. The link works once.`,
       cookie: false,
       requestBody: body({ token: string('The `token` of the link.'), password: string() }),
       responses: {
@@ -197,7 +197,7 @@ export const AUTH_PATHS: Record<string, Json> = {
     post: op({
       operationId: 'changePassword',
       summary: 'Change your password',
-      description: `The current password and a new one (at least ${PASSWORD_MIN_LENGTH} characters). Every other session of the user is revoked; this one stays.`,
+      description: `The current password and a new one (at least ${MIN_PASSWORD_LENGTH} characters). Every other session of the user is revoked; this one stays.`,
       cookie: true,
       parameters: [CSRF],
       requestBody: body({ current_password: string(), new_password: string() }),
