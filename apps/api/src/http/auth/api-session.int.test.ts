@@ -5,7 +5,7 @@ import { useApi } from '../../test-support/harness';
 import { aUser, signIn, type SignedInSession } from '../../test-support/users';
 
 /**
- * CONTRACT §4.5b, "Using the API with a session": /api/v1 without a token runs as the signed-in
+ * docs/teams.md, Using the API signed in: /api/v1 without a token runs as the signed-in
  * user, with the permissions their flags grant in the channel they act for, and the CSRF token on
  * every state-changing request.
  */
