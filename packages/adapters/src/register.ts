@@ -29,6 +29,10 @@ import {
   Transactor,
   TurnstileVerifier,
   OptInFormStatistics,
+  SignInPasswords,
+  SignInUserRepository,
+  SystemMail,
+  UserSessionRepository,
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
@@ -49,7 +53,6 @@ import { ConfigPublicLinks } from './http/public-links';
 import { ConfigDashboardLinks } from './http/dashboard-links';
 import { PgPasswordResetStore } from './pg/pg-password-reset-store';
 import { PgUserRepository } from './pg/pg-user.repository';
-import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
 import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
@@ -77,6 +80,10 @@ import { secretBoxFor } from './secrets/secret-keys';
 import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
 import { DnsSmtpHosts, smtpAddressOptions } from './mail/smtp-destination';
 import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
+import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
+import { SmtpSystemMail } from './mail/smtp-system-mail';
+import { NodemailerMailer } from './mail/nodemailer-mailer';
+import { PgSignInPasswords, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
@@ -168,6 +175,11 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(DashboardLinks, new ConfigDashboardLinks(infra.config.publicUrl));
   container.registerInstance(UserRepository, new PgUserRepository(infra.db));
   container.registerInstance(PasswordHasher, new Argon2PasswordHasher());
+  // Signing in (docs/teams.md): users' credentials, sessions and reset links.
+  container.registerInstance(SignInUserRepository, new PgSignInUserRepository(infra.db));
+  container.registerInstance(UserSessionRepository, new PgUserSessionRepository(infra.db));
+  container.registerInstance(SignInPasswords, new PgSignInPasswords(infra.db));
+  container.registerInstance(SystemMail, new SmtpSystemMail(infra.db, secrets, () => new NodemailerMailer(smtpAddresses, 1), infra.config.systemFrom));
   return container;
 }
 

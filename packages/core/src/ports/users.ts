@@ -90,6 +90,10 @@ export const UserRepository = Symbol.for('mailcast.UserRepository');
 /** argon2id (docs/teams.md, "Users API"): the PHC string to store, and its check. */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
-  verify(hash: string, password: string): Promise<boolean>;
+  /**
+   * With hash null (no such user, no password set) the same work is done against a hash of
+   * nothing and the answer is false: sign-in's time does not tell whether an account exists.
+   */
+  verify(hash: string | null, password: string): Promise<boolean>;
 }
 export const PasswordHasher = Symbol.for('mailcast.PasswordHasher');
