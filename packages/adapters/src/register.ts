@@ -30,6 +30,9 @@ import {
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
+  QrCodes,
+  Totp,
+  TwoFactorStore,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -63,6 +66,8 @@ import { secretBoxFor } from './secrets/secret-keys';
 import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
 import { DnsSmtpHosts, smtpAddressOptions } from './mail/smtp-destination';
 import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
+import { OtplibTotp, QrcodeSvg } from './two-factor/otplib-totp';
+import { PgTwoFactorStore } from './two-factor/pg-two-factor-store';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
@@ -146,6 +151,10 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
+  // Two-factor sign-in (docs/teams.md, "Two-factor").
+  container.registerInstance(TwoFactorStore, new PgTwoFactorStore(infra.db, secrets));
+  container.registerInstance(Totp, new OtplibTotp());
+  container.registerInstance(QrCodes, new QrcodeSvg());
   return container;
 }
 

@@ -359,3 +359,7 @@ export { DeleteTopic } from './topics/delete-topic';
 export { ChannelTopics, GetTopic, ListTopics } from './topics/get-topic';
 export { GetPreferences, preferencesUrl, SavePreferences, type PreferencesView } from './topics/preferences';
 export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, TopicUsage } from './ports';
+
+// Two-factor sign-in (docs/teams.md).
+export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './ports';
+export { ConfirmTwoFactor, DisableTwoFactor, EnrolTwoFactor, VerifyTwoFactor } from './two-factor/two-factor';

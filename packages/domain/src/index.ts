@@ -263,3 +263,6 @@ export {
   type SystemPermission,
   type SystemPermissions,
 } from './user-permissions';
+
+// Two-factor: recovery codes and the shape of a TOTP code (docs/teams.md).
+export { hashRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_BYTES, RECOVERY_CODE_COUNT, recoveryCodeFrom, totpCodeOf } from './two-factor';

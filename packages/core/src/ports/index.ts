@@ -122,3 +122,4 @@ export {
 export { OptInFormRepository } from './opt-in-forms';
 export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
 export type { TopicRepository } from './topics';
+export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './two-factor';
