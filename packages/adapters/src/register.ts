@@ -33,6 +33,8 @@ import {
   QrCodes,
   Totp,
   TwoFactorStore,
+  OidcClient,
+  OidcUsers,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -68,6 +70,7 @@ import { DnsSmtpHosts, smtpAddressOptions } from './mail/smtp-destination';
 import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
 import { OtplibTotp, QrcodeSvg } from './two-factor/otplib-totp';
 import { PgTwoFactorStore } from './two-factor/pg-two-factor-store';
+import { OpenidClientOidc, PgOidcUsers } from './oidc/openid-client-oidc';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
@@ -155,6 +158,11 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(TwoFactorStore, new PgTwoFactorStore(infra.db, secrets));
   container.registerInstance(Totp, new OtplibTotp());
   container.registerInstance(QrCodes, new QrcodeSvg());
+  // OpenID Connect sign-in only when configured: the routes ask whether OidcClient is bound.
+  if (infra.config.oidc !== undefined) {
+    container.registerInstance(OidcClient, new OpenidClientOidc({ ...infra.config.oidc, redirectUri: `${infra.config.publicUrl}/auth/oidc/callback` }));
+  }
+  container.registerInstance(OidcUsers, new PgOidcUsers(infra.db));
   return container;
 }
 
