@@ -27,6 +27,10 @@ import {
   Transactor,
   TurnstileVerifier,
   OptInFormStatistics,
+  PasswordHasher,
+  PasswordResetRepository,
+  SignInUserRepository,
+  UserSessionRepository,
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
@@ -68,6 +72,8 @@ import { secretBoxFor } from './secrets/secret-keys';
 import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
 import { DnsSmtpHosts, smtpAddressOptions } from './mail/smtp-destination';
 import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
+import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
+import { PgPasswordResetRepository, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
 import { OtplibTotp, QrcodeSvg } from './two-factor/otplib-totp';
 import { PgTwoFactorStore } from './two-factor/pg-two-factor-store';
 import { OpenidClientOidc, PgOidcUsers } from './oidc/openid-client-oidc';
@@ -154,6 +160,11 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
+  // Signing in (docs/teams.md): users' credentials, sessions and reset links.
+  container.registerInstance(SignInUserRepository, new PgSignInUserRepository(infra.db));
+  container.registerInstance(UserSessionRepository, new PgUserSessionRepository(infra.db));
+  container.registerInstance(PasswordResetRepository, new PgPasswordResetRepository(infra.db));
+  container.registerInstance(PasswordHasher, new Argon2PasswordHasher());
   // Two-factor sign-in (docs/teams.md, "Two-factor").
   container.registerInstance(TwoFactorStore, new PgTwoFactorStore(infra.db, secrets));
   container.registerInstance(Totp, new OtplibTotp());

@@ -142,9 +142,24 @@ export { QUEUES, RETIRED_QUEUES, type JobName, type JobPayloads } from './jobs';
 
 // Auth: API tokens and channels.
 export { ActForChannel, CHANNEL_NOT_FOUND, CHANNEL_REQUIRED } from './auth/act-for-channel';
-export { Authenticate, GLOBAL_SUPPRESSIONS_ADMIN_ONLY, NO_CHANNEL, requireAdmin, requirePermission, type Principal } from './auth/authenticate';
+export { Authenticate, callerKey, GLOBAL_SUPPRESSIONS_ADMIN_ONLY, NO_CHANNEL, requireAdmin, requirePermission, type Principal } from './auth/authenticate';
 export { CreateApiToken, issueApiToken, type IssuedToken } from './auth/create-api-token';
 export { RevokeApiToken } from './auth/revoke-api-token';
+// Signing in to the dashboard (docs/teams.md, Signing in).
+export { StartSession, type StartedSession } from './users/start-session';
+export { ResolveSession, type ResolvedSession } from './users/resolve-session';
+export { INVALID_CREDENTIALS, SignIn, type SignedIn } from './users/sign-in';
+export { SignOut } from './users/sign-out';
+export { NO_CHANNEL_ACCESS, SessionPrincipal, type SessionChannel } from './users/session-principal';
+export {
+  PasswordHasher,
+  PasswordResetRepository,
+  SignInUserRepository,
+  UserSessionRepository,
+  type ChannelAccess,
+  type SignInUser,
+  type UserSession,
+} from './ports';
 export { CreateChannel } from './channels/create-channel';
 
 // Email servers.

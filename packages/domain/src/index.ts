@@ -263,6 +263,23 @@ export {
   type SystemPermission,
   type SystemPermissions,
 } from './user-permissions';
+export {
+  csrfTokenFor,
+  formatSessionSecret,
+  hashSessionSecret,
+  LOCKOUT_FAILURES,
+  LOCKOUT_MS,
+  LOCKOUT_WINDOW_MS,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PASSWORD_RESET_TTL_MS,
+  SESSION_IDLE_MS,
+  SESSION_SECRET_BYTES,
+  SESSION_TOUCH_EVERY_MS,
+  sessionIsLive,
+  SIGN_IN_ADDRESS_WINDOW_MS,
+  SIGN_IN_FAILURES_PER_ADDRESS,
+} from './user-session';
 
 // Two-factor: recovery codes and the shape of a TOTP code (docs/teams.md).
 export { hashRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_BYTES, RECOVERY_CODE_COUNT, recoveryCodeFrom, totpCodeOf } from './two-factor';

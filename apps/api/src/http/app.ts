@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
 import { docsRoutes } from '../openapi/docs.routes';
 import { actingChannel, authenticate } from './auth';
+import { authRoutes } from './auth/auth.routes';
 import { failedAuthLimit, publicLimit } from './client-limits';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { formsRoutes } from '../public/forms/forms.routes';
@@ -79,6 +80,8 @@ export function createApp(container: DependencyContainer): Express {
   api.use(emailServersRoutes(container));
   api.use(topicsRoutes(container));
   app.use('/api/v1', api);
+  // The dashboard's sign-in, sessions and password reset (docs/teams.md, Signing in).
+  app.use('/auth', authRoutes(container));
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.

@@ -22,6 +22,15 @@ export type { EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } fro
 export type { NewWebhookEndpoint, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEndpointChanges } from './entities/webhook';
 
 export { Clock, RandomSource, Timers } from './system';
+export {
+  PasswordHasher,
+  PasswordResetRepository,
+  SignInUserRepository,
+  UserSessionRepository,
+  type ChannelAccess,
+  type SignInUser,
+  type UserSession,
+} from './sign-in';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 export { DkimKeyGenerator, SmtpHostPolicy, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';

@@ -1,0 +1,34 @@
+import type { PasswordHasher } from '@mailcast/core';
+import argon2 from 'argon2';
+
+/**
+ * argon2id with OWASP's first recommended setting (19 MiB, 2 passes, 1 lane; docs/teams.md,
+ * Passwords): about as slow as the larger defaults against a guesser with GPUs, and cheap
+ * enough in memory that a burst of sign-ins cannot exhaust a small server. The parameters are
+ * kept in each hash, so raising them later still verifies the old ones.
+ */
+const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export class Argon2PasswordHasher implements PasswordHasher {
+  /** A hash of nothing, made once: what an unknown account's password is checked against. */
+  private dummy: Promise<string> | undefined;
+
+  hash(password: string): Promise<string> {
+    return argon2.hash(password, OPTIONS);
+  }
+
+  async verify(hash: string | null, password: string): Promise<boolean> {
+    // Made on the first sign-in of any kind, so the first unknown address is not the slow one.
+    this.dummy ??= argon2.hash('mailcast: no such account', OPTIONS);
+    if (hash === null) {
+      await argon2.verify(await this.dummy, password);
+      return false;
+    }
+    try {
+      return await argon2.verify(hash, password);
+    } catch {
+      // A stored value that is not a PHC string (hand-edited) matches nothing.
+      return false;
+    }
+  }
+}
