@@ -80,4 +80,4 @@ export { startDsnServer, type DsnServer } from './inbound/dsn-server';
 // Two-factor sign-in (docs/teams.md).
 export { OtplibTotp, QrcodeSvg, TOTP_ISSUER } from './two-factor/otplib-totp';
 export { PgTwoFactorStore } from './two-factor/pg-two-factor-store';
-export { OpenidClientOidc, PgOidcUsers, type OidcSettings } from './oidc/openid-client-oidc';
+export { OpenidClientOidc, type OidcSettings } from './oidc/openid-client-oidc';

@@ -38,7 +38,6 @@ import {
   Totp,
   TwoFactorStore,
   OidcClient,
-  OidcUsers,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -76,7 +75,7 @@ import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
 import { PgPasswordResetRepository, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
 import { OtplibTotp, QrcodeSvg } from './two-factor/otplib-totp';
 import { PgTwoFactorStore } from './two-factor/pg-two-factor-store';
-import { OpenidClientOidc, PgOidcUsers } from './oidc/openid-client-oidc';
+import { OpenidClientOidc } from './oidc/openid-client-oidc';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
@@ -173,7 +172,6 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   if (infra.config.oidc !== undefined) {
     container.registerInstance(OidcClient, new OpenidClientOidc({ ...infra.config.oidc, redirectUri: `${infra.config.publicUrl}/auth/oidc/callback` }));
   }
-  container.registerInstance(OidcUsers, new PgOidcUsers(infra.db));
   return container;
 }
 

@@ -378,5 +378,5 @@ export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, 
 // Two-factor sign-in (docs/teams.md).
 export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './ports';
 export { ConfirmTwoFactor, DisableTwoFactor, EnrolTwoFactor, VerifyTwoFactor } from './two-factor/two-factor';
-export { OidcClient, OidcRefused, OidcUsers, type OidcChecks, type OidcIdentity } from './ports';
+export { OidcClient, OidcRefused, type OidcChecks, type OidcIdentity } from './ports';
 export { SignInWithOidc, type OidcOutcome } from './oidc/sign-in-with-oidc';

@@ -1,5 +1,4 @@
-import { OidcRefused, type OidcChecks, type OidcClient, type OidcIdentity, type OidcUsers } from '@mailcast/core';
-import type { Knex } from 'knex';
+import { OidcRefused, type OidcChecks, type OidcClient, type OidcIdentity } from '@mailcast/core';
 import { errors, generators, Issuer, type BaseClient } from 'openid-client';
 
 export interface OidcSettings {
@@ -79,15 +78,5 @@ export class OpenidClientOidc implements OidcClient {
     );
     this.client.catch(() => (this.client = undefined));
     return this.client;
-  }
-}
-
-/** Users by email, case-insensitive as the unique index is (users_email_unique on lower(email)). */
-export class PgOidcUsers implements OidcUsers {
-  constructor(private readonly db: Knex) {}
-
-  async findActiveByEmail(email: string): Promise<number | null> {
-    const row = await this.db('users').whereRaw('lower(email) = ?', [email.toLowerCase()]).where({ active: true }).first('id');
-    return row === undefined ? null : Number(row.id);
   }
 }

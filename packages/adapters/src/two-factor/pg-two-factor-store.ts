@@ -5,7 +5,7 @@ import type { SecretBox } from '../secrets/secret-box';
 const PURPOSE = 'users.totp_secret';
 
 /**
- * Two-factor state in `users`, `user_recovery_codes` and `user_sessions` (docs/teams.md,
+ * Two-factor state in `users`, and `user_recovery_codes` (docs/teams.md,
  * "Two-factor"). The TOTP secret is sealed by the SecretBox; every "used once" rule is one
  * conditional UPDATE, so two requests racing with the same code cannot both pass.
  */
@@ -70,9 +70,5 @@ export class PgTwoFactorStore implements TwoFactorStore {
       await trx('users').where({ id: userId }).update({ two_factor_enabled: false, totp_secret: null, totp_last_step: null, updated_at: trx.fn.now() });
       await trx('user_recovery_codes').where({ user_id: userId }).delete();
     });
-  }
-
-  async passSession(sessionId: number): Promise<void> {
-    await this.db('user_sessions').where({ id: sessionId }).update({ two_factor_passed: true });
   }
 }

@@ -132,4 +132,4 @@ export { OptInFormRepository } from './opt-in-forms';
 export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
 export type { TopicRepository } from './topics';
 export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './two-factor';
-export { OidcClient, OidcRefused, OidcUsers, type OidcChecks, type OidcIdentity } from './oidc';
+export { OidcClient, OidcRefused, type OidcChecks, type OidcIdentity } from './oidc';

@@ -24,12 +24,6 @@ export interface OidcClient {
 }
 export const OidcClient = Symbol.for('mailcast.OidcClient');
 
-/** The user an identity signs in as: an existing, active user with that email. */
-export interface OidcUsers {
-  findActiveByEmail(email: string): Promise<number | null>;
-}
-export const OidcUsers = Symbol.for('mailcast.OidcUsers');
-
 /** A callback that does not verify: wrong state, a provider error, a bad token. Never detailed to the browser. */
 export class OidcRefused extends Error {
   constructor(reason: string) {

@@ -26,8 +26,6 @@ export interface TwoFactorStore {
   useRecoveryCode(userId: number, codeHash: Buffer): Promise<boolean>;
   /** Two-factor off: secret, last step and recovery codes gone. */
   disable(userId: number): Promise<void>;
-  /** The session has given its second factor. */
-  passSession(sessionId: number): Promise<void>;
 }
 export const TwoFactorStore = Symbol.for('mailcast.TwoFactorStore');
 

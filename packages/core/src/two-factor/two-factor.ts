@@ -1,7 +1,17 @@
-import { hashRecoveryCode, RECOVERY_CODE_BYTES, RECOVERY_CODE_COUNT, recoveryCodeFrom, totpCodeOf } from '@mailcast/domain';
+import {
+  hashRecoveryCode,
+  LOCKOUT_FAILURES,
+  LOCKOUT_MS,
+  LOCKOUT_WINDOW_MS,
+  RECOVERY_CODE_BYTES,
+  RECOVERY_CODE_COUNT,
+  recoveryCodeFrom,
+  totpCodeOf,
+} from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { NotFoundError, ValidationError } from '../errors';
 import { Clock, RandomSource } from '../ports/system';
+import { PasswordHasher, SignInUserRepository, UserSessionRepository } from '../ports/sign-in';
 import { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from '../ports/two-factor';
 
 export const ALREADY_ENABLED = 'Two-factor is already enabled';
@@ -39,7 +49,8 @@ export class EnrolTwoFactor {
 
 /**
  * Confirms enrolment with one code of the pending secret: two-factor is on from then, that code's
- * time step counts as used, and 10 new recovery codes are answered once (only their SHA-256 is kept).
+ * time step counts as used, and 10 new recovery codes are answered once (only their SHA-256 is
+ * kept). The session that confirmed has given the code: it stays usable.
  */
 @injectable()
 export class ConfirmTwoFactor {
@@ -48,9 +59,10 @@ export class ConfirmTwoFactor {
     @inject(Totp) private readonly totp: Totp,
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
+    @inject(UserSessionRepository) private readonly sessions: UserSessionRepository,
   ) {}
 
-  async execute(input: { userId: number; code: string }): Promise<{ recoveryCodes: string[] }> {
+  async execute(input: { userId: number; sessionId: number; code: string }): Promise<{ recoveryCodes: string[] }> {
     const user = await userOf(this.store, input.userId);
     if (user.twoFactorEnabled) throw new ValidationError(ALREADY_ENABLED);
     if (user.totpSecret === null) throw new ValidationError(NOT_ENROLLING);
@@ -59,13 +71,16 @@ export class ConfirmTwoFactor {
     if (step === null) throw new ValidationError(INVALID_CODE);
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => recoveryCodeFrom(this.random.bytes(RECOVERY_CODE_BYTES)));
     if (!(await this.store.enable(user.id, step, recoveryCodes.map(hashRecoveryCode)))) throw new ValidationError(INVALID_CODE);
+    await this.sessions.markTwoFactorPassed(input.sessionId);
     return { recoveryCodes };
   }
 }
 
 /**
  * The second factor of a sign-in: a TOTP code (its time step accepted once, ±1 step of drift) or
- * an unused recovery code. On success the session has passed two-factor.
+ * an unused recovery code. On success the session has passed two-factor. A wrong code counts as
+ * a failed sign-in of the account (docs/teams.md, "Two-factor"): 10 within 15 minutes lock it and
+ * end its sessions, so a stolen password does not buy a million guesses.
  */
 @injectable()
 export class VerifyTwoFactor {
@@ -73,14 +88,23 @@ export class VerifyTwoFactor {
     @inject(TwoFactorStore) private readonly store: TwoFactorStore,
     @inject(Totp) private readonly totp: Totp,
     @inject(Clock) private readonly clock: Clock,
+    @inject(UserSessionRepository) private readonly sessions: UserSessionRepository,
+    @inject(SignInUserRepository) private readonly users: SignInUserRepository,
   ) {}
 
-  async execute(input: { userId: number; sessionId: number; code: string }): Promise<boolean> {
+  async execute(input: { userId: number; sessionId: number; code: string; ip?: string | null }): Promise<boolean> {
     const user = await userOf(this.store, input.userId);
-    if (!user.twoFactorEnabled || user.totpSecret === null) return false;
-    if (!(await this.accepted(user, input.code))) return false;
-    await this.store.passSession(input.sessionId);
-    return true;
+    if (user.twoFactorEnabled && user.totpSecret !== null && (await this.accepted(user, input.code))) {
+      await this.sessions.markTwoFactorPassed(input.sessionId);
+      return true;
+    }
+    const now = this.clock.now();
+    const failures = await this.users.recordFailure(user.id, input.ip ?? null, now, new Date(now.getTime() - LOCKOUT_WINDOW_MS));
+    if (failures >= LOCKOUT_FAILURES) {
+      await this.users.lock(user.id, new Date(now.getTime() + LOCKOUT_MS));
+      await this.sessions.revokeAllOf(user.id, now);
+    }
+    return false;
   }
 
   private async accepted(user: TwoFactorUser, typed: string): Promise<boolean> {
@@ -94,13 +118,26 @@ export class VerifyTwoFactor {
   }
 }
 
-/** Two-factor off; the caller has checked the user's password (docs/teams.md). */
+export const WRONG_PASSWORD = 'Password is incorrect';
+export const TWO_FACTOR_MANDATORY = 'Two-factor is required on this installation';
+
+/**
+ * Two-factor off, with the user's password as proof (docs/teams.md, "Two-factor"). Refused while
+ * MAILCAST_REQUIRE_2FA is on: the user would only be sent back to enrol.
+ */
 @injectable()
 export class DisableTwoFactor {
-  constructor(@inject(TwoFactorStore) private readonly store: TwoFactorStore) {}
+  constructor(
+    @inject(TwoFactorStore) private readonly store: TwoFactorStore,
+    @inject(SignInUserRepository) private readonly users: SignInUserRepository,
+    @inject(PasswordHasher) private readonly hasher: PasswordHasher,
+  ) {}
 
-  async execute(input: { userId: number }): Promise<void> {
-    await userOf(this.store, input.userId);
-    await this.store.disable(input.userId);
+  async execute(input: { userId: number; password: string; required: boolean }): Promise<void> {
+    const user = await this.users.findById(input.userId);
+    if (user === null) throw new NotFoundError('User not found');
+    if (!(await this.hasher.verify(user.passwordHash, input.password))) throw new ValidationError(WRONG_PASSWORD);
+    if (input.required) throw new ValidationError(TWO_FACTOR_MANDATORY);
+    await this.store.disable(user.id);
   }
 }

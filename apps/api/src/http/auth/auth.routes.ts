@@ -4,6 +4,8 @@ import express, { Router, type RequestHandler } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { SignInFailures } from '../client-limits';
 import { presentSessionChannel, presentSessionUser } from './auth.presenter';
+import { oidcRoutes } from './oidc.routes';
+import { twoFactorEnrolmentRequired, twoFactorRoutes } from './two-factor.routes';
 import { clearSessionCookie, CSRF_HEADER, readSessionCookie, requireSession, sameSiteJson, setSessionCookie, twoFactorPending } from './session-cookie';
 
 const AUTH_BODY_LIMIT = '16kb';
@@ -50,7 +52,7 @@ export function authRoutes(container: DependencyContainer): Router {
       user: presentSessionUser(signedIn.user),
       csrf_token: signedIn.csrfToken,
       two_factor_required: signedIn.twoFactorRequired,
-      two_factor_enrolment_required: false,
+      two_factor_enrolment_required: twoFactorEnrolmentRequired(config, signedIn.user),
     });
   });
 
@@ -63,7 +65,7 @@ export function authRoutes(container: DependencyContainer): Router {
       user: presentSessionUser(session.user),
       csrf_token: session.csrfToken,
       two_factor_required: pending,
-      two_factor_enrolment_required: false,
+      two_factor_enrolment_required: twoFactorEnrolmentRequired(config, session.user),
       channels: channels.map(presentSessionChannel),
     });
   });
@@ -77,6 +79,10 @@ export function authRoutes(container: DependencyContainer): Router {
     clearSessionCookie(res, config.publicUrl);
     res.status(204).end();
   });
+
+  // Two-factor, OpenID Connect and the providers list (t37-mfa).
+  router.use(twoFactorRoutes(container));
+  router.use(oidcRoutes(container));
 
   return router;
 }
