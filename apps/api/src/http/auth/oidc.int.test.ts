@@ -112,7 +112,9 @@ describe('OpenID Connect sign-in', () => {
     const states = await Promise.all([
       request(api.app).get(forgedState).set('Cookie', flowCookie),
       request(api.app).get(callback),
-      request(api.app).get(callback).set('Cookie', `mailcast_oidc=mcs1.0000000000000000.${'A'.repeat(60)}`),
+      request(api.app)
+        .get(callback)
+        .set('Cookie', `mailcast_oidc=mcs1.0000000000000000.${'A'.repeat(60)}`),
     ]);
     for (const res of states) {
       expect(res.status).toBe(302);
