@@ -1,6 +1,6 @@
 import { json, type Json, publicOperation } from './operation';
 
-/** The dashboard's sign-in under /auth (CONTRACT §4.5b); this file holds two-factor and OpenID Connect. */
+/** The dashboard's sign-in under /auth; this file holds two-factor and OpenID Connect. */
 export const DASHBOARD_SIGN_IN = 'Dashboard sign-in';
 
 const error = (description: string): Json => ({
@@ -14,7 +14,7 @@ const body = (properties: Record<string, Json>, required: string[]): Json => ({
 });
 
 const SESSION =
-  'Needs the `mailcast_session` cookie of a live session and, as every state change made with it, the `X-CSRF-Token` header (docs/teams.md, "Signing in").';
+  'Needs the `mailcast_session` cookie of a live session and, as every state change made with it, the `X-CSRF-Token` header (docs/teams.md).';
 
 const ok = { description: 'Done.', content: json({ type: 'object', required: ['ok'], properties: { ok: { const: true } } }) };
 

@@ -21,7 +21,7 @@ async function throughProvider(api: ApiHarness, login: string): Promise<{ callba
   return { callback: callback.pathname + callback.search, flowCookie: line.split(';')[0]! };
 }
 
-/** CONTRACT §4.5b, OpenID Connect (docs/teams.md, "OpenID Connect"), against a real provider on loopback. */
+/** OpenID Connect (docs/teams.md, "OpenID Connect"), against a real provider on loopback. */
 describe('OpenID Connect sign-in', () => {
   const env: NodeJS.ProcessEnv = { PUBLIC_URL };
   suiteResource(

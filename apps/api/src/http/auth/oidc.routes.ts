@@ -42,7 +42,7 @@ function openFlow(box: SecretBox, sealed: string | undefined, now: number): Oidc
 }
 
 /**
- * OpenID Connect sign-in under /auth (docs/teams.md, "OpenID Connect"; CONTRACT §4.5b), and which
+ * OpenID Connect sign-in under /auth (docs/teams.md, "OpenID Connect"), and which
  * sign-in methods this installation offers. Without OIDC_* configured, start and callback are 404.
  */
 export function oidcRoutes(container: DependencyContainer): Router {

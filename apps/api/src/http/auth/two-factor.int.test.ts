@@ -24,7 +24,7 @@ async function enrolled(api: ApiHarness, s: SignedInSession): Promise<{ secret: 
   return { secret: enrol.body.secret, recoveryCodes: confirm.body.recovery_codes };
 }
 
-/** CONTRACT §4.5b, two-factor (docs/teams.md, "Two-factor"). */
+/** Two-factor (docs/teams.md, "Two-factor"). */
 describe('two-factor: enrol, confirm, verify, recovery codes, disable', () => {
   const api = useApi({ overrides });
 

@@ -31,7 +31,7 @@ function codeField(body: unknown, field: string): string {
 }
 
 /**
- * Two-factor under /auth (docs/teams.md, "Two-factor"; CONTRACT §4.5b), mounted on the sign-in
+ * Two-factor under /auth (docs/teams.md, "Two-factor"), mounted on the sign-in
  * router, which has parsed the body and looked up the session. Every route is a state change:
  * requireSession checks the CSRF token.
  */
