@@ -151,15 +151,17 @@ export { ResolveSession, type ResolvedSession } from './users/resolve-session';
 export { INVALID_CREDENTIALS, SignIn, type SignedIn } from './users/sign-in';
 export { SignOut } from './users/sign-out';
 export { NO_CHANNEL_ACCESS, SessionPrincipal, type SessionChannel } from './users/session-principal';
+export { ListSessions, RevokeSession, SESSION_NOT_FOUND } from './users/sessions';
 export {
-  PasswordHasher,
-  PasswordResetRepository,
-  SignInUserRepository,
-  UserSessionRepository,
-  type ChannelAccess,
-  type SignInUser,
-  type UserSession,
-} from './ports';
+  ChangePassword,
+  checkNewPassword,
+  CURRENT_PASSWORD_INCORRECT,
+  RequestPasswordReset,
+  RESET_LINK_INVALID,
+  RESET_REQUESTED,
+  ResetPassword,
+} from './users/passwords';
+export { SignInPasswords, SignInUserRepository, UserSessionRepository, type ChannelAccess, type SignInUser, type UserSession } from './ports';
 export { CreateChannel } from './channels/create-channel';
 
 // Email servers.
@@ -375,6 +377,36 @@ export { ChannelTopics, GetTopic, ListTopics } from './topics/get-topic';
 export { GetPreferences, preferencesUrl, SavePreferences, type PreferencesView } from './topics/preferences';
 export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, TopicUsage } from './ports';
 
+// Users (docs/teams.md): system mail to users, password resets.
+export { DashboardLinks, PasswordResetStore, SystemMail, type NewPasswordReset, type SystemMessage } from './ports';
+export { IssuePasswordReset, type IssuedPasswordReset } from './users/issue-password-reset';
+export {
+  EMAIL_TAKEN,
+  PasswordHasher,
+  UserRepository,
+  type NewUser,
+  type PermissionPreset,
+  type User,
+  type UserChanges,
+  type UserChannelPermission,
+  type UserFilter,
+} from './ports';
+export { NOT_HELD, OUTRANKED, OWN_PERMISSIONS, requireUserManager, SUDO_UNTOUCHABLE, USER_NOT_FOUND, USERS_ADMIN_ONLY } from './users/user-access';
+export { viewOf, permissionView, type ChannelPermissionView, type UserDetail, type UserView } from './users/user-view';
+export { NOTHING_GRANTED, type ChannelGrant } from './users/channel-grant';
+export { ListUsers } from './users/list-users';
+export { GetUser } from './users/get-user';
+export { CreateUser, type CreateUserInput, type CreateUserOutcome } from './users/create-user';
+export { UpdateUser, type UpdateUserInput } from './users/update-user';
+export { DeleteUser } from './users/delete-user';
+export { SetUserActive } from './users/set-user-active';
+export { ListChannelPermissions } from './users/list-channel-permissions';
+export { PutChannelPermission } from './users/put-channel-permission';
+export { BulkPutChannelPermissions, MAX_BULK_CHANNELS, type BulkOutcome } from './users/bulk-put-channel-permissions';
+export { CHANNEL_PERMISSION_NOT_FOUND, DeleteChannelPermission } from './users/delete-channel-permission';
+export { GetSystemPermissions, UpdateSystemPermissions } from './users/system-permissions';
+export { CreatePermissionPreset } from './users/create-permission-preset';
+export { SetUserSudo } from './users/set-user-sudo';
 // Two-factor sign-in (docs/teams.md).
 export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './ports';
 export { ConfirmTwoFactor, DisableTwoFactor, EnrolTwoFactor, VerifyTwoFactor } from './two-factor/two-factor';

@@ -263,6 +263,8 @@ export {
   type SystemPermission,
   type SystemPermissions,
 } from './user-permissions';
+export { formatPasswordResetToken, hashPasswordResetToken, PASSWORD_RESET_TOKEN_BYTES, PASSWORD_RESET_TTL_MS, passwordResetUrl } from './password-reset';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './password';
 export {
   csrfTokenFor,
   formatSessionSecret,
@@ -270,9 +272,6 @@ export {
   LOCKOUT_FAILURES,
   LOCKOUT_MS,
   LOCKOUT_WINDOW_MS,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  PASSWORD_RESET_TTL_MS,
   SESSION_IDLE_MS,
   SESSION_SECRET_BYTES,
   SESSION_TOUCH_EVERY_MS,

@@ -21,12 +21,6 @@ export const LOCKOUT_MS = 15 * 60 * 1000;
 export const SIGN_IN_FAILURES_PER_ADDRESS = 20;
 export const SIGN_IN_ADDRESS_WINDOW_MS = 15 * 60 * 1000;
 
-/** A reset link works once, for 2 hours (docs/teams.md, Password reset). */
-export const PASSWORD_RESET_TTL_MS = 2 * 60 * 60 * 1000;
-export const PASSWORD_MIN_LENGTH = 12;
-/** argon2 spends time in proportion to the input: a cap keeps a huge "password" from costing more. */
-export const PASSWORD_MAX_LENGTH = 1024;
-
 export function formatSessionSecret(random: Uint8Array): string {
   if (random.length !== SESSION_SECRET_BYTES) throw new RangeError(`a session secret needs exactly ${SESSION_SECRET_BYTES} random bytes`);
   return Buffer.from(random).toString('base64url');

@@ -11,4 +11,5 @@ export { anEmailServer, throwawaySecretBox } from './secrets';
 export { suiteResource } from './suite';
 export { busiestWindow } from './timing';
 export { testClock } from './clock';
+export { RecordingSystemMail } from './system-mail';
 export { signInAtProvider, startOidcProvider, type OidcAccount, type TestOidcProvider } from './oidc';

@@ -14,6 +14,7 @@ import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery/discovery.routes';
 import { segmentsRoutes } from './segments/segments.routes';
 import { sequencesRoutes } from './sequences/sequences.routes';
+import { usersRoutes } from './users/users.routes';
 import { optInFormsRoutes } from './opt-in-forms/opt-in-forms.routes';
 import { emailServersRoutes } from './email-servers/email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
@@ -79,6 +80,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(optInFormsRoutes(container));
   api.use(emailServersRoutes(container));
   api.use(topicsRoutes(container));
+  api.use(usersRoutes(container));
   app.use('/api/v1', api);
   // The dashboard's sign-in, sessions and password reset (docs/teams.md, Signing in).
   app.use('/auth', authRoutes(container));

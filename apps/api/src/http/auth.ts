@@ -59,8 +59,8 @@ export function principal(res: Response, permission: Permission): Principal {
   return found;
 }
 
-/** What an admin token may call without naming a channel: what every channel shares, and who it is. */
-const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami)$/;
+/** What an admin token may call without naming a channel: what every channel shares, who it is, the users (docs/teams.md). */
+const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami|users(?:\/.*)?)$/;
 const CHANNEL_PARAM = 'broadcast_channel_id';
 
 /**

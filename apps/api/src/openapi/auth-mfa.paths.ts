@@ -1,7 +1,30 @@
-import { json, type Json, publicOperation } from './operation';
+import { SIGN_IN } from './auth.paths';
+import { json, type Json } from './operation';
 
-/** The dashboard's sign-in under /auth; this file holds two-factor and OpenID Connect. */
-export const DASHBOARD_SIGN_IN = 'Dashboard sign-in';
+const COOKIE = [{ sessionCookie: [] }];
+const CSRF: Json = { name: 'X-CSRF-Token', in: 'header', required: true, description: "The session's `csrf_token`.", schema: { type: 'string' } };
+
+/** An operation of the dashboard's sign-in: with the session cookie (and its CSRF header) or with nothing. */
+function publicOperation(o: {
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: string;
+  responses: Record<string, Json>;
+  parameters?: Json[];
+  cookie?: boolean;
+}): Json {
+  return {
+    operationId: o.operationId,
+    summary: o.summary,
+    description: o.description,
+    tags: [o.tag],
+    security: o.cookie === true ? COOKIE : [],
+    ...(o.parameters || o.cookie ? { parameters: [...(o.cookie ? [CSRF] : []), ...(o.parameters ?? [])] } : {}),
+    responses: { ...o.responses, '500': error('Unexpected.'), '503': error('The database cannot be reached.') },
+  };
+}
+const DASHBOARD_SIGN_IN = SIGN_IN;
 
 const error = (description: string): Json => ({
   description,
@@ -13,8 +36,7 @@ const body = (properties: Record<string, Json>, required: string[]): Json => ({
   content: json({ type: 'object', required, properties }),
 });
 
-const SESSION =
-  'Needs the `mailcast_session` cookie of a live session and, as every state change made with it, the `X-CSRF-Token` header (docs/teams.md).';
+const SESSION = 'Needs the `mailcast_session` cookie of a live session and, as every state change made with it, the `X-CSRF-Token` header (docs/teams.md).';
 
 const ok = { description: 'Done.', content: json({ type: 'object', required: ['ok'], properties: { ok: { const: true } } }) };
 
@@ -31,6 +53,7 @@ export const AUTH_MFA_PATHS: Record<string, Json> = {
     post: {
       ...publicOperation({
         operationId: 'verifyTwoFactor',
+        cookie: true,
         summary: 'Give the second factor of a sign-in',
         description: `${SESSION} Only on a session that has not yet passed two-factor. A 6-digit TOTP code (one time step of drift either way; each time step accepted once) or an unused recovery code (then used up). A wrong code counts as a failed sign-in: 10 in 15 minutes lock the account and end its sessions.`,
         tag: DASHBOARD_SIGN_IN,
@@ -48,6 +71,7 @@ export const AUTH_MFA_PATHS: Record<string, Json> = {
   '/auth/two_factor/enrol': {
     post: publicOperation({
       operationId: 'enrolTwoFactor',
+      cookie: true,
       summary: 'Start two-factor enrolment',
       description: `${SESSION} A new TOTP secret, kept (sealed) until confirmed; a second call replaces it.`,
       tag: DASHBOARD_SIGN_IN,
@@ -73,6 +97,7 @@ export const AUTH_MFA_PATHS: Record<string, Json> = {
     post: {
       ...publicOperation({
         operationId: 'confirmTwoFactor',
+        cookie: true,
         summary: 'Confirm enrolment with a code',
         description: `${SESSION} Turns two-factor on and answers 10 recovery codes, shown this once (any earlier ones stop working).`,
         tag: DASHBOARD_SIGN_IN,
@@ -96,6 +121,7 @@ export const AUTH_MFA_PATHS: Record<string, Json> = {
     post: {
       ...publicOperation({
         operationId: 'disableTwoFactor',
+        cookie: true,
         summary: 'Turn two-factor off',
         description: `${SESSION} With the user's password. Refused while MAILCAST_REQUIRE_2FA is on.`,
         tag: DASHBOARD_SIGN_IN,

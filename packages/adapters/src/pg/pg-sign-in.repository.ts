@@ -1,4 +1,4 @@
-import type { ChannelAccess, PasswordResetRepository, SignInUser, SignInUserRepository, UserSession, UserSessionRepository } from '@mailcast/core';
+import type { ChannelAccess, SignInPasswords, SignInUser, SignInUserRepository, UserSession, UserSessionRepository } from '@mailcast/core';
 import { CHANNEL_FLAGS, type ChannelFlags } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
@@ -203,12 +203,8 @@ export class PgUserSessionRepository implements UserSessionRepository {
   }
 }
 
-export class PgPasswordResetRepository implements PasswordResetRepository {
+export class PgSignInPasswords implements SignInPasswords {
   constructor(private readonly db: Knex) {}
-
-  async create(reset: { userId: number; tokenHash: Uint8Array; expiresAt: Date }, now: Date): Promise<void> {
-    await this.db('password_resets').insert({ user_id: reset.userId, token_hash: Buffer.from(reset.tokenHash), expires_at: reset.expiresAt, created_at: now });
-  }
 
   async redeem(tokenHash: Uint8Array, passwordHash: string, now: Date): Promise<number | null> {
     return this.db.transaction(async (trx) => {

@@ -76,27 +76,19 @@ export interface UserSessionRepository {
 }
 export const UserSessionRepository = Symbol.for('mailcast.UserSessionRepository');
 
-export interface PasswordResetRepository {
-  create(reset: { userId: number; tokenHash: Uint8Array; expiresAt: Date }, now: Date): Promise<void>;
+/**
+ * Sign-in's writes of passwords, each in one transaction with the sessions it ends (the reset rows
+ * themselves are made by the users API's IssuePasswordReset, docs/teams.md).
+ */
+export interface SignInPasswords {
   /**
-   * In one transaction: marks the unused, unexpired reset whose hash matches as used, sets the
-   * user's password hash, clears the lockout and revokes every session of the user. Answers the
-   * user's id, or null when no such reset exists (used, expired, unknown, or the user inactive).
+   * Marks the unused, unexpired reset whose hash matches as used (and the user's other open
+   * ones), sets the user's password hash, clears the lockout and revokes every session of the
+   * user. Answers the user's id, or null when no such reset exists (used, expired, unknown, or
+   * the user inactive).
    */
   redeem(tokenHash: Uint8Array, passwordHash: string, now: Date): Promise<number | null>;
   /** Sets a new password hash and revokes every session of the user but `keepSessionId`. */
   changePassword(userId: number, passwordHash: string, now: Date, keepSessionId: number): Promise<void>;
 }
-export const PasswordResetRepository = Symbol.for('mailcast.PasswordResetRepository');
-
-/** argon2id (docs/teams.md, Passwords): slow on purpose, so it is a port with its own adapter. */
-export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  /**
-   * Whether `password` matches `hash`. With hash null (no such user, no password set) the same
-   * work is done against a hash of nothing and the answer is false: the time taken does not tell
-   * whether an account exists.
-   */
-  verify(hash: string | null, password: string): Promise<boolean>;
-}
-export const PasswordHasher = Symbol.for('mailcast.PasswordHasher');
+export const SignInPasswords = Symbol.for('mailcast.SignInPasswords');

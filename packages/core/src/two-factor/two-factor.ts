@@ -11,7 +11,7 @@ import {
 import { inject, injectable } from 'tsyringe';
 import { NotFoundError, ValidationError } from '../errors';
 import { Clock, RandomSource } from '../ports/system';
-import { PasswordHasher, SignInUserRepository, UserSessionRepository } from '../ports/sign-in';
+import { PasswordHasher, SignInUserRepository, UserSessionRepository } from '../ports';
 import { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from '../ports/two-factor';
 
 export const ALREADY_ENABLED = 'Two-factor is already enabled';

@@ -1,4 +1,4 @@
-import { LOCKOUT_FAILURES, LOCKOUT_MS, LOCKOUT_WINDOW_MS, PASSWORD_MAX_LENGTH } from '@mailcast/domain';
+import { LOCKOUT_FAILURES, LOCKOUT_MS, LOCKOUT_WINDOW_MS, MAX_PASSWORD_LENGTH } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { UnauthorizedError } from '../errors';
 import { Clock, PasswordHasher, SignInUserRepository, type SignInUser } from '../ports';
@@ -34,7 +34,7 @@ export class SignIn {
     // and `admin@localhost` (npm start's first user) has no dotted domain.
     const email = input.email.trim();
     const user = email.length === 0 || email.length > 254 ? null : await this.users.findByEmail(email);
-    const password = input.password.length > PASSWORD_MAX_LENGTH ? null : input.password;
+    const password = input.password.length > MAX_PASSWORD_LENGTH * 4 ? null : input.password;
     const matches = await this.hasher.verify(password === null ? null : (user?.passwordHash ?? null), password ?? '');
     const now = this.clock.now();
     if (user === null || !user.active) throw new UnauthorizedError(INVALID_CREDENTIALS);

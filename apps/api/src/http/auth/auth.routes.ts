@@ -1,9 +1,25 @@
-import { ConfigToken, type Config } from '@mailcast/adapters';
-import { Clock, ResolveSession, SessionPrincipal, SignIn, SignOut, UnauthorizedError, ValidationError } from '@mailcast/core';
+import { ConfigToken, LoggerToken, type Config, type Logger } from '@mailcast/adapters';
+import {
+  ChangePassword,
+  Clock,
+  ListSessions,
+  RequestPasswordReset,
+  RESET_REQUESTED,
+  ResetPassword,
+  ResolveSession,
+  RevokeSession,
+  SESSION_NOT_FOUND,
+  SessionPrincipal,
+  SignIn,
+  SignOut,
+  UnauthorizedError,
+  ValidationError,
+} from '@mailcast/core';
 import express, { Router, type RequestHandler } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { SignInFailures } from '../client-limits';
-import { presentSessionChannel, presentSessionUser } from './auth.presenter';
+import { idParam } from '../params';
+import { presentSessionChannel, presentSessionUser, presentUserSession } from './auth.presenter';
 import { oidcRoutes } from './oidc.routes';
 import { twoFactorEnrolmentRequired, twoFactorRoutes } from './two-factor.routes';
 import { clearSessionCookie, CSRF_HEADER, readSessionCookie, requireSession, sameSiteJson, setSessionCookie, twoFactorPending } from './session-cookie';
@@ -80,6 +96,42 @@ export function authRoutes(container: DependencyContainer): Router {
     res.status(204).end();
   });
 
+  router.get('/sessions', async (_req, res) => {
+    const { session } = requireSession(res, 'GET');
+    const sessions = await container.resolve(ListSessions).execute(session.userId);
+    res.json({ data: sessions.map((s) => presentUserSession(s, session.id)) });
+  });
+
+  router.delete('/sessions/:id', async (req, res) => {
+    const { session } = requireSession(res, req.method);
+    await container.resolve(RevokeSession).execute(session.userId, idParam(req.params.id, SESSION_NOT_FOUND));
+    res.status(204).end();
+  });
+
+  router.post('/password/forgot', unauthenticated, async (req, res) => {
+    const { deliver } = await container.resolve(RequestPasswordReset).execute(stringField(req.body, 'email'));
+    res.status(202).json({ message: RESET_REQUESTED });
+    // After the answer: its time does not depend on whether a mail goes out, nor on the SMTP server.
+    await deliver().catch((error: unknown) =>
+      container.resolve<Logger>(LoggerToken).error('password reset email not sent', { error: error instanceof Error ? error.message : String(error) }),
+    );
+  });
+
+  router.post('/password/reset', unauthenticated, async (req, res) => {
+    await container.resolve(ResetPassword).execute({ token: stringField(req.body, 'token'), password: stringField(req.body, 'password') });
+    res.json({ message: 'Your password is set; sign in with it' });
+  });
+
+  router.post('/password/change', async (req, res) => {
+    const { session } = requireSession(res, req.method);
+    await container.resolve(ChangePassword).execute({
+      userId: session.userId,
+      sessionId: session.id,
+      currentPassword: stringField(req.body, 'current_password'),
+      newPassword: stringField(req.body, 'new_password'),
+    });
+    res.json({ message: 'Password changed; your other sessions are signed out' });
+  });
   // Two-factor, OpenID Connect and the providers list (t37-mfa).
   router.use(twoFactorRoutes(container));
   router.use(oidcRoutes(container));
