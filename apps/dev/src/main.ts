@@ -146,6 +146,12 @@ async function main(): Promise<void> {
   if (seed.created) say(`first run  created channel ${String(seed.channelId)} with an email server at the capture server`);
   if (seed.token) say(`api token  ${seed.token}   (every permission; kept in ${path.join(dataDir, 'dev-token')})`);
   else say('api token  not available here; make one: npm run -s admin -- token create --channel ID --permissions ...');
+  if (seed.firstUser) {
+    say(`dashboard  sign in at http://localhost:${config.port}/app as ${seed.firstUser.email} with password ${seed.firstUser.password}`);
+    say('           (sudo; shown this once: keep it, or use "forgot password": the link arrives at the capture server)');
+  } else {
+    say(`dashboard  http://localhost:${config.port}/app (forgot a password? the reset link arrives at the capture server)`);
+  }
   say('ready. Ctrl-C stops everything.');
 }
 

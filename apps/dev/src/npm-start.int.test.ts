@@ -83,6 +83,21 @@ describe('npm start (development all-in-one)', () => {
     expect((await fetch(`http://127.0.0.1:${apiPort}/docs`)).status).toBe(200);
     expect((await readFile(path.join(dataDir, 'dev-token'), 'utf8')).trim()).toBe(token);
 
+    // The first user (docs/teams.md): admin@localhost, sudo, with a password printed once.
+    const password = /sign in at \S+ as admin@localhost with password (\S+)/.exec(output)?.[1];
+    expect(password).toBeDefined();
+    const signIn = await fetch(`http://127.0.0.1:${apiPort}/auth/sign_in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@localhost', password }),
+    });
+    expect(signIn.status).toBe(200);
+    expect((await signIn.json()).user).toMatchObject({ email: 'admin@localhost', sudo: true });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await fetch(`http://127.0.0.1:${apiPort}/api/v1/broadcasts`, { headers: { cookie } })).status).toBe(200);
+    // Nothing keeps it in the clear: not the data directory's files.
+    expect((await readFile(path.join(dataDir, 'dev-token'), 'utf8')).includes(password!)).toBe(false);
+
     const res = await listBroadcasts(token!);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: [], total: 0 });
@@ -104,6 +119,8 @@ describe('npm start (development all-in-one)', () => {
     expect(again).toContain('migrations up to date');
     expect(again).not.toContain('first run');
     expect(again).toContain(`api token  ${token!}`);
+    expect(again).not.toContain('with password');
+    expect(again).toContain('dashboard  http://localhost');
     expect((await listBroadcasts(created.token)).status).toBe(200);
     expect(await stop(second.child)).toBe(0);
   }, 120_000);

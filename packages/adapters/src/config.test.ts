@@ -28,6 +28,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       apiStatementTimeoutMs: 30_000,
       trustedProxies: [],
       smtpAllowPrivate: false,
+      systemFrom: { name: 'Mailcast', email: 'no-reply@localhost' },
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
       templateTimeLimitMs: 300,
       turnstileSecretKey: undefined,
@@ -58,6 +59,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       MAILCAST_SEGMENT_TIMEOUT_MS: '800',
       MAILCAST_API_STATEMENT_TIMEOUT_MS: '12000',
       SMTP_ALLOW_PRIVATE: 'true',
+      MAILCAST_SYSTEM_FROM: 'Accounts <accounts@example.com>',
       MAILCAST_TEMPLATE_TIME_LIMIT_MS: '750',
       TURNSTILE_SECRET_KEY: '0x4AAAAAAA-secret',
       MAILCAST_REQUIRE_2FA: 'true',
@@ -86,6 +88,7 @@ describe('loadConfig (docs/operations.md environment)', () => {
       apiStatementTimeoutMs: 12_000,
       trustedProxies: ['10.0.0.7', '192.168.0.0/16', 'fd00::/8', 'loopback'],
       smtpAllowPrivate: true,
+      systemFrom: { name: 'Accounts', email: 'accounts@example.com' },
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
       templateTimeLimitMs: 750,
       turnstileSecretKey: '0x4AAAAAAA-secret',
@@ -152,5 +155,24 @@ describe('loadConfig (docs/operations.md environment)', () => {
 
   it('reports every bad variable at once', () => {
     expect(() => loadConfig({ PORT: 'x', LOG_LEVEL: 'y' })).toThrow(/"PORT".*; "LOG_LEVEL"/);
+  });
+});
+
+describe('MAILCAST_SYSTEM_FROM (docs/teams.md, The system sender)', () => {
+  it('defaults to Mailcast <no-reply@localhost>', () => {
+    expect(loadConfig({}).systemFrom).toEqual({ name: 'Mailcast', email: 'no-reply@localhost' });
+  });
+
+  it('reads a bare address or a name and <address>', () => {
+    expect(loadConfig({ MAILCAST_SYSTEM_FROM: 'accounts@example.com' }).systemFrom).toEqual({ name: null, email: 'accounts@example.com' });
+    expect(loadConfig({ MAILCAST_SYSTEM_FROM: '"Team Mailcast" <accounts@example.com>' }).systemFrom).toEqual({
+      name: 'Team Mailcast',
+      email: 'accounts@example.com',
+    });
+  });
+
+  it('refuses what is not an address', () => {
+    expect(() => loadConfig({ MAILCAST_SYSTEM_FROM: 'Mailcast' })).toThrow(ConfigError);
+    expect(() => loadConfig({ MAILCAST_SYSTEM_FROM: 'a <b@c> <d@e>' })).toThrow(/MAILCAST_SYSTEM_FROM/);
   });
 });

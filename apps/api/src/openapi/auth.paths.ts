@@ -109,11 +109,7 @@ export const AUTH_PATHS: Record<string, Json> = {
       cookie: false,
       requestBody: body({ email: string(), password: string() }),
       responses: {
-        '200': {
-          description: 'Signed in.',
-          headers: { 'Set-Cookie': { description: 'The session cookie `mailcast_session`.', schema: { type: 'string' } } },
-          content: json(signedIn),
-        },
+        '200': { description: 'Signed in; `Set-Cookie` carries the session cookie `mailcast_session`.', content: json(signedIn) },
         '401': error('Unknown email, wrong password, inactive or locked account: one answer for all.', 'Invalid email or password'),
         '422': error('`email` or `password` missing or not a string.'),
         '429': { ...error('Too many failed sign-ins from this address.'), headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } },

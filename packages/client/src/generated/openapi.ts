@@ -8674,11 +8674,9 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in. */
+            /** @description Signed in; `Set-Cookie` carries the session cookie `mailcast_session`. */
             200: {
                 headers: {
-                    /** @description The session cookie `mailcast_session`. */
-                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
