@@ -15,7 +15,10 @@ describe('PgTwoFactorStore', () => {
   let counter = 0;
   const aUser = async () => {
     counter += 1;
-    const [row] = await database.db('users').insert({ email: `tf${counter}@example.com` }).returning('id');
+    const [row] = await database
+      .db('users')
+      .insert({ email: `tf${counter}@example.com` })
+      .returning('id');
     return Number(row.id);
   };
 
