@@ -195,3 +195,25 @@ describe('MAILCAST_REQUIRE_2FA', () => {
     expect(disable.body).toEqual({ error: 'Two-factor is required on this installation' });
   });
 });
+
+/** Wrong codes are also counted per client address (docs/teams.md, "Two-factor"): 429 past 20 in 15 minutes. */
+describe('two-factor verify per address', () => {
+  const api = useApi({ overrides });
+
+  it('answers 429 with Retry-After once the address has given 20 wrong codes, whoever the accounts', async () => {
+    const pendingSessions: SignedInSession[] = [];
+    for (let i = 0; i < 3; i++) {
+      const user = await aUser(api);
+      const s = await signIn(api.app, user);
+      time.advance(30_000);
+      await enrolled(api, s);
+      pendingSessions.push(await signIn(api.app, user));
+    }
+    for (const s of pendingSessions.slice(0, 2)) {
+      for (let i = 0; i < 10; i++) expect((await post(api, s, '/auth/two_factor/verify', { code: 'zzzzz-zzzzz' })).status).toBe(401);
+    }
+    const limited = await post(api, pendingSessions[2]!, '/auth/two_factor/verify', { code: 'zzzzz-zzzzz' });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
