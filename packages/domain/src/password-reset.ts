@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Password reset links (docs/teams.md, Password resets): a random token of 32 bytes, sent once in
+ * Password reset links (docs/teams.md, "Password resets and system mail"): a random token of 32 bytes, sent once in
  * the link, stored only as its SHA-256, good for two hours and once.
  */
 export const PASSWORD_RESET_TOKEN_BYTES = 32;

@@ -1,5 +1,5 @@
 /**
- * docs/teams.md, Passwords: at least 12 characters (counted as code points), at most 1,000 so
+ * docs/teams.md, "Users API": at least 12 characters (counted as code points), at most 1,000 so
  * hashing stays bounded. Nothing else is demanded: length is what makes a password strong.
  */
 export const MIN_PASSWORD_LENGTH = 12;

@@ -3,7 +3,7 @@ import { json, type Json } from './operation';
 import { arrayOf, boolean, closed, dateTime, integer, nullableString, string, type Schema } from './schema-helpers';
 
 /**
- * The dashboard's sign-in (docs/teams.md, Signing in; CONTRACT §4.5b): JSON under /auth, outside
+ * The dashboard's sign-in (docs/teams.md, Signing in): JSON under /auth, outside
  * /api/v1. The routes that need a session name the `sessionCookie` scheme; their state-changing
  * calls also carry X-CSRF-Token.
  */

@@ -33,6 +33,7 @@ import { INBOUND, INBOUND_PATHS } from './inbound.paths';
 import { ARCHIVE_PATHS } from './archive.paths';
 import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
+import { USER_PATHS, USERS } from './users.paths';
 import { AUTH_PATHS, SIGN_IN } from './auth.paths';
 import { AUTH_MFA_PATHS } from './auth-mfa.paths';
 
@@ -61,6 +62,7 @@ const PATHS: Record<string, Json> = {
   ...INBOUND_PATHS,
   ...TOPIC_PATHS,
   ...FORM_PUBLIC_PATHS,
+  ...USER_PATHS,
   ...AUTH_PATHS,
   ...AUTH_MFA_PATHS,
 };
@@ -224,6 +226,7 @@ export function buildOpenApiDocument(): Json {
       { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
+      { name: USERS, description: 'The people who sign in to the dashboard, and their permissions per channel and over the installation.' },
       { name: SIGN_IN, description: "The dashboard's password sign-in, sessions and password reset (a session cookie, not a token)." },
     ],
     paths: PATHS,

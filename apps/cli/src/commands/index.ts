@@ -9,6 +9,7 @@ import { subscribersImport } from './subscribers';
 import { templateCreate, templateDelete, templateList } from './template';
 import { transactionalSend, transactionalShow } from './transactional';
 import { tokenCreate, tokenRevoke } from './token';
+import { presetCreate, userCreate, userSudo, userUnsudo } from './user';
 
 /** `<noun> <verb>` → command (docs/operations.md, Admin CLI). */
 export const COMMANDS: Readonly<Record<string, Command>> = {
@@ -28,4 +29,8 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   'template delete': templateDelete,
   'transactional send': transactionalSend,
   'transactional show': transactionalShow,
+  'user create': userCreate,
+  'user sudo': userSudo,
+  'user unsudo': userUnsudo,
+  'preset create': presetCreate,
 };

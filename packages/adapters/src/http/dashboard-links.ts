@@ -1,7 +1,7 @@
 import type { DashboardLinks } from '@mailcast/core';
 import { passwordResetUrl } from '@mailcast/domain';
 
-/** The dashboard's pages under PUBLIC_URL (docs/teams.md, Password resets). */
+/** The dashboard's pages under PUBLIC_URL (docs/teams.md, "Password resets and system mail"). */
 export class ConfigDashboardLinks implements DashboardLinks {
   constructor(private readonly publicUrl: string) {}
 

@@ -1,7 +1,7 @@
 import type { NewPasswordReset, PasswordResetStore } from '@mailcast/core';
 import type { Knex } from 'knex';
 
-/** The `password_resets` table (docs/teams.md, Password resets): the token's SHA-256 only. */
+/** The `password_resets` table (docs/teams.md, "Password resets and system mail"): the token's SHA-256 only. */
 export class PgPasswordResetStore implements PasswordResetStore {
   constructor(private readonly db: Knex) {}
 

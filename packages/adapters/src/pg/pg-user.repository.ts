@@ -65,7 +65,7 @@ const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 const isUniqueViolation = (error: unknown, constraint: string) =>
   (error as { code?: string }).code === '23505' && (error as { constraint?: string }).constraint === constraint;
 
-/** Users, their permissions and the presets in PostgreSQL (docs/teams.md, Users API). */
+/** Users, their permissions and the presets in PostgreSQL (docs/teams.md, "Users API"). */
 export class PgUserRepository implements UserRepository {
   constructor(private readonly db: Knex) {}
 
@@ -111,7 +111,7 @@ export class PgUserRepository implements UserRepository {
     try {
       return await this.db.transaction(async (trx) => {
         const [row] = (await trx('users').update(columns).where({ id }).returning(USER_COLUMNS)) as UserRow[];
-        // A new password ends every session (docs/teams.md, Sessions).
+        // A new password ends every session (docs/teams.md, "Users API").
         if (changes.passwordHash !== undefined) await revokeSessions(trx, id, now);
         return toUser(row!);
       });

@@ -1,4 +1,4 @@
-/** A password reset as stored: only the SHA-256 of its token (docs/teams.md, Password resets). */
+/** A password reset as stored: only the SHA-256 of its token (docs/teams.md, "Password resets and system mail"). */
 export interface NewPasswordReset {
   userId: number;
   tokenHash: Buffer;

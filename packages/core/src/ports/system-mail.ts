@@ -1,5 +1,5 @@
 /**
- * Mail the installation sends to its own users (docs/teams.md, System mail): password reset
+ * Mail the installation sends to its own users (docs/teams.md, "Password resets and system mail"): password reset
  * links, say. Not a channel's mail: no suppression list, no tracking, no unsubscribe link. The
  * adapter (t37-signin) sends from MAILCAST_SYSTEM_FROM through the first active email server.
  */

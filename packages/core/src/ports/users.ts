@@ -1,6 +1,6 @@
 import type { ChannelFlags, SystemPermissions } from '@mailcast/domain';
 
-/** A user as stored (docs/teams.md, Users API); the password hash never leaves the adapter. */
+/** A user as stored (docs/teams.md, "Users API"); the password hash never leaves the adapter. */
 export interface User {
   id: number;
   email: string;
@@ -87,7 +87,7 @@ export interface UserRepository {
 }
 export const UserRepository = Symbol.for('mailcast.UserRepository');
 
-/** argon2id (docs/teams.md, Passwords): the PHC string to store, and its check. */
+/** argon2id (docs/teams.md, "Users API"): the PHC string to store, and its check. */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /**

@@ -16,7 +16,7 @@ export interface BulkOutcome {
 }
 
 /**
- * One grant to many channels (docs/teams.md, Users API): each channel is applied on its own, no
+ * One grant to many channels (docs/teams.md, "Users API"): each channel is applied on its own, no
  * rollback; a channel that does not exist, or whose flags the caller does not hold, goes into
  * `failed`. A bad grant, user or caller refuses the whole request before any write.
  */

@@ -2,7 +2,7 @@ import { CHANNEL_FLAGS, isChannelFlag, NO_FLAGS, ROLE_FLAGS, ROLES, withImpliedR
 import { ValidationError } from '../errors';
 import type { UserRepository } from '../ports';
 
-/** What a PUT or bulk names: exactly one of flags, a role, a preset (docs/teams.md, Users API). */
+/** What a PUT or bulk names: exactly one of flags, a role, a preset (docs/teams.md, "Users API"). */
 export type ChannelGrant = { permissions: Record<string, unknown> } | { role: string } | { presetId: number };
 
 export interface ResolvedGrant {

@@ -2,7 +2,6 @@ import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { ValidationError } from '../errors';
 import { PasswordHasher, UserRepository } from '../ports';
-import { IssuePasswordReset } from './issue-password-reset';
 import { requireUserManager } from './user-access';
 import { checkPassword, userEmail, userName } from './user-fields';
 
@@ -14,19 +13,23 @@ export interface CreateUserInput {
   sendPasswordReset?: boolean;
 }
 
-export type CreateUserOutcome = { id: number; resetSent: true } | { id: number; resetSent: false; resetError?: string };
+/** The new user, and whether a reset link is to be mailed (IssuePasswordReset.offer, by the caller). */
+export interface CreateUserOutcome {
+  id: number;
+  email: string;
+  sendPasswordReset: boolean;
+}
 
 /**
- * A new user (docs/teams.md, Users API): with a password, or with a reset link mailed so they
- * set their own. Everything is checked before anything is written; the link goes out after the
- * user exists, and a link that could not be sent is said, not a failed create.
+ * A new user (docs/teams.md, "Users API"): with a password, or without one, for a reset link the
+ * caller then mails (IssuePasswordReset.offer) so they set their own. Everything is checked
+ * before anything is written.
  */
 @injectable()
 export class CreateUser {
   constructor(
     @inject(UserRepository) private readonly users: UserRepository,
     @inject(PasswordHasher) private readonly hasher: PasswordHasher,
-    @inject(IssuePasswordReset) private readonly resets: IssuePasswordReset,
   ) {}
 
   /** `caller` null: the admin CLI, which alone may make a sudo user. */
@@ -41,12 +44,6 @@ export class CreateUser {
     if (input.password !== undefined && send) throw new ValidationError('Give either password or send_password_reset, not both');
     const passwordHash = input.password === undefined ? null : await this.hasher.hash(checkPassword(input.password));
     const user = await this.users.create({ email, firstName, lastName, passwordHash, sudo: input.sudo === true });
-    if (!send) return { id: user.id, resetSent: false };
-    try {
-      await this.resets.issueAndSend(user);
-      return { id: user.id, resetSent: true };
-    } catch (error) {
-      return { id: user.id, resetSent: false, resetError: error instanceof Error ? error.message : String(error) };
-    }
+    return { id: user.id, email: user.email, sendPasswordReset: send };
   }
 }

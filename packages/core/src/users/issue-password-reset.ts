@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { Clock, DashboardLinks, PasswordResetStore, RandomSource, SystemMail } from '../ports';
 
 export interface IssuedPasswordReset {
-  /** The raw token: only in the link, never stored (docs/teams.md, Password resets). */
+  /** The raw token: only in the link, never stored (docs/teams.md, "Password resets and system mail"). */
   token: string;
   url: string;
   expiresAt: Date;
@@ -47,5 +47,18 @@ export class IssuePasswordReset {
       ].join('\n'),
     });
     return issued;
+  }
+
+  /**
+   * issueAndSend for a user just created: a link that could not be mailed is answered, not
+   * thrown, since the user exists either way (docs/teams.md, "Password resets and system mail").
+   */
+  async offer(user: { id: number; email: string }): Promise<{ sent: true } | { sent: false; error: string }> {
+    try {
+      await this.issueAndSend(user);
+      return { sent: true };
+    } catch (error) {
+      return { sent: false, error: error instanceof Error ? error.message : String(error) };
+    }
   }
 }

@@ -5,7 +5,7 @@ import { changeableUser, requireUserManager } from './user-access';
 
 /**
  * deactivate: the user can no longer sign in, and every live session ends at once. activate:
- * signing in works again, and a running lockout is lifted (docs/teams.md, Lockout).
+ * signing in works again, and a running lockout is lifted (docs/teams.md, "Users API").
  */
 @injectable()
 export class SetUserActive {

@@ -11,7 +11,7 @@ export const NOT_HELD = 'You cannot grant permissions you do not hold';
 export const OUTRANKED = 'You cannot change a user who holds permissions you do not hold';
 
 /**
- * Who may manage users (docs/teams.md, Users API): an admin token, or a signed-in user (its
+ * Who may manage users (docs/teams.md, "Users API"): an admin token, or a signed-in user (its
  * principal carries users_* only when its system permission user_management is on). A channel
  * token gets 403 before its body is read; then the permission, as everywhere (401 without).
  */
@@ -34,7 +34,7 @@ export async function writableUser(users: UserRepository, id: number): Promise<U
 }
 
 /**
- * What a caller may hand out (docs/teams.md, No escalation): null for an admin token or a sudo
+ * What a caller may hand out (docs/teams.md, "No escalation"): null for an admin token or a sudo
  * user (everything); for any other signed-in user, its own system permissions and flags.
  */
 export interface Powers {

@@ -1,7 +1,7 @@
 import { roleOf } from '@mailcast/domain';
 import type { User, UserChannelPermission } from '../ports';
 
-/** A user as answered: `locked` while a lockout runs (docs/teams.md, Lockout). */
+/** A user as answered: `locked` while a lockout runs (docs/teams.md, "Users API"). */
 export type UserView = User & { locked: boolean };
 
 export function viewOf(user: User, now: Date): UserView {

@@ -33,7 +33,7 @@ function stringField(body: unknown, field: string): string {
 }
 
 /**
- * The dashboard's sign-in (docs/teams.md, Signing in; CONTRACT §4.5b): JSON under /auth, outside
+ * The dashboard's sign-in (docs/teams.md, Signing in): JSON under /auth, outside
  * /api/v1. Every request first looks up the session its cookie names (res.locals.session);
  * the routes decide what they need of it. Two-factor and OIDC (t37-mfa) mount on this router.
  */

@@ -7,7 +7,7 @@ import { aUser } from '../../test-support/users';
 const MINUTE = 60_000;
 
 /**
- * CONTRACT §4.5b, lockout: 10 failures of one account within 15 minutes lock it for 15 minutes
+ * docs/teams.md, Lockout: 10 failures of one account within 15 minutes lock it for 15 minutes
  * (the same 401 as any failure, `locked: true` on the user), `activate` clears it; and failures
  * per client address: 429 with Retry-After past 20 in 15 minutes. Only the clock is moved.
  */

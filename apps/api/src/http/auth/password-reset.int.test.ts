@@ -14,7 +14,7 @@ const SAME = { message: 'If that address has an account, a reset link is on its 
 const INVALID = { error: 'This reset link is invalid or has expired' };
 
 /**
- * CONTRACT §4.5b, password reset: the link goes by real SMTP through the installation's first
+ * docs/teams.md, Password reset: the link goes by real SMTP through the installation's first
  * active email server, from MAILCAST_SYSTEM_FROM; it works once, for 2 hours; the answer never
  * says whether the address has an account.
  */

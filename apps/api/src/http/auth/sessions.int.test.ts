@@ -8,7 +8,7 @@ import { aUser, sessionCookieOf, signIn, type SignedInSession } from '../../test
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** CONTRACT §4.5b: sessions (fixation, listing, revoking, 12 h idle expiry) and password change. */
+/** docs/teams.md, The session cookie: sessions (fixation, listing, revoking, 12 h idle expiry) and password change. */
 jest.setTimeout(120_000);
 
 describe('dashboard sessions', () => {

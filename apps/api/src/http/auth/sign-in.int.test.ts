@@ -2,7 +2,7 @@ import request from 'supertest';
 import { useApi } from '../../test-support/harness';
 import { aUser, sessionCookieOf, signIn } from '../../test-support/users';
 
-/** CONTRACT §4.5b: password sign-in, the session cookie, GET /auth/session and sign-out. */
+/** docs/teams.md, Signing in: password sign-in, the session cookie, GET /auth/session and sign-out. */
 describe('POST /auth/sign_in, GET /auth/session, POST /auth/sign_out', () => {
   const api = useApi();
 

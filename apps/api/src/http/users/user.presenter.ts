@@ -2,7 +2,7 @@ import type { ChannelPermissionView, UserDetail, UserView } from '@mailcast/core
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
-/** A user as the API shows it (docs/teams.md, Users API); never the password hash. */
+/** A user as the API shows it (docs/teams.md, "Users API"); never the password hash. */
 export function presentUser(u: UserView) {
   return {
     id: u.id,

@@ -12,7 +12,7 @@ import { ROLE_FLAGS } from '@mailcast/domain';
 import { useApi } from '../../test-support/harness';
 
 /**
- * No escalation (docs/teams.md, Users API): a signed-in user with user_management hands out only
+ * No escalation (docs/teams.md, "Users API"): a signed-in user with user_management hands out only
  * what it holds, never changes its own permissions, and never changes a user who holds more.
  * The principal is the one sign-in makes for a session (tokenId 0, userId); the use cases are
  * the routes' own, called with it.

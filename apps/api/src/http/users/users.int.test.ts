@@ -10,7 +10,7 @@ const ADMIN_ONLY = { error: 'Admin API token required for user management' };
 const SUDO_UNTOUCHABLE = { error: 'Sudo users cannot be changed through the API' };
 const PASSWORD = 'correct horse battery';
 
-describe('the users API (docs/teams.md, Users API)', () => {
+describe('the users API (docs/teams.md, "Users API")', () => {
   const mail = new RecordingSystemMail();
   const api = useApi({ env: { RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'https://mail.example.test' }, overrides: [{ token: SystemMail, value: mail }] });
   let admin: string;

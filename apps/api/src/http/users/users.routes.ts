@@ -6,6 +6,8 @@ import {
   DeleteUser,
   GetSystemPermissions,
   GetUser,
+  IssuePasswordReset,
+  SystemMail,
   ListChannelPermissions,
   ListUsers,
   PutChannelPermission,
@@ -41,7 +43,7 @@ const overridden = (turnedOn: readonly string[]): Warning[] =>
   turnedOn.map((flag) => parameterOverridden(`permissions.${flag}`, `${flag} was turned on: its write needs it`));
 
 /**
- * The users of the installation (docs/teams.md, Users API): an admin token's, or a signed-in
+ * The users of the installation (docs/teams.md, "Users API"): an admin token's, or a signed-in
  * user's with user_management. A channel token gets 403 before its body is read. Route
  * handlers never catch.
  */
@@ -59,6 +61,13 @@ export function usersRoutes(container: DependencyContainer): Router {
     res.status(status).json(withWarnings(presentUserDetail(detail), warnings));
   };
 
+  // The system sender is sign-in's adapter (docs/teams.md, "Password resets and system mail"): without one bound,
+  // the user is still created and the answer says the link was not sent.
+  const offerReset = async (user: { id: number; email: string }) =>
+    container.isRegistered(SystemMail, true)
+      ? container.resolve(IssuePasswordReset).offer(user)
+      : { sent: false as const, error: 'no system mail sender is configured' };
+
   router.get('/users', async (req, res) => {
     const who = caller(res, 'users_read');
     const { items, total } = await container.resolve(ListUsers).execute(who, listUsersQuery(req.query));
@@ -69,11 +78,12 @@ export function usersRoutes(container: DependencyContainer): Router {
     const who = caller(res, 'users_write');
     const outcome = await container.resolve(CreateUser).execute(who, createUserBody(req.body));
     const warnings = unrecognizedParameters(req.body, USER_BODY);
-    if (!outcome.resetSent && outcome.resetError !== undefined) {
+    const offered = outcome.sendPasswordReset ? await offerReset(outcome) : { sent: true as const };
+    if (!offered.sent) {
       warnings.push(
         parameterIgnored(
           'send_password_reset',
-          `The user was created, but the reset link could not be sent (${outcome.resetError}); use "forgot password" on the sign-in page`,
+          `The user was created, but the reset link could not be sent (${offered.error}); use "forgot password" on the sign-in page`,
         ),
       );
     }

@@ -5,7 +5,7 @@ import { pageParams } from '../params';
 import { keysOf, type BodyShape } from '../warnings';
 
 /**
- * Request shapes of /api/v1/users (docs/teams.md, Users API): flat or under `user` /
+ * Request shapes of /api/v1/users (docs/teams.md, "Users API"): flat or under `user` /
  * `channel_permission`. Types are checked here; what they mean is the use cases'. Errors are
  * one `{error}` message, as every §4 resource answers.
  */
@@ -108,7 +108,7 @@ export function updateUserBody(body: unknown): { email?: string; firstName?: str
   };
 }
 
-/** Exactly one of permissions, role, preset_id (docs/teams.md, Users API). */
+/** Exactly one of permissions, role, preset_id (docs/teams.md, "Users API"). */
 function grantOf(v: Record<string, unknown>): ChannelGrant {
   const given = (['permissions', 'role', 'preset_id'] as const).filter((k) => v[k] !== undefined);
   if (given.length !== 1) throw new ValidationError('Give exactly one of permissions, role or preset_id');
