@@ -35,6 +35,7 @@ import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
 import { USER_PATHS, USERS } from './users.paths';
 import { AUTH_PATHS, SIGN_IN } from './auth.paths';
+import { AUTH_MFA_PATHS } from './auth-mfa.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -63,6 +64,7 @@ const PATHS: Record<string, Json> = {
   ...FORM_PUBLIC_PATHS,
   ...USER_PATHS,
   ...AUTH_PATHS,
+  ...AUTH_MFA_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({

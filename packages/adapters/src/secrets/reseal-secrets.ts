@@ -12,6 +12,7 @@ const SEALED_COLUMNS: ReadonlyArray<{ table: string; column: string; purpose: Se
   { table: 'broadcasts', column: 'tracking_secret', purpose: 'broadcasts.tracking_secret', bytes: true },
   { table: 'transactionals', column: 'unsubscribe_secret', purpose: 'transactionals.unsubscribe_secret', bytes: true, sealedFromStart: true },
   { table: 'sequences', column: 'unsubscribe_secret', purpose: 'sequences.unsubscribe_secret', bytes: true, sealedFromStart: true },
+  { table: 'users', column: 'totp_secret', purpose: 'users.totp_secret', sealedFromStart: true },
 ];
 
 const BATCH = 500;
