@@ -26,7 +26,7 @@ export function principal(res: Response, permission: Permission): Principal {
 }
 
 /** What an admin token may call without naming a channel: what every channel shares, and who it is. */
-const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami)$/;
+const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami|audit_log)$/;
 const CHANNEL_PARAM = 'broadcast_channel_id';
 
 /**
