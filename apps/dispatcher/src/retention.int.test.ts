@@ -130,7 +130,8 @@ describe('retention: old rows pruned, statistics unchanged', () => {
 
   it('reads the periods from the environment; 0 keeps a table for ever; a bad value is refused', () => {
     const settings = retentionConfig({ MAILCAST_RETENTION_EVENTS_DAYS: '7', MAILCAST_RETENTION_EMAIL_EVENTS_DAYS: '0' });
-    expect(settings.policy.keepMs).toEqual({ webhook_deliveries: 30 * DAY, events: 7 * DAY, email_events: null, idempotency_keys: DAY });
+    expect(settings.policy.keepMs).toEqual({ webhook_deliveries: 30 * DAY, events: 7 * DAY, email_events: null, idempotency_keys: DAY, audit_log: 365 * DAY });
+    expect(retentionConfig({ MAILCAST_RETENTION_AUDIT_LOG_DAYS: '730' }).policy.keepMs.audit_log).toBe(730 * DAY);
     expect(settings.intervalMs).toBe(60 * 60 * 1000);
     expect(() => retentionConfig({ MAILCAST_RETENTION_WEBHOOK_DELIVERIES_DAYS: '-1' })).toThrow(
       '"MAILCAST_RETENTION_WEBHOOK_DELIVERIES_DAYS" must be an integer of at least 0',

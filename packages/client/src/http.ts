@@ -150,6 +150,7 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   removeGlobalSuppressions: { method: 'DELETE', path: '/api/v1/global_suppressions.json' },
   addGlobalSuppressionsInBulk: { method: 'POST', path: '/api/v1/global_suppressions/bulk.json' },
   removeGlobalSuppressionsInBulk: { method: 'DELETE', path: '/api/v1/global_suppressions/bulk.json' },
+  listAuditLog: { method: 'GET', path: '/api/v1/audit_log' },
 };
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;

@@ -41,13 +41,7 @@ export type Permission = (typeof PERMISSIONS)[number];
  * (cross-channel) token may hold them. A channel token, `channel create`'s included, never does:
  * one channel must not change what every other channel may send.
  */
-export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = [
-  'global_suppressions_write',
-  'users_read',
-  'users_write',
-  'migration_read',
-  'audit_log_read',
-];
+export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = ['global_suppressions_write', 'users_read', 'users_write', 'migration_read', 'audit_log_read'];
 
 /** Every permission a channel token may hold. */
 export const CHANNEL_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((p) => !ADMIN_ONLY_PERMISSIONS.includes(p));

@@ -781,6 +781,13 @@ describe('isolation and permissions on every endpoint', () => {
       body: () => ({ emails: ['global@example.com'] }),
       stranger: { status: 403, error: GLOBAL },
     },
+    {
+      name: 'list the audit log',
+      method: 'get',
+      path: () => '/api/v1/audit_log',
+      permission: 'audit_log_read',
+      stranger: { status: 403, error: 'Admin API token required for the audit log' },
+    },
   ];
 
   const call = (op: Operation, token?: string) => {

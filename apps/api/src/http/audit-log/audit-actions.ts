@@ -35,7 +35,14 @@ function compile(route: string, method: string, operationId: string): Template {
     .join('');
   const idGroup = names.indexOf('id');
   const resourceType = idGroup < 0 ? null : (/([^/]+)\/\{id\}/.exec(route)?.[1]?.replace(/\.json$/, '') ?? null);
-  return { method: method.toUpperCase(), pattern: new RegExp(`^${source}$`), operationId, resourceType, idGroup: idGroup < 0 ? null : idGroup, parameters: names.length };
+  return {
+    method: method.toUpperCase(),
+    pattern: new RegExp(`^${source}$`),
+    operationId,
+    resourceType,
+    idGroup: idGroup < 0 ? null : idGroup,
+    parameters: names.length,
+  };
 }
 
 /**

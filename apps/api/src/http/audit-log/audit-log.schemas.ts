@@ -13,9 +13,7 @@ export const auditLogQuery = Joi.object({
     .default(50)
     .description(`Entries per page: 1 to ${MAX_AUDIT_PAGE}, default 50; a larger value is clamped (the applied one is answered). Anything else is a 422.`),
   offset: Joi.number().integer().min(0).default(0).description('Entries skipped: default 0. A non-integer or negative value is a 422.'),
-  channel_id: id(
-    'Only entries of this channel. (Not `broadcast_channel_id`: on an admin token that names the channel the request acts for, docs/auth.md.)',
-  ),
+  channel_id: id('Only entries of this channel. (Not `broadcast_channel_id`: on an admin token that names the channel the request acts for, docs/auth.md.)'),
   user_id: id("Only a signed-in user's entries."),
   token_id: id("Only an API token's entries."),
   action: Joi.string().max(200).description('Only this action: an operationId (`createBroadcast`), or `METHOD path` for an undocumented route.'),
