@@ -343,3 +343,23 @@ describe('the audit log behind a trusted proxy', () => {
     expect(await api.database.db('audit_log').pluck('ip')).toEqual(['203.0.113.9']);
   });
 });
+
+describe('the audit log under the rate limit', () => {
+  // One fixed instant: the four writes fall in one window of the limit, whatever the real clock does.
+  const api = useApi({ env: { RATE_LIMIT_PER_MINUTE: '2' }, overrides: [{ token: Clock, value: { now: () => new Date('2026-03-01T10:00:30Z') } }] });
+
+  it('keeps the writes the limit let through, not the 429s past it', async () => {
+    const { token } = await api.fixtures.aTenant();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await request(api.app)
+        .post('/api/v1/broadcasts')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ broadcast: { subject: `S${i}` } });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([201, 201, 429, 429]);
+    await auditTrailOf(api.app).idle();
+    expect(await api.database.db('audit_log').orderBy('id').pluck('status')).toEqual([201, 201]);
+  });
+});

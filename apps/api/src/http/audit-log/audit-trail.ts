@@ -54,10 +54,12 @@ export class AuditQueue {
   }
 }
 
-/** The entry of one finished write, or null when no one authenticated (docs/teams.md, "Audit log"). */
+/** The entry of one finished write, or null when no one authenticated or it was rate limited (docs/teams.md, "Audit log"). */
 export function auditEntryOf(req: Request, res: Response, actions: AuditActions, now: Date): NewAuditEntry | null {
   const principal = res.locals.principal as Principal | undefined;
-  if (principal === undefined) return null;
+  // Over its rate limit a token's writes are refused before anything is tried: a flood of them
+  // must not become a flood of INSERTs (the limiter's own metrics count them).
+  if (principal === undefined || res.statusCode === 429) return null;
   const path = pathOf(req).slice(0, MAX_PATH);
   const user = principal.userId !== undefined;
   return {
