@@ -1,8 +1,9 @@
-import { Authenticate, Clock, PruneOldRows, Repositories, RetentionPolicy, type Principal } from '@mailcast/core';
+import { Clock, PruneOldRows, RetentionPolicy } from '@mailcast/core';
 import { PERMISSIONS, hashApiToken } from '@mailcast/domain';
 import request from 'supertest';
 import { retentionConfig } from '../../../dispatcher/src/config';
 import { useApi } from '../test-support/harness';
+import { aUser, signIn, type SignedInSession } from '../test-support/users';
 import { auditTrailOf } from './app';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -10,32 +11,13 @@ const FORBIDDEN = { error: 'Admin API token required for the audit log' };
 const SMTP_PASSWORD = 'smtp-Pa55word-never-logged';
 type Json = Record<string, any>;
 
-/**
- * The dashboard's session sign-in (t37-signin) is not on this branch: a request authorized
- * `User <userId> <channelId>` runs as that user, with the principal the sign-in contract gives a
- * signed-in user (tokenId 0, userId set; a sudo user's is an admin's with every permission).
- * Every other request is authenticated as usual.
- */
-function signedInUsers(repositories: () => Repositories) {
-  return {
-    async execute(input: { authorization: string | undefined }): Promise<Principal> {
-      const user = /^User (\d+) (\d+)( sudo)?$/.exec(input.authorization ?? '');
-      if (user === null) return new Authenticate(repositories()).execute(input);
-      if (user[3] !== undefined) return { tokenId: 0, userId: Number(user[1]), channelId: Number(user[2]), permissions: PERMISSIONS, admin: true };
-      return { tokenId: 0, userId: Number(user[1]), channelId: Number(user[2]), permissions: PERMISSIONS.filter((p) => p !== 'audit_log_read') };
-    },
-  };
-}
-
 /** docs/teams.md, "Audit log". */
 describe('the audit log', () => {
   let now: Date | null = null;
-  let repositories: Repositories;
   const api = useApi({
     env: { RATE_LIMIT_PER_MINUTE: '0', SMTP_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' },
     overrides: [
       { token: Clock, value: { now: () => now ?? new Date() } },
-      { token: Authenticate, value: signedInUsers(() => repositories) },
       { token: RetentionPolicy, value: retentionConfig({}).policy },
     ],
   });
@@ -56,6 +38,14 @@ describe('the audit log', () => {
         .send(body),
     patch: (p: string, body?: object) => request(api.app).patch(p).set('Authorization', `Bearer ${bearer}`).send(body),
     delete: (p: string) => request(api.app).delete(p).set('Authorization', `Bearer ${bearer}`),
+  });
+  /** A dashboard session: the cookie, and the CSRF token unless told otherwise. */
+  const withSession = (s: SignedInSession) => ({
+    get: (p: string) => request(api.app).get(p).set('Cookie', s.cookie),
+    post: (p: string, body?: object, csrf: string | null = s.csrf) => {
+      const r = request(api.app).post(p).set('Cookie', s.cookie);
+      return (csrf === null ? r : r.set('X-CSRF-Token', csrf)).send(body);
+    },
   });
   const idOf = async (t: string) =>
     Number(
@@ -79,7 +69,6 @@ describe('the audit log', () => {
   };
 
   beforeAll(async () => {
-    repositories = api.container.resolve<Repositories>(Repositories);
     const tenant = await api.fixtures.aTenant();
     channel = tenant.channel.id;
     token = tenant.token;
@@ -202,24 +191,26 @@ describe('the audit log', () => {
     expect(rows[0]!.path).toBe('/api/v1/email_servers');
   });
 
-  it("records a signed-in user's writes as the user's, named by their email", async () => {
-    const [user] = await api.database.db('users').insert({ email: 'ada@example.com', first_name: 'Ada' }).returning('id');
-    const userId = Number((user as { id: number }).id);
-    const res = await as(`User ${userId} ${channel}`).post('/api/v1/broadcasts', { broadcast: { subject: 'From the dashboard' } });
-    expect(res.status).toBe(201);
-    const [entry] = await entries();
-    expect(entry).toMatchObject({
-      actor: { type: 'user', id: userId, label: 'ada@example.com' },
-      broadcast_channel_id: channel,
-      action: 'createBroadcast',
-      status: 201,
-    });
-    await auditTrailOf(api.app).idle();
-    expect(await api.database.db('audit_log').first('token_id', 'user_id')).toEqual({ token_id: null, user_id: userId });
-    // The user's entries by the user filter; a deleted user leaves the entry and its label.
-    expect((await entries(`&user_id=${userId}`)).map((e) => e.action)).toEqual(['createBroadcast']);
-    await api.database.db('users').where({ id: userId }).delete();
-    expect((await entries()).map((e) => e.actor)).toEqual([{ type: 'user', id: null, label: 'ada@example.com' }]);
+  it("records a signed-in user's sign-in and writes as the user's, named by their email; not a forged or failed one", async () => {
+    const user = await aUser(api, { email: 'ada@example.com', channels: [{ channelId: channel, role: 'Editor' }] });
+    expect((await request(api.app).post('/auth/sign_in').send({ email: user.email, password: 'wrong password!!' })).status).toBe(401);
+    const session = await signIn(api.app, user);
+    expect((await withSession(session).post('/api/v1/broadcasts', { broadcast: { subject: 'From the dashboard' } })).status).toBe(201);
+    // Without the CSRF token the write is refused before anyone is named: not the user's act.
+    expect((await withSession(session).post('/api/v1/broadcasts', { broadcast: { subject: 'Forged' } }, null)).status).toBe(403);
+    expect((await withSession(session).post('/auth/sign_out')).status).toBe(204);
+
+    const actor = { type: 'user', id: user.id, label: 'ada@example.com' };
+    expect((await entries()).map((e) => [e.actor, e.broadcast_channel_id, e.method, e.path, e.status, e.action])).toEqual([
+      [actor, null, 'POST', '/auth/sign_in', 200, 'signIn'],
+      [actor, channel, 'POST', '/api/v1/broadcasts', 201, 'createBroadcast'],
+      [actor, null, 'POST', '/auth/sign_out', 204, 'signOut'],
+    ]);
+    expect(await api.database.db('audit_log').distinct('token_id', 'user_id')).toEqual([{ token_id: null, user_id: user.id }]);
+    // The user's entries by the user filter; a deleted user leaves the entries and their label.
+    expect((await entries(`&user_id=${user.id}`)).map((e) => e.action)).toEqual(['signIn', 'createBroadcast', 'signOut']);
+    await api.database.db('users').where({ id: user.id }).delete();
+    expect((await entries()).map((e) => e.actor)).toEqual(Array(3).fill({ type: 'user', id: null, label: 'ada@example.com' }));
   });
 
   it('is read by admin tokens holding audit_log_read and by sudo users; a channel token gets 403 whatever it asks', async () => {
@@ -227,15 +218,19 @@ describe('the audit log', () => {
       const res = await as(token).get(path);
       expect([path, res.status, res.body]).toEqual([path, 403, FORBIDDEN]);
     }
-    const [user] = await api.database.db('users').insert({ email: 'not-sudo@example.com' }).returning('id');
-    const dashboard = await as(`User ${(user as { id: number }).id} ${channel}`).get('/api/v1/audit_log');
+    // A signed-in Manager of the channel, even with user management, is not an admin.
+    const manager = await signIn(
+      api.app,
+      await aUser(api, { systemPermissions: { user_management: true }, channels: [{ channelId: channel, role: 'Manager' }] }),
+    );
+    const dashboard = await withSession(manager).get('/api/v1/audit_log');
     expect([dashboard.status, dashboard.body]).toEqual([403, FORBIDDEN]);
     // A sudo user reads every channel's entries, whichever channel the session acts for.
+    const sudo = await signIn(api.app, await aUser(api, { sudo: true }));
     expect((await as(token).post('/api/v1/broadcasts', { broadcast: { subject: 'Seen by sudo' } })).status).toBe(201);
     await auditTrailOf(api.app).idle();
-    const [sudo] = await api.database.db('users').insert({ email: 'root@example.com', sudo: true }).returning('id');
-    const bySudo = await as(`User ${(sudo as { id: number }).id} ${(await api.fixtures.aChannel()).id} sudo`).get('/api/v1/audit_log');
-    expect([bySudo.status, bySudo.body.data.map((e: Json) => e.action)]).toEqual([200, ['createBroadcast']]);
+    const bySudo = await withSession(sudo).get('/api/v1/audit_log?action=createBroadcast');
+    expect([bySudo.status, bySudo.body.data.map((e: Json) => e.broadcast_channel_id)]).toEqual([200, [channel]]);
     const without = await api.fixtures.anAdminToken(PERMISSIONS.filter((p) => p !== 'audit_log_read'));
     expect((await as(without).get('/api/v1/audit_log')).status).toBe(401);
     // An admin token needs no channel here; naming one is accepted (it is the channel it acts for, not a filter).

@@ -34,6 +34,7 @@ import { ARCHIVE_PATHS } from './archive.paths';
 import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
 import { AUDIT_LOG, AUDIT_LOG_PATHS } from './audit-log.paths';
+import { AUTH_PATHS, SIGN_IN } from './auth.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -61,6 +62,7 @@ const PATHS: Record<string, Json> = {
   ...TOPIC_PATHS,
   ...FORM_PUBLIC_PATHS,
   ...AUDIT_LOG_PATHS,
+  ...AUTH_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -71,6 +73,8 @@ const errorResponse = (description: string, schema: Schema = ref('Error'), heade
 
 const COMPONENTS = {
   securitySchemes: {
+    // docs/teams.md, Signing in: the dashboard's session, on the /auth routes (and /api/v1 without a token).
+    sessionCookie: { type: 'apiKey', in: 'cookie', name: 'mailcast_session', description: 'A dashboard session, from `POST /auth/sign_in`.' },
     bearerAuth: {
       type: 'http',
       scheme: 'bearer',
@@ -221,6 +225,7 @@ export function buildOpenApiDocument(): Json {
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
       { name: AUDIT_LOG, description: 'Every write by a token or a signed-in user, across the installation; admin tokens and sudo users.' },
+      { name: SIGN_IN, description: "The dashboard's password sign-in, sessions and password reset (a session cookie, not a token)." },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

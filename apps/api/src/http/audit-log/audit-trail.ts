@@ -54,9 +54,21 @@ export class AuditQueue {
   }
 }
 
+/**
+ * Under /auth the routes look the session up themselves (`res.locals.session`) and set no
+ * principal: a write there is the session's user's when it carried the session's CSRF token (one
+ * without it may be a forgery from another site, not the user's act).
+ */
+function sessionPrincipal(res: Response): Principal | undefined {
+  const session = res.locals.session as { user?: { id?: unknown }; csrfValid?: unknown } | undefined;
+  const userId = session?.user?.id;
+  if (typeof userId !== 'number' || session?.csrfValid !== true) return undefined;
+  return { tokenId: 0, userId, channelId: NO_CHANNEL, permissions: [] };
+}
+
 /** The entry of one finished write, or null when no one authenticated or it was rate limited (docs/teams.md, "Audit log"). */
 export function auditEntryOf(req: Request, res: Response, actions: AuditActions, now: Date): NewAuditEntry | null {
-  const principal = res.locals.principal as Principal | undefined;
+  const principal = (res.locals.principal as Principal | undefined) ?? sessionPrincipal(res);
   // Over its rate limit a token's writes are refused before anything is tried: a flood of them
   // must not become a flood of INSERTs (the limiter's own metrics count them).
   if (principal === undefined || res.statusCode === 429) return null;
