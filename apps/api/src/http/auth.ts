@@ -61,10 +61,10 @@ export function principal(res: Response, permission: Permission): Principal {
 
 /**
  * What an admin token may call without naming a channel: what every channel shares, who it is,
- * the users (docs/teams.md), and copy_to_channel, whose server id names its source
- * (docs/email-servers.md).
+ * the users and the audit log (docs/teams.md), and copy_to_channel, whose server id names its
+ * source (docs/email-servers.md).
  */
-const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami|prime|skill|users(?:\/.*)?|email_servers\/[^/]+\/copy_to_channel)$/;
+const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami|prime|skill|users(?:\/.*)?|audit_log|email_servers\/[^/]+\/copy_to_channel)$/;
 const CHANNEL_PARAM = 'broadcast_channel_id';
 
 /**

@@ -34,6 +34,7 @@ import { ARCHIVE_PATHS } from './archive.paths';
 import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
 import { USER_PATHS, USERS } from './users.paths';
+import { AUDIT_LOG, AUDIT_LOG_PATHS } from './audit-log.paths';
 import { AUTH_PATHS, SIGN_IN } from './auth.paths';
 import { AUTH_MFA_PATHS } from './auth-mfa.paths';
 
@@ -63,6 +64,7 @@ const PATHS: Record<string, Json> = {
   ...TOPIC_PATHS,
   ...FORM_PUBLIC_PATHS,
   ...USER_PATHS,
+  ...AUDIT_LOG_PATHS,
   ...AUTH_PATHS,
   ...AUTH_MFA_PATHS,
 };
@@ -228,6 +230,7 @@ export function buildOpenApiDocument(): Json {
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
       { name: USERS, description: 'The people who sign in to the dashboard, and their permissions per channel and over the installation.' },
+      { name: AUDIT_LOG, description: 'Every write by a token or a signed-in user, across the installation; admin tokens and sudo users.' },
       { name: SIGN_IN, description: "The dashboard's password sign-in, sessions and password reset (a session cookie, not a token)." },
     ],
     paths: PATHS,

@@ -3,6 +3,7 @@ import {
   ChangePassword,
   Clock,
   ListSessions,
+  NO_CHANNEL,
   RequestPasswordReset,
   RESET_REQUESTED,
   ResetPassword,
@@ -14,6 +15,7 @@ import {
   SignOut,
   UnauthorizedError,
   ValidationError,
+  type Principal,
 } from '@mailcast/core';
 import express, { Router, type RequestHandler } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -64,6 +66,8 @@ export function authRoutes(container: DependencyContainer): Router {
         throw error;
       });
     setSessionCookie(res, signedIn.cookieValue, config.publicUrl);
+    // The audit log keeps the sign-in as the user's (docs/teams.md, "Audit log"); it has no session yet.
+    res.locals.principal = { tokenId: 0, userId: signedIn.user.id, channelId: NO_CHANNEL, permissions: [] } satisfies Principal;
     res.json({
       user: presentSessionUser(signedIn.user),
       csrf_token: signedIn.csrfToken,
