@@ -31,6 +31,7 @@ import {
   WebhookRetrySchedule,
   WebhookSender,
   UserIdentities,
+  ExportReader,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -52,6 +53,7 @@ import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
 import { PgSequenceRuntime } from './pg/pg-sequence-runtime';
 import { PgUserIdentities } from './pg/pg-user-identities';
+import { PgExportReader } from './pg/pg-export-reader';
 import { OutboxWakeup } from './pg/outbox-wakeup';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
@@ -149,6 +151,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
   container.registerInstance(UserIdentities, new PgUserIdentities(infra.db));
+  container.registerInstance(ExportReader, new PgExportReader(infra.db));
   return container;
 }
 

@@ -369,3 +369,15 @@ export { DeleteTopic } from './topics/delete-topic';
 export { ChannelTopics, GetTopic, ListTopics } from './topics/get-topic';
 export { GetPreferences, preferencesUrl, SavePreferences, type PreferencesView } from './topics/preferences';
 export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, TopicUsage } from './ports';
+
+// Export (docs/export.md).
+export { ExportReader, type ExportRecord, type ExportScope } from './ports';
+export {
+  DownloadExportFileAsset,
+  FILE_ASSET_NOT_FOUND,
+  MIGRATION_ADMIN_ONLY,
+  ReadExportCollection,
+  ReadExportManifest,
+  type ExportManifest,
+  type ExportPage,
+} from './export/read-export';

@@ -282,3 +282,22 @@ export {
   type SystemPermission,
   type SystemPermissions,
 } from './user-permissions';
+
+// Export (docs/export.md): collections, bounds and how secrets show.
+export {
+  EXPORT_COLLECTIONS,
+  EXPORT_DAYS,
+  EXPORT_FORMAT_VERSION,
+  EXPORT_HISTORY_COLLECTIONS,
+  EXPORT_PAGE,
+  EXPORT_WEBHOOK_SECRET,
+  historySince,
+  isExportCollection,
+  isExportHistoryCollection,
+  parseExportDays,
+  parseExportPage,
+  REDACTED,
+  type ExportCollection,
+  type ExportHistoryCollection,
+  type ExportParsed,
+} from './export';

@@ -17,6 +17,7 @@ import { segmentsRoutes } from './segments/segments.routes';
 import { sequencesRoutes } from './sequences/sequences.routes';
 import { optInFormsRoutes } from './opt-in-forms/opt-in-forms.routes';
 import { emailServersRoutes } from './email-servers/email-servers.routes';
+import { exportRoutes } from './export/export.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { inboundRoutes } from './inbound/inbound.routes';
@@ -83,6 +84,14 @@ export function createApp(container: DependencyContainer): Express {
   api.use(emailServersRoutes(container));
   api.use(topicsRoutes(container));
   app.use('/api/v1', api);
+  // The export (docs/export.md): the same authentication, limits and broadcast_channel_id as /api/v1.
+  const migration = express.Router();
+  migration.use(failedAuthLimit(authenticate(container), config.authFailuresPerMinute));
+  migration.use(rateLimit(container, config.rateLimitPerMinute));
+  migration.use(recordTokenUse(container));
+  migration.use(actingChannel(container));
+  migration.use(exportRoutes(container));
+  app.use('/api/migration/v1', migration);
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.

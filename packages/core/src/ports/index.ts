@@ -123,3 +123,4 @@ export { OptInFormRepository } from './opt-in-forms';
 export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
 export type { TopicRepository } from './topics';
 export { UserIdentities } from './user-identities';
+export { ExportReader, type ExportRecord, type ExportScope } from './export';
