@@ -33,6 +33,7 @@ import { INBOUND, INBOUND_PATHS } from './inbound.paths';
 import { ARCHIVE_PATHS } from './archive.paths';
 import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
+import { EXPORT, EXPORT_PATHS } from './export.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -59,6 +60,7 @@ const PATHS: Record<string, Json> = {
   ...INBOUND_PATHS,
   ...TOPIC_PATHS,
   ...FORM_PUBLIC_PATHS,
+  ...EXPORT_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -218,6 +220,7 @@ export function buildOpenApiDocument(): Json {
       { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
+      { name: EXPORT, description: 'A channel\'s data for moving it elsewhere, read by an admin token under /api/migration/v1 (docs/export.md).' },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

@@ -28,6 +28,7 @@ import {
   type Schema,
 } from './schema-helpers';
 import { DISCOVERY_SCHEMAS } from './discovery.schemas';
+import { EXPORT_SCHEMAS } from './export.schemas';
 import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
 import { PREVIEW_SCHEMAS } from './preview.schemas';
 import { SEGMENT_SCHEMAS } from './segments.schemas';
@@ -276,6 +277,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...PREVIEW_SCHEMAS,
   ...EMAIL_SERVER_SCHEMAS,
   ...TOPIC_SCHEMAS,
+  ...EXPORT_SCHEMAS,
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

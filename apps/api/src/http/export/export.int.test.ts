@@ -1,5 +1,6 @@
 import { EXPORT_COLLECTIONS, EXPORT_WEBHOOK_SECRET, hashApiToken, PERMISSIONS, PLATFORM, type ExportCollection } from '@mailcast/domain';
 import request from 'supertest';
+import { expectResponseMatchesDocument } from '../../openapi/test-support/match-document';
 import { useApi } from '../../test-support/harness';
 
 /**
@@ -129,6 +130,7 @@ describe('export API /api/migration/v1', () => {
         const res = await get(path, { broadcast_channel_id: a }, channelToken);
         expect(res.status).toBe(403);
         expect(res.body).toEqual({ error: 'Admin API token required for migration' });
+        expectResponseMatchesDocument(res);
       }
     });
 
@@ -144,6 +146,7 @@ describe('export API /api/migration/v1', () => {
         const missing = await get(path);
         expect(missing.status).toBe(422);
         expect(missing.body).toEqual({ error: 'broadcast_channel_id is required with an admin token' });
+        expectResponseMatchesDocument(missing);
         const unknown = await get(path, { broadcast_channel_id: 987654 });
         expect(unknown.status).toBe(404);
         expect(unknown.body).toEqual({ error: 'Channel not found' });
@@ -161,6 +164,7 @@ describe('export API /api/migration/v1', () => {
     it('names the format, platform and channel, and counts each collection as its total', async () => {
       const res = await get('/manifest', { broadcast_channel_id: a });
       expect(res.status).toBe(200);
+      expectResponseMatchesDocument(res);
       expect(res.body).toMatchObject({
         export_format_version: 1,
         platform: { name: 'Mailcast', version: PLATFORM.version },
@@ -170,6 +174,7 @@ describe('export API /api/migration/v1', () => {
       expect(Object.keys(res.body.counts as object)).toEqual([...EXPORT_COLLECTIONS]);
       for (const collection of EXPORT_COLLECTIONS) {
         const page = await get(`/${collection}`, { broadcast_channel_id: a, limit: 1 });
+        expectResponseMatchesDocument(page);
         expect([collection, page.body.pagination.total]).toEqual([collection, res.body.counts[collection]]);
       }
       expect(res.body.counts).toMatchObject({
@@ -292,6 +297,7 @@ describe('export API /api/migration/v1', () => {
       const res = await get('/file_assets/1/download', { broadcast_channel_id: a });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ error: 'File asset not found' });
+      expectResponseMatchesDocument(res);
     });
   });
 
