@@ -378,6 +378,7 @@ export {
   MIGRATION_ADMIN_ONLY,
   ReadExportCollection,
   ReadExportManifest,
+  requireMigrationReader,
   type ExportManifest,
   type ExportPage,
 } from './export/read-export';

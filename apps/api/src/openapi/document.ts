@@ -220,7 +220,7 @@ export function buildOpenApiDocument(): Json {
       { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
-      { name: EXPORT, description: 'A channel\'s data for moving it elsewhere, read by an admin token under /api/migration/v1 (docs/export.md).' },
+      { name: EXPORT, description: "A channel's data for moving it elsewhere, read by an admin token under /api/migration/v1 (docs/export.md)." },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

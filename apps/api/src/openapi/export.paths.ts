@@ -13,7 +13,11 @@ const CHANNEL: Json = {
 };
 
 const DAYS = (description: string): Json =>
-  query('days_history', { type: 'integer', minimum: EXPORT_DAYS.min, maximum: EXPORT_DAYS.max }, `${description} Outside ${EXPORT_DAYS.min}..${EXPORT_DAYS.max}: 422.`);
+  query(
+    'days_history',
+    { type: 'integer', minimum: EXPORT_DAYS.min, maximum: EXPORT_DAYS.max },
+    `${description} Outside ${EXPORT_DAYS.min}..${EXPORT_DAYS.max}: 422.`,
+  );
 
 const ACCESS =
   'An admin (cross-channel) token with `migration_read` only: a channel token gets 403 `{"error": "Admin API token required for migration"}`, an admin token without the permission 401.';
@@ -63,7 +67,11 @@ export const EXPORT_PATHS: Record<string, Json> = {
       permission: 'migration_read',
       parameters: [{ $ref: '#/components/parameters/id' }, CHANNEL],
       responses: {
-        '200': { description: 'The raw bytes.', headers: RATE_LIMIT_HEADERS, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+        '200': {
+          description: 'The raw bytes.',
+          headers: RATE_LIMIT_HEADERS,
+          content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+        },
       },
       errors: ['403', '404', '422'],
     }),

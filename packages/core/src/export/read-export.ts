@@ -21,7 +21,7 @@ export const FILE_ASSET_NOT_FOUND = 'File asset not found';
  * Only an admin token with migration_read reads an export (docs/export.md): a channel token is a
  * 403 whatever its permissions, an admin token without the permission the spec's 401.
  */
-function requireMigrationReader(caller: Principal): void {
+export function requireMigrationReader(caller: Principal): void {
   requireAdmin(caller, MIGRATION_ADMIN_ONLY);
   requirePermission(caller, 'migration_read');
 }
@@ -81,10 +81,7 @@ export class ReadExportCollection {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(
-    caller: Principal,
-    input: { collection: ExportCollection; limit: number; offset: number; days: number | undefined },
-  ): Promise<ExportPage> {
+  async execute(caller: Principal, input: { collection: ExportCollection; limit: number; offset: number; days: number | undefined }): Promise<ExportPage> {
     requireMigrationReader(caller);
     const since = input.days !== undefined && isExportHistoryCollection(input.collection) ? historySince(this.clock.now(), input.days) : null;
     const scope = { channelId: caller.channelId, since };

@@ -4,7 +4,7 @@ import { expectResponseMatchesDocument } from '../../openapi/test-support/match-
 import { useApi } from '../../test-support/harness';
 
 /**
- * The export API (CONTRACT §4.7, docs/export.md): an admin token with migration_read reads one
+ * The export API (docs/export.md): an admin token with migration_read reads one
  * channel, named by broadcast_channel_id, as a manifest and paged collections; secrets never show.
  */
 describe('export API /api/migration/v1', () => {
@@ -61,7 +61,13 @@ describe('export API /api/migration/v1', () => {
     await fixtures.aSequence(a, [{ action: 'deactivate_subscriber' }]);
     await fixtures.aSequence(b, []);
     await db.raw(`UPDATE sequences SET unsubscribe_secret = 'mcs1.sequence-secret-7f3a9c' WHERE channel_id = ?`, [a]);
-    await fixtures.aCaptureServer(a, 2525, { username: 'smtp-user', password: SMTP_PASSWORD, dkimDomain: 'a.test', dkimSelector: 's1', dkimPrivateKey: DKIM_KEY });
+    await fixtures.aCaptureServer(a, 2525, {
+      username: 'smtp-user',
+      password: SMTP_PASSWORD,
+      dkimDomain: 'a.test',
+      dkimSelector: 's1',
+      dkimPrivateKey: DKIM_KEY,
+    });
     await fixtures.aCaptureServer(b, 2526, { username: 'stranger-user' });
     await db.raw(
       `INSERT INTO opt_in_forms (channel_id, identifier, label, created_at, updated_at)
@@ -100,7 +106,15 @@ describe('export API /api/migration/v1', () => {
     );
     for (const channel of [a, b]) {
       await fixtures.repositories.webhookEndpoints.create(
-        { channelId: channel, url: `https://hooks.example/${channel}`, description: null, active: true, eventTypes: ['subscriber.created'], retriesToAttempt: 6, secret: WEBHOOK_SECRET },
+        {
+          channelId: channel,
+          url: `https://hooks.example/${channel}`,
+          description: null,
+          active: true,
+          eventTypes: ['subscriber.created'],
+          retriesToAttempt: 6,
+          secret: WEBHOOK_SECRET,
+        },
         now,
       );
     }
@@ -116,17 +130,15 @@ describe('export API /api/migration/v1', () => {
         [PASSWORD_HASH, TOTP_SECRET, PASSWORD_HASH, PASSWORD_HASH],
       )
     ).rows as Array<{ id: string }>;
-    await db.raw(`INSERT INTO user_channel_permissions (user_id, channel_id, permissions) VALUES (?, ?, '{"subscribers": true}'), (?, ?, '{"subscribers": true}')`, [
-      users[0]!.id,
-      a,
-      users[2]!.id,
-      b,
-    ]);
+    await db.raw(
+      `INSERT INTO user_channel_permissions (user_id, channel_id, permissions) VALUES (?, ?, '{"subscribers": true}'), (?, ?, '{"subscribers": true}')`,
+      [users[0]!.id, a, users[2]!.id, b],
+    );
   });
 
   describe('who may read', () => {
     it('answers a channel token 403 with the exact message, on the manifest and on a collection', async () => {
-      for (const path of ['/manifest', '/subscribers', '/file_assets/1/download']) {
+      for (const path of ['/manifest', '/subscribers', '/file_assets/1/download', '/subscribers?limit=abc', '/manifest?days_history=0', '/autopilots']) {
         const res = await get(path, { broadcast_channel_id: a }, channelToken);
         expect(res.status).toBe(403);
         expect(res.body).toEqual({ error: 'Admin API token required for migration' });
@@ -135,9 +147,10 @@ describe('export API /api/migration/v1', () => {
     });
 
     it('answers an admin token without migration_read 401, and no token 401', async () => {
-      const res = await get('/manifest', { broadcast_channel_id: a }, adminWithoutMigration);
-      expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'Unauthorized' });
+      for (const path of ['/manifest', '/subscribers', '/subscribers?limit=abc', '/file_assets/1/download']) {
+        const res = await get(path, { broadcast_channel_id: a }, adminWithoutMigration);
+        expect([path, res.status, res.body]).toEqual([path, 401, { error: 'Unauthorized' }]);
+      }
       expect((await request(api.app).get('/api/migration/v1/manifest').query({ broadcast_channel_id: a })).status).toBe(401);
     });
 

@@ -1,4 +1,4 @@
-import { DownloadExportFileAsset, ReadExportCollection, ReadExportManifest, ValidationError } from '@mailcast/core';
+import { DownloadExportFileAsset, ReadExportCollection, ReadExportManifest, requireMigrationReader, ValidationError } from '@mailcast/core';
 import { isExportCollection, parseExportDays, parseExportPage, type ExportParsed } from '@mailcast/domain';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -15,6 +15,11 @@ function valueOf<T>(parsed: ExportParsed<T>): T {
  */
 export function exportRoutes(container: DependencyContainer): Router {
   const router = Router();
+  // Who may call comes before any parameter is read: a channel token is a 403 whatever it sends.
+  router.use((_req, res, next) => {
+    requireMigrationReader(anyPrincipal(res));
+    next();
+  });
 
   router.get('/manifest', async (req, res) => {
     const days = valueOf(parseExportDays(req.query.days_history));
