@@ -46,6 +46,7 @@ import {
   Totp,
   TwoFactorStore,
   OidcClient,
+  ExportReader,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -73,6 +74,7 @@ import { PgSegmentRepository } from './pg/pg-segment.repository';
 import { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
 import { PgSequenceRuntime } from './pg/pg-sequence-runtime';
 import { PgUserIdentities } from './pg/pg-user-identities';
+import { PgExportReader } from './pg/pg-export-reader';
 import { OutboxWakeup } from './pg/outbox-wakeup';
 import { pgRepositories, PgTransactor } from './pg/pg-transactor';
 import { PgBossJobQueue } from './queue/pg-boss-job-queue';
@@ -198,6 +200,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   if (infra.config.oidc !== undefined) {
     container.registerInstance(OidcClient, new OpenidClientOidc({ ...infra.config.oidc, redirectUri: `${infra.config.publicUrl}/auth/oidc/callback` }));
   }
+  container.registerInstance(ExportReader, new PgExportReader(infra.db));
   return container;
 }
 

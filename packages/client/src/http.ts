@@ -55,6 +55,10 @@ type NotWrapped =
   | 'signInProviders'
   | 'startOidcSignIn'
   | 'finishOidcSignIn'
+  // the export (docs/export.md): an admin migration tool's reads under /api/migration/v1, not the channel API
+  | 'getExportManifest'
+  | 'listExportCollection'
+  | 'downloadExportFileAsset'
   // the document's `webhooks`: requests the service sends, not operations it answers
   | 'subscriberEvent'
   | 'emailEvent'

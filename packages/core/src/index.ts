@@ -429,3 +429,15 @@ export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './ports';
 export { ConfirmTwoFactor, DisableTwoFactor, EnrolTwoFactor, VerifyTwoFactor } from './two-factor/two-factor';
 export { OidcClient, OidcRefused, type OidcChecks, type OidcIdentity } from './ports';
 export { SignInWithOidc, type OidcOutcome } from './oidc/sign-in-with-oidc';
+// Export (docs/export.md).
+export { ExportReader, type ExportRecord, type ExportScope } from './ports';
+export {
+  DownloadExportFileAsset,
+  FILE_ASSET_NOT_FOUND,
+  MIGRATION_ADMIN_ONLY,
+  ReadExportCollection,
+  ReadExportManifest,
+  requireMigrationReader,
+  type ExportManifest,
+  type ExportPage,
+} from './export/read-export';

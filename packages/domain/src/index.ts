@@ -303,3 +303,22 @@ export {
 
 // Two-factor: recovery codes and the shape of a TOTP code (docs/teams.md).
 export { hashRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_BYTES, RECOVERY_CODE_COUNT, recoveryCodeFrom, totpCodeOf } from './two-factor';
+
+// Export (docs/export.md): collections, bounds and how secrets show.
+export {
+  EXPORT_COLLECTIONS,
+  EXPORT_DAYS,
+  EXPORT_FORMAT_VERSION,
+  EXPORT_HISTORY_COLLECTIONS,
+  EXPORT_PAGE,
+  EXPORT_WEBHOOK_SECRET,
+  historySince,
+  isExportCollection,
+  isExportHistoryCollection,
+  parseExportDays,
+  parseExportPage,
+  REDACTED,
+  type ExportCollection,
+  type ExportHistoryCollection,
+  type ExportParsed,
+} from './export';

@@ -21,6 +21,7 @@ import { sequencesRoutes } from './sequences/sequences.routes';
 import { usersRoutes } from './users/users.routes';
 import { optInFormsRoutes } from './opt-in-forms/opt-in-forms.routes';
 import { emailServersRoutes } from './email-servers/email-servers.routes';
+import { exportRoutes } from './export/export.routes';
 import { errorHandler, notFound } from './error-handler';
 import { healthRoutes } from './health.routes';
 import { inboundRoutes } from './inbound/inbound.routes';
@@ -100,6 +101,14 @@ export function createApp(container: DependencyContainer): Express {
   app.use('/api/v1', api);
   // The dashboard's sign-in, sessions and password reset (docs/teams.md, Signing in).
   app.use('/auth', authRoutes(container));
+  // The export (docs/export.md): the same authentication, limits and broadcast_channel_id as /api/v1.
+  const migration = express.Router();
+  migration.use(failedAuthLimit(authenticate(container), config.authFailuresPerMinute));
+  migration.use(rateLimit(container, config.rateLimitPerMinute));
+  migration.use(recordTokenUse(container));
+  migration.use(actingChannel(container));
+  migration.use(exportRoutes(container));
+  app.use('/api/migration/v1', migration);
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.

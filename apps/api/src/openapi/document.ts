@@ -37,6 +37,7 @@ import { USER_PATHS, USERS } from './users.paths';
 import { AUDIT_LOG, AUDIT_LOG_PATHS } from './audit-log.paths';
 import { AUTH_PATHS, SIGN_IN } from './auth.paths';
 import { AUTH_MFA_PATHS } from './auth-mfa.paths';
+import { EXPORT, EXPORT_PATHS } from './export.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -67,6 +68,7 @@ const PATHS: Record<string, Json> = {
   ...AUDIT_LOG_PATHS,
   ...AUTH_PATHS,
   ...AUTH_MFA_PATHS,
+  ...EXPORT_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -232,6 +234,7 @@ export function buildOpenApiDocument(): Json {
       { name: USERS, description: 'The people who sign in to the dashboard, and their permissions per channel and over the installation.' },
       { name: AUDIT_LOG, description: 'Every write by a token or a signed-in user, across the installation; admin tokens and sudo users.' },
       { name: SIGN_IN, description: "The dashboard's password sign-in, sessions and password reset (a session cookie, not a token)." },
+      { name: EXPORT, description: "A channel's data for moving it elsewhere, read by an admin token under /api/migration/v1 (docs/export.md)." },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

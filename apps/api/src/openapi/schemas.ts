@@ -28,6 +28,7 @@ import {
   type Schema,
 } from './schema-helpers';
 import { DISCOVERY_SCHEMAS } from './discovery.schemas';
+import { EXPORT_SCHEMAS } from './export.schemas';
 import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
 import { PREVIEW_SCHEMAS } from './preview.schemas';
 import { SEGMENT_SCHEMAS } from './segments.schemas';
@@ -280,6 +281,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...TOPIC_SCHEMAS,
   ...USER_SCHEMAS,
   ...AUDIT_LOG_SCHEMAS,
+  ...EXPORT_SCHEMAS,
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

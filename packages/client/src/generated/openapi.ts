@@ -3,6 +3,72 @@
 // `npm run generate:client`. A test fails when this file and the document disagree.
 
 export interface paths {
+    "/api/migration/v1/{collection}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One page of a collection
+         * @description The channel's rows of the collection, ordered by id (tags by name), each mapped as docs/export.md says; SMTP passwords, DKIM keys and webhook secrets redacted, never a token, hash or password. An admin (cross-channel) token with `migration_read` only: a channel token gets 403 `{"error": "Admin API token required for migration"}`, an admin token without the permission 401.
+         *
+         *     Permission: `migration_read`.
+         */
+        get: operations["listExportCollection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/migration/v1/file_assets/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file asset's bytes
+         * @description Mailcast keeps no file assets, so every id answers 404 `{"error": "File asset not found"}` (docs/export.md). An admin (cross-channel) token with `migration_read` only: a channel token gets 403 `{"error": "Admin API token required for migration"}`, an admin token without the permission 401.
+         *
+         *     Permission: `migration_read`.
+         */
+        get: operations["downloadExportFileAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/migration/v1/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a channel's export holds
+         * @description The format version, platform, channel, each collection's total, and the history collections counted within `days_history`. An admin (cross-channel) token with `migration_read` only: a channel token gets 403 `{"error": "Admin API token required for migration"}`, an admin token without the permission 401.
+         *
+         *     Permission: `migration_read`.
+         */
+        get: operations["getExportManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit_log": {
         parameters: {
             query?: never;
@@ -3775,6 +3841,100 @@ export interface components {
         };
         /** @enum {string} */
         EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.send_delayed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "subscriber.preferences_updated" | "subscribers.purged" | "subscribers.purge_failed" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "broadcast.batch_completed" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
+        /** @description What the export holds (docs/export.md). */
+        ExportManifest: {
+            /** @description The exported channel, named by `broadcast_channel_id`. */
+            broadcast_channel: {
+                id: number;
+                name: string;
+            };
+            /** @description Each collection’s total. */
+            counts: {
+                /** @description The total of `GET /api/migration/v1/broadcasts` (whole history). */
+                broadcasts: number;
+                /** @description The total of `GET /api/migration/v1/channels` (whole history). */
+                channels: number;
+                /** @description The total of `GET /api/migration/v1/email_servers` (whole history). */
+                email_servers: number;
+                /** @description The total of `GET /api/migration/v1/file_assets` (whole history). */
+                file_assets: number;
+                /** @description The total of `GET /api/migration/v1/link_clicks` (whole history). */
+                link_clicks: number;
+                /** @description The total of `GET /api/migration/v1/link_redirects` (whole history). */
+                link_redirects: number;
+                /** @description The total of `GET /api/migration/v1/opt_in_forms` (whole history). */
+                opt_in_forms: number;
+                /** @description The total of `GET /api/migration/v1/outbound_receipts` (whole history). */
+                outbound_receipts: number;
+                /** @description The total of `GET /api/migration/v1/segments` (whole history). */
+                segments: number;
+                /** @description The total of `GET /api/migration/v1/sequences` (whole history). */
+                sequences: number;
+                /** @description The total of `GET /api/migration/v1/subscriber_histories` (whole history). */
+                subscriber_histories: number;
+                /** @description The total of `GET /api/migration/v1/subscribers` (whole history). */
+                subscribers: number;
+                /** @description The total of `GET /api/migration/v1/suppressions` (whole history). */
+                suppressions: number;
+                /** @description The total of `GET /api/migration/v1/tags` (whole history). */
+                tags: number;
+                /** @description The total of `GET /api/migration/v1/templates` (whole history). */
+                templates: number;
+                /** @description The total of `GET /api/migration/v1/tokens` (whole history). */
+                tokens: number;
+                /** @description The total of `GET /api/migration/v1/unsubscribed_emails` (whole history). */
+                unsubscribed_emails: number;
+                /** @description The total of `GET /api/migration/v1/users` (whole history). */
+                users: number;
+                /** @description The total of `GET /api/migration/v1/webhook_endpoints` (whole history). */
+                webhook_endpoints: number;
+            };
+            /**
+             * @description The version of this format.
+             * @constant
+             */
+            export_format_version: 1;
+            /**
+             * Format: date-time
+             * @description When the manifest was read.
+             */
+            exported_at: string;
+            /** @description The history collections counted within the last `days` days. */
+            history: {
+                /** @description The total of `GET /api/migration/v1/broadcasts?days_history=<days>`. */
+                broadcasts: number;
+                /** @description The window, `days_history`. */
+                days: number;
+                /** @description The total of `GET /api/migration/v1/link_clicks?days_history=<days>`. */
+                link_clicks: number;
+                /** @description The total of `GET /api/migration/v1/outbound_receipts?days_history=<days>`. */
+                outbound_receipts: number;
+                /** @description The total of `GET /api/migration/v1/subscriber_histories?days_history=<days>`. */
+                subscriber_histories: number;
+            };
+            platform: {
+                /** @constant */
+                name: "Mailcast";
+                /** @description The release (package.json). */
+                version: string;
+            };
+        };
+        /** @description One page of a collection. */
+        ExportPage: {
+            /** @description The page, ordered by id (tags: by name). */
+            data: {
+                [key: string]: unknown;
+            }[];
+            pagination: {
+                /** @description Rows follow this page. */
+                has_more: boolean;
+                /** @description The page size applied (a larger value asked is clamped). */
+                limit: number;
+                offset: number;
+                /** @description Rows in the whole collection (within `days_history` when given). */
+                total: number;
+            };
+        };
         /** @description Field validation failures (subscriber create and update). */
         FieldErrors: {
             /** @description Messages per field, e.g. `{"email": ["is invalid"]}`. */
@@ -5522,6 +5682,118 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listExportCollection: {
+        parameters: {
+            query: {
+                /** @description The channel to export (admin token). Missing: 422; a channel that does not exist: 404. */
+                broadcast_channel_id: number;
+                /** @description Only for broadcasts, outbound_receipts, link_clicks, subscriber_histories: the last so many days (default: the whole history); the other collections ignore it. Outside 1..365: 422. */
+                days_history?: number;
+                /** @description Page size: default 250, at most 250 (a larger value is clamped and the applied one answered). Below 1 or not an integer: 422. */
+                limit?: number;
+                /** @description Rows skipped: default 0. Negative or not an integer: 422. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                collection: "channels" | "subscribers" | "templates" | "segments" | "sequences" | "email_servers" | "opt_in_forms" | "broadcasts" | "outbound_receipts" | "webhook_endpoints" | "tokens" | "suppressions" | "unsubscribed_emails" | "tags" | "users" | "link_redirects" | "link_clicks" | "subscriber_histories" | "file_assets";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    downloadExportFileAsset: {
+        parameters: {
+            query: {
+                /** @description The channel to export (admin token). Missing: 422; a channel that does not exist: 404. */
+                broadcast_channel_id: number;
+            };
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The raw bytes. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getExportManifest: {
+        parameters: {
+            query: {
+                /** @description The channel to export (admin token). Missing: 422; a channel that does not exist: 404. */
+                broadcast_channel_id: number;
+                /** @description The history window in days (default 90). Outside 1..365: 422. */
+                days_history?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportManifest"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listAuditLog: {
         parameters: {
             query?: {

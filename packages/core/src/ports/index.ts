@@ -140,3 +140,4 @@ export {
 } from './users';
 export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './two-factor';
 export { OidcClient, OidcRefused, type OidcChecks, type OidcIdentity } from './oidc';
+export { ExportReader, type ExportRecord, type ExportScope } from './export';
