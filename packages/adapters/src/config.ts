@@ -42,6 +42,8 @@ export interface Config {
    * allowed (docs/email-servers.md, "Addresses"); npm start sets it for its capture server.
    */
   smtpAllowPrivate: boolean;
+  /** MAILCAST_SYSTEM_FROM: the sender of the installation's own email, reset links (docs/teams.md, The system sender). */
+  systemFrom: { name: string | null; email: string };
   /** The bounce and complaint receivers (INBOUND_*, docs/bounces.md). */
   inbound: InboundConfig;
   /** MAILCAST_TEMPLATE_TIME_LIMIT_MS: one email's Liquid render on a templates thread (docs/templates.md "Rendering"). */
@@ -58,6 +60,14 @@ export class ConfigError extends Error {
 }
 
 const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h';
+const DEFAULT_SYSTEM_FROM = 'Mailcast <no-reply@localhost>';
+/** `address`, or `Name <address>`; the address has no spaces or angle brackets. */
+const SYSTEM_FROM = /^(?:([^<>]*?)\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s]+@[^<>\s]+))$/;
+
+function parseSystemFrom(raw: string): { name: string | null; email: string } {
+  const m = SYSTEM_FROM.exec(raw.trim())!;
+  return m[3] !== undefined ? { name: null, email: m[3] } : { name: m[1]!.replace(/^"|"$/g, '') || null, email: m[2]! };
+}
 
 const KEY_MESSAGE = 'must be the base64 of 32 random bytes (make one with: openssl rand -base64 32)';
 
@@ -130,6 +140,10 @@ const schema = Joi.object({
       : helpers.message({ custom: `"TRUSTED_PROXIES" must be comma-separated addresses or CIDR ranges (or ${PROXY_RANGE_NAMES.join(', ')})` }),
   ),
   SMTP_ALLOW_PRIVATE: Joi.boolean().default(false),
+  MAILCAST_SYSTEM_FROM: Joi.string()
+    .pattern(SYSTEM_FROM)
+    .default(DEFAULT_SYSTEM_FROM)
+    .messages({ 'string.pattern.base': '"MAILCAST_SYSTEM_FROM" must be an address, or a name and <address>' }),
   MAILCAST_TEMPLATE_TIME_LIMIT_MS: Joi.number().integer().min(1).default(DEFAULT_TEMPLATE_TIME_LIMIT_MS),
   TURNSTILE_SECRET_KEY: Joi.string(),
 })
@@ -180,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiStatementTimeoutMs: value.MAILCAST_API_STATEMENT_TIMEOUT_MS,
     trustedProxies: proxyList(value.TRUSTED_PROXIES as string | undefined),
     smtpAllowPrivate: value.SMTP_ALLOW_PRIVATE,
+    systemFrom: parseSystemFrom(value.MAILCAST_SYSTEM_FROM as string),
     inbound,
     templateTimeLimitMs: value.MAILCAST_TEMPLATE_TIME_LIMIT_MS,
     turnstileSecretKey: value.TURNSTILE_SECRET_KEY,

@@ -21,6 +21,9 @@ export { LIST_COUNT_TTL_MS, SubscriberLists, subscriberMatchesQuery, subscriberR
 export { audienceChanges, CountCache, type ChangeCounter, type KeptCounts } from './pg/count-cache';
 export { PgSegmentRepository, SEGMENT_COUNT_TTL_MS } from './pg/pg-segment.repository';
 export { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
+export { PgSignInPasswords, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
+export { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
+export { SmtpSystemMail, SystemMailUnavailable } from './mail/smtp-system-mail';
 export { segmentPredicate } from './pg/segment-sql';
 export { PgSequenceRuntime } from './pg/pg-sequence-runtime';
 

@@ -27,9 +27,17 @@ import {
   Transactor,
   TurnstileVerifier,
   OptInFormStatistics,
+  SignInPasswords,
+  SignInUserRepository,
+  SystemMail,
+  UserSessionRepository,
   WebhookDestinations,
   WebhookRetrySchedule,
   WebhookSender,
+  DashboardLinks,
+  PasswordResetStore,
+  PasswordHasher,
+  UserRepository,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -39,6 +47,9 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { DnsWebhookDestinations, GotWebhookSender } from './http/got-webhook-sender';
 import { ConfigPublicLinks } from './http/public-links';
+import { ConfigDashboardLinks } from './http/dashboard-links';
+import { PgPasswordResetStore } from './pg/pg-password-reset-store';
+import { PgUserRepository } from './pg/pg-user.repository';
 import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
@@ -63,6 +74,10 @@ import { secretBoxFor } from './secrets/secret-keys';
 import { NodemailerSmtpProbe } from './mail/nodemailer-smtp-probe';
 import { DnsSmtpHosts, smtpAddressOptions } from './mail/smtp-destination';
 import { NodeDkimKeyGenerator } from './secrets/node-dkim-key-generator';
+import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
+import { SmtpSystemMail } from './mail/smtp-system-mail';
+import { NodemailerMailer } from './mail/nodemailer-mailer';
+import { PgSignInPasswords, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
@@ -146,6 +161,16 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
+  // Users (docs/teams.md): password resets and the dashboard's links; SystemMail is sign-in's.
+  container.registerInstance(PasswordResetStore, new PgPasswordResetStore(infra.db));
+  container.registerInstance(DashboardLinks, new ConfigDashboardLinks(infra.config.publicUrl));
+  container.registerInstance(UserRepository, new PgUserRepository(infra.db));
+  container.registerInstance(PasswordHasher, new Argon2PasswordHasher());
+  // Signing in (docs/teams.md): users' credentials, sessions and reset links.
+  container.registerInstance(SignInUserRepository, new PgSignInUserRepository(infra.db));
+  container.registerInstance(UserSessionRepository, new PgUserSessionRepository(infra.db));
+  container.registerInstance(SignInPasswords, new PgSignInPasswords(infra.db));
+  container.registerInstance(SystemMail, new SmtpSystemMail(infra.db, secrets, () => new NodemailerMailer(smtpAddresses, 1), infra.config.systemFrom));
   return container;
 }
 

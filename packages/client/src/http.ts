@@ -39,6 +39,15 @@ type NotWrapped =
   | 'receivePostmarkNotification'
   | 'receiveMailgunNotification'
   | 'receiveSendgridNotification'
+  // the dashboard's sign-in (docs/teams.md): a browser's session cookie, not a token
+  | 'signIn'
+  | 'getSession'
+  | 'signOut'
+  | 'listSessions'
+  | 'revokeSession'
+  | 'forgotPassword'
+  | 'resetPassword'
+  | 'changePassword'
   // the document's `webhooks`: requests the service sends, not operations it answers
   | 'subscriberEvent'
   | 'emailEvent'

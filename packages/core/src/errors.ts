@@ -35,11 +35,14 @@ export class ValidationError extends AppError {
   }
 }
 
-/** Missing, unknown or revoked token, or a token without the permission (spec: 401). */
+/**
+ * Missing, unknown or revoked token, or a token without the permission (spec: 401). Sign-in's
+ * own 401s say more (docs/teams.md, Signing in): "Invalid email or password", "Not signed in".
+ */
 export class UnauthorizedError extends AppError {
   readonly kind = 'unauthorized' as const;
-  constructor() {
-    super('Unauthorized');
+  constructor(message = 'Unauthorized') {
+    super(message);
     this.name = 'UnauthorizedError';
   }
 }

@@ -142,9 +142,26 @@ export { QUEUES, RETIRED_QUEUES, type JobName, type JobPayloads } from './jobs';
 
 // Auth: API tokens and channels.
 export { ActForChannel, CHANNEL_NOT_FOUND, CHANNEL_REQUIRED } from './auth/act-for-channel';
-export { Authenticate, GLOBAL_SUPPRESSIONS_ADMIN_ONLY, NO_CHANNEL, requireAdmin, requirePermission, type Principal } from './auth/authenticate';
+export { Authenticate, callerKey, GLOBAL_SUPPRESSIONS_ADMIN_ONLY, NO_CHANNEL, requireAdmin, requirePermission, type Principal } from './auth/authenticate';
 export { CreateApiToken, issueApiToken, type IssuedToken } from './auth/create-api-token';
 export { RevokeApiToken } from './auth/revoke-api-token';
+// Signing in to the dashboard (docs/teams.md, Signing in).
+export { StartSession, type StartedSession } from './users/start-session';
+export { ResolveSession, type ResolvedSession } from './users/resolve-session';
+export { INVALID_CREDENTIALS, SignIn, type SignedIn } from './users/sign-in';
+export { SignOut } from './users/sign-out';
+export { NO_CHANNEL_ACCESS, SessionPrincipal, type SessionChannel } from './users/session-principal';
+export { ListSessions, RevokeSession, SESSION_NOT_FOUND } from './users/sessions';
+export {
+  ChangePassword,
+  checkNewPassword,
+  CURRENT_PASSWORD_INCORRECT,
+  RequestPasswordReset,
+  RESET_LINK_INVALID,
+  RESET_REQUESTED,
+  ResetPassword,
+} from './users/passwords';
+export { SignInPasswords, SignInUserRepository, UserSessionRepository, type ChannelAccess, type SignInUser, type UserSession } from './ports';
 export { CreateChannel } from './channels/create-channel';
 
 // Email servers.
@@ -359,3 +376,34 @@ export { DeleteTopic } from './topics/delete-topic';
 export { ChannelTopics, GetTopic, ListTopics } from './topics/get-topic';
 export { GetPreferences, preferencesUrl, SavePreferences, type PreferencesView } from './topics/preferences';
 export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, TopicUsage } from './ports';
+
+// Users (docs/teams.md): system mail to users, password resets.
+export { DashboardLinks, PasswordResetStore, SystemMail, type NewPasswordReset, type SystemMessage } from './ports';
+export { IssuePasswordReset, type IssuedPasswordReset } from './users/issue-password-reset';
+export {
+  EMAIL_TAKEN,
+  PasswordHasher,
+  UserRepository,
+  type NewUser,
+  type PermissionPreset,
+  type User,
+  type UserChanges,
+  type UserChannelPermission,
+  type UserFilter,
+} from './ports';
+export { NOT_HELD, OUTRANKED, OWN_PERMISSIONS, requireUserManager, SUDO_UNTOUCHABLE, USER_NOT_FOUND, USERS_ADMIN_ONLY } from './users/user-access';
+export { viewOf, permissionView, type ChannelPermissionView, type UserDetail, type UserView } from './users/user-view';
+export { NOTHING_GRANTED, type ChannelGrant } from './users/channel-grant';
+export { ListUsers } from './users/list-users';
+export { GetUser } from './users/get-user';
+export { CreateUser, type CreateUserInput, type CreateUserOutcome } from './users/create-user';
+export { UpdateUser, type UpdateUserInput } from './users/update-user';
+export { DeleteUser } from './users/delete-user';
+export { SetUserActive } from './users/set-user-active';
+export { ListChannelPermissions } from './users/list-channel-permissions';
+export { PutChannelPermission } from './users/put-channel-permission';
+export { BulkPutChannelPermissions, MAX_BULK_CHANNELS, type BulkOutcome } from './users/bulk-put-channel-permissions';
+export { CHANNEL_PERMISSION_NOT_FOUND, DeleteChannelPermission } from './users/delete-channel-permission';
+export { GetSystemPermissions, UpdateSystemPermissions } from './users/system-permissions';
+export { CreatePermissionPreset } from './users/create-permission-preset';
+export { SetUserSudo } from './users/set-user-sudo';

@@ -263,3 +263,19 @@ export {
   type SystemPermission,
   type SystemPermissions,
 } from './user-permissions';
+export { formatPasswordResetToken, hashPasswordResetToken, PASSWORD_RESET_TOKEN_BYTES, PASSWORD_RESET_TTL_MS, passwordResetUrl } from './password-reset';
+export { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from './password';
+export {
+  csrfTokenFor,
+  formatSessionSecret,
+  hashSessionSecret,
+  LOCKOUT_FAILURES,
+  LOCKOUT_MS,
+  LOCKOUT_WINDOW_MS,
+  SESSION_IDLE_MS,
+  SESSION_SECRET_BYTES,
+  SESSION_TOUCH_EVERY_MS,
+  sessionIsLive,
+  SIGN_IN_ADDRESS_WINDOW_MS,
+  SIGN_IN_FAILURES_PER_ADDRESS,
+} from './user-session';

@@ -11,3 +11,4 @@ export { anEmailServer, throwawaySecretBox } from './secrets';
 export { suiteResource } from './suite';
 export { busiestWindow } from './timing';
 export { testClock } from './clock';
+export { RecordingSystemMail } from './system-mail';

@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import type { DependencyContainer } from 'tsyringe';
 import { docsRoutes } from '../openapi/docs.routes';
 import { actingChannel, authenticate } from './auth';
+import { authRoutes } from './auth/auth.routes';
 import { failedAuthLimit, publicLimit } from './client-limits';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { formsRoutes } from '../public/forms/forms.routes';
@@ -13,6 +14,7 @@ import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery/discovery.routes';
 import { segmentsRoutes } from './segments/segments.routes';
 import { sequencesRoutes } from './sequences/sequences.routes';
+import { usersRoutes } from './users/users.routes';
 import { optInFormsRoutes } from './opt-in-forms/opt-in-forms.routes';
 import { emailServersRoutes } from './email-servers/email-servers.routes';
 import { errorHandler, notFound } from './error-handler';
@@ -78,7 +80,10 @@ export function createApp(container: DependencyContainer): Express {
   api.use(optInFormsRoutes(container));
   api.use(emailServersRoutes(container));
   api.use(topicsRoutes(container));
+  api.use(usersRoutes(container));
   app.use('/api/v1', api);
+  // The dashboard's sign-in, sessions and password reset (docs/teams.md, Signing in).
+  app.use('/auth', authRoutes(container));
   // The web dashboard's static files: public like the docs; its calls carry the user's token.
   app.use(dashboardRoutes());
   // Public links in emails: no token, outside /api/v1.

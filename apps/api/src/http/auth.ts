@@ -1,12 +1,41 @@
-import { ActForChannel, Authenticate, requirePermission, type Principal } from '@mailcast/core';
+import {
+  ActForChannel,
+  Authenticate,
+  NO_CHANNEL,
+  requirePermission,
+  ResolveSession,
+  SessionPrincipal,
+  UnauthorizedError,
+  type Principal,
+  type SignInUser,
+} from '@mailcast/core';
 import type { Permission } from '@mailcast/domain';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
+import { checkCsrf, CSRF_HEADER, readSessionCookie, TWO_FACTOR_CODE_REQUIRED, twoFactorPending } from './auth/session-cookie';
 
-/** Resolves the bearer token once per request; every route below it is channel-scoped. */
+/**
+ * Resolves who calls, once per request; every route below it is channel-scoped. A bearer token
+ * first; without an Authorization header, the dashboard's session cookie (docs/teams.md, Using
+ * the API signed in): the CSRF token on every state-changing request, the second factor given.
+ * The session's channel is chosen by actingChannel, after the body is parsed.
+ */
 export function authenticate(container: DependencyContainer): RequestHandler {
   return async (req, res, next) => {
-    res.locals.principal = await container.resolve(Authenticate).execute({ authorization: req.get('authorization') });
+    const authorization = req.get('authorization');
+    const cookieValue = authorization === undefined ? readSessionCookie(req) : undefined;
+    if (cookieValue === undefined) {
+      res.locals.principal = await container.resolve(Authenticate).execute({ authorization });
+      return next();
+    }
+    const resolved = await container.resolve(ResolveSession).execute({ cookieValue, csrfHeader: req.get(CSRF_HEADER) });
+    if (resolved === null) throw new UnauthorizedError();
+    checkCsrf(req.method, resolved);
+    if (twoFactorPending(resolved)) throw new UnauthorizedError(TWO_FACTOR_CODE_REQUIRED);
+    res.locals.sessionUser = resolved.user;
+    // Permissions come with the channel (actingChannel); until then the session may do nothing.
+    const provisional: Principal = { tokenId: 0, userId: resolved.user.id, channelId: NO_CHANNEL, permissions: [] };
+    res.locals.principal = provisional;
     next();
   };
 }
@@ -25,8 +54,8 @@ export function principal(res: Response, permission: Permission): Principal {
   return found;
 }
 
-/** What an admin token may call without naming a channel: what every channel shares, and who it is. */
-const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami)$/;
+/** What an admin token may call without naming a channel: what every channel shares, who it is, the users (docs/teams.md). */
+const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami|users(?:\/.*)?)$/;
 const CHANNEL_PARAM = 'broadcast_channel_id';
 
 /**
@@ -39,16 +68,31 @@ const CHANNEL_PARAM = 'broadcast_channel_id';
 export function actingChannel(container: DependencyContainer): RequestHandler {
   return async (req, res, next) => {
     const caller = anyPrincipal(res);
+    if (caller.userId !== undefined) {
+      // A signed-in user: X-Mailcast-Channel, else broadcast_channel_id, else their first channel.
+      const fromParam = takeChannelParam(req);
+      const named = req.get(CHANNEL_HEADER) ?? fromParam;
+      res.locals.principal = await container.resolve(SessionPrincipal).execute(res.locals.sessionUser as SignInUser, named);
+      return next();
+    }
     if (caller.admin !== true) return next();
-    const { [CHANNEL_PARAM]: fromQuery, ...query } = req.query as Record<string, unknown>;
-    const body = typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : undefined;
-    const fromBody = body?.[CHANNEL_PARAM];
-    if (body !== undefined) delete body[CHANNEL_PARAM];
-    // Express 5 parses req.query anew on each read: the parameter is left out by pinning the rest.
-    Object.defineProperty(req, 'query', { value: query, configurable: true, enumerable: true, writable: true });
-    const named = fromBody ?? fromQuery;
+    const named = takeChannelParam(req);
     if (named === undefined && INSTALLATION_WIDE.test(req.path)) return next();
     res.locals.principal = await container.resolve(ActForChannel).execute(caller, named);
     next();
   };
+}
+
+/** The dashboard names the channel it acts for in this header (docs/teams.md). */
+export const CHANNEL_HEADER = 'X-Mailcast-Channel';
+
+/** broadcast_channel_id from the body or the query, taken out of both. */
+function takeChannelParam(req: Request): unknown {
+  const { [CHANNEL_PARAM]: fromQuery, ...query } = req.query as Record<string, unknown>;
+  const body = typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : undefined;
+  const fromBody = body?.[CHANNEL_PARAM];
+  if (body !== undefined) delete body[CHANNEL_PARAM];
+  // Express 5 parses req.query anew on each read: the parameter is left out by pinning the rest.
+  Object.defineProperty(req, 'query', { value: query, configurable: true, enumerable: true, writable: true });
+  return fromBody ?? fromQuery;
 }

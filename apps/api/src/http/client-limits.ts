@@ -1,4 +1,5 @@
 import { RateLimitedError, UnauthorizedError } from '@mailcast/core';
+import { SIGN_IN_ADDRESS_WINDOW_MS, SIGN_IN_FAILURES_PER_ADDRESS } from '@mailcast/domain';
 import type { RequestHandler } from 'express';
 import { createHash } from 'node:crypto';
 
@@ -16,15 +17,18 @@ export const PUBLIC_REQUESTS_PER_MINUTE = 300;
 export const BOGUS_TOKEN_TTL_MS = 60_000;
 const MAX_BOGUS_TOKENS = 10_000;
 
-/** Fixed one-minute windows per key. */
+/** Fixed windows per key: one minute, unless a limit counts over a longer one (sign-in's 15 minutes). */
 export class WindowCounter {
   private windowStart = 0;
   private counts = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly windowMs: number = WINDOW_MS,
+  ) {}
 
   private roll(): void {
-    const start = Math.floor(this.now() / WINDOW_MS) * WINDOW_MS;
+    const start = Math.floor(this.now() / this.windowMs) * this.windowMs;
     if (start !== this.windowStart) {
       this.windowStart = start;
       this.counts = new Map();
@@ -45,7 +49,7 @@ export class WindowCounter {
   }
 
   retryAfterSeconds(): number {
-    return Math.max(1, Math.ceil((this.windowStart + WINDOW_MS - this.now()) / 1000));
+    return Math.max(1, Math.ceil((this.windowStart + this.windowMs - this.now()) / 1000));
   }
 }
 
@@ -78,8 +82,10 @@ export function failedAuthLimit(authenticate: RequestHandler, limit: number, now
       return;
     }
     const header = req.get('authorization') ?? '';
-    const key = createHash('sha256').update(header).digest('base64url');
-    const until = bogus.get(key);
+    // Only a token is remembered as bogus: a request without one (a dashboard session's) is
+    // looked up each time, so one dead cookie does not refuse the live ones (docs/teams.md).
+    const key = header === '' ? undefined : createHash('sha256').update(header).digest('base64url');
+    const until = key === undefined ? undefined : bogus.get(key);
     if (until !== undefined && until > now()) {
       failures.count(address);
       next(new UnauthorizedError());
@@ -88,11 +94,38 @@ export function failedAuthLimit(authenticate: RequestHandler, limit: number, now
     const done = (error?: unknown) => {
       if (error instanceof UnauthorizedError) {
         failures.count(address);
-        if (bogus.size >= MAX_BOGUS_TOKENS) bogus.delete(bogus.keys().next().value!);
-        bogus.set(key, now() + BOGUS_TOKEN_TTL_MS);
+        if (key !== undefined) {
+          if (bogus.size >= MAX_BOGUS_TOKENS) bogus.delete(bogus.keys().next().value!);
+          bogus.set(key, now() + BOGUS_TOKEN_TTL_MS);
+        }
       }
       next(error);
     };
     Promise.resolve(authenticate(req, res, done)).catch(done);
   };
+}
+
+/**
+ * Failed sign-ins per client address (docs/teams.md, Lockout): past SIGN_IN_FAILURES_PER_ADDRESS
+ * in a 15-minute window, 429 with Retry-After before any look-up. Counted in memory like the
+ * other per-address limits; `now` is the api's clock, so tests move it.
+ */
+export class SignInFailures {
+  private readonly counter: WindowCounter;
+
+  constructor(
+    now: () => number,
+    private readonly limit = SIGN_IN_FAILURES_PER_ADDRESS,
+  ) {
+    this.counter = new WindowCounter(now, SIGN_IN_ADDRESS_WINDOW_MS);
+  }
+
+  /** Throws the 429 when the address is past the limit. */
+  check(ip: string | undefined): void {
+    if (this.counter.peek(addressOf(ip)) >= this.limit) throw new RateLimitedError(this.counter.retryAfterSeconds());
+  }
+
+  fail(ip: string | undefined): void {
+    this.counter.count(addressOf(ip));
+  }
 }

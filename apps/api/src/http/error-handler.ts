@@ -25,7 +25,7 @@ const isHttpError = (error: unknown): error is HttpError => typeof error === 'ob
 
 /** The one table from error to status and body (spec: Errors; docs/api-decisions.md HTTP). */
 export function toHttpResponse(error: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } | null {
-  if (error instanceof UnauthorizedError) return { status: 401, body: { error: 'Unauthorized' } };
+  if (error instanceof UnauthorizedError) return { status: 401, body: { error: error.message } };
   if (error instanceof ForbiddenError) return { status: 403, body: { error: error.message } };
   if (error instanceof NotFoundError) return { status: 404, body: { error: error.message } };
   if (error instanceof ConflictError) return { status: 409, body: { error: error.message } };

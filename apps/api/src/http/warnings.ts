@@ -5,7 +5,7 @@ import type Joi from 'joi';
  * request still succeeds, and the answer says what was ignored instead of dropping it silently.
  */
 export interface Warning {
-  code: 'unrecognized_parameter' | 'already_enrolled' | 'parameter_ignored' | 'double_opt_in_skipped';
+  code: 'unrecognized_parameter' | 'already_enrolled' | 'parameter_ignored' | 'parameter_overridden' | 'double_opt_in_skipped';
   param: string;
   message: string;
 }
@@ -57,4 +57,9 @@ export function parameterIgnored(param: string, message: string): Warning {
 /** The answer with `warnings` beside the resource's attributes, when there are any. */
 export function withWarnings<T extends object>(answer: T, warnings: readonly Warning[]): T & { warnings?: Warning[] } {
   return warnings.length === 0 ? answer : { ...answer, warnings: [...warnings] };
+}
+
+/** A value the request set that a rule changed (a write flag turning its read on, docs/teams.md). */
+export function parameterOverridden(param: string, message: string): Warning {
+  return { code: 'parameter_overridden', param, message };
 }

@@ -33,6 +33,7 @@ import { INBOUND, INBOUND_PATHS } from './inbound.paths';
 import { ARCHIVE_PATHS } from './archive.paths';
 import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
+import { AUTH_PATHS, SIGN_IN } from './auth.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -59,6 +60,7 @@ const PATHS: Record<string, Json> = {
   ...INBOUND_PATHS,
   ...TOPIC_PATHS,
   ...FORM_PUBLIC_PATHS,
+  ...AUTH_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -69,6 +71,8 @@ const errorResponse = (description: string, schema: Schema = ref('Error'), heade
 
 const COMPONENTS = {
   securitySchemes: {
+    // docs/teams.md, Signing in: the dashboard's session, on the /auth routes (and /api/v1 without a token).
+    sessionCookie: { type: 'apiKey', in: 'cookie', name: 'mailcast_session', description: 'A dashboard session, from `POST /auth/sign_in`.' },
     bearerAuth: {
       type: 'http',
       scheme: 'bearer',
@@ -218,6 +222,7 @@ export function buildOpenApiDocument(): Json {
       { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
+      { name: SIGN_IN, description: "The dashboard's password sign-in, sessions and password reset (a session cookie, not a token)." },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

@@ -1732,6 +1732,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/password/change": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your password
+         * @description The current password and a new one (at least 12 characters). Every other session of the user is revoked; this one stays.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link
+         * @description Emails a one-use link valid 2 hours to the address if it belongs to an active user, through the installation's system sender. The answer is the same whether or not it does.
+         */
+        post: operations["forgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/password/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description Sets the password (at least 12 characters), clears a lockout and revokes every session of the user. The link works once.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user, the CSRF token and the channels
+         * @description Answers the current session (the dashboard calls it on load); a use keeps the session from idling out (12 h).
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's live sessions
+         * @description Every session of the signed-in user not revoked and used within 12 hours, the most recently used first.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of your sessions
+         * @description Signs that session out. Another user's session, or one already ended, is a 404.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sign_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password
+         * @description Starts a new session (a new `mailcast_session` cookie: HttpOnly, SameSite=Strict, Secure under https); a cookie the client already had is never reused. 10 failures of one account within 15 minutes lock it for 15 minutes; 20 failures from one address within 15 minutes answer 429.
+         */
+        post: operations["signIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sign_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Revokes the session and clears the cookie. Without a live session it only clears the cookie.
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/confirm/{token}": {
         parameters: {
             query?: never;
@@ -7709,6 +7869,672 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrf_token`. */
+                "X-CSRF-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No live session (`{"error": "Not signed in"}`), or the second factor is still to be given (`{"error": "Two-factor code required"}`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The session's CSRF token is missing or wrong. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        error: "CSRF token missing or invalid";
+                    };
+                };
+            };
+            /** @description The current password is wrong (`{"error": "Current password is incorrect"}`), or the new one is too short. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    forgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Always. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not `Content-Type: application/json`, or an `Origin` other than this server's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `email` missing or not a string. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    /** @description The `token` of the link. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The password is set; sign in with it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not `Content-Type: application/json`, or an `Origin` other than this server's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A used, expired or unknown link (`{"error": "This reset link is invalid or has expired"}`), or a password too short. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The channels the user may act for (send `X-Mailcast-Channel: <id>` with /api/v1 calls); empty until the second factor is given. */
+                        channels: {
+                            id: number;
+                            name: string;
+                            /** @description The channel flags (docs/teams.md, Channel permissions). */
+                            permissions: {
+                                autopilot_read: boolean;
+                                autopilot_write: boolean;
+                                broadcasts_duplicate: boolean;
+                                broadcasts_read: boolean;
+                                broadcasts_send: boolean;
+                                broadcasts_write: boolean;
+                                channel_settings_read: boolean;
+                                channel_settings_write: boolean;
+                                email_servers_read: boolean;
+                                email_servers_write: boolean;
+                                esp_integrations_read: boolean;
+                                esp_integrations_write: boolean;
+                                file_assets_read: boolean;
+                                file_assets_write: boolean;
+                                global_suppressions_read: boolean;
+                                global_suppressions_write: boolean;
+                                opt_in_forms_read: boolean;
+                                opt_in_forms_write: boolean;
+                                segments_read: boolean;
+                                segments_write: boolean;
+                                sender_details_read: boolean;
+                                sender_details_write: boolean;
+                                sequences_read: boolean;
+                                sequences_subscribers: boolean;
+                                sequences_write: boolean;
+                                subscribers_export: boolean;
+                                subscribers_import: boolean;
+                                subscribers_read: boolean;
+                                subscribers_write: boolean;
+                                templates_duplicate: boolean;
+                                templates_read: boolean;
+                                templates_write: boolean;
+                                tokens_read: boolean;
+                                tokens_refresh: boolean;
+                                tokens_write: boolean;
+                                transactionals_read: boolean;
+                                transactionals_write: boolean;
+                            };
+                            /** @description `Viewer`, `Editor`, `Manager`, a preset name, or `Custom`. A sudo user is Manager everywhere. */
+                            role: string;
+                            slug: string;
+                        }[];
+                        /** @description Send it as `X-CSRF-Token` on every state-changing request made with the session. */
+                        csrf_token: string;
+                        /** @description Two-factor is mandatory on this installation and the user has not enrolled. */
+                        two_factor_enrolment_required: boolean;
+                        /** @description The user has two-factor on: `POST /auth/two_factor/verify` before anything else. */
+                        two_factor_required: boolean;
+                        /** @description The signed-in user. */
+                        user: {
+                            email: string;
+                            first_name: string | null;
+                            id: number;
+                            last_name: string | null;
+                            /** @description May do everything everywhere; set only by the admin CLI. */
+                            sudo: boolean;
+                            /** @description What the user may do over the installation. */
+                            system_permissions: {
+                                billing_management: boolean;
+                                channel_management: boolean;
+                                system_backups: boolean;
+                                system_monitoring: boolean;
+                                system_settings: boolean;
+                                system_updates: boolean;
+                                user_management: boolean;
+                            };
+                            two_factor_enabled: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description No live session (`{"error": "Not signed in"}`), or the second factor is still to be given (`{"error": "Two-factor code required"}`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The session this request was made with. */
+                            current: boolean;
+                            id: number;
+                            ip: string | null;
+                            /** Format: date-time */
+                            last_seen_at: string;
+                            user_agent: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No live session (`{"error": "Not signed in"}`), or the second factor is still to be given (`{"error": "Two-factor code required"}`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrf_token`. */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No live session (`{"error": "Not signed in"}`), or the second factor is still to be given (`{"error": "Two-factor code required"}`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The session's CSRF token is missing or wrong. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        error: "CSRF token missing or invalid";
+                    };
+                };
+            };
+            /** @description No such live session of yours. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        error: "Session not found";
+                    };
+                };
+            };
+            /** @description Unexpected. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    /** @description The session cookie `mailcast_session`. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send it as `X-CSRF-Token` on every state-changing request made with the session. */
+                        csrf_token: string;
+                        /** @description Two-factor is mandatory on this installation and the user has not enrolled. */
+                        two_factor_enrolment_required: boolean;
+                        /** @description The user has two-factor on: `POST /auth/two_factor/verify` before anything else. */
+                        two_factor_required: boolean;
+                        /** @description The signed-in user. */
+                        user: {
+                            email: string;
+                            first_name: string | null;
+                            id: number;
+                            last_name: string | null;
+                            /** @description May do everything everywhere; set only by the admin CLI. */
+                            sudo: boolean;
+                            /** @description What the user may do over the installation. */
+                            system_permissions: {
+                                billing_management: boolean;
+                                channel_management: boolean;
+                                system_backups: boolean;
+                                system_monitoring: boolean;
+                                system_settings: boolean;
+                                system_updates: boolean;
+                                user_management: boolean;
+                            };
+                            two_factor_enabled: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown email, wrong password, inactive or locked account: one answer for all. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        error: "Invalid email or password";
+                    };
+                };
+            };
+            /** @description Not `Content-Type: application/json`, or an `Origin` other than this server's. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `email` or `password` missing or not a string. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed sign-ins from this address. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrf_token`. */
+                "X-CSRF-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The session's CSRF token is missing or wrong. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        error: "CSRF token missing or invalid";
+                    };
+                };
+            };
+            /** @description Unexpected. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database cannot be reached. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

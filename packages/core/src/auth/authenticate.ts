@@ -22,6 +22,15 @@ export interface Principal {
   userId?: number;
 }
 
+/**
+ * Whose requests a per-caller store counts (the rate limit's window, Idempotency-Key claims):
+ * the token's id, or for a signed-in user (tokenId 0) minus the user's id, so every session of
+ * one user shares them and no user shares a token's (docs/teams.md, Using the API signed in).
+ */
+export function callerKey(principal: Principal): number {
+  return principal.userId !== undefined ? -principal.userId : principal.tokenId;
+}
+
 /** Ids start at 1: a query scoped to NO_CHANNEL finds nothing. */
 export const NO_CHANNEL = 0;
 

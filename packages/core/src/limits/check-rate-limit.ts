@@ -1,6 +1,6 @@
 import { decideRateLimit, rateLimitWindowStart, type RateLimitDecision } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import type { Principal } from '../auth/authenticate';
+import { callerKey, type Principal } from '../auth/authenticate';
 import { RateLimitedError } from '../errors';
 import { Clock, RateLimitCounter } from '../ports';
 
@@ -20,7 +20,7 @@ export class CheckRateLimit {
     if (limit === 0) return null;
     const now = this.clock.now();
     const windowStart = rateLimitWindowStart(now);
-    const count = await this.counter.hit(principal.tokenId, windowStart);
+    const count = await this.counter.hit(callerKey(principal), windowStart);
     const decision = decideRateLimit({ count, limit, windowStart, now });
     onDecision(decision);
     if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);

@@ -22,6 +22,7 @@ export type { EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } fro
 export type { NewWebhookEndpoint, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEndpointChanges } from './entities/webhook';
 
 export { Clock, RandomSource, Timers } from './system';
+export { SignInPasswords, SignInUserRepository, UserSessionRepository, type ChannelAccess, type SignInUser, type UserSession } from './sign-in';
 export type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 export { DkimKeyGenerator, SmtpHostPolicy, SmtpProbe, type DkimAlgorithm, type DkimKeyPair, type SmtpCheck } from './email-servers';
 export type { BroadcastRepository } from './broadcasts';
@@ -122,3 +123,16 @@ export {
 export { OptInFormRepository } from './opt-in-forms';
 export type { Topic, TopicChanges, TopicCounts, TopicSettings, TopicUsage } from './entities/topic';
 export type { TopicRepository } from './topics';
+export { DashboardLinks, SystemMail, type SystemMessage } from './system-mail';
+export { PasswordResetStore, type NewPasswordReset } from './password-resets';
+export {
+  EMAIL_TAKEN,
+  PasswordHasher,
+  UserRepository,
+  type NewUser,
+  type PermissionPreset,
+  type User,
+  type UserChanges,
+  type UserChannelPermission,
+  type UserFilter,
+} from './users';

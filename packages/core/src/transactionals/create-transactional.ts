@@ -1,6 +1,6 @@
 import { canonicalEmail, emailServerFor, IDEMPOTENCY_TTL_MS, isValidEmail, requestFingerprint } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import type { Principal } from '../auth/authenticate';
+import { callerKey, type Principal } from '../auth/authenticate';
 import { ConflictError, ValidationError } from '../errors';
 import { Clock, PublicLinks, RandomSource, Repositories, Templates, Transactor, type Transactional } from '../ports';
 import { issueConfirmation, SMTP_NOT_CONFIGURED } from '../subscribers/create-subscriber';
@@ -53,7 +53,7 @@ export class CreateTransactional {
     }
     const now = this.clock.now();
     const claim = await this.repositories.idempotency.claim(
-      caller.tokenId,
+      callerKey(caller),
       key,
       requestFingerprint(request.rawBody),
       now,
@@ -65,12 +65,12 @@ export class CreateTransactional {
     try {
       const body = await this.transactor.run(async (r) => {
         const answer = request.answer(await this.create(r, caller, request.input));
-        await r.idempotency.complete(caller.tokenId, key, 201, answer);
+        await r.idempotency.complete(callerKey(caller), key, 201, answer);
         return answer;
       });
       return { status: 201, body, replayed: false };
     } catch (error) {
-      await this.repositories.idempotency.release(caller.tokenId, key);
+      await this.repositories.idempotency.release(callerKey(caller), key);
       throw error;
     }
   }
