@@ -33,6 +33,11 @@ export type SegmentRule = Schemas['SegmentRule'];
 export type SegmentInput = Schemas['SegmentInput'];
 export type SegmentCreateInput = Schemas['SegmentCreateInput'];
 export type TopicInput = Schemas['TopicInput'];
+export type User = Schemas['User'];
+export type UserDetail = Schemas['UserDetail'];
+export type UserInput = Schemas['UserInput'];
+export type ChannelGrantInput = Schemas['ChannelGrantInput'];
+export type ChannelPermission = Schemas['ChannelPermission'];
 export type SegmentWithMembers = Schemas['SegmentWithMembers'];
 export type Sequence = Schemas['Sequence'];
 export type SequenceWithSteps = Schemas['SequenceWithSteps'];
@@ -216,6 +221,30 @@ export class MailcastClient {
     update: (id: number, topic: TopicInput) => this.call('updateTopic', { params: { id }, body: { topic } }),
     /** 422 while an unsent broadcast, a sequence or a form block uses it. */
     delete: (id: number) => this.call('deleteTopic', { params: { id } }),
+  };
+
+  /** Users of the installation (docs/teams.md, Users API): an admin token's alone. */
+  readonly users = {
+    list: (query: QueryOf<'listUsers'> = {}) => this.call('listUsers', { query }),
+    get: (id: number) => this.call('getUser', { params: { id } }),
+    /** With `password` (12+ characters) or `sendPasswordReset` (a link mailed to the user). */
+    create: (user: UserInput, options: { sendPasswordReset?: boolean } = {}) =>
+      this.call('createUser', { body: { user, ...(options.sendPasswordReset ? { send_password_reset: true } : {}) } }),
+    update: (id: number, user: UserInput) => this.call('updateUser', { params: { id }, body: { user } }),
+    delete: (id: number) => this.call('deleteUser', { params: { id } }),
+    deactivate: (id: number) => this.call('deactivateUser', { params: { id } }),
+    /** Also lifts a lockout after failed sign-ins. */
+    activate: (id: number) => this.call('activateUser', { params: { id } }),
+    listChannelPermissions: (id: number) => this.call('listUserChannelPermissions', { params: { id } }),
+    /** Exactly one of `permissions`, `role`, `preset_id`. */
+    setChannelPermission: (id: number, channelId: number, grant: ChannelGrantInput) =>
+      this.call('putUserChannelPermission', { params: { id, broadcast_channel_id: channelId }, body: { channel_permission: grant } }),
+    removeChannelPermission: (id: number, channelId: number) => this.call('deleteUserChannelPermission', { params: { id, broadcast_channel_id: channelId } }),
+    setChannelPermissions: (id: number, channelIds: number[], grant: ChannelGrantInput) =>
+      this.call('bulkPutUserChannelPermissions', { params: { id }, body: { broadcast_channel_ids: channelIds, ...grant } }),
+    getSystemPermissions: (id: number) => this.call('getUserSystemPermissions', { params: { id } }),
+    updateSystemPermissions: (id: number, permissions: Record<string, boolean>) =>
+      this.call('updateUserSystemPermissions', { params: { id }, body: { permissions } }),
   };
 
   /** Sequences, named as the reference service's clients name them. */

@@ -59,7 +59,7 @@ type NotWrapped =
 
 export type ClientOperationId = Exclude<OperationId, NotWrapped>;
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
  * Where each operation lives. The mapped type makes this table exhaustive: an operation added to
@@ -159,6 +159,19 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   removeGlobalSuppressions: { method: 'DELETE', path: '/api/v1/global_suppressions.json' },
   addGlobalSuppressionsInBulk: { method: 'POST', path: '/api/v1/global_suppressions/bulk.json' },
   removeGlobalSuppressionsInBulk: { method: 'DELETE', path: '/api/v1/global_suppressions/bulk.json' },
+  listUsers: { method: 'GET', path: '/api/v1/users' },
+  createUser: { method: 'POST', path: '/api/v1/users' },
+  getUser: { method: 'GET', path: '/api/v1/users/{id}' },
+  updateUser: { method: 'PATCH', path: '/api/v1/users/{id}' },
+  deleteUser: { method: 'DELETE', path: '/api/v1/users/{id}' },
+  deactivateUser: { method: 'POST', path: '/api/v1/users/{id}/deactivate' },
+  activateUser: { method: 'POST', path: '/api/v1/users/{id}/activate' },
+  listUserChannelPermissions: { method: 'GET', path: '/api/v1/users/{id}/channel_permissions' },
+  putUserChannelPermission: { method: 'PUT', path: '/api/v1/users/{id}/channel_permissions/{broadcast_channel_id}' },
+  deleteUserChannelPermission: { method: 'DELETE', path: '/api/v1/users/{id}/channel_permissions/{broadcast_channel_id}' },
+  bulkPutUserChannelPermissions: { method: 'POST', path: '/api/v1/users/{id}/channel_permissions/bulk' },
+  getUserSystemPermissions: { method: 'GET', path: '/api/v1/users/{id}/system_permissions' },
+  updateUserSystemPermissions: { method: 'PATCH', path: '/api/v1/users/{id}/system_permissions' },
 };
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;

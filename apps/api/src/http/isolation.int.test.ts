@@ -102,7 +102,7 @@ describe('isolation and permissions on every endpoint', () => {
   });
   afterAll(() => api.close());
 
-  type Method = 'get' | 'post' | 'patch' | 'delete';
+  type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
   interface Operation {
     name: string;
     method: Method;
@@ -127,6 +127,7 @@ describe('isolation and permissions on every endpoint', () => {
   const T = 'Template not found';
   const TX = 'Transactional not found';
   const GLOBAL = 'Admin API token required for global suppressions';
+  const USERS = 'Admin API token required for user management';
   const email = () => ({ email: ids.email });
   const OPERATIONS: Operation[] = [
     {
@@ -780,6 +781,102 @@ describe('isolation and permissions on every endpoint', () => {
       permission: 'global_suppressions_write',
       body: () => ({ emails: ['global@example.com'] }),
       stranger: { status: 403, error: GLOBAL },
+    }, // The users are the installation's, an admin token's alone (docs/teams.md, Users API).
+    {
+      name: 'list users',
+      method: 'get',
+      path: () => '/api/v1/users',
+      permission: 'users_read',
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'create user',
+      method: 'post',
+      path: () => '/api/v1/users',
+      permission: 'users_write',
+      body: () => ({ email: 'new-user@example.com', password: 'a long password here' }),
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'get user',
+      method: 'get',
+      path: () => '/api/v1/users/1',
+      permission: 'users_read',
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'update user',
+      method: 'patch',
+      path: () => '/api/v1/users/1',
+      permission: 'users_write',
+      body: () => ({ first_name: 'X' }),
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'delete user',
+      method: 'delete',
+      path: () => '/api/v1/users/1',
+      permission: 'users_write',
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'deactivate user',
+      method: 'post',
+      path: () => '/api/v1/users/1/deactivate',
+      permission: 'users_write',
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'activate user',
+      method: 'post',
+      path: () => '/api/v1/users/1/activate',
+      permission: 'users_write',
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'list user channel permissions',
+      method: 'get',
+      path: () => '/api/v1/users/1/channel_permissions',
+      permission: 'users_read',
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'set user channel permission',
+      method: 'put',
+      path: () => '/api/v1/users/1/channel_permissions/1',
+      permission: 'users_write',
+      body: () => ({ role: 'Manager' }),
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'remove user channel permission',
+      method: 'delete',
+      path: () => '/api/v1/users/1/channel_permissions/1',
+      permission: 'users_write',
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'bulk set user channel permissions',
+      method: 'post',
+      path: () => '/api/v1/users/1/channel_permissions/bulk',
+      permission: 'users_write',
+      body: () => ({ broadcast_channel_ids: [1], role: 'Manager' }),
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'get user system permissions',
+      method: 'get',
+      path: () => '/api/v1/users/1/system_permissions',
+      permission: 'users_read',
+      stranger: { status: 403, error: USERS },
+    },
+    {
+      name: 'change user system permissions',
+      method: 'patch',
+      path: () => '/api/v1/users/1/system_permissions',
+      permission: 'users_write',
+      body: () => ({ permissions: { user_management: true } }),
+      stranger: { status: 403, error: USERS },
     },
   ];
 
@@ -814,7 +911,7 @@ describe('isolation and permissions on every endpoint', () => {
       .filter(([path]) => path.startsWith('/api/v1/') && !WITHOUT_PERMISSION.has(path))
       .flatMap(([path, item]) =>
         Object.keys(item)
-          .filter((m) => ['get', 'post', 'patch', 'delete'].includes(m))
+          .filter((m) => ['get', 'post', 'patch', 'put', 'delete'].includes(m))
           .map((m) => `${m} ${path}`),
       );
     const covered = OPERATIONS.map(
@@ -822,6 +919,7 @@ describe('isolation and permissions on every endpoint', () => {
         `${op.method} ${op
           .path()
           .split('?')[0]!
+          .replace(/\/channel_permissions\/\d+$/, '/channel_permissions/{broadcast_channel_id}')
           .replace(/\/\d+(?=\/|\.json$|$)/, '/{id}')
           .replace(/\/\d+(?=\/|$)/, '/{step_id}')}`,
     );

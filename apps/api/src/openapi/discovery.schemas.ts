@@ -30,9 +30,9 @@ export const DISCOVERY_SCHEMAS: Record<string, Schema> = {
     closed({
       code: {
         type: 'string',
-        enum: ['unrecognized_parameter', 'already_enrolled', 'parameter_ignored', 'double_opt_in_skipped'],
+        enum: ['unrecognized_parameter', 'already_enrolled', 'parameter_ignored', 'parameter_overridden', 'double_opt_in_skipped'],
         description:
-          "`already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here, its default stood (an unparsable list bound or opt-in form analytics date, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.",
+          "`already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here, its default stood (an unparsable list bound or opt-in form analytics date, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed. `parameter_overridden`: a rule changed a value the request set (a channel permission's write flag turned its read on).",
       },
       param: string('The attribute, as the body named it.'),
       message: string(),

@@ -34,6 +34,7 @@ import { ARCHIVE_PATHS } from './archive.paths';
 import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
 import { AUTH_PATHS, SIGN_IN } from './auth.paths';
+import { USER_PATHS, USERS } from './users.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -61,6 +62,7 @@ const PATHS: Record<string, Json> = {
   ...TOPIC_PATHS,
   ...FORM_PUBLIC_PATHS,
   ...AUTH_PATHS,
+  ...USER_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -223,6 +225,7 @@ export function buildOpenApiDocument(): Json {
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
       { name: SIGN_IN, description: "The dashboard's password sign-in, sessions and password reset (a session cookie, not a token)." },
+      { name: USERS, description: 'The people who sign in to the dashboard, and their permissions per channel and over the installation.' },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

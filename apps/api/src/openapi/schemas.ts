@@ -37,6 +37,7 @@ import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
 import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
 import { TOPIC_SCHEMAS } from './topics.schemas';
+import { USER_SCHEMAS } from './users.schemas';
 import { WEBHOOK_SCHEMAS } from './webhooks.schemas';
 
 // Importers keep importing these from here; the helpers live in schema-helpers.ts, each wider-API
@@ -276,6 +277,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...PREVIEW_SCHEMAS,
   ...EMAIL_SERVER_SCHEMAS,
   ...TOPIC_SCHEMAS,
+  ...USER_SCHEMAS,
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

@@ -1526,6 +1526,261 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description By id.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_read`.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user
+         * @description With `password` (at least 12 characters, stored as an argon2id hash) or `send_password_reset: true` (a link to `/app/reset-password`, good once for 2 hours, mailed by the system sender), not both. 422, nothing written: an email that is invalid or taken (in any case), neither or both of the two, a short password, `sudo`. A link that could not be mailed: 201 with a `parameter_ignored` warning.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user
+         * @description With its system and channel permissions.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_read`.
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a user
+         * @description With its permissions, sessions and reset links. A sudo user: 403 `{"error": "Sudo users cannot be changed through the API"}`. `sudo` or `sudo_access` anywhere in the body: 422. A signed-in user (not sudo) grants only flags and system permissions it holds itself (in that channel), never changes its own permissions, and never changes a user who holds anything it does not: 403.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a user
+         * @description Names, email, password; a new password ends every session of the user. A sudo user: 403 `{"error": "Sudo users cannot be changed through the API"}`. `sudo` or `sudo_access` anywhere in the body: 422. A signed-in user (not sudo) grants only flags and system permissions it holds itself (in that channel), never changes its own permissions, and never changes a user who holds anything it does not: 403.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/v1/users/{id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate a user
+         * @description Signing in works again, and a lockout after failed sign-ins is lifted. A sudo user: 403 `{"error": "Sudo users cannot be changed through the API"}`. `sudo` or `sudo_access` anywhere in the body: 422. A signed-in user (not sudo) grants only flags and system permissions it holds itself (in that channel), never changes its own permissions, and never changes a user who holds anything it does not: 403.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        post: operations["activateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/channel_permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a user's channel permissions
+         * @description By channel id.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_read`.
+         */
+        get: operations["listUserChannelPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/channel_permissions/{broadcast_channel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A channel of the installation. */
+                broadcast_channel_id: number;
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a user's permissions in a channel
+         * @description Exactly one of `permissions` (replaces every flag; an unnamed one is false), `role` (Viewer, Editor, Manager) or `preset_id` (copies the preset's flags). 422, nothing written: not exactly one of `permissions`, `role`, `preset_id`; an unknown flag, role or preset; a flag that is not true or false; nothing granted (all false). A write flag given without its read turns the read on, answered as a `parameter_overridden` warning. An unknown channel: 404. A sudo user: 403 `{"error": "Sudo users cannot be changed through the API"}`. `sudo` or `sudo_access` anywhere in the body: 422. A signed-in user (not sudo) grants only flags and system permissions it holds itself (in that channel), never changes its own permissions, and never changes a user who holds anything it does not: 403.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        put: operations["putUserChannelPermission"];
+        post?: never;
+        /**
+         * Remove a user's access to a channel
+         * @description 404 when the user has no permission there. A sudo user: 403 `{"error": "Sudo users cannot be changed through the API"}`. `sudo` or `sudo_access` anywhere in the body: 422. A signed-in user (not sudo) grants only flags and system permissions it holds itself (in that channel), never changes its own permissions, and never changes a user who holds anything it does not: 403.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        delete: operations["deleteUserChannelPermission"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/channel_permissions/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a user's permissions in many channels
+         * @description `broadcast_channel_ids` (1 to 1000) and one grant as for a single channel. Each channel is set on its own, no rollback: one that does not exist, or whose flags the caller does not hold, is answered in `failed`. 422, nothing written: not exactly one of `permissions`, `role`, `preset_id`; an unknown flag, role or preset; a flag that is not true or false; nothing granted (all false). A write flag given without its read turns the read on, answered as a `parameter_overridden` warning. A sudo user: 403 `{"error": "Sudo users cannot be changed through the API"}`. `sudo` or `sudo_access` anywhere in the body: 422. A signed-in user (not sudo) grants only flags and system permissions it holds itself (in that channel), never changes its own permissions, and never changes a user who holds anything it does not: 403.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        post: operations["bulkPutUserChannelPermissions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user
+         * @description The user can no longer sign in; every live session ends. A sudo user: 403 `{"error": "Sudo users cannot be changed through the API"}`. `sudo` or `sudo_access` anywhere in the body: 422. A signed-in user (not sudo) grants only flags and system permissions it holds itself (in that channel), never changes its own permissions, and never changes a user who holds anything it does not: 403.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        post: operations["deactivateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{id}/system_permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a user's system permissions
+         * @description What the user may do over the whole installation.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_read`.
+         */
+        get: operations["getUserSystemPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's system permissions
+         * @description Only those named change. An unknown one, or one that is not true or false: 422. A sudo user: 403 `{"error": "Sudo users cannot be changed through the API"}`. `sudo` or `sudo_access` anywhere in the body: 422. A signed-in user (not sudo) grants only flags and system permissions it holds itself (in that channel), never changes its own permissions, and never changes a user who holds anything it does not: 403.
+         *
+         *     An admin (cross-channel) token, or a signed-in user with the system permission `user_management`; a channel token gets 403 `{"error": "Admin API token required for user management"}` before its body is read. No `broadcast_channel_id` needed.
+         *
+         *     Permission: `users_write`.
+         */
+        patch: operations["updateUserSystemPermissions"];
+        trace?: never;
+    };
     "/api/v1/webhook_endpoints": {
         parameters: {
             query?: never;
@@ -2725,6 +2980,177 @@ export interface components {
         BroadcastUpdateBody: {
             broadcast: components["schemas"]["BroadcastInput"];
         } | components["schemas"]["BroadcastInput"];
+        /** @description Every channel flag, true or false. */
+        ChannelFlags: {
+            autopilot_read: boolean;
+            autopilot_write: boolean;
+            broadcasts_duplicate: boolean;
+            broadcasts_read: boolean;
+            broadcasts_send: boolean;
+            broadcasts_write: boolean;
+            channel_settings_read: boolean;
+            channel_settings_write: boolean;
+            email_servers_read: boolean;
+            email_servers_write: boolean;
+            esp_integrations_read: boolean;
+            esp_integrations_write: boolean;
+            file_assets_read: boolean;
+            file_assets_write: boolean;
+            global_suppressions_read: boolean;
+            global_suppressions_write: boolean;
+            opt_in_forms_read: boolean;
+            opt_in_forms_write: boolean;
+            segments_read: boolean;
+            segments_write: boolean;
+            sender_details_read: boolean;
+            sender_details_write: boolean;
+            sequences_read: boolean;
+            sequences_subscribers: boolean;
+            sequences_write: boolean;
+            subscribers_export: boolean;
+            subscribers_import: boolean;
+            subscribers_read: boolean;
+            subscribers_write: boolean;
+            templates_duplicate: boolean;
+            templates_read: boolean;
+            templates_write: boolean;
+            tokens_read: boolean;
+            tokens_refresh: boolean;
+            tokens_write: boolean;
+            transactionals_read: boolean;
+            transactionals_write: boolean;
+        };
+        /** @description The fields nested under `channel_permission` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        ChannelGrantBody: {
+            channel_permission: components["schemas"]["ChannelGrantInput"];
+        } | components["schemas"]["ChannelGrantInput"];
+        ChannelGrantBulkBody: {
+            broadcast_channel_ids: number[];
+            /** @description Flag name → boolean; replaces every flag (an unnamed one is false). A write without its read turns the read on. */
+            permissions?: {
+                autopilot_read?: boolean;
+                autopilot_write?: boolean;
+                broadcasts_duplicate?: boolean;
+                broadcasts_read?: boolean;
+                broadcasts_send?: boolean;
+                broadcasts_write?: boolean;
+                channel_settings_read?: boolean;
+                channel_settings_write?: boolean;
+                email_servers_read?: boolean;
+                email_servers_write?: boolean;
+                esp_integrations_read?: boolean;
+                esp_integrations_write?: boolean;
+                file_assets_read?: boolean;
+                file_assets_write?: boolean;
+                global_suppressions_read?: boolean;
+                global_suppressions_write?: boolean;
+                opt_in_forms_read?: boolean;
+                opt_in_forms_write?: boolean;
+                segments_read?: boolean;
+                segments_write?: boolean;
+                sender_details_read?: boolean;
+                sender_details_write?: boolean;
+                sequences_read?: boolean;
+                sequences_subscribers?: boolean;
+                sequences_write?: boolean;
+                subscribers_export?: boolean;
+                subscribers_import?: boolean;
+                subscribers_read?: boolean;
+                subscribers_write?: boolean;
+                templates_duplicate?: boolean;
+                templates_read?: boolean;
+                templates_write?: boolean;
+                tokens_read?: boolean;
+                tokens_refresh?: boolean;
+                tokens_write?: boolean;
+                transactionals_read?: boolean;
+                transactionals_write?: boolean;
+            };
+            /** @description A preset made by the admin CLI (`preset create`): its flags are copied. */
+            preset_id?: number;
+            /**
+             * @description A role: its flags are copied.
+             * @enum {string}
+             */
+            role?: "Viewer" | "Editor" | "Manager";
+        };
+        ChannelGrantBulkResult: {
+            /** @description The channels set, each as a channel permission. */
+            applied: components["schemas"]["ChannelPermission"][];
+            /** @description The channels not set; the others stay set (no rollback). */
+            failed: {
+                broadcast_channel_id: number;
+                /** @description "Channel not found", or the flags the caller does not hold. */
+                error: string;
+            }[];
+            warnings?: components["schemas"]["Warnings"];
+        };
+        ChannelGrantInput: {
+            /** @description Flag name → boolean; replaces every flag (an unnamed one is false). A write without its read turns the read on. */
+            permissions?: {
+                autopilot_read?: boolean;
+                autopilot_write?: boolean;
+                broadcasts_duplicate?: boolean;
+                broadcasts_read?: boolean;
+                broadcasts_send?: boolean;
+                broadcasts_write?: boolean;
+                channel_settings_read?: boolean;
+                channel_settings_write?: boolean;
+                email_servers_read?: boolean;
+                email_servers_write?: boolean;
+                esp_integrations_read?: boolean;
+                esp_integrations_write?: boolean;
+                file_assets_read?: boolean;
+                file_assets_write?: boolean;
+                global_suppressions_read?: boolean;
+                global_suppressions_write?: boolean;
+                opt_in_forms_read?: boolean;
+                opt_in_forms_write?: boolean;
+                segments_read?: boolean;
+                segments_write?: boolean;
+                sender_details_read?: boolean;
+                sender_details_write?: boolean;
+                sequences_read?: boolean;
+                sequences_subscribers?: boolean;
+                sequences_write?: boolean;
+                subscribers_export?: boolean;
+                subscribers_import?: boolean;
+                subscribers_read?: boolean;
+                subscribers_write?: boolean;
+                templates_duplicate?: boolean;
+                templates_read?: boolean;
+                templates_write?: boolean;
+                tokens_read?: boolean;
+                tokens_refresh?: boolean;
+                tokens_write?: boolean;
+                transactionals_read?: boolean;
+                transactionals_write?: boolean;
+            };
+            /** @description A preset made by the admin CLI (`preset create`): its flags are copied. */
+            preset_id?: number;
+            /**
+             * @description A role: its flags are copied.
+             * @enum {string}
+             */
+            role?: "Viewer" | "Editor" | "Manager";
+        };
+        ChannelPermission: {
+            broadcast_channel_id: number;
+            broadcast_channel_name: string;
+            /** Format: date-time */
+            created_at: string;
+            permissions: components["schemas"]["ChannelFlags"];
+            /** @description Viewer, Editor or Manager when the flags are exactly a role's; else the name of the preset last applied while its flags are untouched; else "Custom". */
+            role: string;
+            /** Format: date-time */
+            updated_at: string;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        ChannelPermissionList: {
+            data: components["schemas"]["ChannelPermission"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
         ChannelStatus: {
             channel: {
                 id: number;
@@ -3950,6 +4376,29 @@ export interface components {
         SuppressionRemoved: {
             removed: boolean;
         };
+        /** @description Every system permission, true or false. */
+        SystemPermissions: {
+            billing_management: boolean;
+            channel_management: boolean;
+            system_backups: boolean;
+            system_monitoring: boolean;
+            system_settings: boolean;
+            system_updates: boolean;
+            user_management: boolean;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        SystemPermissionsBody: {
+            /** @description System permission → true or false; those not named stay. */
+            permissions: {
+                billing_management?: boolean;
+                channel_management?: boolean;
+                system_backups?: boolean;
+                system_monitoring?: boolean;
+                system_settings?: boolean;
+                system_updates?: boolean;
+                user_management?: boolean;
+            };
+        };
         TagsBody: {
             /** @description The subscriber, by address (case-insensitive). */
             email: string;
@@ -4163,13 +4612,80 @@ export interface components {
         };
         /** @enum {string} */
         TransactionalStatus: "queued" | "awaiting_confirmation" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+        User: {
+            /** @description false: the user cannot sign in (deactivate). */
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Lower-cased; unique in any case. */
+            email: string;
+            first_name: string | null;
+            id: number;
+            /** Format: date-time */
+            last_login_at: string | null;
+            last_name: string | null;
+            /** @description Too many failed sign-ins: locked for 15 minutes; activate lifts it. */
+            locked: boolean;
+            /** @description May do everything everywhere; set only by the admin CLI. */
+            sudo: boolean;
+            two_factor_enabled: boolean;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The fields nested under `user` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        UserBody: {
+            /** @description Create only (also accepted beside `user`). */
+            send_password_reset?: boolean;
+            user: components["schemas"]["UserInput"];
+        } | ({
+            /** @description Create only (also accepted beside `user`). */
+            send_password_reset?: boolean;
+        } & components["schemas"]["UserInput"]);
+        UserDetail: {
+            /** @description false: the user cannot sign in (deactivate). */
+            active: boolean;
+            channel_permissions: components["schemas"]["ChannelPermission"][];
+            /** Format: date-time */
+            created_at: string;
+            /** @description Lower-cased; unique in any case. */
+            email: string;
+            first_name: string | null;
+            id: number;
+            /** Format: date-time */
+            last_login_at: string | null;
+            last_name: string | null;
+            /** @description Too many failed sign-ins: locked for 15 minutes; activate lifts it. */
+            locked: boolean;
+            /** @description May do everything everywhere; set only by the admin CLI. */
+            sudo: boolean;
+            system_permissions: components["schemas"]["SystemPermissions"];
+            two_factor_enabled: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        UserInput: {
+            /** @description Unique in any case; stored trimmed and lower-cased. */
+            email?: string;
+            first_name?: string | null;
+            last_name?: string | null;
+            /** @description At least 12 characters; stored as an argon2id hash, never answered. */
+            password?: string;
+            /** @description Create only: mail the user a link (2 hours, once) to set their own password. */
+            send_password_reset?: boolean;
+        };
+        UserList: {
+            data: components["schemas"]["User"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
+        };
         /** @description What the request did not do as asked (attributes the API does not take, a subscriber already enrolled): it succeeded all the same. Present only when there are some. */
         Warnings: {
             /**
-             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here, its default stood (an unparsable list bound or opt-in form analytics date, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed.
+             * @description `already_enrolled`: add_subscriber found the subscriber in the sequence already. `parameter_ignored`: a parameter that could not be honoured here, its default stood (an unparsable list bound or opt-in form analytics date, a channel token's confirmed_at). `double_opt_in_skipped`: the subscriber was already confirmed. `parameter_overridden`: a rule changed a value the request set (a channel permission's write flag turned its read on).
              * @enum {string}
              */
-            code: "unrecognized_parameter" | "already_enrolled" | "parameter_ignored" | "double_opt_in_skipped";
+            code: "unrecognized_parameter" | "already_enrolled" | "parameter_ignored" | "parameter_overridden" | "double_opt_in_skipped";
             message: string;
             /** @description The attribute, as the body named it. */
             param: string;
@@ -7498,6 +8014,468 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: components["parameters"]["limit"];
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: components["parameters"]["offset"];
+                /** @description A substring of the email, first or last name (any case). */
+                q?: string;
+                /** @description Only active or only deactivated users. */
+                status?: "active" | "inactive";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDetail"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserBody"];
+            };
+        };
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDetail"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    activateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listUserChannelPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every channel permission of the user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelPermissionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putUserChannelPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A channel of the installation. */
+                broadcast_channel_id: number;
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelGrantBody"];
+            };
+        };
+        responses: {
+            /** @description The channel permission. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelPermission"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteUserChannelPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A channel of the installation. */
+                broadcast_channel_id: number;
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    bulkPutUserChannelPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelGrantBulkBody"];
+            };
+        };
+        responses: {
+            /** @description What was set and what was not. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelGrantBulkResult"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deactivateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDetail"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getUserSystemPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every system permission. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemPermissions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateUserSystemPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SystemPermissionsBody"];
+            };
+        };
+        responses: {
+            /** @description Every system permission. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemPermissions"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
