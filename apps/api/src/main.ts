@@ -11,7 +11,7 @@ import {
 } from '@mailcast/adapters';
 import type { AddressInfo } from 'node:net';
 import { buildContainer, closeContainer } from './container';
-import { createApp } from './http/app';
+import { auditTrailOf, createApp } from './http/app';
 import { createHttpServer } from './http/server';
 
 async function main(): Promise<void> {
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     onShutdown(log, async () => {
       // Stop accepting, let in-flight requests finish, then release the pool.
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await auditTrailOf(app).idle();
       await closeContainer(container);
       await infra.close();
       await database.stop();

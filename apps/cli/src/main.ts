@@ -3,9 +3,11 @@ import { AppError } from '@mailcast/core';
 import { createBoss, createDatabase, createLogger, isDatabaseUnavailable, loadConfig, loadDevkitPackage, resolveDatabase } from '@mailcast/adapters';
 import { parseArgs } from 'node:util';
 import { Writable } from 'node:stream';
+import type { DependencyContainer } from 'tsyringe';
 import { UsageError, type CommandIo } from './commands/command';
 import { COMMANDS } from './commands';
 import { buildContainer } from './container';
+import { recordCliCommand } from './audit';
 
 const USAGE = ['usage: npm run -s admin -- <command> [--json]', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
 
@@ -73,14 +75,18 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
   const db = createDatabase(database.url, { poolMax: 2 });
   // The admin commands never enqueue; the queue client is bound but never started.
   const boss = createBoss(database.url, 'api');
+  let container: DependencyContainer | undefined;
+  let exitCode = 1;
   try {
-    const result = await command.run(buildContainer({ config, logger, db, boss }), flags, {
+    container = buildContainer({ config, logger, db, boss });
+    const result = await command.run(container, flags, {
       json,
       progress: progressStream(io),
       env,
       readStdin: () => readAll(io.stdin ?? process.stdin),
     });
     io.out(json ? JSON.stringify(result.json) + '\n' : result.human + '\n');
+    exitCode = 0;
     return 0;
   } catch (error) {
     if (error instanceof UsageError) return fail(`${error.message}\nusage: ${command.usage}`, 2);
@@ -89,6 +95,7 @@ export async function runCli(argv: readonly string[], io: Output, env: NodeJS.Pr
       return fail(`the database cannot be reached (${(error as Error).message}); check DATABASE_URL and that PostgreSQL is running`, 1);
     throw error;
   } finally {
+    if (container !== undefined) await recordCliCommand(container, `${noun} ${verb}`, flags, exitCode);
     await db.destroy();
     await database.stop();
   }

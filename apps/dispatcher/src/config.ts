@@ -168,7 +168,7 @@ export interface RetentionSettings {
 }
 
 /** The defaults of docs/retention.md, in days; 0 keeps a table's rows for ever. */
-export const RETENTION_DEFAULT_DAYS = { webhookDeliveries: 30, events: 30, emailEvents: 180 } as const;
+export const RETENTION_DEFAULT_DAYS = { webhookDeliveries: 30, events: 30, emailEvents: 180, auditLog: 365 } as const;
 
 function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
   const raw = env[name];
@@ -181,8 +181,8 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
 }
 
 /**
- * MAILCAST_RETENTION_WEBHOOK_DELIVERIES_DAYS, MAILCAST_RETENTION_EVENTS_DAYS and
- * MAILCAST_RETENTION_EMAIL_EVENTS_DAYS (0: keep for ever), MAILCAST_RETENTION_INTERVAL_MS (how
+ * MAILCAST_RETENTION_WEBHOOK_DELIVERIES_DAYS, MAILCAST_RETENTION_EVENTS_DAYS,
+ * MAILCAST_RETENTION_EMAIL_EVENTS_DAYS and MAILCAST_RETENTION_AUDIT_LOG_DAYS (0: keep for ever), MAILCAST_RETENTION_INTERVAL_MS (how
  * often a run starts, default one hour). Idempotency keys go once they expire (24 hours), which
  * is what they promise; that is not a setting.
  */
@@ -198,6 +198,7 @@ export function retentionConfig(env: NodeJS.ProcessEnv = process.env): Retention
         events: days('MAILCAST_RETENTION_EVENTS_DAYS', RETENTION_DEFAULT_DAYS.events),
         email_events: days('MAILCAST_RETENTION_EMAIL_EVENTS_DAYS', RETENTION_DEFAULT_DAYS.emailEvents),
         idempotency_keys: IDEMPOTENCY_TTL_MS,
+        audit_log: days('MAILCAST_RETENTION_AUDIT_LOG_DAYS', RETENTION_DEFAULT_DAYS.auditLog),
       },
       batchSize: 5_000,
       maxBatchesPerRun: 100,

@@ -107,18 +107,18 @@ describe('retention: old rows pruned, statistics unchanged', () => {
     const count = async (table: string) => Number((await db(table).where({ channel_id: channel.id }).count({ n: '*' }))[0]!.n);
 
     // Four days on: nothing has reached its period yet.
-    expect(await prune()).toEqual({ webhook_deliveries: 0, events: 0, email_events: 0, idempotency_keys: 0 });
+    expect(await prune()).toEqual({ webhook_deliveries: 0, events: 0, email_events: 0, idempotency_keys: 0, audit_log: 0 });
 
     // 31 days after the send: deliveries and outbox events go; raw email events (180 days) stay.
     now = new Date('2026-04-01T12:00:00Z');
-    expect(await prune()).toEqual({ webhook_deliveries: 3, events: 5, email_events: 0, idempotency_keys: 1 });
+    expect(await prune()).toEqual({ webhook_deliveries: 3, events: 5, email_events: 0, idempotency_keys: 1, audit_log: 0 });
     expect(await db('webhook_deliveries').where({ channel_id: channel.id }).pluck('event_id')).toEqual([waiting]);
     expect((await db('events').where({ channel_id: channel.id }).pluck('id')).sort()).toEqual([undispatched, waiting].sort());
     expect(await count('email_events')).toBe(SCRIPT.events.length);
 
     // 400 days on: every raw email event goes too, in batches of two; the fresh key stays.
     now = new Date(now.getTime() + 400 * DAY);
-    expect(await prune()).toEqual({ webhook_deliveries: 0, events: 0, email_events: SCRIPT.events.length, idempotency_keys: 0 });
+    expect(await prune()).toEqual({ webhook_deliveries: 0, events: 0, email_events: SCRIPT.events.length, idempotency_keys: 0, audit_log: 0 });
     expect(await count('email_events')).toBe(0);
     expect(await db('idempotency_keys').pluck('key')).toEqual(['fresh']);
     // What still waits is never pruned, however old.
@@ -130,7 +130,8 @@ describe('retention: old rows pruned, statistics unchanged', () => {
 
   it('reads the periods from the environment; 0 keeps a table for ever; a bad value is refused', () => {
     const settings = retentionConfig({ MAILCAST_RETENTION_EVENTS_DAYS: '7', MAILCAST_RETENTION_EMAIL_EVENTS_DAYS: '0' });
-    expect(settings.policy.keepMs).toEqual({ webhook_deliveries: 30 * DAY, events: 7 * DAY, email_events: null, idempotency_keys: DAY });
+    expect(settings.policy.keepMs).toEqual({ webhook_deliveries: 30 * DAY, events: 7 * DAY, email_events: null, idempotency_keys: DAY, audit_log: 365 * DAY });
+    expect(retentionConfig({ MAILCAST_RETENTION_AUDIT_LOG_DAYS: '730' }).policy.keepMs.audit_log).toBe(730 * DAY);
     expect(settings.intervalMs).toBe(60 * 60 * 1000);
     expect(() => retentionConfig({ MAILCAST_RETENTION_WEBHOOK_DELIVERIES_DAYS: '-1' })).toThrow(
       '"MAILCAST_RETENTION_WEBHOOK_DELIVERIES_DAYS" must be an integer of at least 0',

@@ -20,6 +20,7 @@ export { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader
 export { LIST_COUNT_TTL_MS, SubscriberLists, subscriberMatchesQuery, subscriberRowsQuery } from './pg/subscriber-list';
 export { audienceChanges, CountCache, type ChangeCounter, type KeptCounts } from './pg/count-cache';
 export { PgSegmentRepository, SEGMENT_COUNT_TTL_MS } from './pg/pg-segment.repository';
+export { PgAuditLog } from './pg/pg-audit-log';
 export { PgOptInFormRepository } from './pg/pg-opt-in-form.repository';
 export { PgSignInPasswords, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
 export { Argon2PasswordHasher } from './secrets/argon2-password-hasher';

@@ -1,4 +1,5 @@
 import {
+  AuditLog,
   BroadcastStatisticsReader,
   Clock,
   DkimKeyGenerator,
@@ -55,6 +56,7 @@ import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgOptInFormStatistics } from './pg/pg-opt-in-form-statistics';
 import { PgRetentionStore } from './pg/pg-retention-store';
+import { PgAuditLog } from './pg/pg-audit-log';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgBroadcastArchive } from './pg/pg-broadcast-archive';
@@ -138,6 +140,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(JobQueue, new PgBossJobQueue(infra.boss));
   container.registerInstance(RateLimitCounter, new PgRateLimitCounter(infra.db));
   container.registerInstance(RetentionStore, new PgRetentionStore(infra.db));
+  container.registerInstance(AuditLog, new PgAuditLog(infra.db));
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));

@@ -342,6 +342,11 @@ export class MailcastClient {
 
   readonly globalSuppressions = this.suppressionList('Global');
 
+  /** The audit log of every write (docs/teams.md): an admin token with `audit_log_read`. Newest first. */
+  readonly auditLog = {
+    list: (query: QueryOf<'listAuditLog'> = {}) => this.call('listAuditLog', { query }),
+  };
+
   private async call<Id extends ClientOperationId>(id: Id, init: CallInit<Id> = {}): Promise<SuccessBody<Id>> {
     const route = ROUTES[id];
     const url = this.baseUrl + fillPath(route.path, init.params) + toQueryString(init.query);

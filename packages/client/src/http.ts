@@ -172,6 +172,7 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   bulkPutUserChannelPermissions: { method: 'POST', path: '/api/v1/users/{id}/channel_permissions/bulk' },
   getUserSystemPermissions: { method: 'GET', path: '/api/v1/users/{id}/system_permissions' },
   updateUserSystemPermissions: { method: 'PATCH', path: '/api/v1/users/{id}/system_permissions' },
+  listAuditLog: { method: 'GET', path: '/api/v1/audit_log' },
 };
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;

@@ -259,6 +259,10 @@ export { UnsubscribeByToken } from './sending/unsubscribe-by-token';
 
 // Retention.
 export { PruneOldRows } from './retention/prune-old-rows';
+// The audit log (docs/teams.md).
+export { AuditLog, type AuditActorType, type AuditEntry, type AuditLogFilter, type NewAuditEntry } from './ports';
+export { AUDIT_LOG_ADMIN_ONLY, ListAuditLog } from './audit/list-audit-log';
+export { RecordAuditEntries } from './audit/record-audit-entries';
 
 // Webhooks: endpoints, fan-out, attempts and retries.
 export { WEBHOOK_ENDPOINT_NOT_FOUND } from './webhooks/webhook-endpoint-rules';

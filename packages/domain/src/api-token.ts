@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 /**
  * Every permission a token may hold (docs/auth.md): the six of the seed API, then those of the
  * wider API (email servers, suppressions, templates, transactionals, segments, sequences, opt-in forms), then the
- * admin-only users and export (docs/teams.md). A token holds a
+ * admin-only users, export and audit log (docs/teams.md). A token holds a
  * subset; a route needing one it lacks answers the spec's 401.
  */
 export const PERMISSIONS = [
@@ -31,6 +31,7 @@ export const PERMISSIONS = [
   'users_read',
   'users_write',
   'migration_read',
+  'audit_log_read',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -40,7 +41,7 @@ export type Permission = (typeof PERMISSIONS)[number];
  * (cross-channel) token may hold them. A channel token, `channel create`'s included, never does:
  * one channel must not change what every other channel may send.
  */
-export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = ['global_suppressions_write', 'users_read', 'users_write', 'migration_read'];
+export const ADMIN_ONLY_PERMISSIONS: readonly Permission[] = ['global_suppressions_write', 'users_read', 'users_write', 'migration_read', 'audit_log_read'];
 
 /** Every permission a channel token may hold. */
 export const CHANNEL_PERMISSIONS: readonly Permission[] = PERMISSIONS.filter((p) => !ADMIN_ONLY_PERMISSIONS.includes(p));

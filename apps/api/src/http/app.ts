@@ -5,6 +5,8 @@ import type { DependencyContainer } from 'tsyringe';
 import { docsRoutes } from '../openapi/docs.routes';
 import { actingChannel, authenticate } from './auth';
 import { authRoutes } from './auth/auth.routes';
+import { auditLogRoutes } from './audit-log/audit-log.routes';
+import { auditTrail, type AuditTrail } from './audit-log/audit-trail';
 import { failedAuthLimit, publicLimit } from './client-limits';
 import { confirmationRoutes } from '../public/confirmation.routes';
 import { formsRoutes } from '../public/forms/forms.routes';
@@ -37,6 +39,11 @@ import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.ro
 
 export const JSON_BODY_LIMIT = '1mb';
 
+/** The app's audit trail (docs/teams.md, "Audit log"): main.ts waits for it at shutdown, tests before reading the log. */
+export function auditTrailOf(app: Express): AuditTrail {
+  return app.locals.auditTrail as AuditTrail;
+}
+
 export function createApp(container: DependencyContainer): Express {
   const logger = container.resolve<Logger>(LoggerToken);
   const config = container.resolve<Config>(ConfigToken);
@@ -59,6 +66,10 @@ export function createApp(container: DependencyContainer): Express {
   app.use(metrics.routes);
   // The document and its docs page are public: mounted before the authenticated /api/v1 router.
   app.use(docsRoutes());
+  // Every authenticated write under /api/v1 and /auth is kept in the audit log once answered.
+  const audit = auditTrail(container);
+  app.locals.auditTrail = audit;
+  app.use(['/api/v1', '/auth'], audit.middleware);
   // The API next, so its requests do not pass through the routers of the public pages below
   // (docs/write-path.md, "Per-request CPU"); none of those paths is under /api/v1.
   const api = express.Router();
@@ -81,6 +92,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(emailServersRoutes(container));
   api.use(topicsRoutes(container));
   api.use(usersRoutes(container));
+  api.use(auditLogRoutes(container));
   app.use('/api/v1', api);
   // The dashboard's sign-in, sessions and password reset (docs/teams.md, Signing in).
   app.use('/auth', authRoutes(container));

@@ -54,8 +54,8 @@ export function principal(res: Response, permission: Permission): Principal {
   return found;
 }
 
-/** What an admin token may call without naming a channel: what every channel shares, who it is, the users (docs/teams.md). */
-const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami|users(?:\/.*)?)$/;
+/** What an admin token may call without naming a channel: what every channel shares, who it is, the audit log, the users (docs/teams.md). */
+const INSTALLATION_WIDE = /^\/(?:global_suppressions(?:\/bulk)?\.json|whoami|audit_log|users(?:\/.*)?)$/;
 const CHANNEL_PARAM = 'broadcast_channel_id';
 
 /**

@@ -878,6 +878,13 @@ describe('isolation and permissions on every endpoint', () => {
       body: () => ({ permissions: { user_management: true } }),
       stranger: { status: 403, error: USERS },
     },
+    {
+      name: 'list the audit log',
+      method: 'get',
+      path: () => '/api/v1/audit_log',
+      permission: 'audit_log_read',
+      stranger: { status: 403, error: 'Admin API token required for the audit log' },
+    },
   ];
 
   const call = (op: Operation, token?: string) => {

@@ -35,6 +35,7 @@ import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
 import { AUTH_PATHS, SIGN_IN } from './auth.paths';
 import { USER_PATHS, USERS } from './users.paths';
+import { AUDIT_LOG, AUDIT_LOG_PATHS } from './audit-log.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -63,6 +64,7 @@ const PATHS: Record<string, Json> = {
   ...FORM_PUBLIC_PATHS,
   ...AUTH_PATHS,
   ...USER_PATHS,
+  ...AUDIT_LOG_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -226,6 +228,7 @@ export function buildOpenApiDocument(): Json {
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
       { name: SIGN_IN, description: "The dashboard's password sign-in, sessions and password reset (a session cookie, not a token)." },
       { name: USERS, description: 'The people who sign in to the dashboard, and their permissions per channel and over the installation.' },
+      { name: AUDIT_LOG, description: 'Every write by a token or a signed-in user, across the installation; admin tokens and sudo users.' },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

@@ -38,6 +38,7 @@ import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
 import { TOPIC_SCHEMAS } from './topics.schemas';
 import { USER_SCHEMAS } from './users.schemas';
+import { AUDIT_LOG_SCHEMAS } from './audit-log.schemas';
 import { WEBHOOK_SCHEMAS } from './webhooks.schemas';
 
 // Importers keep importing these from here; the helpers live in schema-helpers.ts, each wider-API
@@ -278,6 +279,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...EMAIL_SERVER_SCHEMAS,
   ...TOPIC_SCHEMAS,
   ...USER_SCHEMAS,
+  ...AUDIT_LOG_SCHEMAS,
 };
 
 /** The envelope with its `type` and `data` narrowed, for the `webhooks` section. */

@@ -12,7 +12,7 @@ import { createTestDatabase, Fixtures, memoryLogger, suiteResource, type TestDat
 import type { Express } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { buildContainer, closeContainer, type Override } from '../container';
-import { createApp } from '../http/app';
+import { auditTrailOf, createApp } from '../http/app';
 
 export interface ApiHarness {
   app: Express;
@@ -54,13 +54,15 @@ export async function startApi(options: { overrides?: readonly Override[]; env?:
     boss,
   };
   const container = buildContainer(infra, options.overrides);
+  const app = createApp(container);
   return {
-    app: createApp(container),
+    app,
     container,
     database,
     fixtures: new Fixtures(database.db, boss),
     logs: entries,
     async close() {
+      await auditTrailOf(app).idle();
       await closeContainer(container);
       await boss.stop({ graceful: false, close: true, wait: true });
       if (appDb !== database.db) await appDb.destroy();

@@ -21,6 +21,8 @@ const OLDEST_ROW: Record<string, string> = {
   webhook_deliveries: `SELECT created_at AS at FROM webhook_deliveries ORDER BY id LIMIT 1`,
   email_events: `SELECT occurred_at AS at FROM email_events ORDER BY id LIMIT 1`,
   idempotency_keys: `SELECT min(created_at) AS at FROM idempotency_keys`,
+  // Entries arrive in time order (written as requests finish): the lowest id is the oldest.
+  audit_log: `SELECT occurred_at AS at FROM audit_log ORDER BY id LIMIT 1`,
 };
 
 export function registerAgeMetrics(registry: Registry, db: Knex): void {

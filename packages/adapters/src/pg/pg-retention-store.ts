@@ -25,6 +25,9 @@ const SQL: Record<RetainedTable, string> = {
   idempotency_keys: `
     DELETE FROM idempotency_keys WHERE (token_id, key) IN (
       SELECT token_id, key FROM idempotency_keys WHERE created_at < :before LIMIT :limit FOR UPDATE SKIP LOCKED)`,
+  audit_log: `
+    DELETE FROM audit_log WHERE id IN (
+      SELECT id FROM audit_log WHERE occurred_at < :before LIMIT :limit FOR UPDATE SKIP LOCKED)`,
 };
 
 /** Retention's deletes (docs/retention.md): one bounded statement per batch. */

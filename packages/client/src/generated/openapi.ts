@@ -3,6 +3,28 @@
 // `npm run generate:client`. A test fails when this file and the document disagree.
 
 export interface paths {
+    "/api/v1/audit_log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log
+         * @description Every write (POST, PUT, PATCH, DELETE) a token or a signed-in user made under `/api/v1` and `/auth`, refused ones included, newest first; kept 365 days. Never a request body. An admin token (no `broadcast_channel_id` needed) or a sudo user; a channel token gets 403 `{"error": "Admin API token required for the audit log"}`. A bad `limit`, `offset`, id or instant: 422.
+         *
+         *     Permission: `audit_log_read`.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/broadcasts": {
         parameters: {
             query?: never;
@@ -2765,6 +2787,48 @@ export interface components {
             original_event_type: components["schemas"]["EventType"];
             webhook_endpoint_id: number;
         };
+        AuditEntry: {
+            /** @description The operationId of the route (`createBroadcast`), or `METHOD path` with numbers as `:id` for an undocumented route. */
+            action: string;
+            actor: {
+                /** @description The user id or token id; null for the admin CLI, or once the user or token is deleted. */
+                id: number | null;
+                /** @description The user's email or the token's label (else its shown prefix), as it was when written. */
+                label: string | null;
+                /** @enum {string} */
+                type: "user" | "token" | "cli";
+            };
+            /** @description The channel the request acted for; null for an installation-wide request. */
+            broadcast_channel_id: number | null;
+            id: number;
+            /** @description The client address, as the per-address limits see it (TRUSTED_PROXIES). */
+            ip: string | null;
+            method: string;
+            /**
+             * Format: date-time
+             * @description When the response finished.
+             */
+            occurred_at: string;
+            /** @description Without the query string. */
+            path: string;
+            /** @description The `{id}` of the path. */
+            resource_id: string | null;
+            /** @description For a route with an `{id}`: the path segment before it (`broadcasts`). */
+            resource_type: string | null;
+            /** @description The answered status, 4xx included. */
+            status: number | null;
+        };
+        AuditLogPage: {
+            data: components["schemas"]["AuditEntry"][];
+            pagination: {
+                has_more: boolean;
+                /** @description The applied page size. */
+                limit: number;
+                offset: number;
+                /** @description Entries matching the filters. */
+                total: number;
+            };
+        };
         Broadcast: {
             /** @description Published in the public archive once sent (docs/archive.md). */
             archive: boolean;
@@ -4822,7 +4886,7 @@ export interface components {
             } | null;
             token: {
                 id: number;
-                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write" | "sequences_read" | "sequences_write" | "opt_in_forms_read" | "opt_in_forms_write" | "users_read" | "users_write" | "migration_read")[];
+                permissions: ("broadcasts_read" | "broadcasts_write" | "subscribers_read" | "subscribers_write" | "webhook_endpoints_read" | "webhook_endpoints_write" | "email_servers_read" | "email_servers_write" | "suppressions_read" | "suppressions_write" | "global_suppressions_write" | "templates_read" | "templates_write" | "transactionals_read" | "transactionals_write" | "segments_read" | "segments_write" | "sequences_read" | "sequences_write" | "opt_in_forms_read" | "opt_in_forms_write" | "users_read" | "users_write" | "migration_read" | "audit_log_read")[];
             };
             /**
              * @description `channel`: the token belongs to one channel. `admin_cross_channel`: an admin token, which names a channel per request with `broadcast_channel_id`.
@@ -4975,6 +5039,52 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Only this action: an operationId (`createBroadcast`), or `METHOD path` for an undocumented route. */
+                action?: string;
+                /** @description Only entries of this channel. (Not `broadcast_channel_id`: on an admin token that names the channel the request acts for, docs/auth.md.) */
+                channel_id?: number;
+                /** @description Entries per page: 1 to 250, default 50; a larger value is clamped (the applied one is answered). Anything else is a 422. */
+                limit?: number;
+                /** @description Entries skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: number;
+                /** @description Only entries at or after this instant (ISO 8601). */
+                since?: string;
+                /** @description Only an API token's entries. */
+                token_id?: number;
+                /** @description Only entries at or before this instant (ISO 8601). */
+                until?: string;
+                /** @description Only a signed-in user's entries. */
+                user_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listBroadcasts: {
         parameters: {
             query?: {

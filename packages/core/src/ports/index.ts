@@ -83,6 +83,7 @@ export type {
 export type { SequenceRepository } from './sequences';
 export { SequenceRuntime, type DueEnrolment, type EnrolmentNext, type SequenceEmailOutcome, type StepEffect, type StepRecord } from './sequence-runtime';
 export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';
+export { AuditLog, type AuditActorType, type AuditEntry, type AuditLogFilter, type NewAuditEntry } from './audit-log';
 export {
   BLOCK_PLACEMENTS,
   BLOCK_TYPES,

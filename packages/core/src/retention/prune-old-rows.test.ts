@@ -18,7 +18,7 @@ class FakeRetentionStore implements RetentionStore {
 
 const daysAgo = (n: number) => new Date(NOW.getTime() - n * DAY);
 const policy = (overrides: Partial<RetentionPolicy> = {}): RetentionPolicy => ({
-  keepMs: { webhook_deliveries: 30 * DAY, events: 30 * DAY, email_events: 180 * DAY, idempotency_keys: DAY },
+  keepMs: { webhook_deliveries: 30 * DAY, events: 30 * DAY, email_events: 180 * DAY, idempotency_keys: DAY, audit_log: 365 * DAY },
   batchSize: 2,
   maxBatchesPerRun: 10,
   ...overrides,
@@ -32,9 +32,19 @@ describe('PruneOldRows', () => {
       events: [daysAgo(40), daysAgo(35), daysAgo(31), daysAgo(1)],
       email_events: [daysAgo(200), daysAgo(40)],
       idempotency_keys: [daysAgo(2)],
+      audit_log: [daysAgo(366), daysAgo(364)],
     });
-    expect(await run(store, policy())).toEqual({ webhook_deliveries: 2, events: 3, email_events: 1, idempotency_keys: 1 });
-    expect(store.calls.map((c) => c.table)).toEqual(['webhook_deliveries', 'webhook_deliveries', 'events', 'events', 'email_events', 'idempotency_keys']);
+    expect(await run(store, policy())).toEqual({ webhook_deliveries: 2, events: 3, email_events: 1, idempotency_keys: 1, audit_log: 1 });
+    expect(store.calls.map((c) => c.table)).toEqual([
+      'webhook_deliveries',
+      'webhook_deliveries',
+      'events',
+      'events',
+      'email_events',
+      'idempotency_keys',
+      'audit_log',
+    ]);
+    expect(store.rows.audit_log).toEqual([daysAgo(364)]);
     expect(store.calls[0]).toEqual({ table: 'webhook_deliveries', before: daysAgo(30).toISOString(), limit: 2 });
     expect(store.rows.events).toEqual([daysAgo(1)]);
   });
@@ -44,6 +54,7 @@ describe('PruneOldRows', () => {
       webhook_deliveries: [],
       events: [],
       idempotency_keys: [],
+      audit_log: [],
       email_events: Array.from({ length: 7 }, (_, i) => daysAgo(300 + i)),
     });
     expect((await run(store, policy({ maxBatchesPerRun: 2 }))).email_events).toBe(4);
@@ -51,7 +62,7 @@ describe('PruneOldRows', () => {
   });
 
   it('never touches a table kept for ever', async () => {
-    const store = new FakeRetentionStore({ webhook_deliveries: [], events: [], idempotency_keys: [], email_events: [daysAgo(1000)] });
+    const store = new FakeRetentionStore({ webhook_deliveries: [], events: [], idempotency_keys: [], audit_log: [], email_events: [daysAgo(1000)] });
     const forever = policy();
     forever.keepMs = { ...forever.keepMs, email_events: null };
     expect((await run(store, forever)).email_events).toBe(0);
