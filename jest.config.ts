@@ -26,6 +26,11 @@ const ESM_ONLY = [
   'decompress-response',
   'form-data-encoder',
   'p-cancelable',
+  // otplib's default plugins (base32 and HMAC), ESM-only; the noble plugin's nested copy of
+  // @noble/hashes is reached through its path.
+  '@scure/base',
+  '@otplib/plugin-crypto-noble',
+  '@noble/hashes',
 ];
 
 /** What both projects share: the TypeScript transform and the workspace module names. */

@@ -31,6 +31,8 @@ describe('loadConfig (docs/operations.md environment)', () => {
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
       templateTimeLimitMs: 300,
       turnstileSecretKey: undefined,
+      requireTwoFactor: false,
+      oidc: undefined,
     });
   });
 
@@ -58,6 +60,10 @@ describe('loadConfig (docs/operations.md environment)', () => {
       SMTP_ALLOW_PRIVATE: 'true',
       MAILCAST_TEMPLATE_TIME_LIMIT_MS: '750',
       TURNSTILE_SECRET_KEY: '0x4AAAAAAA-secret',
+      MAILCAST_REQUIRE_2FA: 'true',
+      OIDC_ISSUER: 'https://id.example.com',
+      OIDC_CLIENT_ID: 'mailcast',
+      OIDC_CLIENT_SECRET: 'shh',
     });
     expect(config).toEqual({
       databaseUrl: 'postgres://u:p@db.internal:5432/mailcast',
@@ -83,7 +89,19 @@ describe('loadConfig (docs/operations.md environment)', () => {
       inbound: { ses: null, postmark: null, mailgun: null, sendgrid: null, smtp: null },
       templateTimeLimitMs: 750,
       turnstileSecretKey: '0x4AAAAAAA-secret',
+      requireTwoFactor: true,
+      oidc: { issuer: 'https://id.example.com', clientId: 'mailcast', clientSecret: 'shh' },
     });
+  });
+
+  it('wants the three OIDC variables together (docs/teams.md)', () => {
+    expect(() => loadConfig({ OIDC_ISSUER: 'https://id.example.com', OIDC_CLIENT_ID: 'mailcast' })).toThrow(
+      new ConfigError('Invalid configuration: OpenID Connect needs OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET together; missing OIDC_CLIENT_SECRET'),
+    );
+    expect(() => loadConfig({ OIDC_ISSUER: 'ftp://id.example.com', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b' })).toThrow(
+      /"OIDC_ISSUER" must be a valid uri/,
+    );
+    expect(() => loadConfig({ MAILCAST_REQUIRE_2FA: 'sometimes' })).toThrow(/"MAILCAST_REQUIRE_2FA" must be a boolean/);
   });
 
   it('derives PUBLIC_URL from PORT', () => {

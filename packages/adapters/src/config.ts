@@ -50,6 +50,10 @@ export interface Config {
   templateTimeLimitMs: number;
   /** TURNSTILE_SECRET_KEY: forms that ask for a Turnstile check verify with it; unset, none is checked (docs/opt-in-forms.md). */
   turnstileSecretKey: string | undefined;
+  /** MAILCAST_REQUIRE_2FA: a user without two-factor must enrol before using the API (docs/teams.md, "Two-factor"). */
+  requireTwoFactor: boolean;
+  /** OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, all three or none: OpenID Connect sign-in (docs/teams.md). */
+  oidc: { issuer: string; clientId: string; clientSecret: string } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -146,6 +150,10 @@ const schema = Joi.object({
     .messages({ 'string.pattern.base': '"MAILCAST_SYSTEM_FROM" must be an address, or a name and <address>' }),
   MAILCAST_TEMPLATE_TIME_LIMIT_MS: Joi.number().integer().min(1).default(DEFAULT_TEMPLATE_TIME_LIMIT_MS),
   TURNSTILE_SECRET_KEY: Joi.string(),
+  MAILCAST_REQUIRE_2FA: Joi.boolean().default(false),
+  OIDC_ISSUER: Joi.string().uri({ scheme: ['http', 'https'] }),
+  OIDC_CLIENT_ID: Joi.string(),
+  OIDC_CLIENT_SECRET: Joi.string(),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: true });
@@ -161,6 +169,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = value.NODE_ENV === 'production';
   if (production && value.MAILCAST_SECRET_KEY === undefined) {
     throw new ConfigError(`Invalid configuration: "MAILCAST_SECRET_KEY" is required when NODE_ENV=production; it ${KEY_MESSAGE}`);
+  }
+  const oidcNames = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'];
+  const oidcSet = oidcNames.filter((name) => value[name] !== undefined);
+  if (oidcSet.length > 0 && oidcSet.length < oidcNames.length) {
+    throw new ConfigError(
+      `Invalid configuration: OpenID Connect needs ${oidcNames.join(', ')} together; missing ${oidcNames.filter((n) => !oidcSet.includes(n)).join(', ')}`,
+    );
   }
   let inbound: InboundConfig;
   try {
@@ -198,5 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     inbound,
     templateTimeLimitMs: value.MAILCAST_TEMPLATE_TIME_LIMIT_MS,
     turnstileSecretKey: value.TURNSTILE_SECRET_KEY,
+    requireTwoFactor: value.MAILCAST_REQUIRE_2FA,
+    oidc: oidcSet.length === 0 ? undefined : { issuer: value.OIDC_ISSUER, clientId: value.OIDC_CLIENT_ID, clientSecret: value.OIDC_CLIENT_SECRET },
   };
 }

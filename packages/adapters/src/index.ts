@@ -78,3 +78,8 @@ export { verifySendgrid } from './inbound/sendgrid';
 export { verifyPostmark } from './inbound/postmark';
 export { SnsReceiver, snsStringToSign } from './inbound/sns';
 export { startDsnServer, type DsnServer } from './inbound/dsn-server';
+
+// Two-factor sign-in (docs/teams.md).
+export { OtplibTotp, QrcodeSvg, TOTP_ISSUER } from './two-factor/otplib-totp';
+export { PgTwoFactorStore } from './two-factor/pg-two-factor-store';
+export { OpenidClientOidc, type OidcSettings } from './oidc/openid-client-oidc';

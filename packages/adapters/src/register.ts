@@ -39,6 +39,10 @@ import {
   PasswordResetStore,
   PasswordHasher,
   UserRepository,
+  QrCodes,
+  Totp,
+  TwoFactorStore,
+  OidcClient,
 } from '@mailcast/core';
 import type { Knex } from 'knex';
 import type PgBoss from 'pg-boss';
@@ -80,6 +84,9 @@ import { Argon2PasswordHasher } from './secrets/argon2-password-hasher';
 import { SmtpSystemMail } from './mail/smtp-system-mail';
 import { NodemailerMailer } from './mail/nodemailer-mailer';
 import { PgSignInPasswords, PgSignInUserRepository, PgUserSessionRepository } from './pg/pg-sign-in.repository';
+import { OtplibTotp, QrcodeSvg } from './two-factor/otplib-totp';
+import { PgTwoFactorStore } from './two-factor/pg-two-factor-store';
+import { OpenidClientOidc } from './oidc/openid-client-oidc';
 
 /** Tokens for the infrastructure itself, which only composition roots and handlers touch. */
 export const ConfigToken = Symbol.for('mailcast.Config');
@@ -174,6 +181,14 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(UserSessionRepository, new PgUserSessionRepository(infra.db));
   container.registerInstance(SignInPasswords, new PgSignInPasswords(infra.db));
   container.registerInstance(SystemMail, new SmtpSystemMail(infra.db, secrets, () => new NodemailerMailer(smtpAddresses, 1), infra.config.systemFrom));
+  // Two-factor sign-in (docs/teams.md, "Two-factor").
+  container.registerInstance(TwoFactorStore, new PgTwoFactorStore(infra.db, secrets));
+  container.registerInstance(Totp, new OtplibTotp());
+  container.registerInstance(QrCodes, new QrcodeSvg());
+  // OpenID Connect sign-in only when configured: the routes ask whether OidcClient is bound.
+  if (infra.config.oidc !== undefined) {
+    container.registerInstance(OidcClient, new OpenidClientOidc({ ...infra.config.oidc, redirectUri: `${infra.config.publicUrl}/auth/oidc/callback` }));
+  }
   return container;
 }
 

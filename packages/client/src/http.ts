@@ -48,6 +48,13 @@ type NotWrapped =
   | 'forgotPassword'
   | 'resetPassword'
   | 'changePassword'
+  | 'verifyTwoFactor'
+  | 'enrolTwoFactor'
+  | 'confirmTwoFactor'
+  | 'disableTwoFactor'
+  | 'signInProviders'
+  | 'startOidcSignIn'
+  | 'finishOidcSignIn'
   // the document's `webhooks`: requests the service sends, not operations it answers
   | 'subscriberEvent'
   | 'emailEvent'

@@ -411,3 +411,8 @@ export { CHANNEL_PERMISSION_NOT_FOUND, DeleteChannelPermission } from './users/d
 export { GetSystemPermissions, UpdateSystemPermissions } from './users/system-permissions';
 export { CreatePermissionPreset } from './users/create-permission-preset';
 export { SetUserSudo } from './users/set-user-sudo';
+// Two-factor sign-in (docs/teams.md).
+export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './ports';
+export { ConfirmTwoFactor, DisableTwoFactor, EnrolTwoFactor, VerifyTwoFactor } from './two-factor/two-factor';
+export { OidcClient, OidcRefused, type OidcChecks, type OidcIdentity } from './ports';
+export { SignInWithOidc, type OidcOutcome } from './oidc/sign-in-with-oidc';

@@ -279,3 +279,6 @@ export {
   SIGN_IN_ADDRESS_WINDOW_MS,
   SIGN_IN_FAILURES_PER_ADDRESS,
 } from './user-session';
+
+// Two-factor: recovery codes and the shape of a TOTP code (docs/teams.md).
+export { hashRecoveryCode, normalizeRecoveryCode, RECOVERY_CODE_BYTES, RECOVERY_CODE_COUNT, recoveryCodeFrom, totpCodeOf } from './two-factor';

@@ -12,3 +12,4 @@ export { suiteResource } from './suite';
 export { busiestWindow } from './timing';
 export { testClock } from './clock';
 export { RecordingSystemMail } from './system-mail';
+export { signInAtProvider, startOidcProvider, type OidcAccount, type TestOidcProvider } from './oidc';

@@ -1,5 +1,7 @@
+import { ConfigToken, type Config } from '@mailcast/adapters';
 import {
   ActForChannel,
+  ForbiddenError,
   Authenticate,
   NO_CHANNEL,
   requirePermission,
@@ -12,6 +14,7 @@ import {
 import type { Permission } from '@mailcast/domain';
 import type { Request, RequestHandler, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
+import { twoFactorEnrolmentRequired, TWO_FACTOR_ENROLMENT_REQUIRED } from './auth/two-factor.routes';
 import { checkCsrf, CSRF_HEADER, readSessionCookie, TWO_FACTOR_CODE_REQUIRED, twoFactorPending } from './auth/session-cookie';
 
 /**
@@ -21,6 +24,7 @@ import { checkCsrf, CSRF_HEADER, readSessionCookie, TWO_FACTOR_CODE_REQUIRED, tw
  * The session's channel is chosen by actingChannel, after the body is parsed.
  */
 export function authenticate(container: DependencyContainer): RequestHandler {
+  const config = container.resolve<Config>(ConfigToken);
   return async (req, res, next) => {
     const authorization = req.get('authorization');
     const cookieValue = authorization === undefined ? readSessionCookie(req) : undefined;
@@ -32,6 +36,7 @@ export function authenticate(container: DependencyContainer): RequestHandler {
     if (resolved === null) throw new UnauthorizedError();
     checkCsrf(req.method, resolved);
     if (twoFactorPending(resolved)) throw new UnauthorizedError(TWO_FACTOR_CODE_REQUIRED);
+    if (twoFactorEnrolmentRequired(config, resolved.user)) throw new ForbiddenError(TWO_FACTOR_ENROLMENT_REQUIRED);
     res.locals.sessionUser = resolved.user;
     // Permissions come with the channel (actingChannel); until then the session may do nothing.
     const provisional: Principal = { tokenId: 0, userId: resolved.user.id, channelId: NO_CHANNEL, permissions: [] };

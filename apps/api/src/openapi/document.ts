@@ -36,6 +36,7 @@ import { FORM_PUBLIC_PATHS } from './forms-public.paths';
 import { AUTH_PATHS, SIGN_IN } from './auth.paths';
 import { USER_PATHS, USERS } from './users.paths';
 import { AUDIT_LOG, AUDIT_LOG_PATHS } from './audit-log.paths';
+import { AUTH_MFA_PATHS, DASHBOARD_SIGN_IN } from './auth-mfa.paths';
 
 /**
  * The OpenAPI 3.1 document of the whole API, written from the spec and the decisions in docs/
@@ -65,6 +66,7 @@ const PATHS: Record<string, Json> = {
   ...AUTH_PATHS,
   ...USER_PATHS,
   ...AUDIT_LOG_PATHS,
+  ...AUTH_MFA_PATHS,
 };
 
 const errorResponse = (description: string, schema: Schema = ref('Error'), headers?: Json): Json => ({
@@ -226,9 +228,12 @@ export function buildOpenApiDocument(): Json {
       { name: TEMPLATES, description: 'Reusable subjects and bodies for broadcasts and confirmation emails.' },
       { name: SUPPRESSIONS, description: 'Addresses that receive no email: per channel, and installation-wide.' },
       { name: INBOUND, description: "Providers' bounce and complaint notifications; no token, each provider's signature." },
-      { name: SIGN_IN, description: "The dashboard's password sign-in, sessions and password reset (a session cookie, not a token)." },
       { name: USERS, description: 'The people who sign in to the dashboard, and their permissions per channel and over the installation.' },
       { name: AUDIT_LOG, description: 'Every write by a token or a signed-in user, across the installation; admin tokens and sudo users.' },
+      {
+        name: DASHBOARD_SIGN_IN,
+        description: 'The dashboard: users sign in with a password (and a second factor) or OpenID Connect, and call the API with the session cookie.',
+      },
     ],
     paths: PATHS,
     webhooks: WEBHOOK_EVENTS,

@@ -10,7 +10,9 @@ export type SecretPurpose =
   | 'webhook_endpoints.secret'
   | 'broadcasts.tracking_secret'
   | 'transactionals.unsubscribe_secret'
-  | 'sequences.unsubscribe_secret';
+  | 'sequences.unsubscribe_secret'
+  | 'users.totp_secret'
+  | 'oidc.flow';
 
 /** The envelope's version tag; a value without it is legacy plaintext. */
 const PREFIX = 'mcs1';

@@ -137,3 +137,5 @@ export {
   type UserChannelPermission,
   type UserFilter,
 } from './users';
+export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './two-factor';
+export { OidcClient, OidcRefused, type OidcChecks, type OidcIdentity } from './oidc';

@@ -20,6 +20,8 @@ import type { DependencyContainer } from 'tsyringe';
 import { SignInFailures } from '../client-limits';
 import { idParam } from '../params';
 import { presentSessionChannel, presentSessionUser, presentUserSession } from './auth.presenter';
+import { oidcRoutes } from './oidc.routes';
+import { twoFactorEnrolmentRequired, twoFactorRoutes } from './two-factor.routes';
 import { clearSessionCookie, CSRF_HEADER, readSessionCookie, requireSession, sameSiteJson, setSessionCookie, twoFactorPending } from './session-cookie';
 
 const AUTH_BODY_LIMIT = '16kb';
@@ -66,7 +68,7 @@ export function authRoutes(container: DependencyContainer): Router {
       user: presentSessionUser(signedIn.user),
       csrf_token: signedIn.csrfToken,
       two_factor_required: signedIn.twoFactorRequired,
-      two_factor_enrolment_required: false,
+      two_factor_enrolment_required: twoFactorEnrolmentRequired(config, signedIn.user),
     });
   });
 
@@ -79,7 +81,7 @@ export function authRoutes(container: DependencyContainer): Router {
       user: presentSessionUser(session.user),
       csrf_token: session.csrfToken,
       two_factor_required: pending,
-      two_factor_enrolment_required: false,
+      two_factor_enrolment_required: twoFactorEnrolmentRequired(config, session.user),
       channels: channels.map(presentSessionChannel),
     });
   });
@@ -130,6 +132,9 @@ export function authRoutes(container: DependencyContainer): Router {
     });
     res.json({ message: 'Password changed; your other sessions are signed out' });
   });
+  // Two-factor, OpenID Connect and the providers list (t37-mfa).
+  router.use(twoFactorRoutes(container));
+  router.use(oidcRoutes(container));
 
   return router;
 }
