@@ -3,17 +3,7 @@ import './styles.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
-import {
-  authApi,
-  sessionHint,
-  sessionIdentity,
-  tokenStore,
-  setCredentials,
-  whenUnauthorized,
-  type Identity,
-  type SessionState,
-  whoami,
-} from './api';
+import { authApi, sessionHint, sessionIdentity, tokenStore, setCredentials, whenUnauthorized, type Identity, type SessionState, whoami } from './api';
 import { ErrorMessage, Loading } from './components';
 import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';
@@ -179,6 +169,8 @@ function App() {
   function signOut() {
     if (sessionRef.current !== undefined) void authApi('POST', '/sign_out').catch(() => undefined);
     forget();
+    // The next sign-in (maybe someone else's) starts at the start page, not where this one ended.
+    history.replaceState(null, '', '/app/');
   }
 
   /** Reads /auth/session and goes where it says: the second factor, enrolment, or the pages of a channel. */

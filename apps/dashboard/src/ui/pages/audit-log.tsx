@@ -116,7 +116,7 @@ export function AuditLog() {
       {page.loading && !page.data && <Loading />}
       {page.data && (
         <p class="muted small" aria-live="polite" data-total={page.data.pagination.total}>
-          {page.data.pagination.total} entries
+          {page.data.pagination.total === 1 ? '1 entry' : `${page.data.pagination.total} entries`}
         </p>
       )}
       {page.data && page.data.data.length === 0 && <Empty>No entry matches: every write by a user or a token shows here.</Empty>}
@@ -139,7 +139,8 @@ export function AuditLog() {
                 <tr key={e.id}>
                   <td class="small">{formatTime(e.occurred_at)}</td>
                   <td>
-                    {e.actor.label ?? '—'} <span class="muted small">({e.actor.type === 'cli' ? 'admin CLI' : `${e.actor.type} ${e.actor.id ?? 'deleted'}`})</span>
+                    {e.actor.label ?? '—'}{' '}
+                    <span class="muted small">({e.actor.type === 'cli' ? 'admin CLI' : `${e.actor.type} ${e.actor.id ?? 'deleted'}`})</span>
                   </td>
                   <td>{channelName(e.broadcast_channel_id)}</td>
                   <td>

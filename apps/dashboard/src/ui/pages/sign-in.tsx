@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { authApi, whoami, type Identity, type SessionState } from '../api';
 import { ErrorMessage, Field } from '../components';
@@ -19,6 +19,13 @@ export function SignIn({
   notice?: string;
 }) {
   const oidcFailed = new URLSearchParams(location.search).get('error') === 'oidc';
+  // Single sign-on is offered only when the installation has OpenID Connect set up (GET /auth/providers).
+  const [oidc, setOidc] = useState(false);
+  useEffect(() => {
+    authApi<{ oidc?: boolean }>('GET', '/providers')
+      .then((p) => setOidc(p.oidc === true))
+      .catch(() => setOidc(false));
+  }, []);
   return (
     <main id="main" class="sign-in">
       <h1>Mailcast</h1>
@@ -29,6 +36,14 @@ export function SignIn({
         </p>
       )}
       <PasswordSignIn onSession={onSession} />
+      {oidc && (
+        <p>
+          {/* A full navigation: the provider's redirect dance sets and reads its own cookies. */}
+          <a class="button" href="/auth/oidc/start">
+            Sign in with single sign-on
+          </a>
+        </p>
+      )}
       <p class="muted small">
         <a href="#token">Use an API token</a> (for developers)
       </p>
@@ -65,14 +80,7 @@ function PasswordSignIn({ onSession }: { onSession(state: SessionState): Promise
         <input name="email" type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
       </Field>
       <Field label="Password">
-        <input
-          name="password"
-          type="password"
-          autocomplete="current-password"
-          required
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-        />
+        <input name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
       </Field>
       {error && <ErrorMessage message={error} />}
       <button type="submit" class="primary" disabled={busy}>
@@ -215,7 +223,14 @@ export function ResetPassword() {
             />
           </Field>
           <Field label="The same password again">
-            <input name="repeat_password" type="password" autocomplete="new-password" required value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} />
+            <input
+              name="repeat_password"
+              type="password"
+              autocomplete="new-password"
+              required
+              value={repeat}
+              onInput={(e) => setRepeat(e.currentTarget.value)}
+            />
           </Field>
           {error && <ErrorMessage message={error} />}
           <button type="submit" class="primary" disabled={busy || token === ''}>
@@ -254,14 +269,7 @@ export function TwoFactorStep({ onPassed, onCancel }: { onPassed(): Promise<void
       <h1>Two-factor authentication</h1>
       <form method="post" onSubmit={submit} autocomplete="off">
         <Field label="Code" hint="The 6 digits your authenticator app shows, or one of your recovery codes.">
-          <input
-            name="code"
-            autocomplete="one-time-code"
-            spellcheck={false}
-            required
-            value={code}
-            onInput={(e) => setCode(e.currentTarget.value)}
-          />
+          <input name="code" autocomplete="one-time-code" spellcheck={false} required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
         </Field>
         {error && <ErrorMessage message={error} />}
         <button type="submit" class="primary" disabled={busy}>

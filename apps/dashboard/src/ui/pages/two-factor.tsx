@@ -38,8 +38,8 @@ export function TwoFactorEnrol({ onDone }: { onDone(): Promise<void> | void }) {
       <div class="panel stack">
         <h2>Your recovery codes</h2>
         <p>
-          Each code signs you in once if you lose your authenticator app. They are shown <strong>only now</strong>: save them in your password
-          manager or print them.
+          Each code signs you in once if you lose your authenticator app. They are shown <strong>only now</strong>: save them in your password manager or print
+          them.
         </p>
         <ol class="recovery-codes" aria-label="Recovery codes">
           {codes.map((c) => (
@@ -89,7 +89,10 @@ export function TwoFactorEnrol({ onDone }: { onDone(): Promise<void> | void }) {
       <h2>Scan the code</h2>
       <img class="qr" src={svgDataUrl(enrolment.qr_svg)} alt="QR code to add Mailcast to your authenticator app" width={200} height={200} />
       <p class="small">
-        Or type this key into the app: <code class="secret" data-secret>{enrolment.secret}</code>
+        Or type this key into the app:{' '}
+        <code class="secret" data-secret>
+          {enrolment.secret}
+        </code>
       </p>
       <Field label="Code from the app" hint="6 digits: confirms the app has the key.">
         <input

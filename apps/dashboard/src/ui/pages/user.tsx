@@ -27,7 +27,15 @@ const AREAS = [
   'esp_integrations',
   'sender_details',
 ];
-const ACTIONS = ['subscribers_import', 'subscribers_export', 'broadcasts_send', 'broadcasts_duplicate', 'sequences_subscribers', 'templates_duplicate', 'tokens_refresh'];
+const ACTIONS = [
+  'subscribers_import',
+  'subscribers_export',
+  'broadcasts_send',
+  'broadcasts_duplicate',
+  'sequences_subscribers',
+  'templates_duplicate',
+  'tokens_refresh',
+];
 export const CHANNEL_FLAGS = [...AREAS.flatMap((a) => [`${a}_read`, `${a}_write`]), ...ACTIONS];
 const ROLES = ['Viewer', 'Editor', 'Manager'];
 
@@ -150,7 +158,13 @@ function GrantEditor({
           <legend>Permissions</legend>
           {CHANNEL_FLAGS.map((flag) => (
             <label key={flag} class="inline">
-              <input type="checkbox" name={`${idPrefix}_flag`} value={flag} checked={flags[flag] === true} onChange={(e) => onFlags({ ...flags, [flag]: e.currentTarget.checked })} />{' '}
+              <input
+                type="checkbox"
+                name={`${idPrefix}_flag`}
+                value={flag}
+                checked={flags[flag] === true}
+                onChange={(e) => onFlags({ ...flags, [flag]: e.currentTarget.checked })}
+              />{' '}
               {flag.replace(/_/g, ' ')}
             </label>
           ))}
@@ -186,7 +200,13 @@ function ChannelGrant({ userId, grant, editable, onChanged }: { userId: number; 
   }
 
   return (
-    <form class="panel stack" method="post" onSubmit={save} data-channel={grant.broadcast_channel_name} aria-label={`Access to ${grant.broadcast_channel_name}`}>
+    <form
+      class="panel stack"
+      method="post"
+      onSubmit={save}
+      data-channel={grant.broadcast_channel_name}
+      aria-label={`Access to ${grant.broadcast_channel_name}`}
+    >
       <h3>
         {grant.broadcast_channel_name} <span class="badge">{grant.role}</span>
       </h3>

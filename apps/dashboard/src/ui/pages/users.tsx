@@ -177,7 +177,14 @@ function NewUser({ onCreated }: { onCreated(): void }) {
       </label>
       {!sendReset && (
         <Field label="Password" hint="At least 12 characters; tell it to them another way.">
-          <input type="password" name="new_user_password" autocomplete="new-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            type="password"
+            name="new_user_password"
+            autocomplete="new-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
         </Field>
       )}
       <p class="muted small">A new user has no channel: give them one on their page.</p>
