@@ -101,6 +101,23 @@ export function queryString(query: Query = {}): string {
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/**
+ * A 401 from /api/v1 means a dead token, but for a session it may also be a missing permission
+ * (the spec answers that with 401 too): the session is asked whether it still lives, and only a
+ * 401 there signs the tab out (docs/dashboard.md, "Signing in").
+ */
+function signOutIfSessionEnded(): void {
+  if (credentials.kind === 'token') {
+    onUnauthorized();
+    return;
+  }
+  void fetch('/auth/session', { credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'application/json' } })
+    .then((r) => {
+      if (r.status === 401) onUnauthorized();
+    })
+    .catch(() => undefined);
+}
+
 async function send<T>(url: string, method: string, headers: Record<string, string>, body: unknown, signOutOn401: boolean): Promise<T> {
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response: Response;
@@ -123,7 +140,7 @@ async function send<T>(url: string, method: string, headers: Record<string, stri
     // kept as text: shown as the message below
   }
   if (!response.ok) {
-    if (response.status === 401 && signOutOn401) onUnauthorized();
+    if (response.status === 401 && signOutOn401) signOutIfSessionEnded();
     throw new ApiError(response.status, messageOf(response.status, parsed));
   }
   return parsed as T;
