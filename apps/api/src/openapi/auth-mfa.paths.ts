@@ -13,8 +13,7 @@ const body = (properties: Record<string, Json>, required: string[]): Json => ({
   content: json({ type: 'object', required, properties }),
 });
 
-const SESSION =
-  'Needs the `mailcast_session` cookie of a live session and, as every state change made with it, the `X-CSRF-Token` header (docs/teams.md).';
+const SESSION = 'Needs the `mailcast_session` cookie of a live session and, as every state change made with it, the `X-CSRF-Token` header (docs/teams.md).';
 
 const ok = { description: 'Done.', content: json({ type: 'object', required: ['ok'], properties: { ok: { const: true } } }) };
 

@@ -33,7 +33,7 @@ import { INBOUND, INBOUND_PATHS } from './inbound.paths';
 import { ARCHIVE_PATHS } from './archive.paths';
 import { TOPIC_PATHS } from './topics.paths';
 import { FORM_PUBLIC_PATHS } from './forms-public.paths';
-import { AUTH_PATHS, SIGN_IN } from './auth.paths';
+import { AUTH_PATHS } from './auth.paths';
 import { USER_PATHS, USERS } from './users.paths';
 import { AUDIT_LOG, AUDIT_LOG_PATHS } from './audit-log.paths';
 import { AUTH_MFA_PATHS, DASHBOARD_SIGN_IN } from './auth-mfa.paths';

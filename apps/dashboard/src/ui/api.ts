@@ -176,7 +176,7 @@ export async function authApi<T>(method: string, path: string, body?: unknown): 
   return send<T>(`/auth${path}`, method, headers, body ?? (READS.has(method) ? undefined : {}), false);
 }
 
-/** The signed-in user as /auth/session answers it (docs/teams.md, Signing in). */
+/** The signed-in user as /auth/session answers it (docs/teams.md, "The dashboard's team pages"). */
 export interface SessionUser {
   id: number;
   email: string;
