@@ -12,6 +12,9 @@ import { aUser, type TestUser } from '../../api/src/test-support/users';
  * no write action and the API refuses one forced through. The steps share one page, in order; each
  * ends with no console error, page error or failed request, and the pages pass axe.
  */
+// Each step signs in at least once (argon2id is slow on purpose) and runs axe: more than jest's 30 s on a loaded machine.
+jest.setTimeout(90_000);
+
 describe('the team pages in a browser', () => {
   let stack: Stack;
   let browser: Browser;
