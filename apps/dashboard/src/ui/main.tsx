@@ -1,9 +1,9 @@
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
-import { tokenStore, whenUnauthorized, whoami, type Identity } from './api';
+import { authApi, sessionHint, sessionIdentity, tokenStore, setCredentials, whenUnauthorized, type Identity, type SessionState, whoami } from './api';
 import { ErrorMessage, Loading } from './components';
 import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';
@@ -13,14 +13,19 @@ import { FormPage } from './pages/form';
 import { Forms } from './pages/forms';
 import { SequencePage } from './pages/sequence';
 import { Sequences } from './pages/sequences';
-import { SignIn } from './pages/sign-in';
+import { AuditLog } from './pages/audit-log';
+import { Sessions } from './pages/sessions';
+import { ForgotPassword, ResetPassword, SignIn, TwoFactorStep } from './pages/sign-in';
+import { RequiredEnrolment, TwoFactor } from './pages/two-factor';
+import { UserPage } from './pages/user';
+import { Users } from './pages/users';
 import { Statistics } from './pages/statistics';
 import { SubscriberPage } from './pages/subscriber';
 import { Subscribers } from './pages/subscribers';
 import { Topics } from './pages/topics';
 import { WebhookPage } from './pages/webhook';
 import { Webhooks } from './pages/webhooks';
-import { SessionContext, useCan, useIdentity } from './session';
+import { AccountContext, SessionContext, useAccount, useCan, useIdentity, useTeamAccess, type Account } from './session';
 
 function NavLink({ href, children }: { href: string; children: string }) {
   const [active] = useRoute(`${href}/*?`);
@@ -31,9 +36,42 @@ function NavLink({ href, children }: { href: string; children: string }) {
   );
 }
 
-function Layout({ onSignOut }: { onSignOut(): void }) {
+/** The channel a signed-in user acts for; a select when they have several (docs/dashboard.md, "Signing in"). */
+function ChannelSwitcher() {
   const identity = useIdentity();
+  const account = useAccount();
+  const channels = identity.channels ?? [];
+  if (identity.channel === null) return <span class="who">No channel yet</span>;
+  if (channels.length < 2) return <span class="who">Channel: {identity.channel.name}</span>;
+  return (
+    <label class="who">
+      Channel{' '}
+      <select name="channel" value={String(identity.channel.id)} onChange={(e) => void account.switchChannel(Number(e.currentTarget.value))}>
+        {channels.map((c) => (
+          <option key={c.id} value={String(c.id)}>
+            {c.name} ({c.role})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function startPage(can: (p: string) => boolean, team: { users: boolean }, signedIn: boolean): string {
+  if (can('broadcasts_read')) return '/broadcasts';
+  if (can('subscribers_read')) return '/subscribers';
+  if (can('sequences_read')) return '/sequences';
+  if (can('webhook_endpoints_read')) return '/webhooks';
+  if (team.users) return '/users';
+  return signedIn ? '/sessions' : '/webhooks';
+}
+
+function Layout() {
+  const identity = useIdentity();
+  const account = useAccount();
   const can = useCan();
+  const team = useTeamAccess();
+  const user = identity.user;
   return (
     <>
       <a class="skip" href="#main">
@@ -48,13 +86,23 @@ function Layout({ onSignOut }: { onSignOut(): void }) {
           {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
           {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
+          {team.users && <NavLink href="/users">Users</NavLink>}
+          {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
         </nav>
-        <span class="who">Channel: {identity.channel.name}</span>
-        <button type="button" onClick={onSignOut}>
+        <ChannelSwitcher />
+        {user && (
+          <nav aria-label="Account" class="account">
+            <span class="who">{user.email}</span>
+            <NavLink href="/two-factor">Two-factor</NavLink>
+            <NavLink href="/sessions">Sessions</NavLink>
+          </nav>
+        )}
+        <button type="button" onClick={account.signOut}>
           Sign out
         </button>
       </header>
-      <main id="main" tabIndex={-1}>
+      {/* Keyed by channel: a switch remounts the pages, so nothing of the last channel stays on screen. */}
+      <main id="main" tabIndex={-1} key={identity.channel?.id ?? 0}>
         <Switch>
           <Route path="/broadcasts" component={Broadcasts} />
           <Route path="/broadcasts/new" component={BroadcastForm} />
@@ -70,11 +118,16 @@ function Layout({ onSignOut }: { onSignOut(): void }) {
           <Route path="/forms/:id" component={FormPage} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
+          {team.users && <Route path="/users" component={Users} />}
+          {team.users && <Route path="/users/:id" component={UserPage} />}
+          {team.audit && <Route path="/audit-log" component={AuditLog} />}
+          {user && <Route path="/two-factor" component={TwoFactor} />}
+          {user && <Route path="/sessions" component={Sessions} />}
           <Route path="/">
-            <Redirect
-              to={can('broadcasts_read') ? '/broadcasts' : can('subscribers_read') ? '/subscribers' : can('sequences_read') ? '/sequences' : '/webhooks'}
-              replace
-            />
+            <Redirect to={startPage(can, team, user !== undefined)} replace />
+          </Route>
+          <Route path="/sign-in">
+            <Redirect to="/" replace />
           </Route>
           <Route>
             <h1>Not found</h1>
@@ -88,52 +141,136 @@ function Layout({ onSignOut }: { onSignOut(): void }) {
   );
 }
 
+/** Where the tab is in signing in: the sign-in pages, a second factor, forced enrolment, or in. */
+type Phase =
+  | { kind: 'restoring' }
+  | { kind: 'signed-out' }
+  | { kind: 'second-factor' }
+  | { kind: 'enrol'; email: string }
+  | { kind: 'in'; identity: Identity; session?: SessionState };
+
+/** The channel a user picked last in this tab (sessionStorage: a preference, not a secret). */
+const CHANNEL_KEY = 'mailcast.channel';
+
 function App() {
-  const [identity, setIdentity] = useState<Identity | null>(null);
-  const [restoring, setRestoring] = useState(tokenStore.get() !== null);
+  const [phase, setPhase] = useState<Phase>(tokenStore.get() !== null || sessionHint.get() ? { kind: 'restoring' } : { kind: 'signed-out' });
   const [error, setError] = useState<string | undefined>(undefined);
+  const sessionRef = useRef<SessionState | undefined>(undefined);
+
+  function forget() {
+    tokenStore.clear();
+    sessionHint.clear();
+    sessionStorage.removeItem(CHANNEL_KEY);
+    sessionRef.current = undefined;
+    setCredentials({ kind: 'token' });
+    setPhase({ kind: 'signed-out' });
+  }
 
   function signOut() {
-    tokenStore.clear();
-    setIdentity(null);
+    if (sessionRef.current !== undefined) void authApi('POST', '/sign_out').catch(() => undefined);
+    forget();
+    // The next sign-in (maybe someone else's) starts at the start page, not where this one ended.
+    history.replaceState(null, '', '/app/');
   }
+
+  /** Reads /auth/session and goes where it says: the second factor, enrolment, or the pages of a channel. */
+  async function enterSession(known?: SessionState): Promise<void> {
+    const state = known ?? (await authApi<SessionState>('GET', '/session'));
+    sessionHint.set();
+    sessionRef.current = state;
+    if (state.two_factor_required) {
+      setCredentials({ kind: 'session', csrf: state.csrf_token, channelId: null });
+      setPhase({ kind: 'second-factor' });
+      return;
+    }
+    if (state.two_factor_enrolment_required) {
+      setCredentials({ kind: 'session', csrf: state.csrf_token, channelId: null });
+      setPhase({ kind: 'enrol', email: state.user.email });
+      return;
+    }
+    const full = state.channels === undefined ? await authApi<SessionState>('GET', '/session') : state;
+    sessionRef.current = full;
+    const channels = [...(full.channels ?? [])].sort((a, b) => a.id - b.id);
+    const saved = Number(sessionStorage.getItem(CHANNEL_KEY));
+    const channelId = channels.find((c) => c.id === saved)?.id ?? channels[0]?.id ?? null;
+    setCredentials({ kind: 'session', csrf: full.csrf_token, channelId });
+    setPhase({ kind: 'in', identity: await sessionIdentity({ ...full, channels }, channelId), session: full });
+  }
+
+  const account: Account = {
+    async switchChannel(id: number) {
+      const session = sessionRef.current;
+      if (!session) return;
+      sessionStorage.setItem(CHANNEL_KEY, String(id));
+      setCredentials({ kind: 'session', csrf: session.csrf_token, channelId: id });
+      try {
+        setPhase({ kind: 'in', identity: await sessionIdentity(session, id), session });
+      } catch (e) {
+        setError(errorMessage(e));
+      }
+    },
+    refresh: () => enterSession(),
+    signOut,
+  };
 
   useEffect(() => {
     whenUnauthorized(() => {
-      signOut();
-      setError('The API refused the token (signed out): sign in again.');
+      const wasSession = sessionRef.current !== undefined;
+      forget();
+      setError(wasSession ? 'Your session has ended: sign in again.' : 'The API refused the token (signed out): sign in again.');
     });
     const saved = tokenStore.get();
-    if (saved === null) return;
-    whoami(saved)
-      .then(setIdentity)
-      .catch((e: unknown) => {
-        tokenStore.clear();
-        setError(errorMessage(e));
-      })
-      .finally(() => setRestoring(false));
+    if (saved !== null) {
+      whoami(saved)
+        .then((identity) => setPhase({ kind: 'in', identity }))
+        .catch((e: unknown) => {
+          forget();
+          setError(errorMessage(e));
+        });
+      return;
+    }
+    if (!sessionHint.get()) return;
+    // Signed in with a password before: the cookie (HttpOnly) says whether that session still lives.
+    enterSession().catch(() => forget());
   }, []);
 
-  if (restoring) return <Loading />;
-  if (!identity) {
+  if (phase.kind === 'restoring') return <Loading />;
+  if (phase.kind === 'signed-out') {
     return (
       <>
         {error && <ErrorMessage message={error} />}
-        <SignIn
-          onSignedIn={(token, who) => {
-            tokenStore.set(token);
-            setError(undefined);
-            setIdentity(who);
-          }}
-        />
+        <Router base="/app">
+          <Switch>
+            <Route path="/forgot-password" component={ForgotPassword} />
+            <Route path="/reset-password" component={ResetPassword} />
+            <Route>
+              <SignIn
+                onSignedIn={(token, who) => {
+                  tokenStore.set(token);
+                  setCredentials({ kind: 'token' });
+                  setError(undefined);
+                  setPhase({ kind: 'in', identity: who });
+                }}
+                onSession={async (state) => {
+                  setError(undefined);
+                  await enterSession(state);
+                }}
+              />
+            </Route>
+          </Switch>
+        </Router>
       </>
     );
   }
+  if (phase.kind === 'second-factor') return <TwoFactorStep onPassed={() => enterSession()} onCancel={signOut} />;
+  if (phase.kind === 'enrol') return <RequiredEnrolment email={phase.email} onDone={() => enterSession()} onSignOut={signOut} />;
   return (
-    <SessionContext.Provider value={identity}>
-      <Router base="/app">
-        <Layout onSignOut={signOut} />
-      </Router>
+    <SessionContext.Provider value={phase.identity}>
+      <AccountContext.Provider value={account}>
+        <Router base="/app">
+          <Layout />
+        </Router>
+      </AccountContext.Provider>
     </SessionContext.Provider>
   );
 }

@@ -33,8 +33,8 @@ export function Broadcasts() {
       </div>
       <p class="muted">
         The channel's public archive (sent broadcasts marked “archive”):{' '}
-        <a class="archive-link" href={`/archive/${encodeURIComponent(identity.channel.slug)}`} target="_blank" rel="noopener noreferrer">
-          /archive/{identity.channel.slug}
+        <a class="archive-link" href={`/archive/${encodeURIComponent(identity.channel?.slug ?? '')}`} target="_blank" rel="noopener noreferrer">
+          /archive/{identity.channel?.slug ?? ''}
         </a>
       </p>
       {list.error && <ErrorMessage message={list.error} />}
