@@ -142,7 +142,16 @@ export { QUEUES, RETIRED_QUEUES, type JobName, type JobPayloads } from './jobs';
 
 // Auth: API tokens and channels.
 export { ActForChannel, CHANNEL_NOT_FOUND, CHANNEL_REQUIRED } from './auth/act-for-channel';
-export { Authenticate, callerKey, GLOBAL_SUPPRESSIONS_ADMIN_ONLY, NO_CHANNEL, requireAdmin, requirePermission, type Principal } from './auth/authenticate';
+export {
+  Authenticate,
+  callerKey,
+  GLOBAL_SUPPRESSIONS_ADMIN_ONLY,
+  NO_CHANNEL,
+  requireAction,
+  requireAdmin,
+  requirePermission,
+  type Principal,
+} from './auth/authenticate';
 export { CreateApiToken, issueApiToken, type IssuedToken } from './auth/create-api-token';
 export { RevokeApiToken } from './auth/revoke-api-token';
 // Signing in to the dashboard (docs/teams.md, Signing in).

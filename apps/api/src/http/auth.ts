@@ -4,6 +4,7 @@ import {
   ForbiddenError,
   Authenticate,
   NO_CHANNEL,
+  requireAction,
   requirePermission,
   ResolveSession,
   SessionPrincipal,
@@ -11,7 +12,7 @@ import {
   type Principal,
   type SignInUser,
 } from '@mailcast/core';
-import type { Permission } from '@mailcast/domain';
+import type { ChannelFlag, Permission } from '@mailcast/domain';
 import type { Request, RequestHandler, Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { twoFactorEnrolmentRequired, TWO_FACTOR_ENROLMENT_REQUIRED } from './auth/two-factor.routes';
@@ -53,9 +54,10 @@ export function anyPrincipal(res: Response): Principal {
 }
 
 /** The principal of an authenticated request, checked for one permission (spec: 401 without). */
-export function principal(res: Response, permission: Permission): Principal {
+export function principal(res: Response, permission: Permission, action?: ChannelFlag): Principal {
   const found = anyPrincipal(res);
   requirePermission(found, permission);
+  if (action !== undefined) requireAction(found, action);
   return found;
 }
 

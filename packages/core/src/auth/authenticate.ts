@@ -1,4 +1,4 @@
-import { timingSafeEqualBytes, hashApiToken, type Permission } from '@mailcast/domain';
+import { timingSafeEqualBytes, hashApiToken, type ChannelFlag, type ChannelFlags, type Permission } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { ForbiddenError, UnauthorizedError } from '../errors';
 import { Repositories } from '../ports';
@@ -20,6 +20,12 @@ export interface Principal {
    * permissions are those the user's flags grant in channelId (sudo: all, and admin).
    */
   userId?: number;
+  /**
+   * A signed-in user's channel flags (not for sudo): the finer actions the API permissions cannot
+   * tell apart (sending beside writing, enrolling beside editing a sequence) are checked on them
+   * (docs/teams.md, From flags to the API).
+   */
+  flags?: ChannelFlags;
 }
 
 /**
@@ -67,4 +73,13 @@ export function requireAdmin(principal: Principal, message: string): void {
 /** The spec answers a token without the needed permission with 401, like a missing token. */
 export function requirePermission(principal: Principal, permission: Permission): void {
   if (!principal.permissions.includes(permission)) throw new UnauthorizedError();
+}
+
+/**
+ * A signed-in user's finer action (`broadcasts_send`, `sequences_subscribers`): refused, as a
+ * missing permission is, when the user's flags in the channel lack it. Tokens and sudo users carry
+ * no flags and are judged by their permissions alone.
+ */
+export function requireAction(principal: Principal, action: ChannelFlag): void {
+  if (principal.flags !== undefined && !principal.flags[action]) throw new UnauthorizedError();
 }

@@ -1,4 +1,4 @@
-import { apiPermissionsOf, PERMISSIONS, ROLE_FLAGS, roleOf, systemPermissionsOf, type ChannelFlags, type Permission } from '@mailcast/domain';
+import { apiPermissionsOf, NO_FLAGS, PERMISSIONS, ROLE_FLAGS, roleOf, systemPermissionsOf, type ChannelFlags, type Permission } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { NO_CHANNEL, type Principal } from '../auth/authenticate';
 import { CHANNEL_NOT_FOUND } from '../auth/act-for-channel';
@@ -56,7 +56,7 @@ export class SessionPrincipal {
     const chosen = named === undefined ? access[0] : access.find((a) => a.channel.id === named);
     if (named !== undefined && chosen === undefined) throw new ForbiddenError(NO_CHANNEL_ACCESS);
     const permissions = [...(chosen ? apiPermissionsOf(chosen.permissions) : []), ...systemApiPermissions(user)];
-    return { tokenId: 0, userId: user.id, channelId: chosen?.channel.id ?? NO_CHANNEL, permissions };
+    return { tokenId: 0, userId: user.id, channelId: chosen?.channel.id ?? NO_CHANNEL, permissions, flags: chosen?.permissions ?? NO_FLAGS };
   }
 
   /** The channels a user may act for, as `GET /auth/session` answers them (sudo: every one, as Manager). */

@@ -34,6 +34,37 @@ describe('/api/v1 with a dashboard session', () => {
     expect(await api.database.db('broadcasts').where({ channel_id: channel.id }).count('* as n')).toEqual([{ n: 1 }]);
   });
 
+  it('the finer flags hold: writing broadcasts without broadcasts_send edits but never sends or schedules; enrolling needs sequences_subscribers', async () => {
+    const channel = await api.fixtures.aChannel();
+    const draft = await api.fixtures.aBroadcast(channel.id);
+    const { broadcasts_send: _send, sequences_subscribers: _enrol, ...rest } = ROLE_FLAGS.Editor;
+    const writer = await signIn(
+      api.app,
+      await aUser(api, { channels: [{ channelId: channel.id, permissions: { ...rest, broadcasts_send: false, sequences_subscribers: false } }] }),
+    );
+    const edit = await request(api.app)
+      .patch(`/api/v1/broadcasts/${draft.id}`)
+      .set('Cookie', writer.cookie)
+      .set('X-CSRF-Token', writer.csrf)
+      .send({ broadcast: { subject: 'Edited' } });
+    expect(edit.status).toBe(200);
+    for (const path of [`/api/v1/broadcasts/${draft.id}/send_broadcast`, `/api/v1/broadcasts/${draft.id}/schedule_broadcast`]) {
+      const res = await as(writer)
+        .post(path)
+        .send({ scheduled_send_at: new Date(Date.now() + 86_400_000).toISOString() });
+      expect([path, res.status, res.body]).toEqual([path, 401, { error: 'Unauthorized' }]);
+    }
+    expect((await api.database.db('broadcasts').where({ id: draft.id }).first()).status).toBe('draft');
+    const sequence = await as(writer)
+      .post('/api/v1/sequences')
+      .send({ sequence: { label: 'Drip' } });
+    expect(sequence.status).toBe(201);
+    const enrol = await as(writer)
+      .post(`/api/v1/sequences/${sequence.body.id}/add_subscriber`)
+      .send({ subscriber: { email: 'a@example.com' } });
+    expect(enrol.status).toBe(401);
+  });
+
   it('an Editor creates in the channel it names with X-Mailcast-Channel or broadcast_channel_id, and defaults to its lowest-id channel', async () => {
     const first = await api.fixtures.aChannel({ name: 'First' });
     const second = await api.fixtures.aChannel({ name: 'Second' });

@@ -58,12 +58,12 @@ export function broadcastsRoutes(container: DependencyContainer): Router {
   });
 
   router.post('/broadcasts/:id/send_broadcast', async (req, res) => {
-    const caller = principal(res, 'broadcasts_write');
+    const caller = principal(res, 'broadcasts_write', 'broadcasts_send');
     res.json(await container.resolve(SendBroadcast).execute(caller, { id: id(req.params.id) }));
   });
 
   router.post('/broadcasts/:id/schedule_broadcast', async (req, res) => {
-    const caller = principal(res, 'broadcasts_write');
+    const caller = principal(res, 'broadcasts_write', 'broadcasts_send');
     const target = id(req.params.id);
     res.json(await container.resolve(ScheduleBroadcast).execute(caller, { id: target, ...scheduleInput(req.body) }));
   });

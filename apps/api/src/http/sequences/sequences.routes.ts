@@ -84,7 +84,7 @@ export function sequencesRoutes(container: DependencyContainer): Router {
   });
 
   router.post('/sequences/:id/add_subscriber', async (req, res) => {
-    const caller = principal(res, 'sequences_write');
+    const caller = principal(res, 'sequences_write', 'sequences_subscribers');
     principal(res, 'subscribers_write');
     const result = await container.resolve(AddSequenceSubscriber).execute(caller, { sequenceId: id(req.params.id), ...addSubscriberBody(req.body) });
     const warnings = unrecognizedParameters(req.body, SUBSCRIBER_BODY);
@@ -95,7 +95,7 @@ export function sequencesRoutes(container: DependencyContainer): Router {
   });
 
   router.delete('/sequences/:id/remove_subscriber', async (req, res) => {
-    const caller = principal(res, 'sequences_write');
+    const caller = principal(res, 'sequences_write', 'sequences_subscribers');
     principal(res, 'subscribers_write');
     const email = removeSubscriberEmail(req.body, req.query);
     const enrolment = await container.resolve(RemoveSequenceSubscriber).execute(caller, { sequenceId: id(req.params.id), email });
