@@ -45,6 +45,9 @@ describe('an unknown attribute on every create and update', () => {
     ids.form = await made('/api/v1/opt_in_forms', { opt_in_form: { label: 'F' } });
     ids.server = await made('/api/v1/email_servers', { email_server: { host: '127.0.0.1', port: 2525, tls: 'none' } });
     ids.topic = await made('/api/v1/topics', { topic: { name: 'News', custom_data_key: 'news' } });
+    const user = await send('post', '/api/v1/users', { user: { email: 'teammate@example.com', password: 'a long enough password' } }, admin);
+    expect(user.status).toBe(201);
+    ids.user = user.body.id;
   });
   afterAll(() => api.close());
 
@@ -255,6 +258,30 @@ describe('an unknown attribute on every create and update', () => {
       written: () => one('topics', { id: ids.topic }, 'name'),
       expected: 'Renamed',
     },
+    {
+      method: 'post',
+      path: '/api/v1/users',
+      admin: true,
+      body: () => ({ user: { email: 'made-user@example.com', password: 'a long enough password', ...extra } }),
+      written: (b) => one('users', { id: b.id }, 'email'),
+      expected: 'made-user@example.com',
+    },
+    {
+      method: 'patch',
+      path: '/api/v1/users/{id}',
+      admin: true,
+      body: () => ({ user: { first_name: 'Renamed', ...extra } }),
+      written: () => one('users', { id: ids.user }, 'first_name'),
+      expected: 'Renamed',
+    },
+    {
+      method: 'patch',
+      path: '/api/v1/users/{id}/system_permissions',
+      admin: true,
+      body: () => ({ permissions: { user_management: true }, ...extra }),
+      written: async () => ((await one('users', { id: ids.user }, 'system_permissions')) as Record<string, boolean>).user_management,
+      expected: true,
+    },
   ];
 
   it('has a row for every create and update the OpenAPI document lists', async () => {
@@ -287,7 +314,9 @@ describe('an unknown attribute on every create and update', () => {
                       ? ids.form
                       : row.path.startsWith('/api/v1/email_servers')
                         ? ids.server
-                        : ids.topic,
+                        : row.path.startsWith('/api/v1/users')
+                          ? ids.user
+                          : ids.topic,
         ),
       )
       .replace('{step_id}', String(ids.step));
