@@ -7,7 +7,7 @@
  * The data is the statistics benchmark's: 1,000,000 recipients and 3,000,000 events.
  */
 import { PgApiTokenRepository } from '@mailcast/adapters';
-import { apiTokenPrefix, formatApiToken, hashApiToken } from '@mailcast/domain';
+import { apiTokenPrefix, apiTokenSuffix, formatApiToken, hashApiToken } from '@mailcast/domain';
 import { randomBytes } from 'node:crypto';
 import { freePort, percentile, round, type Bench } from './harness';
 import { seed, startApi } from './statistics.bench';
@@ -30,6 +30,7 @@ export const dashboardBench: Bench = {
       label: null,
       hash: hashApiToken(token),
       prefix: apiTokenPrefix(token),
+      suffix: apiTokenSuffix(token),
       permissions: ['broadcasts_read'],
     });
     const port = await freePort();

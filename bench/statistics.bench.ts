@@ -9,7 +9,7 @@
  */
 import { PgApiTokenRepository, PgBroadcastStatisticsReader, PgEmailEvents, rebuildEmailEventAggregates, type Database } from '@mailcast/adapters';
 import type { EmailEventRecord } from '@mailcast/core';
-import { apiTokenPrefix, formatApiToken, hashApiToken } from '@mailcast/domain';
+import { apiTokenPrefix, apiTokenSuffix, formatApiToken, hashApiToken } from '@mailcast/domain';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -206,6 +206,7 @@ export const statisticsBench: Bench = {
       label: null,
       hash: hashApiToken(token),
       prefix: apiTokenPrefix(token),
+      suffix: apiTokenSuffix(token),
       permissions: ['broadcasts_read'],
     });
     const port = await freePort();

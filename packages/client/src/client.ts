@@ -1,59 +1,36 @@
 import { MailcastError, type RateLimitInfo } from './errors';
-import type { components } from './generated/openapi';
+import type {
+  BroadcastCreateInput,
+  BroadcastInput,
+  ScheduleInput,
+  SubscriberCreateInput,
+  SubscriberUpdateInput,
+  DoubleOptInOptions,
+  WebhookEndpointCreateInput,
+  WebhookEndpointUpdateInput,
+  TimelineMetric,
+  TemplateInput,
+  TransactionalInput,
+  WhoAmI,
+  ChannelStatus,
+  Prime,
+  ChannelDesign,
+  SegmentInput,
+  SegmentCreateInput,
+  TopicInput,
+  UserInput,
+  ChannelGrantInput,
+  SequenceInput,
+  SequenceStepInput,
+  SequenceSubscriberInput,
+  OptInFormInput,
+  EmailServerCreateInput,
+  EmailServerUpdateInput,
+} from './schemas';
 import { fillPath, ROUTES, toQueryString, type ClientOperationId, type QueryOf, type QueryValue, type RequestBody, type SuccessBody } from './http';
 
-/** The document's component schemas, by name (`Schemas['Broadcast']`). */
-export type Schemas = components['schemas'];
-
-export type Broadcast = Schemas['Broadcast'];
-export type BroadcastStatus = Schemas['BroadcastStatus'];
-export type BroadcastCreateInput = Schemas['BroadcastCreateInput'];
-export type BroadcastInput = Schemas['BroadcastInput'];
-export type ScheduleInput = Schemas['ScheduleInput'];
-export type Subscriber = Schemas['Subscriber'];
-export type SubscriberCreateInput = Schemas['SubscriberCreateInput'];
-export type SubscriberUpdateInput = Schemas['SubscriberUpdateInput'];
-export type DoubleOptInOptions = Schemas['DoubleOptInOptions'];
-export type DoubleOptInResult = Schemas['DoubleOptInResult'];
-export type WebhookEndpoint = Schemas['WebhookEndpoint'];
-export type WebhookEndpointCreateInput = Schemas['WebhookEndpointCreateInput'];
-export type WebhookEndpointUpdateInput = Schemas['WebhookEndpointUpdateInput'];
-export type WebhookDelivery = Schemas['WebhookDelivery'];
-export type StatisticsSummary = Schemas['StatisticsSummary'];
-export type Timeline = Schemas['Timeline'];
-export type TimelineMetric = Schemas['TimelineMetric'];
-export type LinkStatistics = Schemas['LinkStatistics'];
-export type Template = Schemas['Template'];
-export type TemplateInput = Schemas['TemplateInput'];
-export type TransactionalInput = Schemas['TransactionalInput'];
-export type WhoAmI = Schemas['WhoAmI'];
-export type ChannelStatus = Schemas['ChannelStatus'];
-export type Prime = Schemas['Prime'];
-export type ChannelDesign = Schemas['ChannelDesign'];
-export type Segment = Schemas['Segment'];
-export type SegmentRule = Schemas['SegmentRule'];
-export type SegmentInput = Schemas['SegmentInput'];
-export type SegmentCreateInput = Schemas['SegmentCreateInput'];
-export type TopicInput = Schemas['TopicInput'];
-export type User = Schemas['User'];
-export type UserDetail = Schemas['UserDetail'];
-export type UserInput = Schemas['UserInput'];
-export type ChannelGrantInput = Schemas['ChannelGrantInput'];
-export type ChannelPermission = Schemas['ChannelPermission'];
-export type SegmentWithMembers = Schemas['SegmentWithMembers'];
-export type Sequence = Schemas['Sequence'];
-export type SequenceWithSteps = Schemas['SequenceWithSteps'];
-export type SequenceInput = Schemas['SequenceInput'];
-export type SequenceStep = Schemas['SequenceStep'];
-export type SequenceStepInput = Schemas['SequenceStepInput'];
-export type SubscriberSequence = Schemas['SubscriberSequence'];
-export type SequenceSubscriberInput = Schemas['SequenceSubscriberInput'];
-export type OptInForm = Schemas['OptInForm'];
-export type OptInFormInput = Schemas['OptInFormInput'];
-export type OptInFormAnalytics = Schemas['OptInFormAnalytics'];
-export type EmailServer = Schemas['EmailServer'];
-export type EmailServerCreateInput = Schemas['EmailServerCreateInput'];
-export type EmailServerUpdateInput = Schemas['EmailServerUpdateInput'];
+// The schema types by name, as the client has always exported them.
+export * from './schemas';
 
 /** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
 export type Page = QueryOf<'listBroadcasts'>;
