@@ -408,8 +408,14 @@ function build(context, dockerfileRel, workdir) {
             if (existsSync(cache)) fail(`RUN --mount target ${step.cache} already exists in the stage`);
             symlinkSync(run(['npm', 'config', 'get', 'cache']).trim(), cache);
           }
+          // This machine's Node also stands for the image's, and native addons must fit the Node
+          // that loads them: argon2's prebuilt binary, made for the official Node builds the image
+          // ships, crashes under a differently built Node, so where this machine's npm compiles
+          // addons against its own Node's headers (npm's `nodedir`), the rehearsal's installs do too.
+          const nodedir = run(['npm', 'config', 'get', 'nodedir']).trim();
+          const native = nodedir && nodedir !== 'undefined' && nodedir !== 'null' ? { npm_config_nodedir: nodedir } : {};
           try {
-            run(step.argv, { cwd: inside('.'), env: { PATH: process.env.PATH, HOME: home, ...image.env } });
+            run(step.argv, { cwd: inside('.'), env: { PATH: process.env.PATH, HOME: home, ...native, ...image.env } });
           } finally {
             if (cache !== null) unlinkSync(cache);
           }
