@@ -43,5 +43,7 @@ export const SEGMENT_SCHEMAS: Record<string, Schema> = {
   SegmentUpdateBody: nestedOrFlat('segment', 'SegmentInput'),
   // The builder may post the whole form it would save: name and description are taken and unused.
   SegmentCountBody: nestedOrFlat('segment', 'SegmentInput'),
-  SegmentCount: warned(closed({ subscribers_count: integer('Subscribers of the channel matching the rules now (inactive and unconfirmed ones included, as for a segment).') })),
+  SegmentCount: warned(
+    closed({ subscribers_count: integer('Subscribers of the channel matching the rules now (inactive and unconfirmed ones included, as for a segment).') }),
+  ),
 };

@@ -21,7 +21,8 @@ describe('counting unsaved segment rules', () => {
     await api.database.db('subscribers').where({ id: gone.id }).update({ redacted_at: new Date() });
     // Another channel's subscribers match every rule below and must never be counted.
     const other = await f.aChannel();
-    for (const email of ['ann@acme.com', 'x@acme.com', 'y@acme.com']) await f.aSubscriber(other.id, email, { tags: ['vip', 'beta'], customData: { plan: 'pro' } });
+    for (const email of ['ann@acme.com', 'x@acme.com', 'y@acme.com'])
+      await f.aSubscriber(other.id, email, { tags: ['vip', 'beta'], customData: { plan: 'pro' } });
     otherBroadcastId = (await f.aBroadcast(other.id)).id;
   });
 
@@ -75,8 +76,21 @@ describe('counting unsaved segment rules', () => {
   });
 
   it.each<[string, object, Record<string, string[]>]>([
-    ['an unknown field', { rules: [{ field: 'tags', operator: 'includes', value: 'a' }, { field: 'shoe_size', operator: 'equals', value: '9' }] }, { 'rules[1]': ['field shoe_size is not known'] }],
-    ['an operator the field does not take', { rules: [{ field: 'tags', operator: 'equals', value: 'a' }] }, { 'rules[0]': ['operator equals does not apply to tags'] }],
+    [
+      'an unknown field',
+      {
+        rules: [
+          { field: 'tags', operator: 'includes', value: 'a' },
+          { field: 'shoe_size', operator: 'equals', value: '9' },
+        ],
+      },
+      { 'rules[1]': ['field shoe_size is not known'] },
+    ],
+    [
+      'an operator the field does not take',
+      { rules: [{ field: 'tags', operator: 'equals', value: 'a' }] },
+      { 'rules[0]': ['operator equals does not apply to tags'] },
+    ],
     ['a value of the wrong type', { rules: [{ field: 'is_active', operator: 'equals', value: 'yes' }] }, { 'rules[0]': ['value must be true or false'] }],
     ['a bad match', { match: 'most', rules: [] }, { match: ['must be all or any'] }],
     ['rules that are not an array', { rules: 'tags' }, { rules: ['must be an array of rules'] }],
@@ -111,7 +125,10 @@ describe('counting unsaved segment rules', () => {
   it('warns about attributes it does not know, and still counts', async () => {
     const res = await count({ rules: [], colour: 'blue' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ subscribers_count: expect.any(Number), warnings: [expect.objectContaining({ code: 'unrecognized_parameter', param: 'colour' })] });
+    expect(res.body).toEqual({
+      subscribers_count: expect.any(Number),
+      warnings: [expect.objectContaining({ code: 'unrecognized_parameter', param: 'colour' })],
+    });
   });
 
   it('needs segments_read, not segments_write', async () => {

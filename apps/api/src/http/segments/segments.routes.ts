@@ -1,4 +1,14 @@
-import { ChannelTopics, CountSegmentRules, CreateSegment, DeleteSegment, GetSegment, ListSegments, SEGMENT_NOT_FOUND, SEGMENT_PAGE_SIZE, UpdateSegment } from '@mailcast/core';
+import {
+  ChannelTopics,
+  CountSegmentRules,
+  CreateSegment,
+  DeleteSegment,
+  GetSegment,
+  ListSegments,
+  SEGMENT_NOT_FOUND,
+  SEGMENT_PAGE_SIZE,
+  UpdateSegment,
+} from '@mailcast/core';
 import { subscriberPagination } from '@mailcast/domain';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
