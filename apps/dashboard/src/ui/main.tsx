@@ -63,6 +63,7 @@ function startPage(can: (p: string) => boolean, team: { users: boolean }, signed
   if (can('broadcasts_read')) return '/broadcasts';
   if (can('subscribers_read')) return '/subscribers';
   if (can('sequences_read')) return '/sequences';
+  if (can('segments_read')) return '/segments';
   if (can('webhook_endpoints_read')) return '/webhooks';
   if (team.users) return '/users';
   return signedIn ? '/sessions' : '/webhooks';
