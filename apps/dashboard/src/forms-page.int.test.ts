@@ -76,6 +76,7 @@ describe('the forms, topics and archive pages in a browser', () => {
       'Broadcasts',
       'Subscribers',
       'Topics',
+      'Segments',
       'Sequences',
       'Forms',
       'Webhooks',

@@ -83,6 +83,7 @@ describe('the sequences page in a browser', () => {
       'Broadcasts',
       'Subscribers',
       'Topics',
+      'Segments',
       'Sequences',
       'Forms',
       'Webhooks',

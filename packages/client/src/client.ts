@@ -206,6 +206,8 @@ export class MailcastClient {
     /** `rules` replaces the whole rule list. */
     update: (id: number, segment: SegmentInput) => this.call('updateSegment', { params: { id }, body: { segment } }),
     delete: (id: number) => this.call('deleteSegment', { params: { id } }),
+    /** How many subscribers `match` and `rules` select now, without saving them (a rule builder's live count). */
+    count: (rules: Pick<SegmentInput, 'match' | 'rules'>) => this.call('countSegmentRules', { body: { segment: rules } }),
   };
 
   /** Topics (docs/topics.md): custom_data or tag storage, inferred from the field given. */

@@ -89,6 +89,7 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   getSegment: { method: 'GET', path: '/api/v1/segments/{id}.json' },
   updateSegment: { method: 'PATCH', path: '/api/v1/segments/{id}' },
   deleteSegment: { method: 'DELETE', path: '/api/v1/segments/{id}' },
+  countSegmentRules: { method: 'POST', path: '/api/v1/segments/count' },
   listTopics: { method: 'GET', path: '/api/v1/topics.json' },
   createTopic: { method: 'POST', path: '/api/v1/topics' },
   getTopic: { method: 'GET', path: '/api/v1/topics/{id}.json' },

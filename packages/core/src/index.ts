@@ -290,6 +290,7 @@ export { UpdateSegment } from './segments/update-segment';
 export { DeleteSegment } from './segments/delete-segment';
 export { ListSegments } from './segments/list-segments';
 export { GetSegment, SEGMENT_PAGE_SIZE } from './segments/get-segment';
+export { CountSegmentRules } from './segments/count-segment-rules';
 export { DEFAULT_SEQUENCE_LABEL, SEQUENCE_DEFAULTS, SEQUENCE_NOT_FOUND, STEP_NOT_FOUND } from './sequences/sequence-rules';
 export { CreateSequence } from './sequences/create-sequence';
 export { GetSequence, type SequenceView } from './sequences/get-sequence';

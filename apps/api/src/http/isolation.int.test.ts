@@ -466,6 +466,14 @@ describe('isolation and permissions on every endpoint', () => {
       stranger: { status: 200, empty: () => 0 },
     },
     {
+      name: 'count segment rules',
+      method: 'post',
+      path: () => '/api/v1/segments/count',
+      permission: 'segments_read',
+      body: () => ({ rules: [{ field: 'email', operator: 'equals', value: 'owner@example.com' }] }),
+      stranger: { status: 200, empty: (b) => b.subscribers_count },
+    },
+    {
       name: 'update segment',
       method: 'patch',
       path: () => `/api/v1/segments/${ids.segment}`,

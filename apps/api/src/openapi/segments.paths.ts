@@ -31,6 +31,18 @@ export const SEGMENT_PATHS: Record<string, Json> = {
       errors: ['422'],
     }),
   },
+  '/api/v1/segments/count': {
+    post: authenticated({
+      operationId: 'countSegmentRules',
+      summary: 'Count the members of unsaved rules',
+      description: `How many of the channel's subscribers match \`match\` and \`rules\` now, without saving a segment (a rule builder's live count). The rules are checked as a create checks them and counted as a segment's read counts (the same cost bound and time-out). \`name\` and \`description\` may be sent and are not used. ${RULES_422.replace(' Blank name: 422 on `name`.', '')}`,
+      tag: SEGMENTS,
+      permission: 'segments_read',
+      body: { schema: ref('SegmentCountBody') },
+      responses: { '200': ok('The count.', ref('SegmentCount')) },
+      errors: ['422'],
+    }),
+  },
   '/api/v1/segments/{id}.json': {
     parameters: [param('id')],
     get: authenticated({

@@ -41,4 +41,9 @@ export const SEGMENT_SCHEMAS: Record<string, Schema> = {
   SegmentCreateInput: { ...segmentInput, required: ['name'] },
   SegmentCreateBody: nestedOrFlat('segment', 'SegmentCreateInput'),
   SegmentUpdateBody: nestedOrFlat('segment', 'SegmentInput'),
+  // The builder may post the whole form it would save: name and description are taken and unused.
+  SegmentCountBody: nestedOrFlat('segment', 'SegmentInput'),
+  SegmentCount: warned(
+    closed({ subscribers_count: integer('Subscribers of the channel matching the rules now (inactive and unconfirmed ones included, as for a segment).') }),
+  ),
 };

@@ -5,7 +5,7 @@ import type { AxeResults, RunOptions } from 'axe-core';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { DASHBOARD_DIR } from '../../../api/src/http/dashboard.routes';
 
 /**
@@ -49,7 +49,7 @@ export async function launchBrowser(): Promise<Browser> {
  * A page that records every console error, uncaught exception and CSP violation (the test
  * asserts the list stays empty), and accepts confirmation dialogs as a user clicking OK.
  */
-export async function openPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
+export async function openPage(browser: Pick<Browser, 'newPage'> | Pick<BrowserContext, 'newPage'>): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {

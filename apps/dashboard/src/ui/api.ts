@@ -35,9 +35,17 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The 422's field `errors` as the API keys them (`name`, `rules[2]`), so a page can show each beside its field. */
+    readonly fields: Readonly<Record<string, readonly string[]>> = {},
   ) {
     super(message);
   }
+}
+
+function fieldsOf(body: unknown): Record<string, string[]> {
+  const errors = typeof body === 'object' && body !== null ? (body as { errors?: unknown }).errors : undefined;
+  if (typeof errors !== 'object' || errors === null) return {};
+  return Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field, Array.isArray(messages) ? messages.map(String) : [String(messages)]]));
 }
 
 function messageOf(status: number, body: unknown): string {
@@ -141,7 +149,7 @@ async function send<T>(url: string, method: string, headers: Record<string, stri
   }
   if (!response.ok) {
     if (response.status === 401 && signOutOn401) signOutIfSessionEnded();
-    throw new ApiError(response.status, messageOf(response.status, parsed));
+    throw new ApiError(response.status, messageOf(response.status, parsed), fieldsOf(parsed));
   }
   return parsed as T;
 }

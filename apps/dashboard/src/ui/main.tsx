@@ -11,6 +11,8 @@ import { BroadcastForm } from './pages/broadcast-form';
 import { Broadcasts } from './pages/broadcasts';
 import { FormPage } from './pages/form';
 import { Forms } from './pages/forms';
+import { SegmentPage } from './pages/segment';
+import { NewSegment, Segments } from './pages/segments';
 import { SequencePage } from './pages/sequence';
 import { Sequences } from './pages/sequences';
 import { AuditLog } from './pages/audit-log';
@@ -61,6 +63,7 @@ function startPage(can: (p: string) => boolean, team: { users: boolean }, signed
   if (can('broadcasts_read')) return '/broadcasts';
   if (can('subscribers_read')) return '/subscribers';
   if (can('sequences_read')) return '/sequences';
+  if (can('segments_read')) return '/segments';
   if (can('webhook_endpoints_read')) return '/webhooks';
   if (team.users) return '/users';
   return signedIn ? '/sessions' : '/webhooks';
@@ -83,6 +86,7 @@ function Layout() {
           {can('broadcasts_read') && <NavLink href="/broadcasts">Broadcasts</NavLink>}
           {can('subscribers_read') && <NavLink href="/subscribers">Subscribers</NavLink>}
           {can('subscribers_read') && <NavLink href="/topics">Topics</NavLink>}
+          {can('segments_read') && <NavLink href="/segments">Segments</NavLink>}
           {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
           {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
@@ -114,6 +118,9 @@ function Layout() {
           <Route path="/sequences" component={Sequences} />
           <Route path="/sequences/:id" component={SequencePage} />
           <Route path="/topics" component={Topics} />
+          <Route path="/segments" component={Segments} />
+          <Route path="/segments/new" component={NewSegment} />
+          <Route path="/segments/:id" component={SegmentPage} />
           <Route path="/forms" component={Forms} />
           <Route path="/forms/:id" component={FormPage} />
           <Route path="/webhooks" component={Webhooks} />

@@ -928,6 +928,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/segments/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count the members of unsaved rules
+         * @description How many of the channel's subscribers match `match` and `rules` now, without saving a segment (a rule builder's live count). The rules are checked as a create checks them and counted as a segment's read counts (the same cost bound and time-out). `name` and `description` may be sent and are not used. A rule set that cannot be evaluated (unknown field or operator, a value of the wrong type, a broadcast that is not the channel's) is a 422 naming the rule: `{"errors": {"rules[2]": ["operator resembles is not known"]}}`.
+         *
+         *     Permission: `segments_read`.
+         */
+        post: operations["countSegmentRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sequences": {
         parameters: {
             query?: never;
@@ -4404,6 +4426,15 @@ export interface components {
             updated_at: string;
             warnings?: components["schemas"]["Warnings"];
         };
+        SegmentCount: {
+            /** @description Subscribers of the channel matching the rules now (inactive and unconfirmed ones included, as for a segment). */
+            subscribers_count: number;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `segment` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        SegmentCountBody: {
+            segment: components["schemas"]["SegmentInput"];
+        } | components["schemas"]["SegmentInput"];
         /** @description The fields nested under `segment` (canonical), or the same fields flat at the top level (accepted for compatibility). */
         SegmentCreateBody: {
             segment: components["schemas"]["SegmentCreateInput"];
@@ -7375,6 +7406,41 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    countSegmentRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentCountBody"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentCount"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

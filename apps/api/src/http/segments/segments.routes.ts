@@ -1,4 +1,14 @@
-import { ChannelTopics, CreateSegment, DeleteSegment, GetSegment, ListSegments, SEGMENT_NOT_FOUND, SEGMENT_PAGE_SIZE, UpdateSegment } from '@mailcast/core';
+import {
+  ChannelTopics,
+  CountSegmentRules,
+  CreateSegment,
+  DeleteSegment,
+  GetSegment,
+  ListSegments,
+  SEGMENT_NOT_FOUND,
+  SEGMENT_PAGE_SIZE,
+  UpdateSegment,
+} from '@mailcast/core';
 import { subscriberPagination } from '@mailcast/domain';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
@@ -37,6 +47,18 @@ export function segmentsRoutes(container: DependencyContainer): Router {
       subscribers: found.subscribers.map(subscriberPresenter(topics)),
       pagination: subscriberPagination(found.subscribersCount, page, found.subscribers.length, SEGMENT_PAGE_SIZE),
     });
+  });
+
+  // A read, though a POST: the rules may be long (100 of up to 1,000 characters), too long for a
+  // query string. Checked as a create checks them; counted like a segment's read (docs/segments.md,
+  // "Counting unsaved rules").
+  router.post('/segments/count', async (req, res) => {
+    const caller = principal(res, 'segments_read');
+    const { match, rules } = segmentBody(req.body);
+    const gone = new AbortController();
+    res.on('close', () => gone.abort(new Error('the answer is gone')));
+    const count = await container.resolve(CountSegmentRules).execute(caller, { match, rules, signal: gone.signal });
+    res.json(withWarnings({ subscribers_count: count }, unrecognizedParameters(req.body, SEGMENT_BODY)));
   });
 
   router.post('/segments', async (req, res) => {
