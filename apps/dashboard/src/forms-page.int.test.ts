@@ -78,6 +78,7 @@ describe('the forms, topics and archive pages in a browser', () => {
       'Topics',
       'Sequences',
       'Forms',
+      'Templates',
       'Webhooks',
     ]);
   });

@@ -85,6 +85,7 @@ describe('the sequences page in a browser', () => {
       'Topics',
       'Sequences',
       'Forms',
+      'Templates',
       'Webhooks',
     ]);
     await clickText(page, 'Sequences');

@@ -35,6 +35,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The answer's parsed body, for a page that shows `errors` beside each field. */
+    readonly body?: unknown,
   ) {
     super(message);
   }
@@ -141,7 +143,7 @@ async function send<T>(url: string, method: string, headers: Record<string, stri
   }
   if (!response.ok) {
     if (response.status === 401 && signOutOn401) signOutIfSessionEnded();
-    throw new ApiError(response.status, messageOf(response.status, parsed));
+    throw new ApiError(response.status, messageOf(response.status, parsed), parsed);
   }
   return parsed as T;
 }

@@ -22,6 +22,8 @@ import { Users } from './pages/users';
 import { Statistics } from './pages/statistics';
 import { SubscriberPage } from './pages/subscriber';
 import { Subscribers } from './pages/subscribers';
+import { TemplateEditor } from './pages/template-editor';
+import { Templates } from './pages/templates';
 import { Topics } from './pages/topics';
 import { WebhookPage } from './pages/webhook';
 import { Webhooks } from './pages/webhooks';
@@ -62,6 +64,7 @@ function startPage(can: (p: string) => boolean, team: { users: boolean }, signed
   if (can('subscribers_read')) return '/subscribers';
   if (can('sequences_read')) return '/sequences';
   if (can('webhook_endpoints_read')) return '/webhooks';
+  if (can('templates_read')) return '/templates';
   if (team.users) return '/users';
   return signedIn ? '/sessions' : '/webhooks';
 }
@@ -85,6 +88,7 @@ function Layout() {
           {can('subscribers_read') && <NavLink href="/topics">Topics</NavLink>}
           {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
           {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
+          {can('templates_read') && <NavLink href="/templates">Templates</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
           {team.users && <NavLink href="/users">Users</NavLink>}
           {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
@@ -116,6 +120,9 @@ function Layout() {
           <Route path="/topics" component={Topics} />
           <Route path="/forms" component={Forms} />
           <Route path="/forms/:id" component={FormPage} />
+          <Route path="/templates" component={Templates} />
+          <Route path="/templates/new" component={TemplateEditor} />
+          <Route path="/templates/:id" component={TemplateEditor} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
           {team.users && <Route path="/users" component={Users} />}
