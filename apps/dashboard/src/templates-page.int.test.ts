@@ -119,7 +119,7 @@ describe('the templates pages in a browser', () => {
       template_purpose: 'broadcast',
       default_confirmation: false,
     });
-  });
+  }, 60_000);
 
   it("shows a save's refusal beside its field, then saves an edit", async () => {
     // A confirmation template needs a body: the API's 422 names it.
@@ -149,7 +149,7 @@ describe('the templates pages in a browser', () => {
     expect(await page.$$eval(`tr[data-template="${templateId}"] td`, (cells) => cells.slice(1, 3).map((c) => c.textContent))).toEqual(['confirmation', 'yes']);
     await expectAccessible();
     await screenshot(page, 'templates');
-  });
+  }, 60_000);
 
   it("shows the API's refusal to delete a template a scheduled broadcast uses, then deletes it", async () => {
     const other = await (

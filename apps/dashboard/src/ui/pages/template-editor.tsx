@@ -96,13 +96,12 @@ function useLivePreview(draft: Draft | undefined) {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const asked = useRef(0);
-  const source = draft && {
-    subject: draft.subject,
-    preheader: draft.preheader,
-    body: draft.body,
-    html_body: draft.html_body,
-    template_purpose: draft.template_purpose,
-  };
+  // A confirmation email is its subject and body alone (docs/templates.md): only those are asked.
+  const source =
+    draft &&
+    (draft.template_purpose === 'confirmation'
+      ? { subject: draft.subject, body: draft.body, template_purpose: draft.template_purpose }
+      : { subject: draft.subject, preheader: draft.preheader, body: draft.body, html_body: draft.html_body, template_purpose: draft.template_purpose });
   const key = JSON.stringify(source ?? null);
   useEffect(() => {
     if (!source) return;
@@ -314,6 +313,13 @@ export function TemplateEditor() {
                 />
               </Field>
               <FieldMessages name="html_body" messages={messagesFor('html_body')} onGoTo={goTo('html_body')} />
+            </>
+          )}
+          {d.template_purpose === 'confirmation' && (
+            <>
+              {/* Kept when the purpose changes, so a save may still refuse them: shown even without their field. */}
+              <FieldMessages name="preheader" messages={saveErrors.preheader} />
+              <FieldMessages name="html_body" messages={saveErrors.html_body} />
             </>
           )}
           <Feedback action={save} />
