@@ -79,6 +79,7 @@ describe('the forms, topics and archive pages in a browser', () => {
       'Segments',
       'Sequences',
       'Forms',
+      'Templates',
       'Webhooks',
     ]);
   });

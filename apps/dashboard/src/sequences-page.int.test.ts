@@ -86,6 +86,7 @@ describe('the sequences page in a browser', () => {
       'Segments',
       'Sequences',
       'Forms',
+      'Templates',
       'Webhooks',
     ]);
     await clickText(page, 'Sequences');

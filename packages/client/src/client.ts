@@ -308,6 +308,8 @@ export class MailcastClient {
     update: (id: number, template: TemplateInput) => this.call('updateTemplate', { params: { id }, body: { template } }),
     /** 422 while a scheduled or sending broadcast was written from it. */
     delete: (id: number) => this.call('deleteTemplate', { params: { id } }),
+    /** Unsaved content rendered for a sample subscriber (docs/templates.md, "Preview"); invalid Liquid: the save's 422. */
+    preview: (content: RequestBody<'previewTemplate'>) => this.call('previewTemplate', { body: content }),
   };
 
   readonly transactionals = {

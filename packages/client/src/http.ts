@@ -161,6 +161,7 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   listTemplates: { method: 'GET', path: '/api/v1/templates' },
   createTemplate: { method: 'POST', path: '/api/v1/templates' },
   getTemplate: { method: 'GET', path: '/api/v1/templates/{id}' },
+  previewTemplate: { method: 'POST', path: '/api/v1/templates/preview' },
   updateTemplate: { method: 'PATCH', path: '/api/v1/templates/{id}' },
   deleteTemplate: { method: 'DELETE', path: '/api/v1/templates/{id}' },
   createTransactional: { method: 'POST', path: '/api/v1/transactionals.json' },

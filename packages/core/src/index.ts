@@ -329,6 +329,7 @@ export { TEMPLATE_NOT_FOUND, UpdateTemplate } from './templates/update-template'
 export { GetTemplate } from './templates/get-template';
 export { ListTemplates } from './templates/list-templates';
 export { DeleteTemplate } from './templates/delete-template';
+export { PreviewTemplate, type PreviewTemplateInput, type TemplatePreview } from './templates/preview-template';
 export { templateJson } from './templates/template-json';
 
 // Transactionals.

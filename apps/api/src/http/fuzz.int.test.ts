@@ -106,6 +106,7 @@ describe('fuzzing every endpoint', () => {
     ['post', () => '/api/v1/webhook_endpoints', 'webhook_endpoint'],
     ['patch', () => `/api/v1/webhook_endpoints/${ids.endpoint}`, 'webhook_endpoint'],
     ['post', () => `/api/v1/webhook_endpoints/${ids.endpoint}/test`, 'webhook_endpoint'],
+    ['post', () => '/api/v1/templates/preview', 'template'],
   ];
   const FIELDS = fc.constantFrom(
     'email',
@@ -135,6 +136,7 @@ describe('fuzzing every endpoint', () => {
     'event_type',
     'double_opt_in',
     'confirmation_template_id',
+    'subscriber',
   );
   const fieldsBody = fc.dictionary(FIELDS, VALUE, { maxKeys: 6 });
 

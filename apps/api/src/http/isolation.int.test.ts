@@ -689,6 +689,15 @@ describe('isolation and permissions on every endpoint', () => {
     { name: 'list templates', method: 'get', path: () => '/api/v1/templates', permission: 'templates_read', stranger: { status: 200, empty: (b) => b.total } },
     { name: 'get template', method: 'get', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_read', stranger: { status: 404, error: T } },
     {
+      // Renders what the caller sends for a sample subscriber: nothing of any channel's data.
+      name: 'preview template',
+      method: 'post',
+      path: () => '/api/v1/templates/preview',
+      permission: 'templates_read',
+      body: () => ({ subject: 'Hi {{ subscriber.first_name }}', body: 'B' }),
+      stranger: { status: 200, empty: (b) => (b.subject === 'Hi Jane' ? 0 : 1) },
+    },
+    {
       name: 'create template',
       method: 'post',
       path: () => '/api/v1/templates',

@@ -27,6 +27,19 @@ export const TEMPLATE_PATHS: Record<string, Json> = {
       errors: ['422'],
     }),
   },
+  '/api/v1/templates/preview': {
+    post: authenticated({
+      operationId: 'previewTemplate',
+      summary: 'Preview unsaved template content',
+      description:
+        'Renders the Liquid of `subject`, `preheader`, `body` and `html_body` as a broadcast written from the template would be (a `confirmation` purpose: as the double opt-in email, text only), for a sample subscriber or the fields of `subscriber`, without saving anything: the links are the original ones, and `confirmation_url`, `unsubscribe_url` and `web_view_url` are placeholders. Invalid Liquid: the 422 a save answers, per field, the parser\'s message ending with `line:L, col:C`. A render that fails, or takes longer than the template time limit: 422 "Template cannot be rendered: …".',
+      tag: TEMPLATES,
+      permission: 'templates_read',
+      body: { schema: ref('TemplatePreviewBody') },
+      responses: { '200': ok('The rendered email.', ref('TemplatePreview')) },
+      errors: ['422'],
+    }),
+  },
   '/api/v1/templates/{id}': {
     parameters: [param('id')],
     get: authenticated({

@@ -1,4 +1,4 @@
-import { templateSchema } from '../http/templates/templates.schemas';
+import { templatePreviewSchema, templateSchema } from '../http/templates/templates.schemas';
 import { boolean, closed, dateTime, integer, nestedOrFlat, nullableString, page, requestSchema, string, warned, type Schema } from './schema-helpers';
 
 /** Broadcast and confirmation templates. Spread into SCHEMAS by schemas.ts. */
@@ -20,4 +20,14 @@ export const TEMPLATE_SCHEMAS: Record<string, Schema> = {
   TemplateList: page('Template'),
   TemplateInput: requestSchema(templateSchema),
   TemplateBody: nestedOrFlat('template', 'TemplateInput'),
+  TemplatePreviewInput: requestSchema(templatePreviewSchema),
+  TemplatePreviewBody: nestedOrFlat('template', 'TemplatePreviewInput'),
+  TemplatePreview: warned(
+    closed({
+      subject: string('The rendered subject.'),
+      preheader: nullableString('As given (it is shown hidden at the top of the HTML).'),
+      text: string('The plain-text part.'),
+      html: string('The HTML part.'),
+    }),
+  ),
 };

@@ -35,10 +35,15 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    /** The 422's field `errors` as the API keys them (`name`, `rules[2]`), so a page can show each beside its field. */
-    readonly fields: Readonly<Record<string, readonly string[]>> = {},
+    /** The answer's parsed body, for a page that shows `errors` beside each field. */
+    readonly body?: unknown,
   ) {
     super(message);
+  }
+
+  /** The 422's field `errors` as the API keys them (`name`, `rules[2]`), so a page can show each beside its field. */
+  get fields(): Readonly<Record<string, readonly string[]>> {
+    return fieldsOf(this.body);
   }
 }
 
@@ -149,7 +154,7 @@ async function send<T>(url: string, method: string, headers: Record<string, stri
   }
   if (!response.ok) {
     if (response.status === 401 && signOutOn401) signOutIfSessionEnded();
-    throw new ApiError(response.status, messageOf(response.status, parsed), fieldsOf(parsed));
+    throw new ApiError(response.status, messageOf(response.status, parsed), parsed);
   }
   return parsed as T;
 }

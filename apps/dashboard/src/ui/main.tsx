@@ -24,6 +24,8 @@ import { Users } from './pages/users';
 import { Statistics } from './pages/statistics';
 import { SubscriberPage } from './pages/subscriber';
 import { Subscribers } from './pages/subscribers';
+import { TemplateEditor } from './pages/template-editor';
+import { Templates } from './pages/templates';
 import { Topics } from './pages/topics';
 import { WebhookPage } from './pages/webhook';
 import { Webhooks } from './pages/webhooks';
@@ -65,6 +67,7 @@ function startPage(can: (p: string) => boolean, team: { users: boolean }, signed
   if (can('sequences_read')) return '/sequences';
   if (can('segments_read')) return '/segments';
   if (can('webhook_endpoints_read')) return '/webhooks';
+  if (can('templates_read')) return '/templates';
   if (team.users) return '/users';
   return signedIn ? '/sessions' : '/webhooks';
 }
@@ -89,6 +92,7 @@ function Layout() {
           {can('segments_read') && <NavLink href="/segments">Segments</NavLink>}
           {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
           {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
+          {can('templates_read') && <NavLink href="/templates">Templates</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
           {team.users && <NavLink href="/users">Users</NavLink>}
           {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
@@ -123,6 +127,9 @@ function Layout() {
           <Route path="/segments/:id" component={SegmentPage} />
           <Route path="/forms" component={Forms} />
           <Route path="/forms/:id" component={FormPage} />
+          <Route path="/templates" component={Templates} />
+          <Route path="/templates/new" component={TemplateEditor} />
+          <Route path="/templates/:id" component={TemplateEditor} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
           {team.users && <Route path="/users" component={Users} />}

@@ -1584,6 +1584,28 @@ export interface paths {
         patch: operations["updateTemplate"];
         trace?: never;
     };
+    "/api/v1/templates/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview unsaved template content
+         * @description Renders the Liquid of `subject`, `preheader`, `body` and `html_body` as a broadcast written from the template would be (a `confirmation` purpose: as the double opt-in email, text only), for a sample subscriber or the fields of `subscriber`, without saving anything: the links are the original ones, and `confirmation_url`, `unsubscribe_url` and `web_view_url` are placeholders. Invalid Liquid: the 422 a save answers, per field, the parser's message ending with `line:L, col:C`. A render that fails, or takes longer than the template time limit: 422 "Template cannot be rendered: …".
+         *
+         *     Permission: `templates_read`.
+         */
+        post: operations["previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/topics": {
         parameters: {
             query?: never;
@@ -5141,6 +5163,43 @@ export interface components {
             data: components["schemas"]["Template"][];
             /** @description Number of items in the whole list, before limit and offset. */
             total: number;
+        };
+        TemplatePreview: {
+            /** @description The HTML part. */
+            html: string;
+            /** @description As given (it is shown hidden at the top of the HTML). */
+            preheader: string | null;
+            /** @description The rendered subject. */
+            subject: string;
+            /** @description The plain-text part. */
+            text: string;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `template` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        TemplatePreviewBody: {
+            template: components["schemas"]["TemplatePreviewInput"];
+        } | components["schemas"]["TemplatePreviewInput"];
+        /** @description Checked as at save (invalid Liquid: the same 422 per field, with line and column), then rendered. */
+        TemplatePreviewInput: {
+            body?: string | null;
+            html_body?: string | null;
+            preheader?: string | null;
+            subject?: string | null;
+            /** @description Replaces the sample subscriber's fields that it gives (default: jane.doe@example.com, "Jane" "Doe", tags ["sample"], no custom data). */
+            subscriber?: {
+                custom_data?: {
+                    [key: string]: unknown;
+                };
+                email?: string;
+                first_name?: string | null;
+                last_name?: string | null;
+                tags?: string[];
+            };
+            /**
+             * @default broadcast
+             * @enum {string}
+             */
+            template_purpose?: "broadcast" | "confirmation";
         };
         Timeline: {
             broadcast_id: number;
@@ -8814,6 +8873,41 @@ export interface operations {
             400: components["responses"]["InvalidJson"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatePreviewBody"];
+            };
+        };
+        responses: {
+            /** @description The rendered email. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatePreview"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
             413: components["responses"]["TooLarge"];
             415: components["responses"]["UnsupportedEncoding"];
             422: components["responses"]["Unprocessable"];

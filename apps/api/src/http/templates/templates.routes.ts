@@ -1,9 +1,9 @@
-import { CreateTemplate, DeleteTemplate, GetTemplate, ListTemplates, TEMPLATE_NOT_FOUND, templateJson, UpdateTemplate } from '@mailcast/core';
+import { CreateTemplate, DeleteTemplate, GetTemplate, ListTemplates, PreviewTemplate, TEMPLATE_NOT_FOUND, templateJson, UpdateTemplate } from '@mailcast/core';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from '../auth';
 import { idParam, pageParams } from '../params';
-import { createTemplateBody, TEMPLATE_BODY, updateTemplateBody } from './templates.schemas';
+import { createTemplateBody, previewTemplateBody, TEMPLATE_BODY, TEMPLATE_PREVIEW_BODY, updateTemplateBody } from './templates.schemas';
 import { unrecognizedParameters, withWarnings } from '../warnings';
 
 /** Templates (docs/templates.md). Route handlers never catch: errors travel to the error handler. */
@@ -15,6 +15,14 @@ export function templatesRoutes(container: DependencyContainer): Router {
     const caller = principal(res, 'templates_read');
     const { items, total } = await container.resolve(ListTemplates).execute(caller, pageParams(req.query));
     res.json({ data: items.map(templateJson), total });
+  });
+
+  // Unsaved content rendered for the editor's live preview; nothing is stored (docs/templates.md "Preview").
+  router.post('/templates/preview', async (req, res) => {
+    const caller = principal(res, 'templates_read');
+    const preview = await container.resolve(PreviewTemplate).execute(caller, previewTemplateBody(req.body));
+    const answer = { subject: preview.subject, preheader: preview.preheader, text: preview.text, html: preview.html };
+    res.json(withWarnings(answer, unrecognizedParameters(req.body, TEMPLATE_PREVIEW_BODY)));
   });
 
   router.get('/templates/:id', async (req, res) => {
