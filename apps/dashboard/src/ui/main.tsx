@@ -23,6 +23,8 @@ import { Statistics } from './pages/statistics';
 import { SubscriberPage } from './pages/subscriber';
 import { Subscribers } from './pages/subscribers';
 import { Topics } from './pages/topics';
+import { Suppressions } from './pages/suppressions';
+import { TransactionalPage, Transactionals } from './pages/transactionals';
 import { WebhookPage } from './pages/webhook';
 import { Webhooks } from './pages/webhooks';
 import { AccountContext, SessionContext, useAccount, useCan, useIdentity, useTeamAccess, type Account } from './session';
@@ -86,6 +88,8 @@ function Layout() {
           {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
           {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
+          {can('suppressions_read') && <NavLink href="/suppressions">Suppressions</NavLink>}
+          {can('transactionals_read') && <NavLink href="/transactionals">Transactionals</NavLink>}
           {team.users && <NavLink href="/users">Users</NavLink>}
           {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
         </nav>
@@ -118,6 +122,10 @@ function Layout() {
           <Route path="/forms/:id" component={FormPage} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
+          <Route path="/suppressions" component={Suppressions} />
+          <Route path="/suppressions/global" component={Suppressions} />
+          <Route path="/transactionals" component={Transactionals} />
+          <Route path="/transactionals/:id" component={TransactionalPage} />
           {team.users && <Route path="/users" component={Users} />}
           {team.users && <Route path="/users/:id" component={UserPage} />}
           {team.audit && <Route path="/audit-log" component={AuditLog} />}
