@@ -239,8 +239,8 @@ describe('the suppressions and transactionals pages in a browser', () => {
     await eventually(async () => ((await page.$('tr[data-email="g1@example.com"]')) === null ? true : undefined), 10_000, 50);
     const global = (await stack.api.database.db('suppressions').whereNull('channel_id').orderBy('email')).map((r: { email: string }) => r.email);
     expect(global).toEqual(['everyone-hates@example.com', 'g2@example.com']);
-    // The channel's list is untouched, and its check now names the global list.
-    expect(await channelList()).toEqual(['ann@example.com']);
+    // The channel's list is untouched (bounce@ joined it by its hard bounce), and its check now names the global list.
+    expect(await channelList()).toEqual(['ann@example.com', 'bounce@example.com']);
     expect(await get('/suppressions/check.json?email=g2@example.com')).toMatchObject({ suppressed: true, scope: 'global' });
     await expectAccessible();
     await screenshot(page, 'suppressions-global');
