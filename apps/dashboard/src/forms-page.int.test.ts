@@ -79,6 +79,8 @@ describe('the forms, topics and archive pages in a browser', () => {
       'Sequences',
       'Forms',
       'Webhooks',
+      'Suppressions',
+      'Transactionals',
     ]);
   });
 

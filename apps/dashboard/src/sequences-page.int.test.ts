@@ -86,6 +86,8 @@ describe('the sequences page in a browser', () => {
       'Sequences',
       'Forms',
       'Webhooks',
+      'Suppressions',
+      'Transactionals',
     ]);
     await clickText(page, 'Sequences');
     await waitForText(page, '.empty', 'No sequences yet');

@@ -1,6 +1,20 @@
 import { TRANSACTIONAL_STATUSES } from '@mailcast/domain';
 import { transactionalSchema } from '../http/transactionals/transactionals.schemas';
-import { arrayOf, closed, dateTime, freeObject, integer, nullableDateTime, nullableString, page, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
+import {
+  arrayOf,
+  closed,
+  dateTime,
+  freeObject,
+  integer,
+  nullableDateTime,
+  nullableString,
+  page,
+  ref,
+  requestSchema,
+  string,
+  warned,
+  type Schema,
+} from './schema-helpers';
 
 /** Transactional emails. Spread into SCHEMAS by schemas.ts. */
 export const TRANSACTIONAL_SCHEMAS: Record<string, Schema> = {

@@ -1,4 +1,14 @@
-import type { IdempotencyClaim, IdempotencyStore, NewTransactional, Page, Transactional, TransactionalEvent, TransactionalFilter, TransactionalRepository, TransactionalSummary } from '../ports';
+import type {
+  IdempotencyClaim,
+  IdempotencyStore,
+  NewTransactional,
+  Page,
+  Transactional,
+  TransactionalEvent,
+  TransactionalFilter,
+  TransactionalRepository,
+  TransactionalSummary,
+} from '../ports';
 
 export class FakeTransactionals implements TransactionalRepository {
   readonly rows: Transactional[] = [];
@@ -15,7 +25,11 @@ export class FakeTransactionals implements TransactionalRepository {
     const matching = this.rows
       .filter((t) => t.channelId === channelId && (filter.status === undefined || t.status === filter.status))
       .filter((t) => needle === undefined || t.to.toLowerCase().includes(needle))
-      .filter((t) => (filter.createdAfter === undefined || t.createdAt >= filter.createdAfter) && (filter.createdBefore === undefined || t.createdAt <= filter.createdBefore))
+      .filter(
+        (t) =>
+          (filter.createdAfter === undefined || t.createdAt >= filter.createdAfter) &&
+          (filter.createdBefore === undefined || t.createdAt <= filter.createdBefore),
+      )
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id);
     return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length };
   }

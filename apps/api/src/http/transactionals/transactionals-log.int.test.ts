@@ -15,10 +15,22 @@ describe('transactional log and events', () => {
 
   /** A row as CreateTransactional writes it, at a chosen time and status. */
   async function aTransactional(channel: number, to: string, status: string, createdAt: string, extra: Record<string, unknown> = {}): Promise<number> {
-    const subscriber = (await api.database.db('subscribers').where({ channel_id: channel, email: to.toLowerCase() }).first()) ?? (await api.fixtures.aSubscriber(channel, to.toLowerCase()));
+    const subscriber =
+      (await api.database.db('subscribers').where({ channel_id: channel, email: to.toLowerCase() }).first()) ??
+      (await api.fixtures.aSubscriber(channel, to.toLowerCase()));
     const [row] = await api.database
       .db('transactionals')
-      .insert({ channel_id: channel, subscriber_id: subscriber.id, to_email: to, subject: `Hello ${to}`, body: 'Hi', status, created_at: createdAt, updated_at: createdAt, ...extra })
+      .insert({
+        channel_id: channel,
+        subscriber_id: subscriber.id,
+        to_email: to,
+        subject: `Hello ${to}`,
+        body: 'Hi',
+        status,
+        created_at: createdAt,
+        updated_at: createdAt,
+        ...extra,
+      })
       .returning('id');
     return Number((row as { id: number }).id);
   }

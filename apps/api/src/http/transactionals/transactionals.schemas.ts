@@ -1,4 +1,12 @@
-import { ValidationError, type Page, type Transactional, type TransactionalEvent, type TransactionalFilter, type TransactionalInput, type TransactionalSummary } from '@mailcast/core';
+import {
+  ValidationError,
+  type Page,
+  type Transactional,
+  type TransactionalEvent,
+  type TransactionalFilter,
+  type TransactionalInput,
+  type TransactionalSummary,
+} from '@mailcast/core';
 import { IDEMPOTENCY_KEY_MAX, TRANSACTIONAL_STATUSES, type TransactionalStatus } from '@mailcast/domain';
 import Joi from 'joi';
 import { MAX_PAGE_SIZE, pageSchema } from '../params';
@@ -109,9 +117,19 @@ export const transactionalListQuery = pageSchema
       .valid(...TRANSACTIONAL_STATUSES)
       .messages({ '*': `status must be one of ${TRANSACTIONAL_STATUSES.join(', ')}` })
       .description('Only transactionals in this status.'),
-    email: Joi.string().allow('').max(1000).messages({ '*': 'email must be a string of at most 1000 characters' }).description('Part of the recipient address, any case.'),
-    created_after: Joi.date().iso().messages({ '*': 'created_after must be an ISO 8601 date or time' }).description('Only those created at or after this instant (ISO 8601).'),
-    created_before: Joi.date().iso().messages({ '*': 'created_before must be an ISO 8601 date or time' }).description('Only those created at or before this instant (ISO 8601).'),
+    email: Joi.string()
+      .allow('')
+      .max(1000)
+      .messages({ '*': 'email must be a string of at most 1000 characters' })
+      .description('Part of the recipient address, any case.'),
+    created_after: Joi.date()
+      .iso()
+      .messages({ '*': 'created_after must be an ISO 8601 date or time' })
+      .description('Only those created at or after this instant (ISO 8601).'),
+    created_before: Joi.date()
+      .iso()
+      .messages({ '*': 'created_before must be an ISO 8601 date or time' })
+      .description('Only those created at or before this instant (ISO 8601).'),
   })
   .prefs({ abortEarly: true, convert: true });
 

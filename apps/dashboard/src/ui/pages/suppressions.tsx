@@ -42,8 +42,8 @@ export function Suppressions() {
     <section>
       <h1>Suppressions</h1>
       <p class="muted">
-        A suppressed address receives no broadcast, transactional or confirmation email. Hard bounces and complaints are added to the channel's list on
-        their own.
+        A suppressed address receives no broadcast, transactional or confirmation email. Hard bounces and complaints are added to the channel's list on their
+        own.
       </p>
       {access.read && (
         <nav class="suppressions-tabs" aria-label="Suppression lists">

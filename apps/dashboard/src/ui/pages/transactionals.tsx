@@ -201,7 +201,12 @@ export function TransactionalPage() {
       {events.loading && !events.data && <Loading />}
       {events.data && rows.length === 0 && (
         <Empty>
-          No events recorded{t.status === 'suppressed' ? ': the address is suppressed, so nothing was sent.' : t.status === 'queued' || t.status === 'awaiting_confirmation' ? ' yet.' : '.'}
+          No events recorded
+          {t.status === 'suppressed'
+            ? ': the address is suppressed, so nothing was sent.'
+            : t.status === 'queued' || t.status === 'awaiting_confirmation'
+              ? ' yet.'
+              : '.'}
         </Empty>
       )}
       {rows.length > 0 && (
