@@ -151,7 +151,7 @@ describe('transactional log and events', () => {
   });
 
   it('reads events and filtered pages through their indexes (migration 20261203400000), not by scanning', async () => {
-    const plan = async (sql: string, bindings: unknown[]) =>
+    const plan = async (sql: string, bindings: ReadonlyArray<string | number>) =>
       api.database.db.transaction(async (tx) => {
         // Tiny tables favour a scan; what is checked is that an index can serve each query.
         await tx.raw('SET LOCAL enable_seqscan = off');
