@@ -81,6 +81,8 @@ describe('the forms, topics and archive pages in a browser', () => {
       'Forms',
       'Templates',
       'Webhooks',
+      'Suppressions',
+      'Transactionals',
     ]);
   });
 

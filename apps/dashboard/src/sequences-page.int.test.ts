@@ -88,6 +88,8 @@ describe('the sequences page in a browser', () => {
       'Forms',
       'Templates',
       'Webhooks',
+      'Suppressions',
+      'Transactionals',
     ]);
     await clickText(page, 'Sequences');
     await waitForText(page, '.empty', 'No sequences yet');

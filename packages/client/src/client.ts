@@ -323,6 +323,10 @@ export class MailcastClient {
         ...(options.idempotencyKey !== undefined ? { headers: { 'Idempotency-Key': options.idempotencyKey } } : {}),
       }),
     get: (id: number) => this.call('getTransactional', { params: { id } }),
+    /** The log, newest first: `status`, `email` (part of the recipient), `created_after`/`created_before`, `limit`/`offset`. */
+    list: (query: QueryOf<'listTransactionals'> = {}) => this.call('listTransactionals', { query }),
+    /** Its recorded `email.*` events, oldest first. */
+    events: (id: number) => this.call('listTransactionalEvents', { params: { id } }),
   };
 
   /** A suppression list: the channel's (`suppressions`) or the installation-wide one (`globalSuppressions`). */

@@ -166,6 +166,8 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   deleteTemplate: { method: 'DELETE', path: '/api/v1/templates/{id}' },
   createTransactional: { method: 'POST', path: '/api/v1/transactionals.json' },
   getTransactional: { method: 'GET', path: '/api/v1/transactionals/{id}.json' },
+  listTransactionals: { method: 'GET', path: '/api/v1/transactionals.json' },
+  listTransactionalEvents: { method: 'GET', path: '/api/v1/transactionals/{id}/events.json' },
   listSuppressions: { method: 'GET', path: '/api/v1/suppressions.json' },
   addSuppressions: { method: 'POST', path: '/api/v1/suppressions.json' },
   removeSuppressions: { method: 'DELETE', path: '/api/v1/suppressions.json' },

@@ -128,6 +128,9 @@ export {
   type TemplateScope,
   type TrackedRecipient,
   type Transactional,
+  type TransactionalEvent,
+  type TransactionalFilter,
+  type TransactionalSummary,
   type TransactionalRepository,
   type WebhookDelivery,
   type WebhookDeliveryRepository,
@@ -335,6 +338,7 @@ export { templateJson } from './templates/template-json';
 // Transactionals.
 export { CreateTransactional, type TransactionalInput } from './transactionals/create-transactional';
 export { GetTransactional, TRANSACTIONAL_NOT_FOUND } from './transactionals/get-transactional';
+export { ListTransactionals, ListTransactionalEvents } from './transactionals/list-transactionals';
 export { SendTransactional } from './transactionals/send-transactional';
 export { transactionalUnsubscribeUrl, withUnsubscribeLink } from './transactionals/unsubscribe-link';
 

@@ -736,6 +736,21 @@ describe('isolation and permissions on every endpoint', () => {
       stranger: { status: 404, error: TX },
     },
     {
+      name: 'list transactionals',
+      method: 'get',
+      path: () => '/api/v1/transactionals.json',
+      permission: 'transactionals_read',
+      // The stranger's own send (the operation above) is in its log; the owner's is not.
+      stranger: { status: 200, empty: (b) => b.data.filter((t: { to: string }) => t.to !== 'theirs@example.com').length },
+    },
+    {
+      name: 'list transactional events',
+      method: 'get',
+      path: () => `/api/v1/transactionals/${ids.transactional}/events.json`,
+      permission: 'transactionals_read',
+      stranger: { status: 404, error: TX },
+    },
+    {
       name: 'list suppressions',
       method: 'get',
       path: () => '/api/v1/suppressions.json',

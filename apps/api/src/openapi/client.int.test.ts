@@ -114,6 +114,9 @@ describe('@mailcast/client against the running API', () => {
     expect(other).toBeInstanceOf(MailcastError);
     expect((other as MailcastError).status).toBe(422);
     expect(await client.transactionals.get(first.id)).toMatchObject({ id: first.id, status: 'queued', message_id: null, error: null });
+    // The log (one entry, whatever the replays) and its events, checked against the document by the matcher.
+    expect(await client.transactionals.list({ email: 'BUYER@', status: 'queued' })).toEqual({ data: [expect.objectContaining({ id: first.id })], total: 1 });
+    expect(await client.transactionals.events(first.id)).toEqual({ data: [] });
   });
 
   it('re-exports the webhook verifier of the domain package', () => {

@@ -1,6 +1,20 @@
 import { TRANSACTIONAL_STATUSES } from '@mailcast/domain';
 import { transactionalSchema } from '../http/transactionals/transactionals.schemas';
-import { closed, dateTime, integer, nullableDateTime, nullableString, ref, requestSchema, string, warned, type Schema } from './schema-helpers';
+import {
+  arrayOf,
+  closed,
+  dateTime,
+  freeObject,
+  integer,
+  nullableDateTime,
+  nullableString,
+  page,
+  ref,
+  requestSchema,
+  string,
+  warned,
+  type Schema,
+} from './schema-helpers';
 
 /** Transactional emails. Spread into SCHEMAS by schemas.ts. */
 export const TRANSACTIONAL_SCHEMAS: Record<string, Schema> = {
@@ -17,4 +31,12 @@ export const TRANSACTIONAL_SCHEMAS: Record<string, Schema> = {
     created_at: dateTime(),
     error: nullableString(),
   }),
+  TransactionalList: page('Transactional'),
+  TransactionalEvent: closed({
+    id: integer(),
+    type: ref('EventType'),
+    created_at: dateTime('When it was recorded.'),
+    data: freeObject("The event's data, as its webhook carries it (`transactional_id` in place of `broadcast_id`)."),
+  }),
+  TransactionalEventList: closed({ data: arrayOf(ref('TransactionalEvent')) }),
 };

@@ -27,6 +27,8 @@ import { Subscribers } from './pages/subscribers';
 import { TemplateEditor } from './pages/template-editor';
 import { Templates } from './pages/templates';
 import { Topics } from './pages/topics';
+import { Suppressions } from './pages/suppressions';
+import { TransactionalPage, Transactionals } from './pages/transactionals';
 import { WebhookPage } from './pages/webhook';
 import { Webhooks } from './pages/webhooks';
 import { AccountContext, SessionContext, useAccount, useCan, useIdentity, useTeamAccess, type Account } from './session';
@@ -94,6 +96,8 @@ function Layout() {
           {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
           {can('templates_read') && <NavLink href="/templates">Templates</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
+          {can('suppressions_read') && <NavLink href="/suppressions">Suppressions</NavLink>}
+          {can('transactionals_read') && <NavLink href="/transactionals">Transactionals</NavLink>}
           {team.users && <NavLink href="/users">Users</NavLink>}
           {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
         </nav>
@@ -132,6 +136,10 @@ function Layout() {
           <Route path="/templates/:id" component={TemplateEditor} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
+          <Route path="/suppressions" component={Suppressions} />
+          <Route path="/suppressions/global" component={Suppressions} />
+          <Route path="/transactionals" component={Transactionals} />
+          <Route path="/transactionals/:id" component={TransactionalPage} />
           {team.users && <Route path="/users" component={Users} />}
           {team.users && <Route path="/users/:id" component={UserPage} />}
           {team.audit && <Route path="/audit-log" component={AuditLog} />}

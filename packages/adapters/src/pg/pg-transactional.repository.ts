@@ -1,11 +1,26 @@
-import type { IdempotencyClaim, IdempotencyStore, NewTransactional, SubscriberSnapshot, Transactional, TransactionalRepository } from '@mailcast/core';
+import type {
+  IdempotencyClaim,
+  IdempotencyStore,
+  NewTransactional,
+  Page,
+  SubscriberSnapshot,
+  Transactional,
+  TransactionalEvent,
+  TransactionalFilter,
+  TransactionalRepository,
+  TransactionalSummary,
+} from '@mailcast/core';
 import type { TransactionalStatus } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import type { SecretBox } from '../secrets/secret-box';
 import { SUBSCRIBER_COLUMNS, toSubscriber, type SubscriberRow } from './recipient-sql';
+import { likeLiteral } from './subscriber-list';
 
 /** The unsubscribe link's secret is sealed at rest like a broadcast's (docs/secrets.md). */
 const SECRET = 'transactionals.unsubscribe_secret';
+
+/** A transactional has a handful of events (two per attempt, six attempts); the bound keeps one answer small whatever happens. */
+const EVENTS_SHOWN = 200;
 
 interface TransactionalRow {
   id: number;
@@ -84,6 +99,52 @@ export class PgTransactionalRepository implements TransactionalRepository {
   async findById(channelId: number, id: number): Promise<Transactional | null> {
     const row = (await this.db('transactionals').where({ channel_id: channelId, id }).first()) as TransactionalRow | undefined;
     return row ? toTransactional(row, this.secrets) : null;
+  }
+
+  async list(channelId: number, filter: TransactionalFilter, page: Page): Promise<{ items: TransactionalSummary[]; total: number }> {
+    // Each filter has an index (migration 20261203400000): status with the channel's order, the
+    // recipient through trigrams of lower(to_email); the dates narrow the (channel_id, created_at) range.
+    const base = () => {
+      const q = this.db('transactionals').where({ channel_id: channelId });
+      if (filter.status !== undefined) q.where({ status: filter.status });
+      if (filter.emailContains !== undefined) q.whereRaw('lower(to_email) LIKE ?', [`%${likeLiteral(filter.emailContains.toLowerCase())}%`]);
+      if (filter.createdAfter !== undefined) q.where('created_at', '>=', filter.createdAfter);
+      if (filter.createdBefore !== undefined) q.where('created_at', '<=', filter.createdBefore);
+      return q;
+    };
+    const [rows, count] = await Promise.all([
+      base()
+        .select('id', 'to_email', 'subject', 'status', 'message_id', 'error', 'sent_at', 'created_at')
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(page.limit)
+        .offset(page.offset),
+      base().count<{ count: string }[]>({ count: '*' }),
+    ]);
+    const items = (rows as TransactionalRow[]).map((row) => ({
+      id: Number(row.id),
+      to: row.to_email,
+      subject: row.subject,
+      status: row.status,
+      messageId: row.message_id,
+      error: row.error,
+      sentAt: row.sent_at,
+      createdAt: row.created_at,
+    }));
+    return { items, total: Number(count[0]?.count ?? 0) };
+  }
+
+  async events(channelId: number, id: number): Promise<TransactionalEvent[]> {
+    // The outbox holds the email.* events with the transactional's id in their data (docs/transactionals.md).
+    const rows = (await this.db('events')
+      .select('id', 'type', 'data', 'created_at')
+      .where({ channel_id: channelId })
+      .whereRaw("(data->>'transactional_id') = ?", [String(id)])
+      .orderBy('id', 'asc')
+      .limit(EVENTS_SHOWN)) as Array<{ id: number | string; type: string; data: Record<string, unknown>; created_at: Date }>;
+    return rows.map((r) => ({ id: Number(r.id), type: r.type, data: r.data, createdAt: r.created_at }));
   }
 
   async claimForSending(id: number, attempt: number, messageId: string, now: Date): Promise<Transactional | null> {

@@ -1711,7 +1711,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List transactional emails
+         * @description The channel's transactional log, newest first (`created_at`, then `id`), as `{data, total}` with `limit`/`offset` like the other lists. The filters apply together: `status`, `email` (part of the recipient, any case), `created_after` and `created_before` (inclusive). An unknown status, an unparsable instant or a bad `limit`/`offset`: 422.
+         *
+         *     Permission: `transactionals_read`.
+         */
+        get: operations["listTransactionals"];
         put?: never;
         /**
          * Send one transactional email
@@ -1741,6 +1747,31 @@ export interface paths {
          * @description Permission: `transactionals_read`.
          */
         get: operations["getTransactional"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transactionals/{id}/events.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A transactional email's events
+         * @description The `email.*` events recorded for it (`email.sent`, `email.delivered`, `email.delivery_delayed`, `email.bounced`, `email.failed`), oldest first, each with the data its webhook carries; at most 200. Transactionals are not tracked, so there are no opens or clicks. Events are kept as long as the installation's retention keeps them; a suppressed or held transactional has none.
+         *
+         *     Permission: `transactionals_read`.
+         */
+        get: operations["listTransactionalEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5328,6 +5359,22 @@ export interface components {
             to: string;
             warnings?: components["schemas"]["Warnings"];
         };
+        TransactionalEvent: {
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
+            created_at: string;
+            /** @description The event's data, as its webhook carries it (`transactional_id` in place of `broadcast_id`). */
+            data: {
+                [key: string]: unknown;
+            };
+            id: number;
+            type: components["schemas"]["EventType"];
+        };
+        TransactionalEventList: {
+            data: components["schemas"]["TransactionalEvent"][];
+        };
         /** @description Flat. `subject` and `body` are required unless `template_id` names a template that has them. Liquid sees `subscriber`, `data` and `unsubscribe_url` (empty unless `include_unsubscribe_link`). */
         TransactionalInput: {
             /** @description Plain text; Liquid. */
@@ -5362,6 +5409,11 @@ export interface components {
             template_id?: number;
             /** @description The recipient; the subscriber is created on first send. */
             to: string;
+        };
+        TransactionalList: {
+            data: components["schemas"]["Transactional"][];
+            /** @description Number of items in the whole list, before limit and offset. */
+            total: number;
         };
         /** @enum {string} */
         TransactionalStatus: "queued" | "awaiting_confirmation" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
@@ -9086,6 +9138,47 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listTransactionals: {
+        parameters: {
+            query?: {
+                /** @description Only those created at or after this instant (ISO 8601). */
+                created_after?: string;
+                /** @description Only those created at or before this instant (ISO 8601). */
+                created_before?: string;
+                /** @description Part of the recipient address, any case. */
+                email?: string;
+                /** @description Page size: default 25, at most 100 (a larger value is clamped). A non-integer or negative value is a 422. */
+                limit?: number;
+                /** @description Items skipped: default 0. A non-integer or negative value is a 422. */
+                offset?: number;
+                /** @description Only transactionals in this status. */
+                status?: "queued" | "awaiting_confirmation" | "sent" | "delivered" | "bounced" | "failed" | "suppressed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactionals. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionalList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     createTransactional: {
         parameters: {
             query?: never;
@@ -9156,6 +9249,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Transactional"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTransactionalEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The resource id. One of another channel is a 404. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its events. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransactionalEventList"];
                 };
             };
             401: components["responses"]["Unauthorized"];

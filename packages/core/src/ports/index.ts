@@ -17,7 +17,7 @@ export type {
 } from './entities/subscriber';
 export type { Suppression, SuppressionList } from './entities/suppression';
 export type { Template, TemplateFields, TemplatePurpose } from './entities/template';
-export type { NewTransactional, Transactional } from './entities/transactional';
+export type { NewTransactional, Transactional, TransactionalEvent, TransactionalFilter, TransactionalSummary } from './entities/transactional';
 export type { EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
 export type { NewWebhookEndpoint, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEndpointChanges } from './entities/webhook';
 

@@ -1,10 +1,15 @@
 import type { TransactionalStatus } from '@mailcast/domain';
-import type { NewTransactional, Transactional } from './entities/transactional';
+import type { Page } from './entities/page';
+import type { NewTransactional, Transactional, TransactionalEvent, TransactionalFilter, TransactionalSummary } from './entities/transactional';
 import type { SubscriberSnapshot } from './recipients';
 
 export interface TransactionalRepository {
   create(transactional: NewTransactional, now: Date): Promise<Transactional>;
   findById(channelId: number, id: number): Promise<Transactional | null>;
+  /** The channel's log, newest first, filtered (docs/transactionals.md, "The log"). */
+  list(channelId: number, filter: TransactionalFilter, page: Page): Promise<{ items: TransactionalSummary[]; total: number }>;
+  /** The `email.*` events still kept (retention) of one of the channel's transactionals, oldest first. */
+  events(channelId: number, id: number): Promise<TransactionalEvent[]>;
   /**
    * The dispatcher's claim of attempt `attempt` (1 = first): counts the attempt if the row is
    * still queued with `attempt - 1` made, in one conditional UPDATE, so a duplicate job sends

@@ -1,4 +1,14 @@
-import type { IdempotencyClaim, IdempotencyStore, NewTransactional, Transactional, TransactionalRepository } from '../ports';
+import type {
+  IdempotencyClaim,
+  IdempotencyStore,
+  NewTransactional,
+  Page,
+  Transactional,
+  TransactionalEvent,
+  TransactionalFilter,
+  TransactionalRepository,
+  TransactionalSummary,
+} from '../ports';
 
 export class FakeTransactionals implements TransactionalRepository {
   readonly rows: Transactional[] = [];
@@ -9,6 +19,23 @@ export class FakeTransactionals implements TransactionalRepository {
   }
   async findById(channelId: number, id: number): Promise<Transactional | null> {
     return this.rows.find((t) => t.channelId === channelId && t.id === id) ?? null;
+  }
+  async list(channelId: number, filter: TransactionalFilter, page: Page): Promise<{ items: TransactionalSummary[]; total: number }> {
+    const needle = filter.emailContains?.toLowerCase();
+    const matching = this.rows
+      .filter((t) => t.channelId === channelId && (filter.status === undefined || t.status === filter.status))
+      .filter((t) => needle === undefined || t.to.toLowerCase().includes(needle))
+      .filter(
+        (t) =>
+          (filter.createdAfter === undefined || t.createdAt >= filter.createdAfter) &&
+          (filter.createdBefore === undefined || t.createdAt <= filter.createdBefore),
+      )
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id);
+    return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length };
+  }
+  /** The fake keeps no outbox: events are the pg repository's (tested for real). */
+  async events(): Promise<TransactionalEvent[]> {
+    return [];
   }
   private readonly attempts = new Map<number, number>();
   async claimForSending(id: number, attempt: number, messageId: string): Promise<Transactional | null> {

@@ -1,9 +1,17 @@
-import { CreateTransactional, GetTransactional, TRANSACTIONAL_NOT_FOUND } from '@mailcast/core';
+import { CreateTransactional, GetTransactional, ListTransactionalEvents, ListTransactionals, TRANSACTIONAL_NOT_FOUND } from '@mailcast/core';
 import { Router } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from '../auth';
 import { idParam } from '../params';
-import { parseIdempotencyKey, parseTransactionalBody, presentCreated, presentTransactional, TRANSACTIONAL_BODY } from './transactionals.schemas';
+import {
+  parseIdempotencyKey,
+  parseTransactionalBody,
+  parseTransactionalListQuery,
+  presentCreated,
+  presentTransactional,
+  presentTransactionalEvent,
+  TRANSACTIONAL_BODY,
+} from './transactionals.schemas';
 import { unrecognizedParameters, withWarnings } from '../warnings';
 
 /** Transactional email (docs/transactionals.md). Route handlers never catch. */
@@ -24,6 +32,18 @@ export function transactionalsRoutes(container: DependencyContainer): Router {
     // Replays carry Idempotency-Replayed, as the reference clients read it; the earlier Idempotent-Replayed stays for clients that read it (docs/transactionals.md).
     if (result.replayed) res.set({ 'Idempotency-Replayed': 'true', 'Idempotent-Replayed': 'true' });
     res.status(result.status).json(result.body);
+  });
+
+  router.get('/transactionals.json', async (req, res) => {
+    const caller = principal(res, 'transactionals_read');
+    const { items, total } = await container.resolve(ListTransactionals).execute(caller, parseTransactionalListQuery(req.query));
+    res.json({ data: items.map(presentTransactional), total });
+  });
+
+  router.get('/transactionals/:id/events.json', async (req, res) => {
+    const caller = principal(res, 'transactionals_read');
+    const events = await container.resolve(ListTransactionalEvents).execute(caller, { id: idParam(req.params.id, TRANSACTIONAL_NOT_FOUND) });
+    res.json({ data: events.map(presentTransactionalEvent) });
   });
 
   router.get('/transactionals/:id.json', async (req, res) => {

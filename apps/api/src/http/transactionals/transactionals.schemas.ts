@@ -1,6 +1,15 @@
-import { ValidationError, type Transactional, type TransactionalInput } from '@mailcast/core';
-import { IDEMPOTENCY_KEY_MAX } from '@mailcast/domain';
+import {
+  ValidationError,
+  type Page,
+  type Transactional,
+  type TransactionalEvent,
+  type TransactionalFilter,
+  type TransactionalInput,
+  type TransactionalSummary,
+} from '@mailcast/core';
+import { IDEMPOTENCY_KEY_MAX, TRANSACTIONAL_STATUSES, type TransactionalStatus } from '@mailcast/domain';
 import Joi from 'joi';
+import { MAX_PAGE_SIZE, pageSchema } from '../params';
 import { keysOf, type BodyShape } from '../warnings';
 
 /** The HTTP edge of transactional email (docs/transactionals.md). */
@@ -98,7 +107,48 @@ const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 export const presentCreated = (t: Transactional) => ({ id: t.id, to: t.to, subject: t.subject, status: t.status, created_at: t.createdAt.toISOString() });
 
-export const presentTransactional = (t: Transactional) => ({
+/**
+ * The log's query (docs/transactionals.md, "The log"): §2's limit and offset, and filters that all
+ * apply together. A value that cannot be a filter is a 422, never an unfiltered answer.
+ */
+export const transactionalListQuery = pageSchema
+  .keys({
+    status: Joi.string()
+      .valid(...TRANSACTIONAL_STATUSES)
+      .messages({ '*': `status must be one of ${TRANSACTIONAL_STATUSES.join(', ')}` })
+      .description('Only transactionals in this status.'),
+    email: Joi.string()
+      .allow('')
+      .max(1000)
+      .messages({ '*': 'email must be a string of at most 1000 characters' })
+      .description('Part of the recipient address, any case.'),
+    created_after: Joi.date()
+      .iso()
+      .messages({ '*': 'created_after must be an ISO 8601 date or time' })
+      .description('Only those created at or after this instant (ISO 8601).'),
+    created_before: Joi.date()
+      .iso()
+      .messages({ '*': 'created_before must be an ISO 8601 date or time' })
+      .description('Only those created at or before this instant (ISO 8601).'),
+  })
+  .prefs({ abortEarly: true, convert: true });
+
+export function parseTransactionalListQuery(query: unknown): { filter: TransactionalFilter; page: Page } {
+  const { value, error } = transactionalListQuery.validate(query ?? {});
+  if (error) throw new ValidationError(error.details[0]?.message ?? 'Invalid query');
+  const v = value as { limit: number; offset: number; status?: TransactionalStatus; email?: string; created_after?: Date; created_before?: Date };
+  const filter: TransactionalFilter = {
+    ...(v.status !== undefined ? { status: v.status } : {}),
+    ...(v.email !== undefined && v.email !== '' ? { emailContains: v.email } : {}),
+    ...(v.created_after !== undefined ? { createdAfter: v.created_after } : {}),
+    ...(v.created_before !== undefined ? { createdBefore: v.created_before } : {}),
+  };
+  return { filter, page: { limit: Math.min(v.limit, MAX_PAGE_SIZE), offset: v.offset } };
+}
+
+export const presentTransactionalEvent = (e: TransactionalEvent) => ({ id: e.id, type: e.type, created_at: e.createdAt.toISOString(), data: e.data });
+
+export const presentTransactional = (t: TransactionalSummary) => ({
   id: t.id,
   to: t.to,
   subject: t.subject,
