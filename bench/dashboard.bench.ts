@@ -84,7 +84,8 @@ async function seedPages(base: string, token: string, broadcastId: number, userI
     await call('POST', '/topics', { topic: { name, custom_data_key: key } });
   }
   const sequence = await call('POST', '/sequences', { sequence: { label: 'Welcome' } });
-  for (const subject of ['Welcome', 'Getting started', 'Tips']) await call('POST', `/sequences/${sequence.id}/steps`, { step: { subject, body: `<p>${subject}</p>` } });
+  for (const subject of ['Welcome', 'Getting started', 'Tips'])
+    await call('POST', `/sequences/${sequence.id}/steps`, { step: { subject, body: `<p>${subject}</p>` } });
   const form = await call('POST', '/opt_in_forms', { opt_in_form: { label: 'Newsletter' } });
   const webhook = await call('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', event_types: ['email.opened'] } });
   return { broadcastId, subscriberEmail: 'r1@bench.example', sequenceId: sequence.id, formId: form.id, webhookId: webhook.id, userId };
@@ -115,9 +116,16 @@ export const dashboardBench: Bench = {
     });
     const password = randomBytes(12).toString('base64url');
     const [user] = (await db('users')
-      .insert({ email: 'root@bench.example', first_name: 'Bench', last_name: 'Root', password_hash: await new Argon2PasswordHasher().hash(password), sudo: true })
+      .insert({
+        email: 'root@bench.example',
+        first_name: 'Bench',
+        last_name: 'Root',
+        password_hash: await new Argon2PasswordHasher().hash(password),
+        sudo: true,
+      })
       .returning('id')) as Array<{ id: string | number }>;
-    for (let i = 1; i <= 5; i++) await db('users').insert({ email: `member${i}@bench.example`, first_name: 'Member', last_name: String(i), password_hash: null });
+    for (let i = 1; i <= 5; i++)
+      await db('users').insert({ email: `member${i}@bench.example`, first_name: 'Member', last_name: String(i), password_hash: null });
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -168,7 +176,9 @@ export const dashboardBench: Bench = {
       api.kill('SIGTERM');
     }
     if (errors.length > 0) throw new Error(`console errors on the dashboard: ${errors.join('; ')}`);
-    const size = JSON.parse(readFileSync(path.join(__dirname, '..', 'apps', 'dashboard', 'dist', 'app', 'size.json'), 'utf8')) as { 'app.js': { gzipped: number } };
+    const size = JSON.parse(readFileSync(path.join(__dirname, '..', 'apps', 'dashboard', 'dist', 'app', 'size.json'), 'utf8')) as {
+      'app.js': { gzipped: number };
+    };
     const gzippedKb = size['app.js'].gzipped / 1024;
     const figures: BenchFigure[] = [];
     for (const [name, times] of samples) {

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'puppeteer-core';
-import { accessibilityViolations, launchBrowser, openPage, screenshot, waitForText, type AxeViolation } from './test-support/browser';
+import { accessibilityViolations, launchBrowser, openPage, waitForText, type AxeViolation } from './test-support/browser';
 import { startStack, type Stack } from '../../dispatcher/src/test-support/stack';
 import { aUser, type TestUser } from '../../api/src/test-support/users';
 
@@ -88,7 +88,6 @@ describe('the dashboard is accessible', () => {
     // Every impact, not only serious and critical: the existing pages have none at any level.
     const violations = await accessibilityViolations(page, ['minor', 'moderate', 'serious', 'critical']);
     if (violations.length > 0) found[name] = violations;
-    await screenshot(page, `a11y-${name}`);
   }
 
   it('passes axe on the signed-out pages', async () => {
