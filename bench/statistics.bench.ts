@@ -138,7 +138,8 @@ export function startApi(databaseUrl: string, port: number, env: Record<string, 
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 30_000;
+    // Generous: on a loaded machine the api has taken over 30 s to answer /healthz.
+    const deadline = Date.now() + 120_000;
     const poll = () => {
       http
         .get({ host: '127.0.0.1', port, path: '/healthz' }, (res) => {
