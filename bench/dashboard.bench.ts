@@ -1,28 +1,109 @@
 /**
- * Issue "A web dashboard": the broadcast statistics page renders within 1 s for a broadcast of
- * 1,000,000 recipients. Measured in the browser the tests use (the @sparticuz/chromium package
- * driven by puppeteer-core): from the start of the navigation to /app/broadcasts/:id/statistics
- * until the timeline chart has drawn (the page's `timeline-drawn` performance mark), each run in
- * a fresh browser context (nothing cached), against the real api process over loopback.
- * The data is the statistics benchmark's: 1,000,000 recipients and 3,000,000 events.
+ * Issue 38: every dashboard page that lists or shows data has its first meaningful render within
+ * 1 s at 1,000,000 subscribers and a 1,000,000-recipient broadcast (docs/dashboard.md, "Benchmark").
+ * Measured in the browser the tests use (the @sparticuz/chromium package driven by
+ * puppeteer-core), signed in as a sudo user with a password (the session cookie, as a user is):
+ * from the start of the navigation to a page until its "meaningful render" selector first matches
+ * (recorded inside the page by a MutationObserver, so puppeteer's polling adds nothing), each run
+ * in a fresh browser context (nothing cached), against the real api process over loopback.
+ *
+ * The data: the statistics benchmark's 1,000,000 subscribers and one sent broadcast to all of
+ * them with 3,000,000 events, plus, through the API, a few topics, a sequence with steps, a form,
+ * a webhook endpoint and users, so every page has something to show. Another page is one line of
+ * PAGES.
  */
-import { PgApiTokenRepository } from '@mailcast/adapters';
-import { apiTokenPrefix, apiTokenSuffix, formatApiToken, hashApiToken } from '@mailcast/domain';
+import { Argon2PasswordHasher, PgApiTokenRepository } from '@mailcast/adapters';
+import { apiTokenPrefix, apiTokenSuffix, CHANNEL_PERMISSIONS, formatApiToken, hashApiToken } from '@mailcast/domain';
 import { randomBytes } from 'node:crypto';
-import { freePort, percentile, round, type Bench } from './harness';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { freePort, percentile, round, type Bench, type BenchFigure } from './harness';
 import { seed, startApi } from './statistics.bench';
 import { launchBrowser } from '../apps/dashboard/src/test-support/browser';
 
 const RECIPIENTS = Number(process.env.STATISTICS_BENCH_RECIPIENTS ?? 1_000_000);
-const RUNS = 10;
+const RUNS = Number(process.env.DASHBOARD_BENCH_RUNS ?? 10);
 const TARGET_MS = 1000;
+const BUDGET_KB = 150;
+
+/** What the seed made, for the pages' paths. */
+export interface Seeded {
+  broadcastId: number;
+  subscriberEmail: string;
+  sequenceId: number;
+  formId: number;
+  webhookId: number;
+  userId: number;
+}
+
+/**
+ * One page: its name, its path under /app, and the selector that means its first meaningful
+ * render (the data drawn, not a spinner). Add a page with one line.
+ */
+export interface DashboardPage {
+  name: string;
+  path(seeded: Seeded): string;
+  ready: string;
+}
+
+export const PAGES: readonly DashboardPage[] = [
+  { name: 'broadcasts', path: () => '/broadcasts', ready: 'tr[data-broadcast] .badge' },
+  { name: 'broadcast', path: (s) => `/broadcasts/${s.broadcastId}`, ready: '.live[data-status=sent]' },
+  { name: 'statistics', path: (s) => `/broadcasts/${s.broadcastId}/statistics`, ready: '.chart[data-drawn=true] canvas' },
+  { name: 'subscribers', path: () => '/subscribers', ready: 'table.subscribers tbody tr' },
+  { name: 'subscriber', path: (s) => `/subscribers/show?${new URLSearchParams({ email: s.subscriberEmail })}`, ready: 'dd[data-active]' },
+  { name: 'topics', path: () => '/topics', ready: 'tr[data-topic]' },
+  { name: 'sequences', path: () => '/sequences', ready: 'tr[data-sequence]' },
+  { name: 'sequence', path: (s) => `/sequences/${s.sequenceId}`, ready: 'ol.tree li[data-action]' },
+  { name: 'forms', path: () => '/forms', ready: 'tr[data-form]' },
+  { name: 'form', path: (s) => `/forms/${s.formId}`, ready: '.form-preview' },
+  { name: 'webhooks', path: () => '/webhooks', ready: 'main table a' },
+  { name: 'webhook', path: (s) => `/webhooks/${s.webhookId}`, ready: 'h1.url' },
+  { name: 'users', path: () => '/users', ready: 'tr[data-user]' },
+  { name: 'user', path: (s) => `/users/${s.userId}`, ready: 'main h1' },
+  { name: 'audit log', path: () => '/audit-log', ready: 'table.audit-log tbody tr' },
+];
+
+/** The rest of the pages' data, made through the API as a user's actions would make it. */
+async function seedPages(base: string, token: string, broadcastId: number, userId: number): Promise<Seeded> {
+  const call = async (method: string, urlPath: string, body?: object): Promise<{ id: number }> => {
+    const res = await fetch(`${base}/api/v1${urlPath}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${text}`);
+    return JSON.parse(text) as { id: number };
+  };
+  for (const [name, key] of [
+    ['News', 'news'],
+    ['Offers', 'offers'],
+    ['Events', 'events'],
+  ]) {
+    await call('POST', '/topics', { topic: { name, custom_data_key: key } });
+  }
+  const sequence = await call('POST', '/sequences', { sequence: { label: 'Welcome' } });
+  for (const subject of ['Welcome', 'Getting started', 'Tips'])
+    await call('POST', `/sequences/${sequence.id}/steps`, { step: { subject, body: `<p>${subject}</p>` } });
+  const form = await call('POST', '/opt_in_forms', { opt_in_form: { label: 'Newsletter' } });
+  const webhook = await call('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', event_types: ['email.opened'] } });
+  return { broadcastId, subscriberEmail: 'r1@bench.example', sequenceId: sequence.id, formId: form.id, webhookId: webhook.id, userId };
+}
 
 export const dashboardBench: Bench = {
   name: 'dashboard',
   async run(context) {
     const { url, db } = await context.database();
-    context.log(`seeding ${RECIPIENTS} recipients`);
+    context.log(`seeding ${RECIPIENTS} subscribers and a broadcast to all of them`);
     const { channelId, broadcastId } = await seed(db, context.log);
+    // The statistics seed drops the subscriber search indexes to seed faster; the subscribers
+    // page is measured with them, as an installation has them.
+    const indexed = Date.now();
+    await db.raw('CREATE INDEX IF NOT EXISTS subscribers_email_trgm ON subscribers USING gin (email gin_trgm_ops)');
+    await db.raw('CREATE INDEX IF NOT EXISTS subscribers_tags ON subscribers USING gin (channel_id, tags)');
+    await db.raw('ANALYZE subscribers');
+    context.log(`search indexes rebuilt in ${round((Date.now() - indexed) / 1000, 1)} s`);
     const token = formatApiToken(randomBytes(32));
     await new PgApiTokenRepository(db).create({
       channelId,
@@ -31,40 +112,86 @@ export const dashboardBench: Bench = {
       hash: hashApiToken(token),
       prefix: apiTokenPrefix(token),
       suffix: apiTokenSuffix(token),
-      permissions: ['broadcasts_read'],
+      permissions: [...CHANNEL_PERMISSIONS],
     });
+    const password = randomBytes(12).toString('base64url');
+    const [user] = (await db('users')
+      .insert({
+        email: 'root@bench.example',
+        first_name: 'Bench',
+        last_name: 'Root',
+        password_hash: await new Argon2PasswordHasher().hash(password),
+        sudo: true,
+      })
+      .returning('id')) as Array<{ id: string | number }>;
+    for (let i = 1; i <= 5; i++)
+      await db('users').insert({ email: `member${i}@bench.example`, first_name: 'Member', last_name: String(i), password_hash: null });
+
     const port = await freePort();
-    const api = await startApi(url, port);
+    const base = `http://127.0.0.1:${port}`;
+    // Private webhook addresses allowed: the endpoint is a loopback one (no dispatcher runs, nothing is delivered).
+    const api = await startApi(url, port, { PUBLIC_URL: base, WEBHOOK_ALLOW_PRIVATE: 'true' });
     const browser = await launchBrowser();
-    const samples: number[] = [];
+    const samples = new Map<string, number[]>();
     const errors: string[] = [];
     try {
-      for (let run = 0; run <= RUNS; run++) {
-        const browserContext = await browser.createBrowserContext();
-        const page = await browserContext.newPage();
-        page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-        await page.evaluateOnNewDocument((t: string) => sessionStorage.setItem('mailcast.token', t), token);
-        await page.goto(`http://127.0.0.1:${port}/app/broadcasts/${broadcastId}/statistics`);
-        await page.waitForSelector('.chart[data-drawn=true] canvas', { timeout: 30_000 });
-        await page.waitForSelector('[data-figure=Recipients]');
-        const drawnAt = await page.evaluate(() => performance.getEntriesByName('timeline-drawn')[0]!.startTime);
-        if (run > 0) samples.push(drawnAt); // run 0 warms the api and the database's caches
-        await browserContext.close();
+      const seeded = await seedPages(base, token, broadcastId, Number(user!.id));
+      const signIn = await fetch(`${base}/auth/sign_in`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: 'root@bench.example', password }),
+      });
+      if (signIn.status !== 200) throw new Error(`sign-in answered ${signIn.status}: ${await signIn.text()}`);
+      const session = /mailcast_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
+      if (session === undefined) throw new Error('sign-in set no session cookie');
+
+      for (const dashboardPage of PAGES) {
+        const times: number[] = [];
+        for (let run = 0; run <= RUNS; run++) {
+          const browserContext = await browser.createBrowserContext();
+          await browserContext.setCookie({ name: 'mailcast_session', value: session, domain: '127.0.0.1', path: '/', httpOnly: true, sameSite: 'Strict' });
+          const page = await browserContext.newPage();
+          page.on('console', (m) => m.type() === 'error' && errors.push(`${dashboardPage.name}: ${m.text()}`));
+          page.on('pageerror', (e) => errors.push(`${dashboardPage.name}: ${e instanceof Error ? e.message : String(e)}`));
+          // The session hint (docs/dashboard.md, "Restoring a session") and the render probe, before any page script.
+          await page.evaluateOnNewDocument((selector: string) => {
+            localStorage.setItem('mailcast.session', '1');
+            const probe = window as unknown as { renderedAt?: number };
+            const check = () => {
+              if (probe.renderedAt === undefined && document.querySelector(selector)) probe.renderedAt = performance.now();
+            };
+            new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true });
+          }, dashboardPage.ready);
+          await page.goto(`${base}/app${dashboardPage.path(seeded)}`);
+          await page.waitForSelector(dashboardPage.ready, { timeout: 30_000 });
+          const renderedAt = await page.waitForFunction(() => (window as unknown as { renderedAt?: number }).renderedAt, { timeout: 5_000 });
+          if (run > 0) times.push(Number(await renderedAt.jsonValue())); // run 0 warms the api and the database's caches
+          await browserContext.close();
+        }
+        samples.set(dashboardPage.name, times);
+        context.log(`${dashboardPage.name}: p50 ${round(percentile(times, 50))} ms, worst ${round(Math.max(...times))} ms`);
       }
     } finally {
       await browser.close();
       api.kill('SIGTERM');
     }
-    if (errors.length > 0) throw new Error(`console errors on the statistics page: ${errors.join('; ')}`);
-    const p50 = percentile(samples, 50);
-    const worst = Math.max(...samples);
+    if (errors.length > 0) throw new Error(`console errors on the dashboard: ${errors.join('; ')}`);
+    const size = JSON.parse(readFileSync(path.join(__dirname, '..', 'apps', 'dashboard', 'dist', 'app', 'size.json'), 'utf8')) as {
+      'app.js': { gzipped: number };
+    };
+    const gzippedKb = size['app.js'].gzipped / 1024;
+    const figures: BenchFigure[] = [];
+    for (const [name, times] of samples) {
+      const p50 = percentile(times, 50);
+      const worst = Math.max(...times);
+      figures.push({ metric: `${name}: first meaningful render, p50`, value: round(p50), unit: 'ms', target: `< ${TARGET_MS} ms`, met: p50 < TARGET_MS });
+      figures.push({ metric: `${name}: first meaningful render, worst`, value: round(worst), unit: 'ms', target: `< ${TARGET_MS} ms`, met: worst < TARGET_MS });
+    }
+    figures.push({ metric: 'app.js gzipped', value: round(gzippedKb, 1), unit: 'KB', target: `<= ${BUDGET_KB} KB`, met: gzippedKb <= BUDGET_KB });
     return {
-      title: 'Dashboard: statistics page render',
-      setup: `The statistics page of one broadcast with ${RECIPIENTS.toLocaleString('en-US')} recipients and 3 events each, opened ${RUNS} times (after one warm-up) in headless Chromium (@sparticuz/chromium, puppeteer-core), each in a fresh browser context (no cache). Time: navigation start to the timeline chart drawn (summary figures, timeline and links requested in parallel).`,
-      figures: [
-        { metric: 'navigation to chart drawn, p50', value: round(p50), unit: 'ms', target: `< ${TARGET_MS} ms`, met: p50 < TARGET_MS },
-        { metric: 'navigation to chart drawn, worst', value: round(worst), unit: 'ms', target: `< ${TARGET_MS} ms`, met: worst < TARGET_MS },
-      ],
+      title: 'Dashboard: first meaningful render of every page',
+      setup: `${PAGES.length} pages (${PAGES.map((p) => p.name).join(', ')}) of a channel with ${RECIPIENTS.toLocaleString('en-US')} subscribers and one broadcast sent to all of them (3 events each), each opened ${RUNS} times (after one warm-up) in headless Chromium (@sparticuz/chromium, puppeteer-core) signed in as a sudo user, each in a fresh browser context (no cache). Time: navigation start to the page's meaningful-render selector first matching.`,
+      figures,
     };
   },
 };

@@ -122,7 +122,7 @@ export async function seed(db: Database, log: (m: string) => void): Promise<{ ch
 }
 
 /** The built api as in production; nothing it reads here is encrypted, so any key will do. */
-export function startApi(databaseUrl: string, port: number): Promise<ChildProcess> {
+export function startApi(databaseUrl: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
   const secretKey = process.env.MAILCAST_SECRET_KEY ?? randomBytes(32).toString('base64');
   const child = spawn(process.execPath, [path.join(__dirname, '..', 'apps', 'api', 'dist', 'main.js')], {
     env: {
@@ -133,11 +133,13 @@ export function startApi(databaseUrl: string, port: number): Promise<ChildProces
       LOG_LEVEL: 'warn',
       NODE_ENV: 'production',
       MAILCAST_SECRET_KEY: secretKey,
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 30_000;
+    // Generous: on a loaded machine the api has taken over 30 s to answer /healthz.
+    const deadline = Date.now() + 120_000;
     const poll = () => {
       http
         .get({ host: '127.0.0.1', port, path: '/healthz' }, (res) => {

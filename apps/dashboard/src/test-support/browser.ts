@@ -16,13 +16,26 @@ import { DASHBOARD_DIR } from '../../../api/src/http/dashboard.routes';
 export const SCREENSHOTS =
   process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../../../docs/screenshots') : path.join(os.tmpdir(), 'mailcast-screenshots');
 
+/** How to start the browser. */
+export interface LaunchOptions {
+  /**
+   * Start Chromium as on a server or in CI: the environment's LANG=C (no LC_ALL, LC_MESSAGES or
+   * LANGUAGE) and no --lang flag, so the browser reports the locale `en-US@posix`, which Intl
+   * refuses; the app must render anyway (docs/dashboard.md, "Locale").
+   */
+  posixLocale?: boolean;
+}
+
 /**
  * The Chromium inside the @sparticuz/chromium npm package (unpacked to the temp directory on
  * first use: nothing is downloaded), headless. Not its serverless flags: those turn web security
- * off, and these tests check the page's Content-Security-Policy holds.
+ * off, and these tests check the page's Content-Security-Policy holds. By default it runs in
+ * en-US (`--lang=en-US`, LANG=en_US.UTF-8), so the tests' texts are predictable.
  */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
   if (!existsSync(path.join(DASHBOARD_DIR, 'app.js'))) throw new Error(`the dashboard is not built (${DASHBOARD_DIR}): run npm run build`);
+  const env: Record<string, string | undefined> = { ...process.env, LANG: options.posixLocale ? 'C' : 'en_US.UTF-8' };
+  if (options.posixLocale) for (const name of ['LC_ALL', 'LC_MESSAGES', 'LC_CTYPE', 'LANGUAGE']) delete env[name];
   return puppeteer.launch({
     executablePath: await chromium.executablePath(),
     headless: 'shell',
@@ -37,11 +50,10 @@ export async function launchBrowser(): Promise<Browser> {
       '--font-render-hinting=none',
       '--no-first-run',
       '--no-default-browser-check',
-      '--lang=en-US',
+      ...(options.posixLocale ? [] : ['--lang=en-US']),
     ],
     defaultViewport: { width: 1280, height: 900 },
-    // Under LANG=C Chromium reports the locale en-US@posix, which Intl (and so uPlot) rejects.
-    env: { ...process.env, LANG: 'en_US.UTF-8' },
+    env,
   });
 }
 

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
-import uPlot from 'uplot';
+import uPlot from './uplot';
 import type { Schemas } from './api';
+import { formatNumber } from './locale';
 
 type Timeline = Schemas['Timeline'];
 
@@ -20,6 +21,9 @@ export function chartData(timeline: Timeline): uPlot.AlignedData {
   return [xs.map(([, x]) => x), ...timeline.series.map((s) => xs.map(([k]) => s.data[k] ?? 0))];
 }
 
+/** The y axis' tick labels, formatted as every count in the app is. */
+export const countTicks = (_u: uPlot, splits: number[]): string[] => splits.map((v) => (v == null ? '' : formatNumber(v)));
+
 /**
  * The timeline as a uPlot line chart (canvas; the table beside it carries the same numbers for
  * keyboard and screen-reader users). Marks `timeline-drawn` when the first draw completes.
@@ -37,7 +41,8 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
         height: 280,
         scales: { x: { time: true } },
         series: [{}, ...timeline.series.map((s) => ({ label: s.name, stroke: COLORS[s.name] ?? '#111', width: 2, points: { show: true, size: 5 } }))],
-        axes: [{}, { label: 'Recipients' }],
+        // The counts in the app's locale (docs/dashboard.md, "Locale"); uPlot draws the dates itself.
+        axes: [{}, { label: 'Recipients', values: countTicks }],
         hooks: {
           draw: [
             () => {

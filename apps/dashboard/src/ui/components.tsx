@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { Action } from './hooks';
 import type { Broadcast } from './api';
+import { formatDateTime, formatNumber } from './locale';
 
 export function Feedback({ action }: { action: Pick<Action, 'error' | 'notice'> }) {
   return (
@@ -84,23 +85,16 @@ export function Pager({
   );
 }
 
+/** An API timestamp in the app's locale and the browser's time zone (docs/dashboard.md, "Locale"). */
 export function formatTime(value: string | null | undefined): string {
   if (!value) return '—';
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return value;
-  try {
-    return date.toLocaleString();
-  } catch {
-    // Under LANG=C the browser's locale may be en-US@posix, which Intl refuses.
-    return date.toLocaleString('en-US');
-  }
+  return formatDateTime(date);
 }
 
-const NUMBERS = new Intl.NumberFormat('en-US');
-/** A count with thousands separators, in an explicit locale (never the browser's, which may be refused). */
-export function formatNumber(value: number): string {
-  return NUMBERS.format(value);
-}
+/** A count with thousands separators, in the app's locale (never a tag Intl refuses). */
+export { formatNumber };
 
 export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
   return (

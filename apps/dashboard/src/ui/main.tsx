@@ -1,3 +1,5 @@
+// First: repairs a locale Intl refuses before any module (uPlot) reads it (docs/dashboard.md, "Locale").
+import './navigator-locale';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { render } from 'preact';

@@ -3,6 +3,7 @@ import { Link, useLocation, useParams } from 'wouter-preact';
 import { api, type Broadcast } from '../api';
 import { ErrorMessage, Feedback, Field, formatTime, Loading, Progress, StatusBadge } from '../components';
 import { useAction, useResource } from '../hooks';
+import { appLocale } from '../locale';
 import { useCan } from '../session';
 import { MOVING, POLL_MS } from './broadcasts';
 import { Preview } from './preview';
@@ -104,6 +105,15 @@ export function BroadcastPage() {
   );
 }
 
+/** The browser's time zone, asked of a formatter in the app's locale (the default one may be refused: docs/dashboard.md, "Locale"). */
+function browserTimeZone(): string {
+  try {
+    return new Intl.DateTimeFormat(appLocale()).resolvedOptions().timeZone ?? 'UTC';
+  } catch {
+    return 'UTC';
+  }
+}
+
 function timeZones(): string[] {
   const supported = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? [];
   return supported.includes('UTC') ? supported : ['UTC', ...supported];
@@ -112,7 +122,7 @@ function timeZones(): string[] {
 /** Wall-clock time in the chosen zone: sent without an offset, so the API reads it in scheduled_timezone. */
 function Schedule({ broadcast, onDone }: { broadcast: Broadcast; onDone(): void }) {
   const [zones] = useState(timeZones);
-  const [zone, setZone] = useState(broadcast.scheduled_timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC');
+  const [zone, setZone] = useState(broadcast.scheduled_timezone ?? browserTimeZone());
   const [when, setWhen] = useState('');
   const action = useAction();
 

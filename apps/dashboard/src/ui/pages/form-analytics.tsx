@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
+import { countTicks } from '../chart';
+import uPlot from '../uplot';
 import { api, type OptInFormAnalytics } from '../api';
 import { ErrorMessage, Field, formatNumber, Loading } from '../components';
 import { useResource } from '../hooks';
@@ -27,7 +28,7 @@ function DailyChart({ analytics }: { analytics: OptInFormAnalytics }) {
         height: 260,
         scales: { x: { time: true } },
         series: [{}, ...SERIES.map(([, label, stroke]) => ({ label, stroke, width: 2, points: { show: true, size: 5 } }))],
-        axes: [{}, { label: 'Per day' }],
+        axes: [{}, { label: 'Per day', values: countTicks }],
         hooks: { draw: [() => (el.dataset.drawn = 'true')] },
       },
       [xs, ...SERIES.map(([key]) => analytics.daily.map((d) => d[key]))],
