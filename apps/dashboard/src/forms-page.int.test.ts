@@ -80,6 +80,7 @@ describe('the forms, topics and archive pages in a browser', () => {
       'Sequences',
       'Forms',
       'Webhooks',
+      'Email servers',
     ]);
   });
 

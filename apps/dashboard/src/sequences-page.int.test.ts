@@ -87,6 +87,7 @@ describe('the sequences page in a browser', () => {
       'Sequences',
       'Forms',
       'Webhooks',
+      'Email servers',
     ]);
     await clickText(page, 'Sequences');
     await waitForText(page, '.empty', 'No sequences yet');

@@ -7,6 +7,8 @@ import { authApi, sessionHint, sessionIdentity, tokenStore, setCredentials, when
 import { ErrorMessage, Loading } from './components';
 import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';
+import { EmailServerPage } from './pages/email-server';
+import { EmailServers, NewEmailServer } from './pages/email-servers';
 import { BroadcastForm } from './pages/broadcast-form';
 import { Broadcasts } from './pages/broadcasts';
 import { FormPage } from './pages/form';
@@ -65,6 +67,7 @@ function startPage(can: (p: string) => boolean, team: { users: boolean }, signed
   if (can('sequences_read')) return '/sequences';
   if (can('segments_read')) return '/segments';
   if (can('webhook_endpoints_read')) return '/webhooks';
+  if (can('email_servers_read')) return '/email-servers';
   if (team.users) return '/users';
   return signedIn ? '/sessions' : '/webhooks';
 }
@@ -90,6 +93,7 @@ function Layout() {
           {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
           {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
+          {can('email_servers_read') && <NavLink href="/email-servers">Email servers</NavLink>}
           {team.users && <NavLink href="/users">Users</NavLink>}
           {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
         </nav>
@@ -125,6 +129,9 @@ function Layout() {
           <Route path="/forms/:id" component={FormPage} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
+          <Route path="/email-servers" component={EmailServers} />
+          {can('email_servers_write') && <Route path="/email-servers/new" component={NewEmailServer} />}
+          <Route path="/email-servers/:id" component={EmailServerPage} />
           {team.users && <Route path="/users" component={Users} />}
           {team.users && <Route path="/users/:id" component={UserPage} />}
           {team.audit && <Route path="/audit-log" component={AuditLog} />}
