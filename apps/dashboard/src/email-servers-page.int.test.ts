@@ -82,6 +82,7 @@ describe('the email servers pages in a browser', () => {
       'No limit',
     ]);
     await expectAccessible();
+    await screenshot(page, 'email-servers');
   });
 
   it("creates a server; the API's refusals show beside the fields they name, and nothing is stored", async () => {
@@ -159,18 +160,43 @@ describe('the email servers pages in a browser', () => {
     await waitForText(page, '.email-server-dkim [role=status]', 'Record value copied.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(record[2]);
     await waitForText(page, 'button', 'Replace DKIM key');
-    expect(await get(`/email_servers/${serverId}`)).toMatchObject({ dkim_key_present: true });
+    expect(await get(`/email_servers/${serverId}`)).toMatchObject({ dkim_key_present: true, dkim_domain: 'example.com', dkim_selector: 'mailcast' });
+    // The settings follow what the generation stored, so the next save does not blank them.
+    await eventually(
+      async () => ((await page.$eval('form [name=dkim_domain]', (el) => (el as HTMLInputElement).value)) === 'example.com' ? true : undefined),
+      5_000,
+      50,
+    );
     await expectAccessible();
     await screenshot(page, 'email-server');
   });
 
-  it('edits: a blank limit is no limit, the password is kept; moving the connection warns, then clears it', async () => {
+  it('edits: a blank limit is no limit, the password is kept, removed, set again; moving the connection warns, then clears it', async () => {
     await fill('name', 'Main relay');
     await fill('max_per_day', '');
     await clickText(page, 'Save');
     await waitForText(page, 'form [role=status]', 'Saved.');
     await waitForText(page, 'h1', 'Main relay');
-    expect(await get(`/email_servers/${serverId}`)).toMatchObject({ name: 'Main relay', max_per_second: 5, max_per_day: null, smtp_password: '••••••••' });
+    expect(await get(`/email_servers/${serverId}`)).toMatchObject({
+      name: 'Main relay',
+      max_per_second: 5,
+      max_per_day: null,
+      smtp_password: '••••••••',
+      dkim_domain: 'example.com',
+      dkim_selector: 'mailcast',
+    });
+    expect(await passwordInPage()).toBe(false);
+
+    // "Remove the stored password" sends an empty one; typing a new one stores it again.
+    await page.click('form [name=remove_password]');
+    await clickText(page, 'Save');
+    await waitForText(page, 'dd', 'none stored');
+    expect(await get(`/email_servers/${serverId}`)).toMatchObject({ smtp_password: null });
+    expect(await page.$('form [name=remove_password]')).toBeNull();
+    await fill('smtp_password', `${PASSWORD}-2`);
+    await clickText(page, 'Save');
+    await waitForText(page, 'dd', 'stored (write-only)');
+    expect(await get(`/email_servers/${serverId}`)).toMatchObject({ smtp_password: '••••••••' });
     expect(await passwordInPage()).toBe(false);
 
     expect(await page.$('.email-server-warning')).toBeNull();

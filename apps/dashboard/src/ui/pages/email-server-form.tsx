@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../api';
 import { ErrorMessage } from '../components';
 import { CheckedField, NO_REFUSAL, refusalOf, type Refusal } from '../field-errors';
@@ -105,6 +105,11 @@ export function EmailServerForm({
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const stored = server?.smtp_password ?? null;
+  // The server as the API answers it after any write (this form's save, or generating a DKIM key,
+  // which stores the domain and selector): the fields follow, so a save never sends stale values.
+  useEffect(() => {
+    if (server) setDraft(draftOf(server));
+  }, [server?.updated_at]);
   const set = (field: keyof Draft, value: string | boolean) => {
     setSaved(false);
     setDraft({ ...draft, [field]: value });
