@@ -83,6 +83,7 @@ describe('the forms, topics and archive pages in a browser', () => {
       'Webhooks',
       'Suppressions',
       'Transactionals',
+      'Email servers',
     ]);
   });
 

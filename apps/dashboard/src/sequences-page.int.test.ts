@@ -90,6 +90,7 @@ describe('the sequences page in a browser', () => {
       'Webhooks',
       'Suppressions',
       'Transactionals',
+      'Email servers',
     ]);
     await clickText(page, 'Sequences');
     await waitForText(page, '.empty', 'No sequences yet');

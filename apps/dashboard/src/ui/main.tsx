@@ -9,6 +9,8 @@ import { authApi, sessionHint, sessionIdentity, tokenStore, setCredentials, when
 import { ErrorMessage, Loading } from './components';
 import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';
+import { EmailServerPage } from './pages/email-server';
+import { EmailServers, NewEmailServer } from './pages/email-servers';
 import { BroadcastForm } from './pages/broadcast-form';
 import { Broadcasts } from './pages/broadcasts';
 import { FormPage } from './pages/form';
@@ -72,6 +74,7 @@ function startPage(can: (p: string) => boolean, team: { users: boolean }, signed
   if (can('segments_read')) return '/segments';
   if (can('webhook_endpoints_read')) return '/webhooks';
   if (can('templates_read')) return '/templates';
+  if (can('email_servers_read')) return '/email-servers';
   if (team.users) return '/users';
   return signedIn ? '/sessions' : '/webhooks';
 }
@@ -100,6 +103,7 @@ function Layout() {
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
           {can('suppressions_read') && <NavLink href="/suppressions">Suppressions</NavLink>}
           {can('transactionals_read') && <NavLink href="/transactionals">Transactionals</NavLink>}
+          {can('email_servers_read') && <NavLink href="/email-servers">Email servers</NavLink>}
           {team.users && <NavLink href="/users">Users</NavLink>}
           {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
         </nav>
@@ -142,6 +146,9 @@ function Layout() {
           <Route path="/suppressions/global" component={Suppressions} />
           <Route path="/transactionals" component={Transactionals} />
           <Route path="/transactionals/:id" component={TransactionalPage} />
+          <Route path="/email-servers" component={EmailServers} />
+          {can('email_servers_write') && <Route path="/email-servers/new" component={NewEmailServer} />}
+          <Route path="/email-servers/:id" component={EmailServerPage} />
           {team.users && <Route path="/users" component={Users} />}
           {team.users && <Route path="/users/:id" component={UserPage} />}
           {team.audit && <Route path="/audit-log" component={AuditLog} />}

@@ -1,0 +1,65 @@
+import type { ComponentChildren } from 'preact';
+import { ApiError } from './api';
+
+/** A refusal split as the API answered it: `errors` by field, or one `error` for the whole request. */
+export interface Refusal {
+  fields: Record<string, string[]>;
+  message: string | undefined;
+}
+
+export const NO_REFUSAL: Refusal = { fields: {}, message: undefined };
+
+/**
+ * What a failed write said (docs/dashboard.md, "Email servers"): a 422 `{errors: {field: [...]}}`
+ * keeps its fields, so each message shows beside the field it names; anything else (a 422
+ * `{error}`, a 401, no connection) is one message for the form. The page checks nothing itself.
+ */
+export function refusalOf(e: unknown): Refusal {
+  if (e instanceof ApiError) {
+    if (Object.keys(e.fields).length > 0)
+      return { fields: Object.fromEntries(Object.entries(e.fields).map(([field, messages]) => [field, [...messages]])), message: undefined };
+    return { fields: {}, message: e.message };
+  }
+  return { fields: {}, message: e instanceof Error ? e.message : String(e) };
+}
+
+/**
+ * A labelled input with the API's messages for `name` under it (role=alert, so they are read
+ * out) and the input marked invalid and described by them. `children` renders the input from the
+ * attributes it is handed.
+ */
+export function CheckedField({
+  label,
+  name,
+  hint,
+  refusal,
+  children,
+}: {
+  label: string;
+  name: string;
+  hint?: ComponentChildren;
+  refusal: Refusal;
+  children: (attributes: { id: string; name: string; 'aria-invalid'?: 'true'; 'aria-describedby'?: string }) => ComponentChildren;
+}) {
+  const id = `field-${name}`;
+  const messages = refusal.fields[name] ?? [];
+  const described = [hint ? `${id}-hint` : '', messages.length > 0 ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div class="field" data-field={name}>
+      <label class="field-label" for={id}>
+        {label}
+      </label>
+      {children({ id, name, ...(messages.length > 0 ? { 'aria-invalid': 'true' as const } : {}), ...(described ? { 'aria-describedby': described } : {}) })}
+      {hint && (
+        <span class="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
+      {messages.length > 0 && (
+        <span class="field-error" id={`${id}-error`} role="alert">
+          {name} {messages.join(', ')}
+        </span>
+      )}
+    </div>
+  );
+}
