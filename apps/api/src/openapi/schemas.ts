@@ -35,6 +35,7 @@ import { SEGMENT_SCHEMAS } from './segments.schemas';
 import { SEQUENCE_SCHEMAS } from './sequences.schemas';
 import { OPT_IN_FORM_SCHEMAS } from './opt-in-forms.schemas';
 import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
+import { SUBSCRIBER_HISTORY_SCHEMAS } from './subscriber-history.schemas';
 import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
 import { TOPIC_SCHEMAS } from './topics.schemas';
@@ -270,6 +271,7 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
 
   ...SUPPRESSION_SCHEMAS,
+  ...SUBSCRIBER_HISTORY_SCHEMAS,
   ...TEMPLATE_SCHEMAS,
   ...TRANSACTIONAL_SCHEMAS,
   ...DISCOVERY_SCHEMAS,
