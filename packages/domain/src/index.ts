@@ -37,7 +37,7 @@ export {
   resolveScheduledSendAt,
   type BroadcastStatus,
 } from './broadcast';
-export { recipientTimezone, sendInstantsByTimezone, subscriberSendInstant, timezoneSendWindow } from './subscriber-timezone';
+export { recipientTimezone, scheduledStart, sendInstantsByTimezone, subscriberSendInstant, timezoneSendWindow } from './subscriber-timezone';
 
 // Subscribers, segments and suppressions.
 export {

@@ -61,3 +61,13 @@ export function sendInstantsByTimezone(
   }
   return { byTimezone, fallback };
 }
+
+/**
+ * When a scheduled broadcast starts (is queued): at scheduled_send_at, or with
+ * send_in_subscriber_timezone at the start of its window, so the earliest zone's recipients
+ * are queued by their instant.
+ */
+export function scheduledStart(b: { scheduledSendAt: Date; scheduledTimezone: string | null; sendInSubscriberTimezone: boolean }): Date {
+  if (!b.sendInSubscriberTimezone || b.scheduledTimezone === null || !isValidTimezone(b.scheduledTimezone)) return b.scheduledSendAt;
+  return timezoneSendWindow(b.scheduledSendAt, b.scheduledTimezone).start;
+}

@@ -103,6 +103,7 @@ export const SCHEMAS: Record<string, Schema> = {
       use_any_email_server: boolean('Echoed input field.'),
       email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
       archive: boolean('Published in the public archive once sent (docs/archive.md).'),
+      send_in_subscriber_timezone: boolean("Sent at the schedule's wall-clock time in each subscriber's zone (docs/broadcasts-and-sending.md)."),
     }),
   ),
   BroadcastInput: broadcastInput,
