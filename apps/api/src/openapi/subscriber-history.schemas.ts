@@ -12,7 +12,8 @@ export const SUBSCRIBER_HISTORY_SCHEMAS: Record<string, Schema> = {
     status: {
       type: 'string',
       enum: ['queued', 'sent', 'bounced', 'failed', 'skipped'],
-      description: 'queued: not yet handed over; sent: accepted by the SMTP server; bounced: refused permanently; failed: given up; skipped: not sent (suppressed, unsubscribed or excluded by the time it would go).',
+      description:
+        'queued: not yet handed over; sent: accepted by the SMTP server; bounced: refused permanently; failed: given up; skipped: not sent (suppressed, unsubscribed or excluded by the time it would go).',
     },
     sent_at: nullableDateTime('When the SMTP server answered.'),
     opened: boolean('At least one open was recorded.'),

@@ -147,10 +147,19 @@ describe('sending in each subscriber’s time zone, across a daylight-saving cha
 
     // One broadcast: sent once to each, one final status, the statistics over all of them.
     const mine = smtp.messages.filter((m) => m.to[0]?.endsWith('@example.test') && Object.keys(EXPECTED).includes(m.to[0].split('@')[0]!));
-    expect(mine.map((m) => m.to[0]).sort()).toEqual(Object.keys(EXPECTED).map((n) => `${n}@example.test`).sort());
+    expect(mine.map((m) => m.to[0]).sort()).toEqual(
+      Object.keys(EXPECTED)
+        .map((n) => `${n}@example.test`)
+        .sort(),
+    );
     const row = await database.db('broadcasts').where({ id: b.id }).first('status', 'sent_at', 'total_recipients', 'broadcast_recipients_count');
     expect(row).toEqual({ status: 'sent', sent_at: new Date('2026-03-29T06:30:00Z'), total_recipients: 7, broadcast_recipients_count: 7 });
-    const finals = await database.db('events').where({ channel_id: channel.id }).whereIn('type', ['broadcast.sent', 'broadcast.sending']).orderBy('id').pluck('type');
+    const finals = await database
+      .db('events')
+      .where({ channel_id: channel.id })
+      .whereIn('type', ['broadcast.sent', 'broadcast.sending'])
+      .orderBy('id')
+      .pluck('type');
     expect(finals).toEqual(['broadcast.sending', 'broadcast.sent']);
     const { summary } = await container.resolve(GetBroadcastStatistics).execute(caller, { id: b.id });
     expect(summary.delivery).toEqual({ sent: 7, failed: 0, delivery_rate: 100 });

@@ -60,7 +60,14 @@ describe('sequence runtime: send_email', () => {
     const history = await h.request('GET', '/api/v1/subscribers/history.json?email=ana@example.com');
     const messageId = /^Message-ID: (<[^>]+>)\r?$/m.exec(raw)![1];
     expect(history.body.history).toEqual([
-      expect.objectContaining({ kind: 'sequence', id: steps[0], sequence_id: id, subject: 'Hi {{ subscriber.first_name }}', status: 'sent', message_id: messageId }),
+      expect.objectContaining({
+        kind: 'sequence',
+        id: steps[0],
+        sequence_id: id,
+        subject: 'Hi {{ subscriber.first_name }}',
+        status: 'sent',
+        message_id: messageId,
+      }),
     ]);
   });
 

@@ -24,6 +24,11 @@ interface Row {
  * `at` orders it: when the email went, else when it was given up, else when it was queued.
  */
 const HISTORY = `
+  WITH mine AS MATERIALIZED (
+    -- The subscriber's sequence email events, once, through their partial index: the first open
+    -- and click of each email are then looked up here, never among all of a step's events.
+    SELECT v.sequence_id, v.sequence_step_id, v.type, v.occurred_at, v.data FROM email_events v
+     WHERE v.subscriber_id = :subscriberId AND v.sequence_id IS NOT NULL AND v.channel_id = :channelId)
   SELECT 'broadcast' AS kind, b.id, NULL::bigint AS sequence_id, b.subject,
          CASE WHEN r.status IN ('pending', 'claimed') THEN 'queued' ELSE r.status END AS status,
          r.sent_at, r.opened_at, r.clicked_at, r.status = 'bounced' AS bounced,
@@ -43,19 +48,14 @@ const HISTORY = `
   SELECT 'sequence', v.sequence_step_id, v.sequence_id, st.settings->>'subject',
          CASE v.type WHEN 'delivered' THEN 'sent' ELSE v.type END,
          CASE WHEN v.type <> 'failed' THEN v.occurred_at END,
-         (SELECT min(o.occurred_at) FROM email_events o
-           WHERE o.subscriber_id = :subscriberId AND o.sequence_id IS NOT NULL AND o.sequence_step_id = v.sequence_step_id
-             AND o.type = 'opened' AND o.occurred_at >= v.occurred_at),
-         (SELECT min(o.occurred_at) FROM email_events o
-           WHERE o.subscriber_id = :subscriberId AND o.sequence_id IS NOT NULL AND o.sequence_step_id = v.sequence_step_id
-             AND o.type = 'clicked' AND o.occurred_at >= v.occurred_at),
+         (SELECT min(o.occurred_at) FROM mine o WHERE o.sequence_step_id = v.sequence_step_id AND o.type = 'opened' AND o.occurred_at >= v.occurred_at),
+         (SELECT min(o.occurred_at) FROM mine o WHERE o.sequence_step_id = v.sequence_step_id AND o.type = 'clicked' AND o.occurred_at >= v.occurred_at),
          v.type = 'bounced', CASE WHEN v.type = 'bounced' THEN v.data->>'reason' END, v.data->>'message_id',
          v.occurred_at
-    FROM email_events v
+    FROM mine v
     LEFT JOIN sequence_steps st ON st.id = v.sequence_step_id
-   WHERE v.subscriber_id = :subscriberId AND v.sequence_id IS NOT NULL AND v.channel_id = :channelId
-     -- Each sequence email ends in exactly one of these (docs/sequences.md, Runtime).
-     AND v.type IN ('delivered', 'bounced', 'failed')`;
+    -- Each sequence email ends in exactly one of these (docs/sequences.md, Runtime).
+   WHERE v.type IN ('delivered', 'bounced', 'failed')`;
 
 export class PgSubscriberHistory implements SubscriberHistoryReader {
   constructor(private readonly db: Knex) {}

@@ -56,7 +56,11 @@ export class ScheduleBroadcast {
         ),
       );
       await recordBroadcastStatus(repositories, updated, now);
-      await repositories.jobs.send('broadcasts.due', { broadcastId: updated.id, version: updated.version }, { startAfter: scheduledStart({ scheduledSendAt: at, scheduledTimezone: timezone, sendInSubscriberTimezone }) });
+      await repositories.jobs.send(
+        'broadcasts.due',
+        { broadcastId: updated.id, version: updated.version },
+        { startAfter: scheduledStart({ scheduledSendAt: at, scheduledTimezone: timezone, sendInSubscriberTimezone }) },
+      );
       return {
         id: updated.id,
         message: 'Broadcast scheduled successfully',

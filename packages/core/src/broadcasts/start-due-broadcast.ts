@@ -28,8 +28,16 @@ export class StartDueBroadcast {
       // A time-zone broadcast starts when its window begins, before scheduled_send_at
       // (docs/broadcasts-and-sending.md): due by now when its start is, at this version.
       const before = await repositories.broadcasts.findByIdInAnyChannel(input.broadcastId);
-      const lead = before?.sendInSubscriberTimezone && before.scheduledSendAt ? before.scheduledSendAt.getTime() - scheduledStart({ ...before, scheduledSendAt: before.scheduledSendAt }).getTime() : 0;
-      const moved = await repositories.broadcasts.update(input.broadcastId, { ...expected, dueBy: new Date(now.getTime() + lead) }, { status: 'scheduled' }, now);
+      const lead =
+        before?.sendInSubscriberTimezone && before.scheduledSendAt
+          ? before.scheduledSendAt.getTime() - scheduledStart({ ...before, scheduledSendAt: before.scheduledSendAt }).getTime()
+          : 0;
+      const moved = await repositories.broadcasts.update(
+        input.broadcastId,
+        { ...expected, dueBy: new Date(now.getTime() + lead) },
+        { status: 'scheduled' },
+        now,
+      );
       if (moved !== null) {
         await beginScheduledSend(repositories, moved, now);
         return 'started';

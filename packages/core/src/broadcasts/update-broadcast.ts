@@ -55,7 +55,11 @@ export class UpdateBroadcast {
         await repositories.broadcasts.update(current.id, { statuses: [current.status], version: current.version }, changes, now),
       );
       if (updated.status === 'future_scheduled' && updated.scheduledSendAt !== null) {
-        await repositories.jobs.send('broadcasts.due', { broadcastId: updated.id, version: updated.version }, { startAfter: scheduledStart({ ...updated, scheduledSendAt: updated.scheduledSendAt }) });
+        await repositories.jobs.send(
+          'broadcasts.due',
+          { broadcastId: updated.id, version: updated.version },
+          { startAfter: scheduledStart({ ...updated, scheduledSendAt: updated.scheduledSendAt }) },
+        );
       }
       return updated;
     });

@@ -20,10 +20,7 @@ export class GetSubscriberHistory {
     @inject(SubscriberHistoryReader) private readonly reader: SubscriberHistoryReader,
   ) {}
 
-  async execute(
-    principal: Principal,
-    input: { email: string; page: number },
-  ): Promise<{ email: string; items: HistoryEntry[]; total: number; page: number }> {
+  async execute(principal: Principal, input: { email: string; page: number }): Promise<{ email: string; items: HistoryEntry[]; total: number; page: number }> {
     const subscriber = await this.repositories.subscribers.findByEmail(principal.channelId, normalizeEmail(input.email));
     if (subscriber === null) throw new NotFoundError(SUBSCRIBER_NOT_FOUND);
     const { items, total } = await this.reader.page(principal.channelId, subscriber.id, {

@@ -210,7 +210,10 @@ export class FakeBroadcasts implements BroadcastRepository {
   }
   async timezoneCandidates(now: Date, before: Date, limit: number): Promise<Broadcast[]> {
     return this.rows
-      .filter((b) => b.status === 'future_scheduled' && b.sendInSubscriberTimezone && b.scheduledSendAt !== null && b.scheduledSendAt > now && b.scheduledSendAt <= before)
+      .filter(
+        (b) =>
+          b.status === 'future_scheduled' && b.sendInSubscriberTimezone && b.scheduledSendAt !== null && b.scheduledSendAt > now && b.scheduledSendAt <= before,
+      )
       .slice(0, limit);
   }
   readonly segments: Array<{ id: number; channelId: number }> = [];

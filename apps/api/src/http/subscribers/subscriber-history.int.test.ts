@@ -10,11 +10,19 @@ describe('a subscriber’s history', () => {
   const ids = { sent: 0, bounced: 0, queued: 0, transactional: 0, suppressed: 0, sequence: 0, step: 0 };
   const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 12, minute));
 
-  const get = (path: string, t = token) => request(api.app).get(`/api/v1${path}`).set({ Authorization: `Bearer ${t}` });
+  const get = (path: string, t = token) =>
+    request(api.app)
+      .get(`/api/v1${path}`)
+      .set({ Authorization: `Bearer ${t}` });
   const db = () => api.database.db;
 
   async function recipient(broadcastId: number, subscriberId: number, row: Record<string, unknown>): Promise<void> {
-    await db()('broadcast_recipients').insert({ broadcast_id: broadcastId, subscriber_id: subscriberId, message_id: `<b${broadcastId}.${subscriberId}@test>`, ...row });
+    await db()('broadcast_recipients').insert({
+      broadcast_id: broadcastId,
+      subscriber_id: subscriberId,
+      message_id: `<b${broadcastId}.${subscriberId}@test>`,
+      ...row,
+    });
   }
   async function transactional(subscriberId: number, email: string, row: Record<string, unknown>): Promise<number> {
     const [made] = await db()('transactionals')
@@ -94,7 +102,15 @@ describe('a subscriber’s history', () => {
         bounce_reason: '550 5.1.1 No such user',
         message_id: `<b${ids.bounced}.${aliceId}@test>`,
       },
-      { ...none, kind: 'transactional', id: ids.transactional, subject: 'Your receipt', status: 'sent', sent_at: at(20).toISOString(), message_id: '<t1@test>' },
+      {
+        ...none,
+        kind: 'transactional',
+        id: ids.transactional,
+        subject: 'Your receipt',
+        status: 'sent',
+        sent_at: at(20).toISOString(),
+        message_id: '<t1@test>',
+      },
       {
         ...none,
         kind: 'broadcast',
@@ -136,12 +152,19 @@ describe('a subscriber’s history', () => {
   });
 
   test('an unknown or redacted address is a 404; a missing address or a bad page a 422', async () => {
-    expect([(await get('/subscribers/history.json?email=nobody@example.com')).status, (await get('/subscribers/history.json?email=nobody@example.com')).body]).toEqual([
-      404,
-      { error: 'Subscriber not found' },
-    ]);
+    expect([
+      (await get('/subscribers/history.json?email=nobody@example.com')).status,
+      (await get('/subscribers/history.json?email=nobody@example.com')).body,
+    ]).toEqual([404, { error: 'Subscriber not found' }]);
     await api.fixtures.aSubscriber(channelId, 'gone@example.com');
-    expect((await request(api.app).post('/api/v1/subscribers/redact.json').set({ Authorization: `Bearer ${token}` }).send({ email: 'gone@example.com' })).status).toBe(200);
+    expect(
+      (
+        await request(api.app)
+          .post('/api/v1/subscribers/redact.json')
+          .set({ Authorization: `Bearer ${token}` })
+          .send({ email: 'gone@example.com' })
+      ).status,
+    ).toBe(200);
     expect((await get('/subscribers/history.json?email=gone@example.com')).status).toBe(404);
     const missing = await get('/subscribers/history.json');
     expect(missing.status).toBe(422);
