@@ -30,6 +30,7 @@ import {
   Transactor,
   TurnstileVerifier,
   OptInFormStatistics,
+  SubscriberHistoryReader,
   SignInPasswords,
   SignInUserRepository,
   SystemMail,
@@ -63,6 +64,7 @@ import { GotTurnstileVerifier } from './http/got-turnstile-verifier';
 import { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 import { PgRateLimitCounter } from './pg/pg-rate-limit-counter';
 import { PgOptInFormStatistics } from './pg/pg-opt-in-form-statistics';
+import { PgSubscriberHistory } from './pg/pg-subscriber-history';
 import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgAuditLog } from './pg/pg-audit-log';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
@@ -181,6 +183,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(DkimKeyGenerator, new NodeDkimKeyGenerator());
   container.registerInstance(TurnstileVerifier, new GotTurnstileVerifier(infra.config.turnstileSecretKey));
   container.registerInstance(OptInFormStatistics, new PgOptInFormStatistics(infra.db));
+  container.registerInstance(SubscriberHistoryReader, new PgSubscriberHistory(infra.db));
   container.registerInstance(UserIdentities, new PgUserIdentities(infra.db));
   // Users (docs/teams.md): password resets and the dashboard's links; SystemMail is sign-in's.
   container.registerInstance(PasswordResetStore, new PgPasswordResetStore(infra.db));

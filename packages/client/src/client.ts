@@ -167,6 +167,8 @@ export class MailcastClient {
     },
     /** Exact, case-insensitive address match; a 404 MailcastError when there is none. */
     find: (email: string) => this.call('findSubscriber', { query: { email } }),
+    /** Every email sent to the address, newest first, 100 a page; a 404 MailcastError for an unknown address. */
+    history: (email: string, page?: number) => this.call('getSubscriberHistory', { query: page === undefined ? { email } : { email, page } }),
     /**
      * A new address resolves to the subscriber (201); an existing one is updated and reactivated
      * (200). With `double_opt_in` the answer is the double opt-in shape, with a confirmation_url.

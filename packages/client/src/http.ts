@@ -134,6 +134,7 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   getBroadcastLinks: { method: 'GET', path: '/api/v1/broadcasts/{id}/statistics/links' },
   listSubscribers: { method: 'GET', path: '/api/v1/subscribers.json' },
   findSubscriber: { method: 'GET', path: '/api/v1/subscribers/find.json' },
+  getSubscriberHistory: { method: 'GET', path: '/api/v1/subscribers/history.json' },
   createSubscriber: { method: 'POST', path: '/api/v1/subscribers.json' },
   updateSubscriber: { method: 'PATCH', path: '/api/v1/subscribers.json' },
   deactivateSubscriber: { method: 'POST', path: '/api/v1/subscribers/deactivate.json' },

@@ -21,6 +21,10 @@ export {
   RateLimitCounter,
   TurnstileVerifier,
   OptInFormStatistics,
+  SubscriberHistoryReader,
+  type HistoryEntry,
+  type HistoryKind,
+  type HistoryStatus,
   Timers,
   Repositories,
   RetentionPolicy,
@@ -175,6 +179,7 @@ export { CheckRateLimit } from './limits/check-rate-limit';
 export { CreateSubscriber, type CreateSubscriberInput, type DoubleOptInOptions, type SubscriberFields } from './subscribers/create-subscriber';
 export { UpdateSubscriber, type UpdateSubscriberInput } from './subscribers/update-subscriber';
 export { FindSubscriber } from './subscribers/find-subscriber';
+export { GetSubscriberHistory, HISTORY_PAGE_SIZE } from './subscribers/get-subscriber-history';
 export { ListSubscribers } from './subscribers/list-subscribers';
 export { PurgeFailedError, PurgeSubscribers, PURGE_BATCH_DEFAULT, PURGE_BATCH_MAX, SubscriberPurger } from './subscribers/purge-subscribers';
 export { ActivateSubscriber } from './subscribers/activate-subscriber';

@@ -37,6 +37,7 @@ export {
   resolveScheduledSendAt,
   type BroadcastStatus,
 } from './broadcast';
+export { recipientTimezone, scheduledStart, sendInstantsByTimezone, subscriberSendInstant, timezoneSendWindow } from './subscriber-timezone';
 
 // Subscribers, segments and suppressions.
 export {

@@ -259,6 +259,13 @@ describe('isolation and permissions on every endpoint', () => {
       stranger: { status: 404, error: S },
     },
     {
+      name: 'subscriber history',
+      method: 'get',
+      path: () => `/api/v1/subscribers/history.json?email=${ids.email}`,
+      permission: 'subscribers_read',
+      stranger: { status: 404, error: S },
+    },
+    {
       name: 'create subscriber',
       method: 'post',
       path: () => '/api/v1/subscribers.json',

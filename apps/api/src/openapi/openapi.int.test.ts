@@ -285,6 +285,7 @@ describe('expectMatchesDocument fails on answers the document does not promise',
     use_any_email_server: false,
     email_headers: [],
     archive: false,
+    send_in_subscriber_timezone: false,
   };
 
   it('accepts a conforming body', () => {

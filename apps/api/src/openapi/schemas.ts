@@ -35,6 +35,7 @@ import { SEGMENT_SCHEMAS } from './segments.schemas';
 import { SEQUENCE_SCHEMAS } from './sequences.schemas';
 import { OPT_IN_FORM_SCHEMAS } from './opt-in-forms.schemas';
 import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
+import { SUBSCRIBER_HISTORY_SCHEMAS } from './subscriber-history.schemas';
 import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
 import { TOPIC_SCHEMAS } from './topics.schemas';
@@ -102,6 +103,7 @@ export const SCHEMAS: Record<string, Schema> = {
       use_any_email_server: boolean('Echoed input field.'),
       email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
       archive: boolean('Published in the public archive once sent (docs/archive.md).'),
+      send_in_subscriber_timezone: boolean("Sent at the schedule's wall-clock time in each subscriber's zone (docs/broadcasts-and-sending.md)."),
     }),
   ),
   BroadcastInput: broadcastInput,
@@ -270,6 +272,7 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
 
   ...SUPPRESSION_SCHEMAS,
+  ...SUBSCRIBER_HISTORY_SCHEMAS,
   ...TEMPLATE_SCHEMAS,
   ...TRANSACTIONAL_SCHEMAS,
   ...DISCOVERY_SCHEMAS,

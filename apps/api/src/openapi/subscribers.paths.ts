@@ -1,4 +1,4 @@
-import { emailBodySchema, listQuerySchema } from '../http/subscribers/subscribers.schemas';
+import { emailBodySchema, historyQuerySchema, listQuerySchema } from '../http/subscribers/subscribers.schemas';
 import { authenticated, type Json, ok, subscriberByEmail, SUBSCRIBERS } from './operation';
 import { queryParameters } from './schema-helpers';
 import { ref } from './schemas';
@@ -51,6 +51,19 @@ export const SUBSCRIBER_PATHS: Record<string, Json> = {
       permission: 'subscribers_read',
       parameters: queryParameters(emailBodySchema),
       responses: { '200': ok('The subscriber.', ref('Subscriber')) },
+      errors: ['404', '422'],
+    }),
+  },
+  '/api/v1/subscribers/history.json': {
+    get: authenticated({
+      operationId: 'getSubscriberHistory',
+      summary: "A subscriber's history",
+      description:
+        'Every broadcast, sequence and transactional email sent to the address in the channel, newest first, 100 a page (docs/subscribers.md, "History"). Unknown (or redacted) address: 404 "Subscriber not found".',
+      tag: SUBSCRIBERS,
+      permission: 'subscribers_read',
+      parameters: queryParameters(historyQuerySchema),
+      responses: { '200': ok('A page of the history.', ref('SubscriberHistory')) },
       errors: ['404', '422'],
     }),
   },

@@ -55,6 +55,20 @@ describe('sequence runtime: send_email', () => {
     expect(oneClick.status).toBe(200);
     const step = await h.request('GET', `/api/v1/sequences/${id}/steps/${steps[0]}`);
     expect(step.body.statistics).toEqual({ sent: 1, delivered: 1, opens: 0, clicks: 0, bounces: 0, unsubscribes: 1 });
+
+    // docs/subscribers.md, "History": the email, with the Message-ID it went with.
+    const history = await h.request('GET', '/api/v1/subscribers/history.json?email=ana@example.com');
+    const messageId = /^Message-ID: (<[^>]+>)\r?$/m.exec(raw)![1];
+    expect(history.body.history).toEqual([
+      expect.objectContaining({
+        kind: 'sequence',
+        id: steps[0],
+        sequence_id: id,
+        subject: 'Hi {{ subscriber.first_name }}',
+        status: 'sent',
+        message_id: messageId,
+      }),
+    ]);
   });
 
   it('skips a suppressed subscriber and one in an excluded segment, and moves them on', async () => {

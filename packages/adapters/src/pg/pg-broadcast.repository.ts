@@ -31,6 +31,7 @@ export interface BroadcastRow {
   sent_at: Date | null;
   paused_from: string | null;
   archive: boolean;
+  send_in_subscriber_timezone: boolean;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -66,6 +67,7 @@ export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   sentAt: row.sent_at,
   pausedFrom: row.paused_from as BroadcastStatus | null,
   archive: row.archive,
+  sendInSubscriberTimezone: row.send_in_subscriber_timezone ?? false,
   version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -97,6 +99,7 @@ function toRow(changes: BroadcastChanges): Record<string, unknown> {
     pausedFrom: 'paused_from',
     sentAt: 'sent_at',
     archive: 'archive',
+    sendInSubscriberTimezone: 'send_in_subscriber_timezone',
   };
   const row: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes) as Array<[keyof BroadcastChanges, unknown]>) {
@@ -133,6 +136,7 @@ export class PgBroadcastRepository implements BroadcastRepository {
         scheduled_send_at: broadcast.scheduledSendAt,
         scheduled_timezone: broadcast.scheduledTimezone,
         archive: broadcast.archive ?? false,
+        send_in_subscriber_timezone: broadcast.sendInSubscriberTimezone ?? false,
         created_at: now,
         updated_at: now,
       })
@@ -204,6 +208,18 @@ export class PgBroadcastRepository implements BroadcastRepository {
       [now, now, limit],
     );
     return rows.map(toBroadcast);
+  }
+
+  async timezoneCandidates(now: Date, before: Date, limit: number): Promise<Broadcast[]> {
+    // The broadcasts_due index bounds the range; the flag filters the few rows in it.
+    const rows = await this.db<BroadcastRow>('broadcasts')
+      .where({ status: 'future_scheduled', send_in_subscriber_timezone: true })
+      .where('scheduled_send_at', '>', now)
+      .where('scheduled_send_at', '<=', before)
+      .orderBy([{ column: 'scheduled_send_at' }, { column: 'id' }])
+      .limit(limit)
+      .select('*');
+    return (rows as BroadcastRow[]).map(toBroadcast);
   }
 
   async unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]> {

@@ -133,7 +133,8 @@ function emailRows(rows: EmailRows, r: StepRecord): void {
       subscriber_id: e.subscriber.id,
       type: k,
       occurred_at: r.at,
-      data: JSON.stringify(data(k)),
+      // The outcome's row keeps the Message-ID, for the subscriber's history (docs/subscribers.md, "History").
+      data: JSON.stringify(k === 'processed' ? data(k) : { ...data(k), message_id: m.messageId }),
       sequence_id: e.sequenceId,
       sequence_step_id: m.stepId,
     });

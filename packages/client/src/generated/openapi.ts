@@ -1351,6 +1351,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/subscribers/history.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscriber's history
+         * @description Every broadcast, sequence and transactional email sent to the address in the channel, newest first, 100 a page (docs/subscribers.md, "History"). Unknown (or redacted) address: 404 "Subscriber not found".
+         *
+         *     Permission: `subscribers_read`.
+         */
+        get: operations["getSubscriberHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/subscribers/redact.json": {
         parameters: {
             query?: never;
@@ -3253,6 +3275,8 @@ export interface components {
             /** @description IANA timezone name. */
             scheduled_timezone: string | null;
             segment_ids: number[];
+            /** @description Sent at the schedule's wall-clock time in each subscriber's zone (docs/broadcasts-and-sending.md). */
+            send_in_subscriber_timezone: boolean;
             /** Format: date-time */
             sent_at: string | null;
             status: components["schemas"]["BroadcastStatus"];
@@ -3320,6 +3344,8 @@ export interface components {
             scheduled_timezone?: string | null;
             /** @description Segments targeted; empty means every active subscriber of the channel. */
             segment_ids?: number[];
+            /** @description Send at scheduled_send_at's wall-clock time in each subscriber's `custom_data.timezone` (IANA; absent or invalid: scheduled_timezone), all within 26 hours (docs/broadcasts-and-sending.md). */
+            send_in_subscriber_timezone?: boolean;
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
             subject?: string;
             tags?: string[];
@@ -3389,6 +3415,8 @@ export interface components {
             scheduled_timezone?: string | null;
             /** @description Segments targeted; empty means every active subscriber of the channel. */
             segment_ids?: number[];
+            /** @description Send at scheduled_send_at's wall-clock time in each subscriber's `custom_data.timezone` (IANA; absent or invalid: scheduled_timezone), all within 26 hours (docs/broadcasts-and-sending.md). */
+            send_in_subscriber_timezone?: boolean;
             /** @description Subject line; a Liquid template (`{{ subscriber.first_name }}`). Blank: 422 "Subject can't be blank". */
             subject?: string;
             tags?: string[];
@@ -4462,6 +4490,8 @@ export interface components {
             scheduled_send_at?: string;
             /** @description IANA timezone name, e.g. Europe/Berlin. */
             scheduled_timezone?: string;
+            /** @description Send at scheduled_send_at's wall-clock time in each subscriber's `custom_data.timezone` (IANA; absent or invalid: scheduled_timezone), all within 26 hours (docs/broadcasts-and-sending.md). */
+            send_in_subscriber_timezone?: boolean;
         };
         Segment: {
             /** Format: date-time */
@@ -4961,6 +4991,53 @@ export interface components {
             subscriber_id: number;
             /** Format: date-time */
             unsubscribed_at: string | null;
+        };
+        SubscriberHistory: {
+            broadcast_channel_id: number;
+            /** @description The subscriber, by address. */
+            email: string;
+            /** @description Newest first, 100 a page. */
+            history: components["schemas"]["SubscriberHistoryEntry"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        SubscriberHistoryEntry: {
+            /** @description The SMTP server's answer, for a bounce. */
+            bounce_reason: string | null;
+            bounced: boolean;
+            /** @description At least one click was recorded. */
+            clicked: boolean;
+            /**
+             * Format: date-time
+             * @description The first click.
+             */
+            clicked_at: string | null;
+            /** @description The broadcast's id, the sequence step's (null once the step is deleted), or the transactional's. */
+            id: number | null;
+            /** @enum {string} */
+            kind: "broadcast" | "sequence" | "transactional";
+            /** @description The Message-ID the email was sent with (null for one never built). */
+            message_id: string | null;
+            /** @description At least one open was recorded. */
+            opened: boolean;
+            /**
+             * Format: date-time
+             * @description The first open.
+             */
+            opened_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the SMTP server answered.
+             */
+            sent_at: string | null;
+            /** @description The sequence of a sequence email; null for the other kinds. */
+            sequence_id: number | null;
+            /**
+             * @description queued: not yet handed over; sent: accepted by the SMTP server; bounced: refused permanently; failed: given up; skipped: not sent (suppressed, unsubscribed or excluded by the time it would go).
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "bounced" | "failed" | "skipped";
+            /** @description The subject as written on the broadcast, the step or the transactional. */
+            subject: string | null;
         };
         SubscriberList: {
             broadcast_channel_id: number;
@@ -8393,6 +8470,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Subscriber"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSubscriberHistory: {
+        parameters: {
+            query: {
+                /** @description The subscriber, by address (case-insensitive). */
+                email: string;
+                /** @description Page number. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the history. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriberHistory"];
                 };
             };
             401: components["responses"]["Unauthorized"];

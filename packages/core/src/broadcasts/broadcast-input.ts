@@ -29,6 +29,8 @@ export interface BroadcastInput {
   scheduledTimezone?: string | null;
   /** Published in the public archive once sent (docs/archive.md). */
   archive?: boolean;
+  /** Each recipient at the schedule's wall-clock time in their own zone (docs/broadcasts-and-sending.md). */
+  sendInSubscriberTimezone?: boolean;
 }
 
 export const SUBJECT_BLANK = "Subject can't be blank";
@@ -101,6 +103,7 @@ export async function toBroadcastChanges(
     templateId: input.templateId,
     emailServerIds: input.emailServerIds === undefined ? undefined : [...new Set(input.emailServerIds)],
     archive: input.archive,
+    sendInSubscriberTimezone: input.sendInSubscriberTimezone,
     ...schedule,
   };
 }

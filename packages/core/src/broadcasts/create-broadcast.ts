@@ -47,6 +47,7 @@ export class CreateBroadcast {
         scheduledSendAt: changes.scheduledSendAt ?? null,
         scheduledTimezone: changes.scheduledTimezone ?? null,
         archive: changes.archive ?? false,
+        sendInSubscriberTimezone: changes.sendInSubscriberTimezone ?? false,
       },
       this.clock.now(),
     );

@@ -1,4 +1,4 @@
-import { assertCanSchedule, DomainError, isValidTimezone, planSchedule, resolveScheduledSendAt } from '@mailcast/domain';
+import { assertCanSchedule, DomainError, isValidTimezone, planSchedule, resolveScheduledSendAt, scheduledStart } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError, ValidationError } from '../errors';
@@ -27,7 +27,10 @@ export class ScheduleBroadcast {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  execute(caller: Principal, input: { id: number; scheduledSendAt?: string; scheduledTimezone?: string }): Promise<ScheduleAnswer> {
+  execute(
+    caller: Principal,
+    input: { id: number; scheduledSendAt?: string; scheduledTimezone?: string; sendInSubscriberTimezone?: boolean },
+  ): Promise<ScheduleAnswer> {
     return this.transactor.run(async (repositories) => {
       const current = await repositories.broadcasts.lock(caller.channelId, input.id);
       if (current === null) throw new NotFoundError(BROADCAST_NOT_FOUND);
@@ -43,16 +46,21 @@ export class ScheduleBroadcast {
       else throw new ValidationError('Scheduled send time is required');
 
       const status = planSchedule({ status: current.status, scheduledSendAt: at, now });
+      const sendInSubscriberTimezone = input.sendInSubscriberTimezone ?? current.sendInSubscriberTimezone;
       const updated = writtenBroadcast(
         await repositories.broadcasts.update(
           current.id,
           { statuses: [current.status], version: current.version },
-          { status, scheduledSendAt: at, scheduledTimezone: timezone },
+          { status, scheduledSendAt: at, scheduledTimezone: timezone, sendInSubscriberTimezone },
           now,
         ),
       );
       await recordBroadcastStatus(repositories, updated, now);
-      await repositories.jobs.send('broadcasts.due', { broadcastId: updated.id, version: updated.version }, { startAfter: at });
+      await repositories.jobs.send(
+        'broadcasts.due',
+        { broadcastId: updated.id, version: updated.version },
+        { startAfter: scheduledStart({ scheduledSendAt: at, scheduledTimezone: timezone, sendInSubscriberTimezone }) },
+      );
       return {
         id: updated.id,
         message: 'Broadcast scheduled successfully',

@@ -1,3 +1,4 @@
+import { scheduledStart } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor, type Broadcast, type Repositories } from '../ports';
 import { recordBroadcastStatus } from './broadcast-events';
@@ -24,7 +25,19 @@ export class StartDueBroadcast {
     const now = this.clock.now();
     return this.transactor.run(async (repositories) => {
       const expected = { statuses: ['future_scheduled'] as const, version: input.version };
-      const moved = await repositories.broadcasts.update(input.broadcastId, { ...expected, dueBy: now }, { status: 'scheduled' }, now);
+      // A time-zone broadcast starts when its window begins, before scheduled_send_at
+      // (docs/broadcasts-and-sending.md): due by now when its start is, at this version.
+      const before = await repositories.broadcasts.findByIdInAnyChannel(input.broadcastId);
+      const lead =
+        before?.sendInSubscriberTimezone && before.scheduledSendAt
+          ? before.scheduledSendAt.getTime() - scheduledStart({ ...before, scheduledSendAt: before.scheduledSendAt }).getTime()
+          : 0;
+      const moved = await repositories.broadcasts.update(
+        input.broadcastId,
+        { ...expected, dueBy: new Date(now.getTime() + lead) },
+        { status: 'scheduled' },
+        now,
+      );
       if (moved !== null) {
         await beginScheduledSend(repositories, moved, now);
         return 'started';
@@ -32,7 +45,7 @@ export class StartDueBroadcast {
       // pg-boss's clock (the database's) may run ahead of ours: a job that fired early waits again.
       const current = await repositories.broadcasts.findByIdInAnyChannel(input.broadcastId);
       if (current !== null && current.status === 'future_scheduled' && current.version === input.version && current.scheduledSendAt !== null) {
-        await repositories.jobs.send('broadcasts.due', input, { startAfter: current.scheduledSendAt });
+        await repositories.jobs.send('broadcasts.due', input, { startAfter: scheduledStart({ ...current, scheduledSendAt: current.scheduledSendAt }) });
         return 'not_due';
       }
       return 'stale';

@@ -1,4 +1,4 @@
-import { assertCanUpdate, planSchedule } from '@mailcast/domain';
+import { assertCanUpdate, planSchedule, scheduledStart } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import type { Principal } from '../auth/authenticate';
 import { NotFoundError, ValidationError } from '../errors';
@@ -55,7 +55,11 @@ export class UpdateBroadcast {
         await repositories.broadcasts.update(current.id, { statuses: [current.status], version: current.version }, changes, now),
       );
       if (updated.status === 'future_scheduled' && updated.scheduledSendAt !== null) {
-        await repositories.jobs.send('broadcasts.due', { broadcastId: updated.id, version: updated.version }, { startAfter: updated.scheduledSendAt });
+        await repositories.jobs.send(
+          'broadcasts.due',
+          { broadcastId: updated.id, version: updated.version },
+          { startAfter: scheduledStart({ ...updated, scheduledSendAt: updated.scheduledSendAt }) },
+        );
       }
       return updated;
     });

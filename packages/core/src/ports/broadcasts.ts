@@ -21,6 +21,11 @@ export interface BroadcastRepository {
    * skipping rows another transaction holds, so several dispatchers move each one exactly once.
    */
   startDue(now: Date, limit: number): Promise<Broadcast[]>;
+  /**
+   * future_scheduled broadcasts sent in each subscriber's time zone whose scheduled_send_at is
+   * after `now` and by `before`: those whose window may already have begun (docs/broadcasts-and-sending.md).
+   */
+  timezoneCandidates(now: Date, before: Date, limit: number): Promise<Broadcast[]>;
   /** The ids among `segmentIds` that are not segments of the channel. */
   unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]>;
   /** Whether `topicId` is a topic of the channel (docs/topics.md, Audiences). */

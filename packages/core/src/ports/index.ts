@@ -62,6 +62,7 @@ export { BroadcastRendering, type JobRenderer, type RecipientLinks, type Rendere
 export { RateLimitCounter } from './rate-limits';
 export { TurnstileVerifier } from './turnstile';
 export { OptInFormStatistics } from './opt-in-form-statistics';
+export { SubscriberHistoryReader, type HistoryEntry, type HistoryKind, type HistoryStatus } from './subscriber-history';
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';
 export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';

@@ -151,6 +151,13 @@ export interface RecipientStore {
   setTotalRecipients(broadcastId: number, total: number): Promise<void>;
   /** A resend of a failed broadcast tries its failed recipients again (never the sent ones). */
   retryFailed(broadcastId: number): Promise<number>;
+  /** The distinct `custom_data.timezone` strings of the broadcast's pending recipients (docs/broadcasts-and-sending.md). */
+  pendingTimezones(broadcastId: number): Promise<string[]>;
+  /**
+   * Times each pending recipient (its next_attempt_at) by their `custom_data.timezone`: the
+   * instant given for their zone as spelled, else `fallback`. Nobody is claimed before it.
+   */
+  timeRecipients(broadcastId: number, instants: ReadonlyMap<string, Date>, fallback: Date): Promise<number>;
   /**
    * Claims up to `limit` recipients with FOR UPDATE SKIP LOCKED: pending and due at `now` (the
    * application clock, which set their retry time), or claimed under a lease that has lapsed

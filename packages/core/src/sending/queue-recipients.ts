@@ -1,4 +1,4 @@
-import { broadcastEventType, type EventType } from '@mailcast/domain';
+import { broadcastEventType, sendInstantsByTimezone, type EventType } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { Clock, Repositories, SegmentRepository, Transactor, type Broadcast, type ExcludedSegments } from '../ports';
 import { broadcastEventData } from '../broadcasts/broadcast-events';
@@ -71,6 +71,7 @@ export class QueueRecipients {
     // A large broadcast changes the table's shape more than autovacuum notices in time; a small
     // one against a large table does not, and ANALYZE would cost more than the insert.
     await store.refreshStatistics(queued);
+    await this.timeBySubscriberZone(broadcast);
     const now = this.clock.now();
     await this.transactor.run(async (r) => {
       const counts = await r.recipients.outcomeCounts(id);
@@ -89,6 +90,21 @@ export class QueueRecipients {
       for (let i = 0; i < this.options.helperJobs; i++) await r.jobs.send('broadcasts.send', { broadcastId: id });
     });
     return this.repositories.recipients.findBroadcast(id);
+  }
+
+  /**
+   * Sending in each subscriber's time zone (docs/broadcasts-and-sending.md): each pending
+   * recipient waits for the schedule's wall-clock time in their zone, as a retry waits, so the
+   * claims, the progress and the job that wakes at the next instant are the ones a retry uses.
+   * The instants are the domain's, one per distinct zone name. Safe to repeat (a rerun of
+   * queueing times the same rows the same way).
+   */
+  private async timeBySubscriberZone(broadcast: Broadcast): Promise<void> {
+    if (!broadcast.sendInSubscriberTimezone || broadcast.scheduledSendAt === null || broadcast.scheduledTimezone === null) return;
+    const store = this.repositories.recipients;
+    const zones = await store.pendingTimezones(broadcast.id);
+    const { byTimezone, fallback } = sendInstantsByTimezone(broadcast.scheduledSendAt, broadcast.scheduledTimezone, zones);
+    await store.timeRecipients(broadcast.id, byTimezone, fallback);
   }
 
   /**

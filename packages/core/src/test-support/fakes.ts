@@ -149,6 +149,7 @@ export class FakeBroadcasts implements BroadcastRepository {
       topicId: broadcast.topicId ?? null,
       excludedSegmentIds: broadcast.excludedSegmentIds ?? [],
       archive: broadcast.archive ?? false,
+      sendInSubscriberTimezone: broadcast.sendInSubscriberTimezone ?? false,
       id: this.rows.length + 1,
       status: 'draft',
       totalRecipients: 0,
@@ -206,6 +207,14 @@ export class FakeBroadcasts implements BroadcastRepository {
       if (row) moved.push(row);
     }
     return moved;
+  }
+  async timezoneCandidates(now: Date, before: Date, limit: number): Promise<Broadcast[]> {
+    return this.rows
+      .filter(
+        (b) =>
+          b.status === 'future_scheduled' && b.sendInSubscriberTimezone && b.scheduledSendAt !== null && b.scheduledSendAt > now && b.scheduledSendAt <= before,
+      )
+      .slice(0, limit);
   }
   readonly segments: Array<{ id: number; channelId: number }> = [];
   async unknownSegmentIds(channelId: number, segmentIds: readonly number[]): Promise<number[]> {

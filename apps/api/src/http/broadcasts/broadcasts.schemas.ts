@@ -98,6 +98,9 @@ export const broadcastSchema = Joi.object({
       "Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.",
     )
     .meta({ 'x-openapi': { default: false } }),
+  send_in_subscriber_timezone: Joi.boolean().description(
+    "Send at scheduled_send_at's wall-clock time in each subscriber's `custom_data.timezone` (IANA; absent or invalid: scheduled_timezone), all within 26 hours (docs/broadcasts-and-sending.md).",
+  ),
 })
   // Fields the service owns (id, status, counters) and unknown ones are ignored, as read-back
   // objects are often sent back whole.
@@ -140,6 +143,7 @@ export function broadcastInput(rawBody: unknown): BroadcastInput {
     scheduledSendAt: pick(body, 'scheduled_send_at'),
     scheduledTimezone: pick(body, 'scheduled_timezone'),
     archive: pick(body, 'archive'),
+    sendInSubscriberTimezone: pick(body, 'send_in_subscriber_timezone'),
   };
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as BroadcastInput;
 }
@@ -148,14 +152,19 @@ export function broadcastInput(rawBody: unknown): BroadcastInput {
 export const scheduleSchema = Joi.object({
   scheduled_send_at: scheduledSendAt(),
   scheduled_timezone: scheduledTimezone(),
+  send_in_subscriber_timezone: Joi.boolean().description(
+    "Send at scheduled_send_at's wall-clock time in each subscriber's `custom_data.timezone` (IANA; absent or invalid: scheduled_timezone), all within 26 hours (docs/broadcasts-and-sending.md).",
+  ),
 })
   .unknown(true)
   .prefs({ abortEarly: false, convert: false, errors: { wrap: { label: false } } });
 
 /** schedule_broadcast: both fields optional here (the confirm form sends neither). */
-export function scheduleInput(rawBody: unknown): { scheduledSendAt?: string; scheduledTimezone?: string } {
+export function scheduleInput(rawBody: unknown): { scheduledSendAt?: string; scheduledTimezone?: string; sendInSubscriberTimezone?: boolean } {
   const body = validate(scheduleSchema, unwrap(rawBody));
-  const input: { scheduledSendAt?: string; scheduledTimezone?: string } = {};
+  const input: { scheduledSendAt?: string; scheduledTimezone?: string; sendInSubscriberTimezone?: boolean } = {};
+  const byZone = pick<boolean>(body, 'send_in_subscriber_timezone');
+  if (byZone !== undefined) input.sendInSubscriberTimezone = byZone;
   const at = pick<string>(body, 'scheduled_send_at');
   const timezone = pick<string>(body, 'scheduled_timezone');
   if (at !== undefined) input.scheduledSendAt = at;

@@ -5,6 +5,8 @@ import {
   CreateSubscriber,
   DeactivateSubscriber,
   FindSubscriber,
+  GetSubscriberHistory,
+  HISTORY_PAGE_SIZE,
   ListSubscribers,
   RedactSubscriber,
   RemoveSubscriberTags,
@@ -18,10 +20,12 @@ import { subscriberPagination } from '@mailcast/domain';
 import { Router, type Request } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { principal } from '../auth';
+import { presentHistoryEntry } from './history.presenter';
 import { presentPendingSubscriber, subscriberPresenter } from './subscriber.presenter';
 import {
   parseCreateBody,
   parseEmailParam,
+  parseHistoryQuery,
   parseListQuery,
   parseTagsBody,
   parseUpdateBody,
@@ -74,6 +78,18 @@ export function subscribersRoutes(container: DependencyContainer): Router {
     const caller = principal(res, 'subscribers_read');
     const { result, present } = await withPresenter(caller, container.resolve(FindSubscriber).execute(caller, { email: parseEmailParam(req.query as Body) }));
     res.json(present(result));
+  });
+
+  // docs/subscribers.md, "History": every email sent to the address, newest first, 100 a page.
+  router.get(path('/subscribers/history'), async (req, res) => {
+    const caller = principal(res, 'subscribers_read');
+    const history = await container.resolve(GetSubscriberHistory).execute(caller, parseHistoryQuery(req.query as Body));
+    res.json({
+      broadcast_channel_id: caller.channelId,
+      email: history.email,
+      history: history.items.map(presentHistoryEntry),
+      pagination: subscriberPagination(history.total, history.page, history.items.length, HISTORY_PAGE_SIZE),
+    });
   });
 
   router.post(path('/subscribers'), async (req, res) => {

@@ -255,6 +255,17 @@ const page = Joi.number()
   .description('Page number.')
   .meta({ 'x-openapi': { default: 1 } });
 
+/** The history query (docs/subscribers.md, "History"): the address and a page of 100. */
+export const historyQuerySchema = Joi.object({ email: byEmail.required(), page }).unknown(true);
+
+/** `{email, page}` of history.json; a missing address is the by-email operations' 422. */
+export function parseHistoryQuery(source: Body): { email: string; page: number } {
+  const email = parseEmailParam(source);
+  const { value, error } = historyQuerySchema.validate(source, { convert: true });
+  if (error) throw new ValidationError(error.details[0]?.message ?? 'page must be a positive integer');
+  return { email, page: (value as { page?: number }).page ?? 1 };
+}
+
 /** The list query (the document's listSubscribers parameters). */
 export const listQuerySchema = Joi.object({
   is_active: Joi.string().valid('true', 'false').messages({ '*': 'is_active must be true or false' }).description('Active or not.'),

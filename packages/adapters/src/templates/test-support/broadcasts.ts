@@ -31,6 +31,7 @@ export function aBroadcast(overrides: Partial<Broadcast>): Broadcast {
     beginSendAt: null,
     sentAt: null,
     archive: false,
+    sendInSubscriberTimezone: false,
     pausedFrom: null,
     version: 1,
     createdAt: at,

@@ -39,6 +39,8 @@ export interface Broadcast {
   pausedFrom: BroadcastStatus | null;
   /** Published in the channel's public archive once sent (docs/archive.md). */
   archive: boolean;
+  /** Each recipient gets scheduled_send_at's wall-clock time in their own zone (docs/broadcasts-and-sending.md). */
+  sendInSubscriberTimezone: boolean;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -60,7 +62,8 @@ export type NewBroadcast = Omit<
   | 'topicId'
   | 'excludedSegmentIds'
   | 'archive'
-> & { templateId?: number | null; topicId?: number | null; excludedSegmentIds?: number[]; archive?: boolean };
+  | 'sendInSubscriberTimezone'
+> & { templateId?: number | null; topicId?: number | null; excludedSegmentIds?: number[]; archive?: boolean; sendInSubscriberTimezone?: boolean };
 
 /** What an edit or a status change may write; every write bumps `version`. */
 export type BroadcastChanges = Partial<Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>>;

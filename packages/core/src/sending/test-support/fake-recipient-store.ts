@@ -86,6 +86,12 @@ export class FakeRecipientStore implements RecipientStore {
   retryFailed(): Promise<number> {
     return unused('retryFailed');
   }
+  pendingTimezones(): Promise<string[]> {
+    return unused('pendingTimezones');
+  }
+  timeRecipients(): Promise<number> {
+    return unused('timeRecipients');
+  }
   claim(..._args: Parameters<RecipientStore['claim']>): Promise<ClaimedRecipient[]> {
     return unused('claim');
   }
