@@ -38,6 +38,18 @@ export {
   type BroadcastStatus,
 } from './broadcast';
 
+// The reputation guard (docs/reputation-guard.md).
+export {
+  checkReputationGuard,
+  DEFAULT_REPUTATION_GUARD,
+  reputationVerdict,
+  resolveReputationGuard,
+  type PauseReason,
+  type ReputationCounts,
+  type ReputationGuardSettings,
+  type ReputationVerdict,
+} from './reputation-guard';
+
 // Subscribers, segments and suppressions.
 export {
   activate,

@@ -285,6 +285,7 @@ describe('expectMatchesDocument fails on answers the document does not promise',
     use_any_email_server: false,
     email_headers: [],
     archive: false,
+    pause_reason: null,
   };
 
   it('accepts a conforming body', () => {

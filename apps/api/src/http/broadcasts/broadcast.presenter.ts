@@ -34,5 +34,6 @@ export function presentBroadcast(b: Broadcast) {
     use_any_email_server: b.useAnyEmailServer,
     email_headers: b.emailHeaders,
     archive: b.archive,
+    pause_reason: b.pauseReason ?? null,
   };
 }

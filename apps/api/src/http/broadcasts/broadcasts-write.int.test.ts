@@ -86,6 +86,7 @@ describe('broadcast create, update and delete', () => {
         use_any_email_server: true,
         email_headers: [{ key: 'X-Campaign', value: 'june' }],
         archive: false,
+        pause_reason: null,
       });
       // A draft has no event of its own.
       expect(await broadcastEvents(api, res.body.id)).toEqual([]);

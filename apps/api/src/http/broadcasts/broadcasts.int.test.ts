@@ -57,6 +57,7 @@ describe('broadcast reads and channel isolation (spec: Broadcasts List / Get)', 
       use_any_email_server: false,
       email_headers: [],
       archive: false,
+      pause_reason: null,
     });
   });
 
