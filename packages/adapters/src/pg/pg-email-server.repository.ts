@@ -118,9 +118,26 @@ export class PgEmailServerRepository implements EmailServerRepository {
   async update(channelId: number, id: number, changes: EmailServerChanges): Promise<EmailServer | null> {
     const [row] = await this.db<EmailServerRow>('email_servers')
       .where({ channel_id: channelId, id })
-      .update({ ...this.toRow(withReason(changes)), updated_at: new Date() })
+      .update({ ...this.toRow(withReason(changes)), ...this.guardReset(changes), updated_at: new Date() })
       .returning('*');
     return row ? this.toEmailServer(row as EmailServerRow) : null;
+  }
+
+  /**
+   * A server a person switches on again is judged by the reputation guard on what comes after
+   * (docs/reputation-guard.md): the hour it happens in and that hour's counts so far. Only when it
+   * was off: `active: true` on an active server changes nothing.
+   */
+  private guardReset(changes: EmailServerChanges): Record<string, Knex.Raw> {
+    if (changes.active !== true) return {};
+    return {
+      guard_reset: this.db.raw(`CASE WHEN email_servers.active THEN email_servers.guard_reset ELSE (
+        SELECT jsonb_build_object('hour', h.hour, 'sent', COALESCE(SUM(r.sent), 0),
+                                  'hard_bounces', COALESCE(SUM(r.hard_bounces), 0), 'complaints', COALESCE(SUM(r.complaints), 0))
+          FROM (SELECT date_bin(INTERVAL '1 hour', now(), TIMESTAMPTZ 'epoch') AS hour) h
+          LEFT JOIN email_server_reputation r ON r.email_server_id = email_servers.id AND r.hour = h.hour
+         GROUP BY h.hour) END`),
+    };
   }
 
   async namedByPendingBroadcast(channelId: number, id: number): Promise<boolean> {

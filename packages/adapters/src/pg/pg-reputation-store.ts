@@ -1,5 +1,5 @@
 import type { ChannelSettingsChanges, ReputationStore, Standing, StoredChannelSettings } from '@mailcast/core';
-import type { PauseReason, ReputationGuardSettings } from '@mailcast/domain';
+import type { PauseReason, ReputationCounts, ReputationGuardSettings } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import { AGGREGATE_SHARDS } from './pg-email-events';
 
@@ -45,19 +45,20 @@ export class PgReputationStore implements ReputationStore {
     return row ? toSettings(row as SettingsRow) : null;
   }
 
-  async broadcastStanding(broadcastId: number): Promise<(Standing & { status: string }) | null> {
+  async broadcastStanding(broadcastId: number): Promise<(Standing & { status: string; baseline: ReputationCounts | null }) | null> {
     // Sends: the statistics' processed counter (unique recipients handed to a server that answered).
     const { rows } = await this.db.raw<{
       rows: Array<{
         channel_id: number;
         status: string;
         reputation_guard: Partial<ReputationGuardSettings>;
+        guard_baseline: ReputationCounts | null;
         sent: string;
         hard_bounces: string;
         complaints: string;
       }>;
     }>(
-      `SELECT b.channel_id, b.status, c.reputation_guard,
+      `SELECT b.channel_id, b.status, c.reputation_guard, b.guard_baseline,
               (SELECT COALESCE(SUM(s.recipients), 0) FROM broadcast_statistics s
                 WHERE s.broadcast_id = b.id AND s.counter = 'processed') AS sent,
               (SELECT COALESCE(SUM(r.hard_bounces), 0) FROM broadcast_reputation r WHERE r.broadcast_id = b.id) AS hard_bounces,
@@ -67,7 +68,15 @@ export class PgReputationStore implements ReputationStore {
       { broadcastId },
     );
     const row = rows[0];
-    return row ? { channelId: Number(row.channel_id), status: row.status, settings: row.reputation_guard, counts: counts(row) } : null;
+    if (!row) return null;
+    const baseline = row.guard_baseline ? counts(row.guard_baseline) : null;
+    return { channelId: Number(row.channel_id), status: row.status, settings: row.reputation_guard, counts: counts(row), baseline };
+  }
+
+  async setBaseline(broadcastId: number, baseline: ReputationCounts): Promise<void> {
+    await this.db('broadcasts')
+      .where({ id: broadcastId })
+      .update({ guard_baseline: JSON.stringify(baseline) });
   }
 
   async serverStanding(serverId: number, since: Date): Promise<(Standing & { active: boolean }) | null> {
@@ -82,12 +91,22 @@ export class PgReputationStore implements ReputationStore {
         complaints: string;
       }>;
     }>(
-      `SELECT e.channel_id, e.active, c.reputation_guard, w.sent, w.hard_bounces, w.complaints
+      // A server switched on again is judged from then on: hours before the one it was switched
+      // on in are left out, and that hour's counts at the time are taken off (guard_reset).
+      `SELECT e.channel_id, e.active, c.reputation_guard,
+              w.sent - CASE WHEN f.reset THEN COALESCE(CAST(e.guard_reset->>'sent' AS bigint), 0) ELSE 0 END AS sent,
+              w.hard_bounces - CASE WHEN f.reset THEN COALESCE(CAST(e.guard_reset->>'hard_bounces' AS bigint), 0) ELSE 0 END AS hard_bounces,
+              w.complaints - CASE WHEN f.reset THEN COALESCE(CAST(e.guard_reset->>'complaints' AS bigint), 0) ELSE 0 END AS complaints
          FROM email_servers e JOIN channels c ON c.id = e.channel_id
          CROSS JOIN LATERAL (
-           SELECT SUM(r.sent) AS sent, SUM(r.hard_bounces) AS hard_bounces, SUM(r.complaints) AS complaints
+           SELECT date_bin(INTERVAL '1 hour', CAST(:since AS timestamptz), TIMESTAMPTZ 'epoch') AS window_start,
+                  CAST(e.guard_reset->>'hour' AS timestamptz) AS reset_hour
+         ) h
+         CROSS JOIN LATERAL (SELECT COALESCE(h.reset_hour >= h.window_start, false) AS reset) f
+         CROSS JOIN LATERAL (
+           SELECT COALESCE(SUM(r.sent), 0) AS sent, COALESCE(SUM(r.hard_bounces), 0) AS hard_bounces, COALESCE(SUM(r.complaints), 0) AS complaints
              FROM email_server_reputation r
-            WHERE r.email_server_id = e.id AND r.hour >= date_bin(INTERVAL '1 hour', CAST(:since AS timestamptz), TIMESTAMPTZ 'epoch')
+            WHERE r.email_server_id = e.id AND r.hour >= CASE WHEN f.reset THEN h.reset_hour ELSE h.window_start END
          ) w
         WHERE e.id = :serverId`,
       { serverId, since },

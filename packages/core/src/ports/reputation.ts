@@ -29,8 +29,13 @@ export interface ReputationStore {
   findSettings(channelId: number): Promise<StoredChannelSettings | null>;
   /** Merges the guard keys over the stored ones in one statement (no lost update); null when no such channel. */
   updateSettings(channelId: number, changes: ChannelSettingsChanges): Promise<StoredChannelSettings | null>;
-  /** A broadcast's emails handed over, hard bounces and complaints; null when no such broadcast. */
-  broadcastStanding(broadcastId: number): Promise<(Standing & { status: string }) | null>;
+  /**
+   * A broadcast's emails handed over, hard bounces and complaints, and the figures of its last
+   * pause by the guard (null: none); null when no such broadcast.
+   */
+  broadcastStanding(broadcastId: number): Promise<(Standing & { status: string; baseline: ReputationCounts | null }) | null>;
+  /** Remembers the figures the guard paused the broadcast at. */
+  setBaseline(broadcastId: number, counts: ReputationCounts): Promise<void>;
   /** A server's figures over the hours from `since` on; null when no such server. */
   serverStanding(serverId: number, since: Date): Promise<(Standing & { active: boolean }) | null>;
   /** Takes the server out of rotation with the reason, if it is still active; true when it was. */

@@ -1,4 +1,4 @@
-import { resolveReputationGuard, reputationVerdict, type ReputationVerdict } from '@mailcast/domain';
+import { resolveReputationGuard, reputationVerdict, type ReputationCounts, type ReputationVerdict } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { broadcastEventData } from '../broadcasts/broadcast-events';
 import { Clock, ReputationStore, Transactor } from '../ports';
@@ -40,8 +40,10 @@ export class ReputationGuard {
   async checkBroadcast(broadcastId: number): Promise<ReputationVerdict | null> {
     const standing = await this.store.broadcastStanding(broadcastId);
     if (standing === null || standing.status !== 'sending') return null;
-    const verdict = reputationVerdict(resolveReputationGuard(standing.settings), standing.counts);
+    // After a resume, only what came after the guard's pause is judged (docs/reputation-guard.md).
+    const verdict = reputationVerdict(resolveReputationGuard(standing.settings), since(standing.counts, standing.baseline));
     if (verdict === null) return null;
+    await this.store.setBaseline(broadcastId, standing.counts);
     return (await this.pause(standing.channelId, broadcastId, verdict)) ? verdict : null;
   }
 
@@ -91,6 +93,15 @@ export class ReputationGuard {
     if (counted === null) return { paused: null, deactivated: [] };
     return this.check({ broadcastId: counted.broadcastId, serverIds: counted.serverId === null ? [] : [counted.serverId] });
   }
+}
+
+function since(counts: ReputationCounts, baseline: ReputationCounts | null): ReputationCounts {
+  if (baseline === null) return counts;
+  return {
+    sent: Math.max(0, counts.sent - baseline.sent),
+    hard_bounces: Math.max(0, counts.hard_bounces - baseline.hard_bounces),
+    complaints: Math.max(0, counts.complaints - baseline.complaints),
+  };
 }
 
 /** The event's figures (CONTRACT §4.10): broadcast_id comes with the broadcast's own data. */
