@@ -14,7 +14,7 @@ export interface ReputationGuardSettings {
   max_complaint_rate: number;
 }
 
-/** CONTRACT §4.10's defaults: providers suspend at a few percent of hard bounces or 0.1% complaints. */
+/** docs/reputation-guard.md's defaults: providers suspend at a few percent of hard bounces or 0.1% complaints. */
 export const DEFAULT_REPUTATION_GUARD: Readonly<ReputationGuardSettings> = Object.freeze({
   enabled: true,
   min_sent: 500,

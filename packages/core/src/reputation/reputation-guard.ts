@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { broadcastEventData } from '../broadcasts/broadcast-events';
 import { Clock, ReputationStore, Transactor } from '../ports';
 
-/** The servers' window (CONTRACT §4.10): their figures over the last 24 hours. */
+/** The servers' window (docs/reputation-guard.md): their figures over the last 24 hours. */
 export const SERVER_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** What a check did: the broadcast it paused (with why) and the servers it took out of rotation. */
@@ -104,7 +104,7 @@ function since(counts: ReputationCounts, baseline: ReputationCounts | null): Rep
   };
 }
 
-/** The event's figures (CONTRACT §4.10): broadcast_id comes with the broadcast's own data. */
+/** The event's figures (docs/reputation-guard.md): broadcast_id comes with the broadcast's own data. */
 function figures(v: ReputationVerdict) {
   return {
     reason: v.reason,
