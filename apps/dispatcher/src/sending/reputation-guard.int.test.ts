@@ -74,8 +74,8 @@ describe('reputation guard', () => {
     // Nothing more goes out until a person resumes it.
     const settledClaims = () =>
       eventually(async () => {
-        const [{ n }] = await db()('broadcast_recipients').where({ broadcast_id: id, status: 'claimed' }).count({ n: '*' });
-        return Number(n) === 0 ? true : undefined;
+        const claimed = await db()('broadcast_recipients').where({ broadcast_id: id, status: 'claimed' }).count({ n: '*' });
+        return Number(claimed[0]!.n) === 0 ? true : undefined;
       }, 10_000);
     await settledClaims();
     const handed = async () =>
