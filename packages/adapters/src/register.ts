@@ -18,6 +18,7 @@ import {
   SendEngine,
   SendingOptions,
   SendRateStore,
+  ReputationStore,
   SubscriberImporter,
   SubscriberPurger,
   EmailServerCopier,
@@ -68,6 +69,7 @@ import { PgSubscriberHistory } from './pg/pg-subscriber-history';
 import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgAuditLog } from './pg/pg-audit-log';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
+import { PgReputationStore } from './pg/pg-reputation-store';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgSubscriberPurger } from './pg/pg-subscriber-purger';
 import { PgEmailServerCopier } from './pg/pg-email-server-copier';
@@ -159,6 +161,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(RetentionStore, new PgRetentionStore(infra.db));
   container.registerInstance(AuditLog, new PgAuditLog(infra.db));
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
+  container.registerInstance(ReputationStore, new PgReputationStore(infra.db));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SubscriberPurger, new PgSubscriberPurger(infra.db));

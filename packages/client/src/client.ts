@@ -15,6 +15,8 @@ import type {
   ChannelStatus,
   Prime,
   ChannelDesign,
+  ChannelSettings,
+  ChannelSettingsInput,
   SegmentInput,
   SegmentCreateInput,
   TopicInput,
@@ -127,6 +129,12 @@ export class MailcastClient {
   channelDesign(): Promise<ChannelDesign> {
     return this.call('getChannelDesign');
   }
+
+  /** The reputation guard's limits and the channel's own sender (`channel_settings_read` / `_write`). */
+  readonly channelSettings = {
+    get: (): Promise<ChannelSettings> => this.call('getChannelSettings'),
+    update: (settings: ChannelSettingsInput): Promise<ChannelSettings> => this.call('updateChannelSettings', { body: { settings } }),
+  };
 
   readonly broadcasts = {
     list: (page: Page = {}) => this.call('listBroadcasts', { query: page }),

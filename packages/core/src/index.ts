@@ -391,3 +391,8 @@ export type { Topic, TopicChanges, TopicCounts, TopicRepository, TopicSettings, 
 
 // Teams: signing in, users, two-factor, OpenID Connect, the audit log and the export (docs/teams.md).
 export * from './teams';
+
+// The reputation guard and the channel settings API (docs/reputation-guard.md).
+export { GetChannelSettings, UpdateChannelSettings, type ChannelSettings, type ChannelSettingsWrite } from './reputation/channel-settings';
+export { ReputationGuard, SERVER_WINDOW_MS, type GuardOutcome } from './reputation/reputation-guard';
+export { ReputationStore, type ChannelSettingsChanges, type Standing, type StoredChannelSettings } from './ports';

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Every permission a token may hold (docs/auth.md): the six of the seed API, then those of the
- * wider API (email servers, suppressions, templates, transactionals, segments, sequences, opt-in forms), then the
+ * wider API (email servers, suppressions, templates, transactionals, segments, sequences, opt-in forms, channel settings), then the
  * admin-only users, export and audit log (docs/teams.md). A token holds a
  * subset; a route needing one it lacks answers the spec's 401.
  */
@@ -28,6 +28,8 @@ export const PERMISSIONS = [
   'sequences_write',
   'opt_in_forms_read',
   'opt_in_forms_write',
+  'channel_settings_read',
+  'channel_settings_write',
   'users_read',
   'users_write',
   'migration_read',

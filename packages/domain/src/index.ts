@@ -39,6 +39,18 @@ export {
 } from './broadcast';
 export { recipientTimezone, scheduledStart, sendInstantsByTimezone, subscriberSendInstant, timezoneSendWindow } from './subscriber-timezone';
 
+// The reputation guard (docs/reputation-guard.md).
+export {
+  checkReputationGuard,
+  DEFAULT_REPUTATION_GUARD,
+  reputationVerdict,
+  resolveReputationGuard,
+  type PauseReason,
+  type ReputationCounts,
+  type ReputationGuardSettings,
+  type ReputationVerdict,
+} from './reputation-guard';
+
 // Subscribers, segments and suppressions.
 export {
   activate,

@@ -102,7 +102,7 @@ export function roleOf(flags: ChannelFlags, preset?: { name: string; permissions
 /**
  * What a signed-in user's flags let the API do in that channel (docs/teams.md, From flags to the
  * API): each area's read/write becomes the API permission of the same name; topics and the
- * channel's suppression list go with subscribers, webhook endpoints with channel settings. Flags
+ * channel's suppression list go with subscribers, webhook endpoints with channel settings (and the settings API itself, docs/reputation-guard.md). Flags
  * the API has no resource for (autopilot, tokens, file_assets, esp_integrations, sender_details)
  * are kept and answered but open nothing; the installation-wide suppression list stays an
  * admin's whatever a channel grants.
@@ -126,8 +126,8 @@ export function apiPermissionsOf(flags: ChannelFlags): Permission[] {
     ['opt_in_forms_write', ['opt_in_forms_write']],
     ['email_servers_read', ['email_servers_read']],
     ['email_servers_write', ['email_servers_write']],
-    ['channel_settings_read', ['webhook_endpoints_read']],
-    ['channel_settings_write', ['webhook_endpoints_write']],
+    ['channel_settings_read', ['webhook_endpoints_read', 'channel_settings_read']],
+    ['channel_settings_write', ['webhook_endpoints_write', 'channel_settings_write']],
   ];
   for (const [flag, permissions] of map) if (flags[flag]) for (const p of permissions) out.add(p);
   return [...out];

@@ -15,6 +15,7 @@ import { broadcastsRoutes } from './broadcasts/broadcasts.routes';
 import { dashboardRoutes } from './dashboard.routes';
 import { discoveryRoutes } from './discovery/discovery.routes';
 import { channelDesignRoutes } from './channel/channel-design.routes';
+import { channelSettingsRoutes } from './channel/channel-settings.routes';
 import { recordTokenUse } from './token-use';
 import { segmentsRoutes } from './segments/segments.routes';
 import { sequencesRoutes } from './sequences/sequences.routes';
@@ -91,6 +92,7 @@ export function createApp(container: DependencyContainer): Express {
   api.use(transactionalsRoutes(container));
   api.use(discoveryRoutes(container));
   api.use(channelDesignRoutes(container));
+  api.use(channelSettingsRoutes(container));
   api.use(segmentsRoutes(container));
   api.use(sequencesRoutes(container));
   api.use(optInFormsRoutes(container));

@@ -37,7 +37,7 @@ describe('isolation and permissions on every endpoint', () => {
     await api.database
       .db('channels')
       .where({ id: a.channel.id })
-      .update({ design: JSON.stringify({ colors: { accent: '#123456' } }) });
+      .update({ design: JSON.stringify({ colors: { accent: '#123456' } }), reputation_guard: JSON.stringify({ min_sent: 7 }) });
     const auth = { Authorization: `Bearer ${owner}` };
     const subscriber = await request(api.app)
       .post('/api/v1/subscribers.json')
@@ -692,6 +692,22 @@ describe('isolation and permissions on every endpoint', () => {
       path: () => '/api/v1/channel/design',
       permission: 'templates_read',
       stranger: { status: 200, empty: (b) => (b.colors.accent === '#2563eb' ? 0 : 1) },
+    },
+    {
+      // The owner's guard has its own min_sent (set in beforeAll): a stranger sees and writes its own channel's.
+      name: 'get channel settings',
+      method: 'get',
+      path: () => '/api/v1/channel/settings',
+      permission: 'channel_settings_read',
+      stranger: { status: 200, empty: (b) => (b.reputation_guard.min_sent === 500 ? 0 : 1) },
+    },
+    {
+      name: 'update channel settings',
+      method: 'patch',
+      path: () => '/api/v1/channel/settings',
+      permission: 'channel_settings_write',
+      body: () => ({ settings: { sender_name: 'Theirs' } }),
+      stranger: { status: 200, empty: (b) => (b.reputation_guard.min_sent === 500 && b.sender_name === 'Theirs' ? 0 : 1) },
     },
     { name: 'list templates', method: 'get', path: () => '/api/v1/templates', permission: 'templates_read', stranger: { status: 200, empty: (b) => b.total } },
     { name: 'get template', method: 'get', path: () => `/api/v1/templates/${ids.template}`, permission: 'templates_read', stranger: { status: 404, error: T } },

@@ -158,6 +158,13 @@ describe('an unknown attribute on every create and update', () => {
       expected: 'Renamed',
     },
     {
+      method: 'patch',
+      path: '/api/v1/channel/settings',
+      body: () => ({ settings: { sender_name: 'Renamed sender', ...extra } }),
+      written: () => one('channels', { id: channelId }, 'from_name'),
+      expected: 'Renamed sender',
+    },
+    {
       method: 'post',
       path: '/api/v1/sequences',
       body: () => ({ sequence: { label: 'Made', ...extra } }),

@@ -25,6 +25,7 @@ import { SUPPRESSION_PATHS, SUPPRESSIONS } from './suppressions.paths';
 import { TEMPLATE_PATHS, TEMPLATES } from './templates.paths';
 import { TRANSACTIONAL_PATHS, TRANSACTIONALS } from './transactionals.paths';
 import { DISCOVERY_PATHS } from './discovery.paths';
+import { CHANNEL_SETTINGS_PATHS } from './channel-settings.paths';
 import { SEGMENT_PATHS } from './segments.paths';
 import { SEQUENCE_PATHS, SEQUENCES } from './sequences.paths';
 import { OPT_IN_FORM_PATHS, OPT_IN_FORMS } from './opt-in-forms.paths';
@@ -57,6 +58,7 @@ const PATHS: Record<string, Json> = {
   ...TEMPLATE_PATHS,
   ...TRANSACTIONAL_PATHS,
   ...DISCOVERY_PATHS,
+  ...CHANNEL_SETTINGS_PATHS,
   ...SEGMENT_PATHS,
   ...SEQUENCE_PATHS,
   ...OPT_IN_FORM_PATHS,

@@ -38,6 +38,12 @@ export const EMAIL_SERVER_SCHEMAS: Record<string, Schema> = {
       bounce_domain: nullableString(BOUNCE_DOMAIN),
       dkim_key_present: boolean('A DKIM key was generated: every message through the server is signed.'),
       active: boolean(),
+      deactivated_reason: {
+        type: ['string', 'null'],
+        enum: ['hard_bounce_rate', 'complaint_rate', null],
+        description:
+          'Why the reputation guard took the server out of rotation (its limits over the last 24 h, docs/reputation-guard.md); null when active or switched off by a person, and cleared by `active: true`.',
+      },
       created_at: dateTime(),
       updated_at: dateTime(),
     }),

@@ -286,6 +286,7 @@ describe('expectMatchesDocument fails on answers the document does not promise',
     email_headers: [],
     archive: false,
     send_in_subscriber_timezone: false,
+    pause_reason: null,
   };
 
   it('accepts a conforming body', () => {

@@ -28,6 +28,7 @@ import {
   type Schema,
 } from './schema-helpers';
 import { DISCOVERY_SCHEMAS } from './discovery.schemas';
+import { CHANNEL_SETTINGS_SCHEMAS } from './channel-settings.schemas';
 import { EXPORT_SCHEMAS } from './export.schemas';
 import { EMAIL_SERVER_SCHEMAS } from './email-servers.schemas';
 import { PREVIEW_SCHEMAS } from './preview.schemas';
@@ -104,6 +105,11 @@ export const SCHEMAS: Record<string, Schema> = {
       email_headers: arrayOf(ref('EmailHeader'), 'Echoed input field.'),
       archive: boolean('Published in the public archive once sent (docs/archive.md).'),
       send_in_subscriber_timezone: boolean("Sent at the schedule's wall-clock time in each subscriber's zone (docs/broadcasts-and-sending.md)."),
+      pause_reason: {
+        type: ['string', 'null'],
+        enum: ['hard_bounce_rate', 'complaint_rate', null],
+        description: 'Why the reputation guard paused the broadcast (docs/reputation-guard.md); null otherwise and after resume.',
+      },
     }),
   ),
   BroadcastInput: broadcastInput,
@@ -276,6 +282,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ...TEMPLATE_SCHEMAS,
   ...TRANSACTIONAL_SCHEMAS,
   ...DISCOVERY_SCHEMAS,
+  ...CHANNEL_SETTINGS_SCHEMAS,
   ...SEGMENT_SCHEMAS,
   ...SEQUENCE_SCHEMAS,
   ...OPT_IN_FORM_SCHEMAS,

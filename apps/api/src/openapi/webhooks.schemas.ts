@@ -97,22 +97,24 @@ export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
     bounced_reason: nullableString(),
     complaint_reason: nullableString(),
   }),
-  BroadcastEventData: closed({
-    broadcast_id: integer(),
-    name: nullableString(),
-    subject: string(),
-    status: ref('BroadcastStatus'),
-    total_recipients: integer(),
-    broadcast_recipients_count: integer(),
-    percentage_complete: number(),
-    sent_at: nullableDateTime(),
-    scheduled_send_at: nullableDateTime(),
-    created_at: dateTime(),
-    updated_at: dateTime(),
-    broadcast_channel_id: integer(),
-    segment_ids: arrayOf(integer()),
-    tags: arrayOf(string()),
-  }),
+  BroadcastEventData: guardFigures(
+    closed({
+      broadcast_id: integer(),
+      name: nullableString(),
+      subject: string(),
+      status: ref('BroadcastStatus'),
+      total_recipients: integer(),
+      broadcast_recipients_count: integer(),
+      percentage_complete: number(),
+      sent_at: nullableDateTime(),
+      scheduled_send_at: nullableDateTime(),
+      created_at: dateTime(),
+      updated_at: dateTime(),
+      broadcast_channel_id: integer(),
+      segment_ids: arrayOf(integer()),
+      tags: arrayOf(string()),
+    }),
+  ),
   // docs/subscribers.md, "Purge": `error` only on subscribers.purge_failed.
   SubscribersPurgeEventData: {
     type: 'object',
@@ -143,3 +145,24 @@ export const WEBHOOK_SCHEMAS: Record<string, Schema> = {
     'The envelope of every delivery.',
   ),
 };
+
+/**
+ * A `broadcast.paused` the reputation guard emitted also carries its figures (docs/reputation-guard.md);
+ * optional, since no other broadcast event has them.
+ */
+function guardFigures(schema: Schema): Schema {
+  const guard = 'broadcast.paused by the reputation guard only: ';
+  return {
+    ...schema,
+    properties: {
+      ...(schema.properties as Record<string, Schema>),
+      reason: { type: 'string', enum: ['hard_bounce_rate', 'complaint_rate'], description: `${guard}the limit crossed.` },
+      sent: integer(`${guard}emails handed to SMTP servers.`),
+      hard_bounces: integer(`${guard}hard bounces.`),
+      complaints: integer(`${guard}complaints.`),
+      hard_bounce_rate: number(`${guard}hard bounces / sent × 100, two decimals.`),
+      complaint_rate: number(`${guard}complaints / sent × 100, two decimals.`),
+      limit: number(`${guard}the limit crossed, in percent.`),
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import type { Broadcast, BroadcastChanges, BroadcastExpectation, BroadcastRepository, EmailHeader, NewBroadcast, Page } from '@mailcast/core';
-import type { BroadcastStatus } from '@mailcast/domain';
+import type { BroadcastStatus, PauseReason } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
 export interface BroadcastRow {
@@ -30,6 +30,7 @@ export interface BroadcastRow {
   begin_send_at: Date | null;
   sent_at: Date | null;
   paused_from: string | null;
+  pause_reason?: string | null;
   archive: boolean;
   send_in_subscriber_timezone: boolean;
   version: number;
@@ -66,6 +67,7 @@ export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   beginSendAt: row.begin_send_at,
   sentAt: row.sent_at,
   pausedFrom: row.paused_from as BroadcastStatus | null,
+  pauseReason: (row.pause_reason ?? null) as PauseReason | null,
   archive: row.archive,
   sendInSubscriberTimezone: row.send_in_subscriber_timezone ?? false,
   version: row.version,
@@ -97,6 +99,7 @@ function toRow(changes: BroadcastChanges): Record<string, unknown> {
     scheduledTimezone: 'scheduled_timezone',
     status: 'status',
     pausedFrom: 'paused_from',
+    pauseReason: 'pause_reason',
     sentAt: 'sent_at',
     archive: 'archive',
     sendInSubscriberTimezone: 'send_in_subscriber_timezone',

@@ -23,6 +23,7 @@ interface EmailServerRow {
   dkim_selector: string | null;
   dkim_private_key: string | null;
   bounce_domain: string | null;
+  deactivated_reason?: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -45,6 +46,7 @@ const COLUMNS: Record<keyof EmailServerChanges, keyof EmailServerRow> = {
   dkimSelector: 'dkim_selector',
   dkimPrivateKey: 'dkim_private_key',
   bounceDomain: 'bounce_domain',
+  deactivatedReason: 'deactivated_reason',
 };
 
 /** The password and the DKIM private key are sealed at rest (docs/secrets.md). */
@@ -75,6 +77,7 @@ export class PgEmailServerRepository implements EmailServerRepository {
       dkimSelector: row.dkim_selector,
       dkimPrivateKey: openNullable(this.secrets, 'email_servers.dkim_private_key', row.dkim_private_key),
       bounceDomain: row.bounce_domain,
+      deactivatedReason: row.deactivated_reason ?? null,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
@@ -115,9 +118,26 @@ export class PgEmailServerRepository implements EmailServerRepository {
   async update(channelId: number, id: number, changes: EmailServerChanges): Promise<EmailServer | null> {
     const [row] = await this.db<EmailServerRow>('email_servers')
       .where({ channel_id: channelId, id })
-      .update({ ...this.toRow(changes), updated_at: new Date() })
+      .update({ ...this.toRow(withReason(changes)), ...this.guardReset(changes), updated_at: new Date() })
       .returning('*');
     return row ? this.toEmailServer(row as EmailServerRow) : null;
+  }
+
+  /**
+   * A server a person switches on again is judged by the reputation guard on what comes after
+   * (docs/reputation-guard.md): the hour it happens in and that hour's counts so far. Only when it
+   * was off: `active: true` on an active server changes nothing.
+   */
+  private guardReset(changes: EmailServerChanges): Record<string, Knex.Raw> {
+    if (changes.active !== true) return {};
+    return {
+      guard_reset: this.db.raw(`CASE WHEN email_servers.active THEN email_servers.guard_reset ELSE (
+        SELECT jsonb_build_object('hour', h.hour, 'sent', COALESCE(SUM(r.sent), 0),
+                                  'hard_bounces', COALESCE(SUM(r.hard_bounces), 0), 'complaints', COALESCE(SUM(r.complaints), 0))
+          FROM (SELECT date_bin(INTERVAL '1 hour', now(), TIMESTAMPTZ 'epoch') AS hour) h
+          LEFT JOIN email_server_reputation r ON r.email_server_id = email_servers.id AND r.hour = h.hour
+         GROUP BY h.hour) END`),
+    };
   }
 
   async namedByPendingBroadcast(channelId: number, id: number): Promise<boolean> {
@@ -132,4 +152,9 @@ export class PgEmailServerRepository implements EmailServerRepository {
   async delete(channelId: number, id: number): Promise<boolean> {
     return (await this.db('email_servers').where({ channel_id: channelId, id }).delete()) > 0;
   }
+}
+
+/** Switching a server on clears why the guard switched it off (docs/reputation-guard.md). */
+function withReason(changes: EmailServerChanges): EmailServerChanges {
+  return changes.active === true && changes.deactivatedReason === undefined ? { ...changes, deactivatedReason: null } : changes;
 }

@@ -199,12 +199,32 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
                   failed_at = CASE WHEN v.status IN ('failed', 'bounced') THEN v.at ELSE r.failed_at END,
                   next_attempt_at = v.next_attempt_at,
                   error = v.error,
-                  attempts = r.attempts - v.refund
+                  attempts = r.attempts - v.refund,
+                  email_server_id = COALESCE(v.server_id, r.email_server_id)
              FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS text[]), CAST(:ats AS timestamptz[]),
-                         CAST(:nextAttempts AS timestamptz[]), CAST(:errors AS text[]), CAST(:refunds AS int[]))
-                  AS v(id, status, at, next_attempt_at, error, refund)
+                         CAST(:nextAttempts AS timestamptz[]), CAST(:errors AS text[]), CAST(:refunds AS int[]),
+                         CAST(:serverIds AS bigint[]), CAST(:handeds AS boolean[]))
+                  AS v(id, status, at, next_attempt_at, error, refund, server_id, handed)
             WHERE r.id = v.id AND r.status = 'claimed'
-           RETURNING r.id
+           RETURNING r.id, r.broadcast_id, v.status, v.at, v.server_id, v.handed
+         ),
+         -- The reputation guard's counters (docs/reputation-guard.md): per server and hour what it
+         -- answered and its hard bounces; per broadcast its hard bounces (its sends are the
+         -- statistics' processed counter). Same shard as the group's statistics rows.
+         server_counts AS (
+           INSERT INTO email_server_reputation AS e (email_server_id, hour, shard, sent, hard_bounces)
+           SELECT s.server_id, date_bin(INTERVAL '1 hour', s.at, TIMESTAMPTZ 'epoch'), CAST(:shard AS smallint),
+                  count(*) FILTER (WHERE s.handed), count(*) FILTER (WHERE s.status = 'bounced')
+             FROM settled s WHERE s.server_id IS NOT NULL AND s.status <> 'pending'
+            GROUP BY 1, 2 ORDER BY 1, 2
+           ON CONFLICT (email_server_id, hour, shard) DO UPDATE
+              SET sent = e.sent + excluded.sent, hard_bounces = e.hard_bounces + excluded.hard_bounces
+         ),
+         broadcast_counts AS (
+           INSERT INTO broadcast_reputation AS b (broadcast_id, shard, hard_bounces)
+           SELECT s.broadcast_id, CAST(:shard AS smallint), count(*) FROM settled s WHERE s.status = 'bounced'
+            GROUP BY 1 ORDER BY 1
+           ON CONFLICT (broadcast_id, shard) DO UPDATE SET hard_bounces = b.hard_bounces + excluded.hard_bounces
          ),
          outbox AS (
            INSERT INTO events (channel_id, type, data, created_at)
@@ -225,6 +245,8 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
           nextAttempts: column((s) => (s.status === 'pending' ? s.nextAttemptAt : null)),
           errors: column((s) => (s.status === 'sent' ? null : s.error)),
           refunds: column((s) => (s.status === 'pending' && s.refundAttempt === true ? 1 : 0)),
+          serverIds: sorted.map((s) => s.serverId ?? null),
+          handeds: sorted.map((s) => s.handed === true),
           outboxRecipients: outbox.map((o) => o.recipientId),
           outboxChannels: outbox.map((o) => o.event.channelId),
           outboxTypes: outbox.map((o) => o.event.type),

@@ -1,6 +1,7 @@
 import { messageIdRecipient, normalizeMessageId, SOFT_BOUNCE_THRESHOLD, SOFT_BOUNCE_WINDOW_MS, verifyVerpToken, type BounceKind } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor, type Repositories, type TrackedRecipient } from '../ports';
+import { ReputationGuard } from '../reputation/reputation-guard';
 import { emailEventData } from '../sending/event-data';
 import { recipientEvent } from '../sending/tracked-recipient';
 import { subscriberEventData } from '../subscribers/subscriber-events';
@@ -33,11 +34,15 @@ export class RecordBounce {
   constructor(
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Clock) private readonly clock: Clock,
+    @inject(ReputationGuard) private readonly guard: ReputationGuard,
   ) {}
 
   async execute(report: BounceReport): Promise<BounceResult> {
     const at = this.clock.now();
-    return this.transactor.run((r) => recordBounce(r, report, at));
+    const counted: GuardCount[] = [];
+    const result = await this.transactor.run((r) => recordBounce(r, report, at, counted));
+    await guardAfter(this.guard, counted);
+    return result;
   }
 }
 
@@ -48,7 +53,7 @@ export class RecordBounce {
  * subscriber and suppresses the address with reason `bounce`, a complaint unsubscribes and
  * suppresses with reason `complaint`, each with its subscriber event. In the caller's transaction.
  */
-export async function recordBounce(r: Repositories, report: BounceReport, at: Date): Promise<BounceResult> {
+export async function recordBounce(r: Repositories, report: BounceReport, at: Date, counted: GuardCount[] = []): Promise<BounceResult> {
   const reason = report.reason.slice(0, MAX_REASON);
   const t = await findRecipient(r, report);
   if (t === null) return 'unknown';
@@ -78,12 +83,14 @@ export async function recordBounce(r: Repositories, report: BounceReport, at: Da
     await r.suppressions.add(t.channelId, email, 'complaint', at);
     const subscriber = (await r.recipients.unsubscribeSubscriber(t.subscriber.id, at)) ?? t.subscriber;
     await emit('subscriber.complained', subscriberEventData(subscriber));
+    counted.push({ recipientId: t.id, kind: 'complaint' });
     return 'recorded';
   }
 
   await r.bounces.markBounced(t.id, at, reason);
   await r.emailEvents.record({ ...recipientEvent(t, 'bounced', at), data: { source: report.source, type: report.kind, reason } });
   await emit('email.bounced', emailEventData({ ...facts, bouncedReason: reason }));
+  if (report.kind === 'hard_bounce') counted.push({ recipientId: t.id, kind: 'hard_bounce' });
   const suppress =
     report.kind === 'hard_bounce' ||
     (await r.bounces.softBouncesSince(t.channelId, email, new Date(at.getTime() - SOFT_BOUNCE_WINDOW_MS))) >= SOFT_BOUNCE_THRESHOLD;
@@ -111,4 +118,19 @@ async function findRecipient(r: Repositories, report: BounceReport): Promise<Tra
   const named = report.email?.trim().toLowerCase();
   if (named && named !== t.subscriber.email.toLowerCase()) return null;
   return t;
+}
+
+/** A hard bounce or complaint recorded, for the reputation guard once its transaction committed. */
+export interface GuardCount {
+  recipientId: number;
+  kind: 'hard_bounce' | 'complaint';
+}
+
+/**
+ * Counts what was recorded and lets the guard judge (docs/reputation-guard.md). The notification
+ * is already committed and answered for: a failure here (the database away) loses that count
+ * rather than making the provider send again a report that would then be a duplicate.
+ */
+export async function guardAfter(guard: ReputationGuard, counted: readonly GuardCount[]): Promise<void> {
+  for (const c of counted) await guard.afterNotification(c.recipientId, c.kind).catch(() => undefined);
 }

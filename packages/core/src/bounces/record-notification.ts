@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
-import { recordBounce, type BounceReport, type BounceResult } from './record-bounce';
+import { ReputationGuard } from '../reputation/reputation-guard';
+import { guardAfter, recordBounce, type BounceReport, type BounceResult, type GuardCount } from './record-bounce';
 
 /** Accepted requests are remembered this long: past it, a receiver's freshness check refuses them anyway. */
 export const REPLAY_MEMORY_MS = 24 * 60 * 60 * 1000;
@@ -21,18 +22,22 @@ export class RecordNotification {
   constructor(
     @inject(Transactor) private readonly transactor: Transactor,
     @inject(Clock) private readonly clock: Clock,
+    @inject(ReputationGuard) private readonly guard: ReputationGuard,
   ) {}
 
   async execute(input: { source: string; replayKey: string | null; reports: readonly BounceReport[] }): Promise<NotificationResult> {
     const at = this.clock.now();
-    return this.transactor.run(async (r) => {
+    const counted: GuardCount[] = [];
+    const answer = await this.transactor.run(async (r) => {
       if (input.replayKey !== null) {
         const first = await r.bounces.firstSeen(input.source, input.replayKey, at, new Date(at.getTime() - REPLAY_MEMORY_MS));
         if (!first) return { replayed: true, results: [] };
       }
       const results: BounceResult[] = [];
-      for (const report of input.reports) results.push(await recordBounce(r, report, at));
+      for (const report of input.reports) results.push(await recordBounce(r, report, at, counted));
       return { replayed: false, results };
     });
+    await guardAfter(this.guard, counted);
+    return answer;
   }
 }

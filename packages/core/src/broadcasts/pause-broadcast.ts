@@ -19,7 +19,7 @@ export class PauseBroadcast {
       this.clock.now(),
       caller,
       input.id,
-      (b) => ({ status: planPause(b.status), pausedFrom: b.status }),
+      (b) => ({ status: planPause(b.status), pausedFrom: b.status, pauseReason: null }),
       'Broadcast paused',
     );
   }

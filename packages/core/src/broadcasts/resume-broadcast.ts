@@ -19,7 +19,8 @@ export class ResumeBroadcast {
       this.clock.now(),
       caller,
       input.id,
-      (b) => ({ status: planResume(b.status, b.pausedFrom), pausedFrom: null }),
+      // The guard's reason goes with the pause (docs/reputation-guard.md).
+      (b) => ({ status: planResume(b.status, b.pausedFrom), pausedFrom: null, pauseReason: null }),
       'Broadcast resumed',
       async (repositories, updated) => {
         await repositories.jobs.send('broadcasts.send', { broadcastId: updated.id });

@@ -68,7 +68,11 @@ export type RecipientSettlement =
 
 /** Outcomes recorded together; events only count for the recipients the settlement moved. */
 export interface OutcomeGroup {
-  settlements: ReadonlyArray<{ id: number; settlement: RecipientSettlement }>;
+  /**
+   * `serverId`: the server that answered (null: none did); `handed`: it answered at all. Both feed
+   * the reputation guard's counters (docs/reputation-guard.md).
+   */
+  settlements: ReadonlyArray<{ id: number; settlement: RecipientSettlement; serverId?: number | null; handed?: boolean }>;
   emailEvents: readonly EmailEventRecord[];
   /** In the order they are to be delivered to webhooks. */
   outbox: ReadonlyArray<{ recipientId: number; event: OutboxEvent }>;

@@ -21,6 +21,7 @@ import { subscriberEventData } from '../subscribers/subscriber-events';
 import { decideSettlement, outcomeGroup, type PendingOutcome, type SendOutcome } from './outcome-settlement';
 import { QueueRecipients, broadcastEvent, excludedSegments } from './queue-recipients';
 import { SendingOptions } from './sending-options';
+import { ReputationGuard } from '../reputation/reputation-guard';
 
 /** What one job did: the broadcast ended, another job carries on, or there was nothing to do. */
 export type DeliveryResult = 'finished' | 'continued' | 'waiting' | 'stopped' | 'already_running' | 'nothing_to_do';
@@ -35,7 +36,15 @@ interface Job {
   renderer: JobRenderer;
   /** A recipient's VERP envelope sender at a server's bounce domain (docs/bounces.md). */
   returnPath: (recipientId: number, bounceDomain: string) => string;
+  /** When the reputation guard last looked at this broadcast (engine clock, ms). */
+  guardedAt: number;
 }
+
+/**
+ * The guard looks after every group with a hard bounce, and otherwise at most this often, so a
+ * broadcast whose bounces came before `min_sent` is judged once it passes it (docs/reputation-guard.md).
+ */
+const GUARD_INTERVAL_MS = 1000;
 
 /**
  * The `broadcasts.send` job: queues the recipients once, then has the send engine work them in
@@ -55,6 +64,7 @@ export class DeliverBroadcast {
     @inject(SendingOptions) private readonly options: SendingOptions,
     @inject(QueueRecipients) private readonly queueing: QueueRecipients,
     @inject(SegmentRepository) private readonly segments: SegmentRepository,
+    @inject(ReputationGuard) private readonly guard: ReputationGuard,
   ) {}
 
   execute(input: { broadcastId: number }): Promise<DeliveryResult> {
@@ -83,7 +93,7 @@ export class DeliverBroadcast {
     const worker = `${o.workerName ?? 'worker'}:${hex(this.random.bytes(6))}`;
     const deadline = this.engine.now() + o.sliceMs;
     const handOver = () => this.engine.now() > deadline || o.stopRequested?.() === true;
-    const job: Job = { broadcast, ...(await this.engine.persist(() => this.prepare(broadcast), o.leaseMs)) };
+    const job: Job = { broadcast, guardedAt: this.engine.now(), ...(await this.engine.persist(() => this.prepare(broadcast), o.leaseMs)) };
     const run = this.engine.run(this.work(job), {
       worker,
       concurrency: o.concurrency,
@@ -119,7 +129,7 @@ export class DeliverBroadcast {
       job.renderer.close();
     }
   }
-  private async prepare(broadcast: Broadcast): Promise<Omit<Job, 'broadcast'>> {
+  private async prepare(broadcast: Broadcast): Promise<Omit<Job, 'broadcast' | 'guardedAt'>> {
     const recipients = this.repositories.recipients;
     return {
       servers: await this.servers(broadcast),
@@ -153,13 +163,21 @@ export class DeliverBroadcast {
       // The broadcast row stays out of the outcome transactions (no lock shared by every
       // dispatcher); finish makes the count exact.
       progressed: (count) => recipients.addProgress(id, count),
-      perform: async (recipient, signal) => ({ recipient, outcome: await this.deliver(recipient, job, signal), at: this.clock.now() }),
-      record: (group) => this.record(job.broadcast, group),
+      perform: async (recipient, signal) => {
+        const sent: { serverId: number | null } = { serverId: null };
+        const outcome = await this.deliver(recipient, job, signal, sent);
+        return { recipient, outcome, at: this.clock.now(), serverId: sent.serverId };
+      },
+      record: async (group) => {
+        const recorded = await this.record(job.broadcast, group);
+        await this.guarded(job, group);
+        return recorded;
+      },
     };
   }
 
   /** Rejects with MessageWithdrawn when `signal` aborts before the message started. */
-  private async deliver(r: ClaimedRecipient, job: Job, signal: AbortSignal): Promise<SendOutcome> {
+  private async deliver(r: ClaimedRecipient, job: Job, signal: AbortSignal, sent: { serverId: number | null }): Promise<SendOutcome> {
     const { broadcast, servers, channel, renderer, returnPath } = job;
     if (servers.length === 0) return { kind: 'unsendable', message: 'No email server configured' };
     let email;
@@ -171,18 +189,23 @@ export class DeliverBroadcast {
     // The server, and the moment, are the engine's: limits, throttling and reachability.
     return this.engine.send(
       servers,
-      (server) => ({
-        messageId: r.messageId,
-        from: this.fromAddress(server, channel),
-        to: r.subscriber.email,
-        replyTo: broadcast.replyTo,
-        subject: email.subject,
-        text: email.text,
-        html: email.html,
-        headers: { ...email.headers, ...providerHeaders(server.host, r.messageId) },
-        // docs/bounces.md: a server with a bounce domain gets a VERP return path per recipient.
-        envelopeFrom: server.bounceDomain ? returnPath(r.id, server.bounceDomain) : null,
-      }),
+      (server) => {
+        // The last server a message is built for is the one that answers (another is tried
+        // only when one does not answer at all): its counters are the guard's (docs/reputation-guard.md).
+        sent.serverId = server.id;
+        return {
+          messageId: r.messageId,
+          from: this.fromAddress(server, channel),
+          to: r.subscriber.email,
+          replyTo: broadcast.replyTo,
+          subject: email.subject,
+          text: email.text,
+          html: email.html,
+          headers: { ...email.headers, ...providerHeaders(server.host, r.messageId) },
+          // docs/bounces.md: a server with a bounce domain gets a VERP return path per recipient.
+          envelopeFrom: server.bounceDomain ? returnPath(r.id, server.bounceDomain) : null,
+        };
+      },
       { signal },
     );
   }
@@ -219,6 +242,34 @@ export class DeliverBroadcast {
             return moved;
           });
     return plans.filter(({ item, plan }) => plan.kind !== 'delayed' && plan.kind !== 'deferred' && settled.has(item.recipient.id)).length;
+  }
+
+  /**
+   * The reputation guard after a group commit (docs/reputation-guard.md): after every group with a
+   * hard bounce, else once a second. A server it takes out of rotation leaves this job's list at
+   * once (other jobs read the list when they start); with none left, the broadcast is paused with
+   * the server's reason rather than failing its remaining recipients for want of a server. The
+   * pause itself stops every dispatcher's run through its status watch. A failed check (the
+   * database away) is left for the next one: the outcomes are already committed.
+   */
+  private async guarded(job: Job, group: readonly PendingOutcome[]): Promise<void> {
+    const bounced = group.some((p) => p.outcome.kind === 'rejected' && p.outcome.permanent);
+    const now = this.engine.now();
+    if (!bounced && now - job.guardedAt < GUARD_INTERVAL_MS) return;
+    job.guardedAt = now;
+    const serverIds = [...new Set(group.flatMap((p) => (p.serverId == null ? [] : [p.serverId])))];
+    try {
+      const outcome = await this.guard.check({ broadcastId: job.broadcast.id, serverIds });
+      if (outcome.deactivated.length === 0) return;
+      const off = new Set(outcome.deactivated.map((d) => d.serverId));
+      const left = job.servers.filter((s) => !off.has(s.id));
+      // The last server stays in this job's list: its run stops with the pause, and a message
+      // started meanwhile must not fail for want of a server.
+      if (left.length > 0) job.servers.splice(0, job.servers.length, ...left);
+      else if (outcome.paused === null) await this.guard.pause(job.broadcast.channelId, job.broadcast.id, outcome.deactivated[0]!.verdict);
+    } catch {
+      // Judged again with the next group.
+    }
   }
 
   /** sending → sent | partial_failure | failed, exactly once (conditional move). */

@@ -14,6 +14,8 @@ export interface PendingOutcome {
   recipient: ClaimedRecipient;
   outcome: SendOutcome;
   at: Date;
+  /** The email server that took the message (the last one tried); null when none was. */
+  serverId?: number | null;
 }
 
 export interface SettlementDecision {
@@ -94,5 +96,11 @@ export function outcomeGroup(b: Broadcast, batch: ReadonlyArray<{ item: PendingO
         break;
     }
   }
-  return { settlements: batch.map(({ item, plan }) => ({ id: item.recipient.id, settlement: plan.settlement })), emailEvents, outbox };
+  const settlements = batch.map(({ item, plan }) => ({
+    id: item.recipient.id,
+    settlement: plan.settlement,
+    serverId: item.serverId ?? null,
+    handed: plan.handed,
+  }));
+  return { settlements, emailEvents, outbox };
 }

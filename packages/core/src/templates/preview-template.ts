@@ -160,6 +160,7 @@ export class PreviewTemplate {
       sentAt: null,
       pausedFrom: null,
       archive: false,
+      sendInSubscriberTimezone: false,
       version: 0,
       createdAt: now,
       updatedAt: now,

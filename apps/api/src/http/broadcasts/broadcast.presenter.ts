@@ -35,5 +35,6 @@ export function presentBroadcast(b: Broadcast) {
     email_headers: b.emailHeaders,
     archive: b.archive,
     send_in_subscriber_timezone: b.sendInSubscriberTimezone,
+    pause_reason: b.pauseReason ?? null,
   };
 }

@@ -87,6 +87,7 @@ describe('broadcast create, update and delete', () => {
         email_headers: [{ key: 'X-Campaign', value: 'june' }],
         archive: false,
         send_in_subscriber_timezone: false,
+        pause_reason: null,
       });
       // A draft has no event of its own.
       expect(await broadcastEvents(api, res.body.id)).toEqual([]);

@@ -58,6 +58,7 @@ describe('broadcast reads and channel isolation (spec: Broadcasts List / Get)', 
       email_headers: [],
       archive: false,
       send_in_subscriber_timezone: false,
+      pause_reason: null,
     });
   });
 

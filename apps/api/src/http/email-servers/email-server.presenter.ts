@@ -22,6 +22,7 @@ export function presentEmailServer(s: EmailServer) {
     bounce_domain: s.bounceDomain,
     dkim_key_present: s.dkimPrivateKey !== null,
     active: s.active,
+    deactivated_reason: s.deactivatedReason ?? null,
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
   };

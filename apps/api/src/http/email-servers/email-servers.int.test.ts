@@ -92,6 +92,7 @@ describe('email servers API', () => {
       bounce_domain: null,
       dkim_key_present: false,
       active: true,
+      deactivated_reason: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

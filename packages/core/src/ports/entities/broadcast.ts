@@ -1,4 +1,4 @@
-import type { BroadcastStatus } from '@mailcast/domain';
+import type { BroadcastStatus, PauseReason } from '@mailcast/domain';
 
 export interface EmailHeader {
   key: string;
@@ -37,6 +37,8 @@ export interface Broadcast {
   sentAt: Date | null;
   /** The stage a paused broadcast was paused in, so resume returns there; null unless paused. */
   pausedFrom: BroadcastStatus | null;
+  /** Why the reputation guard paused it (docs/reputation-guard.md); null after a person's pause and after resume. */
+  pauseReason?: PauseReason | null;
   /** Published in the channel's public archive once sent (docs/archive.md). */
   archive: boolean;
   /** Each recipient gets scheduled_send_at's wall-clock time in their own zone (docs/broadcasts-and-sending.md). */
@@ -66,7 +68,7 @@ export type NewBroadcast = Omit<
 > & { templateId?: number | null; topicId?: number | null; excludedSegmentIds?: number[]; archive?: boolean; sendInSubscriberTimezone?: boolean };
 
 /** What an edit or a status change may write; every write bumps `version`. */
-export type BroadcastChanges = Partial<Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'sentAt'>>;
+export type BroadcastChanges = Partial<Omit<NewBroadcast, 'channelId'> & Pick<Broadcast, 'status' | 'pausedFrom' | 'pauseReason' | 'sentAt'>>;
 
 /**
  * The state a conditional write expects. The write happens only if the row still matches, so

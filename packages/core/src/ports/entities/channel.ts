@@ -61,6 +61,11 @@ export interface EmailServer {
   dkimPrivateKey: string | null;
   /** Set: broadcast emails go out with a VERP envelope sender at this domain (docs/bounces.md). */
   bounceDomain: string | null;
+  /**
+   * Why the reputation guard took the server out of rotation (docs/reputation-guard.md):
+   * `hard_bounce_rate` or `complaint_rate`; null while active or switched off by a person.
+   */
+  deactivatedReason?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
