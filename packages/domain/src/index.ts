@@ -322,3 +322,17 @@ export {
   type ExportHistoryCollection,
   type ExportParsed,
 } from './export';
+
+// Engagement truth: machine opens and clicks (docs/engagement.md).
+export {
+  classifyEngagement,
+  isMailProxy,
+  MACHINE_REASONS,
+  PREFETCH_WINDOW_MS,
+  SCANNER_BURST_WINDOW_MS,
+  SCANNER_DELIVERY_WINDOW_MS,
+  type Classification,
+  type EarlierClick,
+  type EngagementRequest,
+  type MachineReason,
+} from './engagement';
