@@ -1,4 +1,4 @@
-import { classifyEngagement, isMailProxy, type EngagementRequest } from './engagement';
+import { classifyEngagement, isMailProxy, machineAction, type EngagementRequest } from './engagement';
 
 const delivered = new Date('2026-12-03T10:00:00Z');
 const after = (ms: number) => new Date(delivered.getTime() + ms);
@@ -92,5 +92,19 @@ describe('classifyEngagement', () => {
       true,
     ]);
     expect(isMailProxy(CHROME)).toBe(false);
+  });
+});
+
+describe('machineAction', () => {
+  const action = { method: 'POST', userAgent: CHROME, isKnownBot: false, deliveredAt: delivered, at: after(60_000) };
+  test.each<[string, Partial<typeof action>, string | null]>([
+    ['a browser a minute after delivery', {}, null],
+    ['HEAD', { method: 'HEAD' }, 'head'],
+    ['a bot agent', { isKnownBot: true, userAgent: 'python-requests/2.31' }, 'user_agent'],
+    ['a mail proxy agent is no excuse', { isKnownBot: true, userAgent: GMAIL }, 'user_agent'],
+    ['within 10 s of delivery', { at: after(9_000) }, 'scanner'],
+    ['delivery unknown: no timing rule', { deliveredAt: null }, null],
+  ])('%s', (_name, change, reason) => {
+    expect(machineAction({ ...action, ...change })).toBe(reason);
   });
 });

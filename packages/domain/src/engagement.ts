@@ -100,3 +100,26 @@ function scannerBurst(r: EngagementRequest): number[] | null {
   if (covered.size < links) return null;
   return burst.filter((c) => !c.machine).map((c) => c.id);
 }
+
+export interface ActionRequest {
+  method: string;
+  userAgent: string | null;
+  isKnownBot: boolean;
+  /** When the email carrying the link was accepted, where that is known. */
+  deliveredAt: Date | null;
+  at: Date;
+}
+
+/**
+ * Whether a one-click POST or a GET of an unsubscribe or confirmation link comes from a machine
+ * by the same rules (docs/engagement.md, "Unsubscribe and confirmation"): HEAD, a bot list's
+ * agent, or arriving within 10 s of the email's delivery. Unlike the pixel, no agent is excused
+ * as a mail proxy: a proxy fetches images, it never acts for a person. Where the delivery time
+ * is not known the timing rule cannot apply. Null when a person may have sent it.
+ */
+export function machineAction(r: ActionRequest): MachineReason | null {
+  if (r.method.toUpperCase() === 'HEAD') return 'head';
+  if (r.isKnownBot) return 'user_agent';
+  if (r.deliveredAt !== null && r.at.getTime() - r.deliveredAt.getTime() < SCANNER_DELIVERY_WINDOW_MS) return 'scanner';
+  return null;
+}

@@ -2478,11 +2478,15 @@ export interface paths {
         };
         /**
          * Double opt-in confirmation page
-         * @description The confirmation_url of a double opt-in. Sets confirmed_at (the subscriber is then confirmed) and emits subscriber.subscribed.
+         * @description The confirmation_url of a double opt-in. Sets confirmed_at (the subscriber is then confirmed) and emits subscriber.subscribed. A request the machine rules flag (HEAD, a known bot agent) confirms nothing and gets a page whose button confirms.
          */
         get: operations["confirmSubscription"];
         put?: never;
-        post?: never;
+        /**
+         * Double opt-in confirmation by the page button
+         * @description The button of the page a flagged GET gets: a person's press confirms, as the GET of a person does.
+         */
+        post: operations["confirmSubscriptionButton"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2507,7 +2511,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe through a confirmation email (button or RFC 8058 one-click)
-         * @description Sets is_active false and unsubscribed_at, and emits subscriber.unsubscribed.
+         * @description Sets is_active false and unsubscribed_at, and emits subscriber.unsubscribed. A one-click request the machine rules flag (a known bot agent) changes nothing and gets the page with the button; the button (field confirmed_by=person) always unsubscribes.
          */
         post: operations["confirmationUnsubscribe"];
         delete?: never;
@@ -2844,7 +2848,7 @@ export interface paths {
         };
         /**
          * Click tracking redirect
-         * @description Each link of a tracked email is rewritten to pass here; records a click (email.clicked), then redirects to the URL stored for that link of the recipient's broadcast, never to a URL taken from the request.
+         * @description Each link of a tracked email is rewritten to pass here; records a click (email.clicked, with machine and machine_reason: HEAD, a known bot agent, within 10 s of delivery, or every link of the email within 5 s), then redirects to the URL stored for that link of the recipient's broadcast, never to a URL taken from the request.
          */
         get: operations["trackClick"];
         put?: never;
@@ -2867,7 +2871,7 @@ export interface paths {
         };
         /**
          * Open tracking pixel
-         * @description A 1×1 GIF in the HTML part of tracked emails; records an open (email.opened).
+         * @description A 1×1 GIF in the HTML part of tracked emails; records an open (email.opened), with machine and machine_reason (HEAD, a known bot agent, or a mail proxy within 2 s of delivery).
          */
         get: operations["trackOpen"];
         put?: never;
@@ -2896,7 +2900,7 @@ export interface paths {
         put?: never;
         /**
          * One-click unsubscribe (RFC 8058)
-         * @description What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed.
+         * @description What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed. A request the machine rules flag (a known bot agent, or within 10 s of a broadcast email's delivery) changes nothing and gets the page with the button; the page's button (field confirmed_by=person) always unsubscribes.
          */
         post: operations["unsubscribeOneClick"];
         delete?: never;
@@ -3953,6 +3957,8 @@ export interface components {
             clicks: number;
             /** Format: date-time */
             first_clicked_at: string | null;
+            /** @description Distinct recipients with a click of this link not flagged as a machine. */
+            human_clicks: number;
             id: number;
             identifier: string;
             /** Format: date-time */
@@ -4763,6 +4769,8 @@ export interface components {
             };
             engagement: {
                 clicks: components["schemas"]["CountAndRate"];
+                human_clicks: components["schemas"]["CountAndRate"];
+                human_opens: components["schemas"]["CountAndRate"];
                 opens: components["schemas"]["CountAndRate"];
                 unique_links_clicked: number;
             };
@@ -5130,7 +5138,7 @@ export interface components {
             timeframe: "60m" | "120m" | "3h" | "6h" | "12h" | "18h" | "24h" | "48h" | "72h" | "7d" | "14d";
         };
         /** @enum {string} */
-        TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces" | "HumanOpens" | "HumanClicks";
         Topic: {
             /** Format: date-time */
             created_at: string;
@@ -6321,7 +6329,7 @@ export interface operations {
     getBroadcastTimeline: {
         parameters: {
             query?: {
-                /** @description Comma-separated subset of Processed, Delivered, Opens, Clicks, Bounces; default all. */
+                /** @description Comma-separated subset of Processed, Delivered, Opens, Clicks, Bounces, HumanOpens, HumanClicks; default the first five (HumanOpens and HumanClicks, opens and clicks not flagged as a machine, only when named). */
                 metrics?: string;
                 /** @description Window length; fixes the interval. */
                 timeframe?: "60m" | "120m" | "3h" | "6h" | "12h" | "18h" | "24h" | "48h" | "72h" | "7d" | "14d";
@@ -11023,7 +11031,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Confirmed, or already confirmed. */
+            /** @description Confirmed, already confirmed, or (a flagged request) the page with the confirm button. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11033,6 +11041,47 @@ export interface operations {
                 };
             };
             /** @description An unknown token: a clear page, never an error dump. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A link replaced by a newer confirmation email. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    confirmSubscriptionButton: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Confirmed, or already confirmed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unknown token. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11087,7 +11136,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Unsubscribed. */
+            /** @description Unsubscribed, or (a flagged one-click request) the page with the button. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12041,7 +12090,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Unsubscribed. */
+            /** @description Unsubscribed, or (a flagged request) the page with the button. */
             200: {
                 headers: {
                     [name: string]: unknown;
