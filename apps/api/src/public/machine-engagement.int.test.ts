@@ -209,6 +209,35 @@ describe('machine opens and clicks', () => {
     expect(await snapshot()).toEqual(incremental);
   });
 
+  it('segment engagement rules take human_only: only people who opened or clicked', async () => {
+    const members = async (rule: Record<string, unknown>) => {
+      const created = await auth(request(api.app).post('/api/v1/segments')).send({ segment: { name: `s${Math.random()}`, rules: [rule] } });
+      expect(created.status).toBe(201);
+      expect(created.body.rules).toEqual([rule]);
+      const page = await auth(request(api.app).get(`/api/v1/segments/${created.body.id}.json`));
+      return (page.body.subscribers as Array<{ email: string }>).map((x) => x.email.replace('@example.test', '')).sort();
+    };
+    expect(await members({ field: 'opened_broadcast', operator: 'equals', value: broadcastId })).toEqual(['ann', 'bob', 'cat', 'fay']);
+    expect(await members({ field: 'opened_broadcast', operator: 'equals', value: broadcastId, human_only: true })).toEqual(['ann', 'cat']);
+    expect(await members({ field: 'clicked_broadcast', operator: 'equals', value: 'any', human_only: true })).toEqual(['ann']);
+    expect(await members({ field: 'clicked_broadcast', operator: 'not_equals', value: broadcastId, human_only: true })).toEqual([
+      'bob',
+      'cat',
+      'dan',
+      'eve',
+      'fay',
+      'gus',
+      'hal',
+    ]);
+    const refused = await auth(request(api.app).post('/api/v1/segments')).send({
+      segment: { name: 'bad', rules: [{ field: 'email', operator: 'equals', value: 'x', human_only: true }, { field: 'opened_broadcast', operator: 'equals', value: 'any', human_only: 'yes' }] },
+    });
+    expect([refused.status, refused.body.errors]).toEqual([
+      422,
+      { 'rules[0]': ['human_only applies only to opened_broadcast and clicked_broadcast'], 'rules[1]': ['human_only must be true or false'] },
+    ]);
+  });
+
   it('a one-click POST the rules flag unsubscribes nobody: it gets the button, whose press does', async () => {
     const subscriber = async () => api.database.db('subscribers').where({ email: 'gus@example.test' }).first('is_active', 'unsubscribed_at');
     // Within 10 s of delivery, and a bot's agent later: held, with the button instead.
