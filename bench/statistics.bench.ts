@@ -225,7 +225,9 @@ async function trackingCpu(
 ): Promise<{ withMs: number; bareMs: number; classifyUs: number; contextUs: number }> {
   const secret = randomBytes(32);
   // A plain base64 secret is still read (pg-recipient-store: secrets sealed later are opened).
-  await db('broadcasts').where({ id: broadcastId }).update({ tracking_secret: secret.toString('base64') });
+  await db('broadcasts')
+    .where({ id: broadcastId })
+    .update({ tracking_secret: secret.toString('base64') });
   const { rows } = await db.raw<{ rows: Array<{ id: number }> }>(
     `SELECT id FROM broadcast_recipients WHERE broadcast_id = ? AND status = 'sent' AND id % 7 = 3 ORDER BY id LIMIT ?`,
     [broadcastId, 2 * TRACKING_REQUESTS + 40],
@@ -251,7 +253,17 @@ async function trackingCpu(
 
   const at = new Date();
   const classifyUs = await cpuPerCall(20_000, () =>
-    classifyEngagement({ kind: 'click', method: 'GET', userAgent: BROWSER, isKnownBot: isbot(BROWSER), deliveredAt: at, at, linkId: 1, linkCount: 20, earlierClicks: [] }),
+    classifyEngagement({
+      kind: 'click',
+      method: 'GET',
+      userAgent: BROWSER,
+      isKnownBot: isbot(BROWSER),
+      deliveredAt: at,
+      at,
+      linkId: 1,
+      linkCount: 20,
+      earlierClicks: [],
+    }),
   );
   const events = new PgEmailEvents(db);
   const contextUs = await cpuPerCall(500, () => events.clickContext(broadcastId, ids[1]!, at));

@@ -1,4 +1,4 @@
-import { classifyEngagement, isMailProxy, machineAction, type EngagementRequest } from './engagement';
+import { classifyEngagement, isMailProxy, machineAction, type ActionRequest, type EngagementRequest } from './engagement';
 
 const delivered = new Date('2026-12-03T10:00:00Z');
 const after = (ms: number) => new Date(delivered.getTime() + ms);
@@ -57,13 +57,7 @@ describe('classifyEngagement', () => {
       null,
       [],
     ],
-    [
-      'two of three links within 5 s',
-      { linkId: 2, earlierClicks: [{ id: 10, linkId: 1, at: after(59_000), machine: false }] },
-      false,
-      null,
-      [],
-    ],
+    ['two of three links within 5 s', { linkId: 2, earlierClicks: [{ id: 10, linkId: 1, at: after(59_000), machine: false }] }, false, null, []],
     [
       'earlier clicks already flagged are not flagged again',
       {
@@ -96,8 +90,8 @@ describe('classifyEngagement', () => {
 });
 
 describe('machineAction', () => {
-  const action = { method: 'POST', userAgent: CHROME, isKnownBot: false, deliveredAt: delivered, at: after(60_000) };
-  test.each<[string, Partial<typeof action>, string | null]>([
+  const action: ActionRequest = { method: 'POST', userAgent: CHROME, isKnownBot: false, deliveredAt: delivered, at: after(60_000) };
+  test.each<[string, Partial<ActionRequest>, string | null]>([
     ['a browser a minute after delivery', {}, null],
     ['HEAD', { method: 'HEAD' }, 'head'],
     ['a bot agent', { isKnownBot: true, userAgent: 'python-requests/2.31' }, 'user_agent'],

@@ -92,7 +92,11 @@ describe('machine opens and clicks', () => {
     expect([await events('ann', 'opened'), await events('ann', 'clicked')]).toEqual([[[false, null]], [[false, null]]]);
     const recipient = (await recipientOf('ann')).id;
     const outbox = await api.database.db('events').where({ channel_id: channelId }).whereIn('type', ['email.opened', 'email.clicked']).orderBy('id');
-    expect(outbox.filter((e: { data: { receipt_id: number } }) => e.data.receipt_id === recipient).map((e: { type: string; data: { machine: boolean } }) => [e.type, e.data.machine])).toEqual([
+    expect(
+      outbox
+        .filter((e: { data: { receipt_id: number } }) => e.data.receipt_id === recipient)
+        .map((e: { type: string; data: { machine: boolean } }) => [e.type, e.data.machine]),
+    ).toEqual([
       ['email.opened', false],
       ['email.clicked', false],
     ]);
@@ -105,7 +109,9 @@ describe('machine opens and clicks', () => {
     expect([await events('bob', 'opened'), await events('bob', 'clicked')]).toEqual([[[true, 'user_agent']], [[true, 'user_agent']]]);
     const recipient = (await recipientOf('bob')).id;
     const outbox = await api.database.db('events').where({ channel_id: channelId }).whereIn('type', ['email.opened', 'email.clicked']).orderBy('id');
-    expect(outbox.filter((e: { data: { receipt_id: number } }) => e.data.receipt_id === recipient).map((e: { data: { machine: boolean } }) => e.data.machine)).toEqual([true, true]);
+    expect(
+      outbox.filter((e: { data: { receipt_id: number } }) => e.data.receipt_id === recipient).map((e: { data: { machine: boolean } }) => e.data.machine),
+    ).toEqual([true, true]);
   });
 
   it("a mail proxy's fetch within 2 s of delivery is a prefetch; through the same proxy later, a person", async () => {
@@ -165,7 +171,13 @@ describe('machine opens and clicks', () => {
     ]);
 
     const timeline = async (metrics?: string) =>
-      (await auth(request(api.app).get(`/api/v1/broadcasts/${broadcastId}/statistics/timeline`).query(metrics ? { metrics } : {}))).body;
+      (
+        await auth(
+          request(api.app)
+            .get(`/api/v1/broadcasts/${broadcastId}/statistics/timeline`)
+            .query(metrics ? { metrics } : {}),
+        )
+      ).body;
     expect((await timeline()).series.map((x: { name: string }) => x.name)).toEqual(['Processed', 'Delivered', 'Opens', 'Clicks', 'Bounces']);
     const human = await timeline('humanopens,HumanClicks,Opens');
     const total = (name: string) =>
@@ -230,7 +242,13 @@ describe('machine opens and clicks', () => {
       'hal',
     ]);
     const refused = await auth(request(api.app).post('/api/v1/segments')).send({
-      segment: { name: 'bad', rules: [{ field: 'email', operator: 'equals', value: 'x', human_only: true }, { field: 'opened_broadcast', operator: 'equals', value: 'any', human_only: 'yes' }] },
+      segment: {
+        name: 'bad',
+        rules: [
+          { field: 'email', operator: 'equals', value: 'x', human_only: true },
+          { field: 'opened_broadcast', operator: 'equals', value: 'any', human_only: 'yes' },
+        ],
+      },
     });
     expect([refused.status, refused.body.errors]).toEqual([
       422,

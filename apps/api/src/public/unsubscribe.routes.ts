@@ -47,9 +47,7 @@ export function unsubscribeRoutes(container: DependencyContainer): Router {
 
   router.post('/u/:token', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }), async (req, res) => {
     const token = String(req.params.token);
-    const result = await container
-      .resolve(UnsubscribeByToken)
-      .execute({ token, ...(byPerson(req) ? {} : { request: trackingRequest(req) }) });
+    const result = await container.resolve(UnsubscribeByToken).execute({ token, ...(byPerson(req) ? {} : { request: trackingRequest(req) }) });
     if (result === null) {
       sendPage(res, 404, 'Link not valid', UNKNOWN);
       return;

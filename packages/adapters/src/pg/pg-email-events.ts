@@ -36,7 +36,11 @@ function firstKeys(kind: EmailEventKind, linkId: number | null, human: boolean):
           ] as Array<[string, number]>)
         : []),
     ];
-  if (human) return [[kind, 0], [`human_${kind}`, 0]];
+  if (human)
+    return [
+      [kind, 0],
+      [`human_${kind}`, 0],
+    ];
   if (kind === 'bounced' || kind === 'failed')
     return [
       [kind, 0],

@@ -74,10 +74,9 @@ function engagementRule(rule: Extract<SegmentRule, { kind: 'engagement' }>, chan
   const timeWindow = since === null ? frag('') : frag(` AND ${col} >= ?`, since);
   // docs/engagement.md: human_only also wants a first open or click classified as a person's;
   // within_days still reads the recipient's first open or click, as without it.
-  const human =
-    rule.humanOnly
-      ? ` AND EXISTS (SELECT 1 FROM email_event_firsts f WHERE f.recipient_id = br.id AND f.kind = '${rule.field === 'opened_broadcast' ? 'human_opened' : 'human_clicked'}' AND f.link_id = 0)`
-      : '';
+  const human = rule.humanOnly
+    ? ` AND EXISTS (SELECT 1 FROM email_event_firsts f WHERE f.recipient_id = br.id AND f.kind = '${rule.field === 'opened_broadcast' ? 'human_opened' : 'human_clicked'}' AND f.link_id = 0)`
+    : '';
   const window = frag(`${timeWindow.sql}${human}`, ...timeWindow.bindings);
   const inner =
     rule.broadcastId !== null

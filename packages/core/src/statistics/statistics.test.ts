@@ -78,7 +78,19 @@ const link = (id: number, totalClicks: number, uniqueClicks: number): LinkClickS
 describe('statistics use cases', () => {
   it('summary: sent = delivered recipients, failed = bounced or failed, rates from the domain', async () => {
     const reader = new FakeReader(
-      { delivered: 7, undeliverable: 2, bounced: 1, failed: 1, opened: 5, clicked: 4, complained: 1, unsubscribed: 3, processed: 9, human_opened: 2, human_clicked: 1 },
+      {
+        delivered: 7,
+        undeliverable: 2,
+        bounced: 1,
+        failed: 1,
+        opened: 5,
+        clicked: 4,
+        complained: 1,
+        unsubscribed: 3,
+        processed: 9,
+        human_opened: 2,
+        human_clicked: 1,
+      },
       3,
       [],
       [],
