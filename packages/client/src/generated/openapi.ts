@@ -4441,10 +4441,12 @@ export interface components {
             /** @description Number of items in the whole list, before limit and offset. */
             total: number;
         };
-        /** @description One condition. `field`: email, first_name, last_name, source, tags, created_at, subscribed_at, confirmation_status, is_active, opened_broadcast, clicked_broadcast, custom_data.<key>. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days. */
+        /** @description One condition. `field`: email, first_name, last_name, source, tags, created_at, subscribed_at, confirmation_status, is_active, opened_broadcast, clicked_broadcast, custom_data.<key>. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days and human_only. */
         SegmentRule: {
             /** @description A subscriber field, `custom_data.<key>`, or an engagement field. */
             field: string;
+            /** @description Engagement rules only: count only opens or clicks not flagged as a machine (docs/engagement.md). */
+            human_only?: boolean;
             /** @enum {string} */
             operator: "equals" | "not_equals" | "contains" | "starts_with" | "ends_with" | "includes" | "excludes" | "gt" | "lt" | "before" | "after" | "exists" | "not_exists";
             /** @description Absent for exists and not_exists. */
