@@ -82,7 +82,12 @@ describe('double opt-in (spec: Double opt-in create, Subscriber state; docs/api-
   };
   const confirmLink = (mail: ParsedEmail) => linkIn(mail.text, /\/confirm\/[A-Za-z0-9_-]{43}(?!\/)/);
   const open = async (url: string, method = 'GET') => {
-    const res = await fetch(url, { method, redirect: 'manual' });
+    // A browser's agent: Node's own ("node") is on the bot list, which gets a button instead (docs/engagement.md).
+    const res = await fetch(url, {
+      method,
+      redirect: 'manual',
+      headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36' },
+    });
     return { status: res.status, type: res.headers.get('content-type'), html: await res.text(), referrer: res.headers.get('referrer-policy') };
   };
   const eventTypes = async (subscriberId: number) =>

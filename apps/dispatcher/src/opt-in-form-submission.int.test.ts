@@ -24,12 +24,16 @@ import { buildContainer } from './container';
 import { HANDLERS } from './handlers';
 import { startWorkers, type JobWorkers } from './workers/job-workers';
 
+/** A browser's agent: Node's own ("node") is on the bot list, which gets a button instead of acting (docs/engagement.md). */
+const PERSON = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36' };
+
 /**
  * Opt-in form submissions (docs/opt-in-forms.md, "Submission processing") through
  * SubmitOptInForm resolved from the api's container: real PostgreSQL, the dispatcher's workers
  * sending to a real SMTP server, confirmation links followed over HTTP. The api's clock is the
  * test's, so the ten-minute window can pass.
  */
+
 describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => {
   let api: ApiHarness;
   let server: http.Server;
@@ -309,7 +313,7 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     expect(await welcomes(pending.id)).toEqual([]);
     expect((await subscriber('dee@example.com')).tags).toEqual([]);
 
-    const page = await fetch(confirmLink(mail));
+    const page = await fetch(confirmLink(mail), { headers: PERSON });
     expect(page.status).toBe(200);
     const confirmed = await subscriber('dee@example.com');
     expect(confirmed).toMatchObject({ confirmed_at: expect.any(Date), is_active: true, tags: ['confirmed-lead'], custom_data: { city: 'Bergen', news: true } });
@@ -363,7 +367,7 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     // Still unsubscribed until the mailbox confirms; its earlier confirmation no longer counts.
     expect(await subscriber('left@example.com')).toMatchObject({ is_active: false, unsubscribed_at: expect.any(Date), confirmed_at: null, tags: [] });
     const mail = await mailTo('left@example.com');
-    expect((await fetch(confirmLink(mail))).status).toBe(200);
+    expect((await fetch(confirmLink(mail), { headers: PERSON })).status).toBe(200);
     expect(await subscriber('left@example.com')).toMatchObject({ is_active: true, unsubscribed_at: null, confirmed_at: expect.any(Date), tags: ['returned'] });
   });
 
@@ -372,7 +376,7 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     await submit.execute(submission(form, 'notme@example.com'));
     const mail = await mailTo('notme@example.com');
     const link = `${confirmLink(mail)}/unsubscribe`;
-    expect((await fetch(link, { method: 'POST' })).status).toBe(200);
+    expect((await fetch(link, { method: 'POST', headers: PERSON })).status).toBe(200);
     expect(await db()('opt_in_form_pending_actions').where({ subscriber_id: (await subscriber('notme@example.com')).id })).toEqual([]);
   });
 

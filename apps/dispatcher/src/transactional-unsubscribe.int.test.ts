@@ -16,9 +16,13 @@ describe('transactional unsubscribe link (HTTP, dispatcher workers, real SMTP)',
   };
   /** Without authentication, as a mail client or a reader's browser would ask. */
   const publicRequest = async (method: 'GET' | 'POST', url: string) => {
+    // A browser's agent: Node's own ("node") is on the bot list, whose one-click POST is held (docs/engagement.md).
+    const agent = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36' };
     const res = await fetch(url, {
       method,
-      ...(method === 'POST' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' } : {}),
+      ...(method === 'POST'
+        ? { headers: { ...agent, 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' }
+        : { headers: agent }),
     });
     return { status: res.status, text: await res.text() };
   };

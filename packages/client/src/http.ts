@@ -12,6 +12,7 @@ type NotWrapped =
   | 'getReadiness'
   | 'getMetrics'
   | 'confirmSubscription'
+  | 'confirmSubscriptionButton'
   | 'confirmationUnsubscribePage'
   | 'confirmationUnsubscribe'
   | 'trackOpen'

@@ -60,6 +60,7 @@ export {
   type DeliveryJobRef,
   type DkimAlgorithm,
   type DkimKeyPair,
+  type ClickContext,
   type EmailEventKind,
   type EmailEventRecord,
   type EmailEvents,
@@ -254,6 +255,7 @@ export { DeliverBroadcast } from './sending/deliver-broadcast';
 export { RecoverStalledBroadcasts } from './sending/recover-stalled-broadcasts';
 export { RecordOpen } from './sending/record-open';
 export { RecordClick } from './sending/record-click';
+export type { TrackingRequest } from './sending/tracked-recipient';
 export { GetUnsubscribeTarget } from './sending/get-unsubscribe-target';
 export { UnsubscribeByToken } from './sending/unsubscribe-by-token';
 

@@ -99,6 +99,8 @@ export type EmailEventData = {
   clicked_at: string | null;
   bounced_reason: string | null;
   complaint_reason: string | null;
+  /** email.opened and email.clicked: whether a machine made this one (docs/engagement.md). */
+  machine?: boolean;
 };
 
 export type BroadcastEventData = {

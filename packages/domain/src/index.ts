@@ -168,6 +168,7 @@ export {
   parseTimeframe,
   TIMEFRAMES,
   TIMELINE_METRIC_EVENTS,
+  HUMAN_TIMELINE_METRICS,
   TIMELINE_METRICS,
   timelineWindow,
   type Timeframe,
@@ -335,3 +336,19 @@ export {
   type ExportHistoryCollection,
   type ExportParsed,
 } from './export';
+
+// Engagement truth: machine opens and clicks (docs/engagement.md).
+export {
+  classifyEngagement,
+  isMailProxy,
+  MACHINE_REASONS,
+  machineAction,
+  PREFETCH_WINDOW_MS,
+  SCANNER_BURST_WINDOW_MS,
+  SCANNER_DELIVERY_WINDOW_MS,
+  type ActionRequest,
+  type Classification,
+  type EarlierClick,
+  type EngagementRequest,
+  type MachineReason,
+} from './engagement';

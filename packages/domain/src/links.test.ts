@@ -42,6 +42,7 @@ const link = (id: number, totalClicks: number, uniqueClicks: number): LinkClickS
   url: `https://example.com/${id}`,
   totalClicks,
   uniqueClicks,
+  humanClicks: 0,
   firstClickedAt: null,
   lastClickedAt: null,
 });
@@ -70,6 +71,7 @@ describe('toLinkItem', () => {
       toLinkItem(
         {
           ...link(9, 12, 3),
+          humanClicks: 2,
           firstClickedAt: new Date('2026-03-01T10:00:00Z'),
           lastClickedAt: new Date('2026-03-02T11:30:00Z'),
         },
@@ -82,6 +84,7 @@ describe('toLinkItem', () => {
       clicks: 12,
       total_clicks: 12,
       unique_clicks: 3,
+      human_clicks: 2,
       click_rate: 37.5,
       first_clicked_at: '2026-03-01T10:00:00.000Z',
       last_clicked_at: '2026-03-02T11:30:00.000Z',

@@ -47,6 +47,8 @@ export type LinkClickStats = {
   url: string;
   totalClicks: number;
   uniqueClicks: number;
+  /** Distinct recipients with a click of this link classified as a person's (docs/engagement.md). */
+  humanClicks: number;
   firstClickedAt: Date | null;
   lastClickedAt: Date | null;
 };
@@ -69,12 +71,13 @@ export type LinkItem = {
   clicks: number;
   total_clicks: number;
   unique_clicks: number;
+  human_clicks: number;
   click_rate: number;
   first_clicked_at: string | null;
   last_clicked_at: string | null;
 };
 
-/** docs/statistics.md: clicks = total_clicks; click_rate = unique_clicks / sent. */
+/** docs/statistics.md: clicks = total_clicks; click_rate = unique_clicks / sent; human_clicks per docs/engagement.md. */
 export function toLinkItem(item: LinkClickStats, sent: number): LinkItem {
   return {
     id: item.id,
@@ -83,6 +86,7 @@ export function toLinkItem(item: LinkClickStats, sent: number): LinkItem {
     clicks: item.totalClicks,
     total_clicks: item.totalClicks,
     unique_clicks: item.uniqueClicks,
+    human_clicks: item.humanClicks,
     click_rate: percentage(item.uniqueClicks, sent),
     first_clicked_at: item.firstClickedAt?.toISOString() ?? null,
     last_clicked_at: item.lastClickedAt?.toISOString() ?? null,

@@ -72,6 +72,8 @@ export type SegmentRule =
       /** A broadcast id, or null for any broadcast of the channel. */
       broadcastId: number | null;
       withinDays: number | null;
+      /** Only opens or clicks classified as a person's count (docs/engagement.md). */
+      humanOnly: boolean;
     };
 
 export interface SegmentDefinition {
@@ -83,7 +85,7 @@ export const MAX_SEGMENT_RULES = 100;
 const MAX_TEXT = 1000;
 const MAX_KEY = 255;
 const MAX_WITHIN_DAYS = 36_500;
-const RULE_KEYS = new Set(['field', 'operator', 'value', 'within_days']);
+const RULE_KEYS = new Set(['field', 'operator', 'value', 'within_days', 'human_only']);
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 type Result = { rule: SegmentRule } | { error: string };
@@ -119,7 +121,9 @@ function engagementRule(field: 'opened_broadcast' | 'clicked_broadcast', operato
       return fail(`within_days must be an integer from 1 to ${MAX_WITHIN_DAYS}`);
     }
   }
-  return { rule: { kind: 'engagement', field, operator, broadcastId, withinDays: typeof within === 'number' ? within : null } };
+  const human = raw.human_only;
+  if (human !== undefined && human !== null && typeof human !== 'boolean') return fail('human_only must be true or false');
+  return { rule: { kind: 'engagement', field, operator, broadcastId, withinDays: typeof within === 'number' ? within : null, humanOnly: human === true } };
 }
 
 function parseRule(raw: unknown): Result {
@@ -136,6 +140,7 @@ function parseRule(raw: unknown): Result {
   const op = operator as SegmentOperator;
   if (!OPERATORS_BY_KIND[kind].includes(op)) return fail(`operator ${op} does not apply to ${field}`);
   if (raw.within_days !== undefined && kind !== 'engagement') return fail('within_days applies only to opened_broadcast and clicked_broadcast');
+  if (raw.human_only !== undefined && kind !== 'engagement') return fail('human_only applies only to opened_broadcast and clicked_broadcast');
   const presence = op === 'exists' || op === 'not_exists';
 
   switch (kind) {
@@ -202,7 +207,13 @@ export function parseSegmentDefinition(match: unknown, rules: unknown): { defini
 }
 
 /** The rule as the API shows it: the request's own shape, dates as ISO 8601. */
-export function presentSegmentRule(rule: SegmentRule): { field: string; operator: SegmentOperator; value?: unknown; within_days?: number } {
+export function presentSegmentRule(rule: SegmentRule): {
+  field: string;
+  operator: SegmentOperator;
+  value?: unknown;
+  within_days?: number;
+  human_only?: boolean;
+} {
   switch (rule.kind) {
     case 'engagement':
       return {
@@ -210,6 +221,7 @@ export function presentSegmentRule(rule: SegmentRule): { field: string; operator
         operator: rule.operator,
         value: rule.broadcastId ?? 'any',
         ...(rule.withinDays !== null ? { within_days: rule.withinDays } : {}),
+        ...(rule.humanOnly ? { human_only: true } : {}),
       };
     case 'date':
       return { field: rule.field, operator: rule.operator, value: rule.value.toISOString() };

@@ -20,6 +20,9 @@ export type StatisticsCounts = {
   failed: number;
   opens: number;
   clicks: number;
+  /** Recipients with at least one open or click classified as a person's (docs/engagement.md). */
+  humanOpens: number;
+  humanClicks: number;
   uniqueLinksClicked: number;
   bounces: number;
   complaints: number;
@@ -31,7 +34,7 @@ export type CountAndRate = { count: number; rate: number };
 /** The delivery/engagement/issues part of the spec's "Broadcast statistics summary". */
 export type StatisticsSummary = {
   delivery: { sent: number; failed: number; delivery_rate: number };
-  engagement: { opens: CountAndRate; clicks: CountAndRate; unique_links_clicked: number };
+  engagement: { opens: CountAndRate; clicks: CountAndRate; unique_links_clicked: number; human_opens: CountAndRate; human_clicks: CountAndRate };
   issues: { bounces: CountAndRate; complaints: CountAndRate; unsubscribes: CountAndRate };
 };
 
@@ -48,6 +51,8 @@ export function summarizeStatistics(c: StatisticsCounts): StatisticsSummary {
       opens: overSent(c.opens),
       clicks: overSent(c.clicks),
       unique_links_clicked: c.uniqueLinksClicked,
+      human_opens: overSent(c.humanOpens),
+      human_clicks: overSent(c.humanClicks),
     },
     issues: {
       bounces: overSent(c.bounces),

@@ -68,8 +68,13 @@ describe('TIMELINE_METRIC_EVENTS', () => {
       Opens: 'opened',
       Clicks: 'clicked',
       Bounces: 'bounced',
+      // docs/engagement.md: beyond the spec, only when named.
+      HumanOpens: 'human_opened',
+      HumanClicks: 'human_clicked',
     });
-    expect(Object.keys(TIMELINE_METRIC_EVENTS)).toEqual([...TIMELINE_METRICS]);
+    expect(parseMetrics(undefined)).toEqual(['Processed', 'Delivered', 'Opens', 'Clicks', 'Bounces']);
+    expect(parseMetrics('humanclicks, Opens')).toEqual(['HumanClicks', 'Opens']);
+    expect(Object.keys(TIMELINE_METRIC_EVENTS)).toEqual([...TIMELINE_METRICS, 'HumanOpens', 'HumanClicks']);
   });
 });
 

@@ -39,8 +39,10 @@ export function parseTimeframe(s: string | undefined): Timeframe {
 }
 
 export const TIMELINE_METRICS = ['Processed', 'Delivered', 'Opens', 'Clicks', 'Bounces'] as const;
+/** Beyond the spec, given only when asked for in `metrics` (docs/engagement.md). */
+export const HUMAN_TIMELINE_METRICS = ['HumanOpens', 'HumanClicks'] as const;
 
-export type TimelineMetric = (typeof TIMELINE_METRICS)[number];
+export type TimelineMetric = (typeof TIMELINE_METRICS)[number] | (typeof HUMAN_TIMELINE_METRICS)[number];
 
 /**
  * The recipient email event each metric counts (docs/statistics.md "Timeline": Processed =
@@ -52,13 +54,16 @@ export const TIMELINE_METRIC_EVENTS = {
   Opens: 'opened',
   Clicks: 'clicked',
   Bounces: 'bounced',
+  HumanOpens: 'human_opened',
+  HumanClicks: 'human_clicked',
 } as const satisfies Record<TimelineMetric, string>;
 
 export type TimelineEventKind = (typeof TIMELINE_METRIC_EVENTS)[TimelineMetric];
 
 /**
  * Comma-separated metric names, matched case-insensitively and returned in their spec spelling,
- * in the caller's order without duplicates. Absent or blank means all five, in spec order.
+ * in the caller's order without duplicates. Absent or blank means the spec's five, in spec order:
+ * the human series come only when named.
  */
 export function parseMetrics(s: string | undefined): TimelineMetric[] {
   const names = (s ?? '')
@@ -68,7 +73,7 @@ export function parseMetrics(s: string | undefined): TimelineMetric[] {
   if (names.length === 0) return [...TIMELINE_METRICS];
   const result: TimelineMetric[] = [];
   for (const name of names) {
-    const metric = TIMELINE_METRICS.find((m) => m.toLowerCase() === name.toLowerCase());
+    const metric = [...TIMELINE_METRICS, ...HUMAN_TIMELINE_METRICS].find((m) => m.toLowerCase() === name.toLowerCase());
     if (metric === undefined) throw new DomainError('invalid_metric', `Invalid metric: ${name}`);
     if (!result.includes(metric)) result.push(metric);
   }

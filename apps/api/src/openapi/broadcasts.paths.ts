@@ -1,4 +1,4 @@
-import { TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
+import { HUMAN_TIMELINE_METRICS, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
 import { authenticated, broadcastAction, BROADCASTS, type Json, ok, param, query, STATISTICS } from './operation';
 import { ref } from './schemas';
 
@@ -129,7 +129,11 @@ export const BROADCAST_PATHS: Record<string, Json> = {
       permission: 'broadcasts_read',
       parameters: [
         query('timeframe', { type: 'string', enum: Object.keys(TIMEFRAMES), default: '24h' }, 'Window length; fixes the interval.'),
-        query('metrics', { type: 'string', default: TIMELINE_METRICS.join(',') }, `Comma-separated subset of ${TIMELINE_METRICS.join(', ')}; default all.`),
+        query(
+          'metrics',
+          { type: 'string', default: TIMELINE_METRICS.join(',') },
+          `Comma-separated subset of ${[...TIMELINE_METRICS, ...HUMAN_TIMELINE_METRICS].join(', ')}; default the first five (${HUMAN_TIMELINE_METRICS.join(' and ')}, opens and clicks not flagged as a machine, only when named).`,
+        ),
       ],
       responses: { '200': ok('The timeline.', ref('Timeline')) },
       errors: ['404', '422'],

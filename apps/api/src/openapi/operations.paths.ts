@@ -59,11 +59,23 @@ export const OPERATIONS_AND_PUBLIC_PATHS: Record<string, Json> = {
     get: publicOperation({
       operationId: 'confirmSubscription',
       summary: 'Double opt-in confirmation page',
-      description: 'The confirmation_url of a double opt-in. Sets confirmed_at (the subscriber is then confirmed) and emits subscriber.subscribed.',
+      description:
+        'The confirmation_url of a double opt-in. Sets confirmed_at (the subscriber is then confirmed) and emits subscriber.subscribed. A request the machine rules flag (HEAD, a known bot agent) confirms nothing and gets a page whose button confirms.',
+      tag: PUBLIC,
+      responses: {
+        '200': html('Confirmed, already confirmed, or (a flagged request) the page with the confirm button.'),
+        '404': html('An unknown token: a clear page, never an error dump.'),
+        '410': html('A link replaced by a newer confirmation email.'),
+      },
+    }),
+    post: publicOperation({
+      operationId: 'confirmSubscriptionButton',
+      summary: 'Double opt-in confirmation by the page button',
+      description: "The button of the page a flagged GET gets: a person's press confirms, as the GET of a person does.",
       tag: PUBLIC,
       responses: {
         '200': html('Confirmed, or already confirmed.'),
-        '404': html('An unknown token: a clear page, never an error dump.'),
+        '404': html('An unknown token.'),
         '410': html('A link replaced by a newer confirmation email.'),
       },
     }),
@@ -80,9 +92,10 @@ export const OPERATIONS_AND_PUBLIC_PATHS: Record<string, Json> = {
     post: publicOperation({
       operationId: 'confirmationUnsubscribe',
       summary: 'Unsubscribe through a confirmation email (button or RFC 8058 one-click)',
-      description: 'Sets is_active false and unsubscribed_at, and emits subscriber.unsubscribed.',
+      description:
+        'Sets is_active false and unsubscribed_at, and emits subscriber.unsubscribed. A one-click request the machine rules flag (a known bot agent) changes nothing and gets the page with the button; the button (field confirmed_by=person) always unsubscribes.',
       tag: PUBLIC,
-      responses: { '200': html('Unsubscribed.'), '404': html('An unknown token.') },
+      responses: { '200': html('Unsubscribed, or (a flagged one-click request) the page with the button.'), '404': html('An unknown token.') },
     }),
   },
   '/t/o/{token}': {
@@ -90,7 +103,8 @@ export const OPERATIONS_AND_PUBLIC_PATHS: Record<string, Json> = {
     get: publicOperation({
       operationId: 'trackOpen',
       summary: 'Open tracking pixel',
-      description: 'A 1×1 GIF in the HTML part of tracked emails; records an open (email.opened).',
+      description:
+        'A 1×1 GIF in the HTML part of tracked emails; records an open (email.opened), with machine and machine_reason (HEAD, a known bot agent, or a mail proxy within 2 s of delivery).',
       tag: PUBLIC,
       responses: {
         '200': {
@@ -109,7 +123,7 @@ export const OPERATIONS_AND_PUBLIC_PATHS: Record<string, Json> = {
       operationId: 'trackClick',
       summary: 'Click tracking redirect',
       description:
-        "Each link of a tracked email is rewritten to pass here; records a click (email.clicked), then redirects to the URL stored for that link of the recipient's broadcast, never to a URL taken from the request.",
+        "Each link of a tracked email is rewritten to pass here; records a click (email.clicked, with machine and machine_reason: HEAD, a known bot agent, within 10 s of delivery, or every link of the email within 5 s), then redirects to the URL stored for that link of the recipient's broadcast, never to a URL taken from the request.",
       tag: PUBLIC,
       responses: {
         '302': {
@@ -134,9 +148,9 @@ export const OPERATIONS_AND_PUBLIC_PATHS: Record<string, Json> = {
         operationId: 'unsubscribeOneClick',
         summary: 'One-click unsubscribe (RFC 8058)',
         description:
-          "What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed.",
+          "What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed. A request the machine rules flag (a known bot agent, or within 10 s of a broadcast email's delivery) changes nothing and gets the page with the button; the page's button (field confirmed_by=person) always unsubscribes.",
         tag: PUBLIC,
-        responses: { '200': html('Unsubscribed.'), '404': html('An unknown token.') },
+        responses: { '200': html('Unsubscribed, or (a flagged request) the page with the button.'), '404': html('An unknown token.') },
       }),
       requestBody: {
         required: false,

@@ -1,4 +1,4 @@
-import { BROADCAST_STATUSES, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
+import { BROADCAST_STATUSES, HUMAN_TIMELINE_METRICS, TIMEFRAMES, TIMELINE_METRICS } from '@mailcast/domain';
 import { broadcastSchema, scheduleSchema } from '../http/broadcasts/broadcasts.schemas';
 import {
   createFieldsSchema,
@@ -156,6 +156,9 @@ export const SCHEMAS: Record<string, Schema> = {
       opens: ref('CountAndRate'),
       clicks: ref('CountAndRate'),
       unique_links_clicked: integer(),
+      // Recipients with at least one open or click not flagged as a machine (docs/engagement.md).
+      human_opens: ref('CountAndRate'),
+      human_clicks: ref('CountAndRate'),
     }),
     issues: closed({
       bounces: ref('CountAndRate'),
@@ -163,7 +166,7 @@ export const SCHEMAS: Record<string, Schema> = {
       unsubscribes: ref('CountAndRate'),
     }),
   }),
-  TimelineMetric: { type: 'string', enum: [...TIMELINE_METRICS] },
+  TimelineMetric: { type: 'string', enum: [...TIMELINE_METRICS, ...HUMAN_TIMELINE_METRICS] },
   Timeline: closed({
     broadcast_id: integer(),
     timeframe: { type: 'string', enum: Object.keys(TIMEFRAMES) },
@@ -188,6 +191,7 @@ export const SCHEMAS: Record<string, Schema> = {
     clicks: integer('Same as total_clicks.'),
     total_clicks: integer(),
     unique_clicks: integer('Distinct recipients who clicked.'),
+    human_clicks: integer('Distinct recipients with a click of this link not flagged as a machine.'),
     click_rate: number('unique_clicks / sent, percent.'),
     first_clicked_at: nullableDateTime(),
     last_clicked_at: nullableDateTime(),

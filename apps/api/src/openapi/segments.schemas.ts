@@ -18,12 +18,13 @@ const segmentInput = requestSchema(segmentSchema);
 export const SEGMENT_SCHEMAS: Record<string, Schema> = {
   SegmentRule: {
     type: 'object',
-    description: `One condition. \`field\`: ${SEGMENT_FIELDS.join(', ')}. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days.`,
+    description: `One condition. \`field\`: ${SEGMENT_FIELDS.join(', ')}. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days and human_only.`,
     properties: {
       field: string('A subscriber field, `custom_data.<key>`, or an engagement field.'),
       operator: { type: 'string', enum: [...SEGMENT_OPERATORS] },
       value: { description: 'Absent for exists and not_exists.', type: ['string', 'number', 'boolean'] },
       within_days: integer('Engagement rules only: within this many days before evaluation.'),
+      human_only: { type: 'boolean', description: 'Engagement rules only: count only opens or clicks not flagged as a machine (docs/engagement.md).' },
     },
     required: ['field', 'operator'],
     additionalProperties: false,

@@ -1,8 +1,9 @@
 import { ConfirmSubscription, UnsubscribeByConfirmationLink, type ConfirmationOutcome } from '@mailcast/core';
-import { escapeHtml } from '@mailcast/domain';
-import { Router, type Response } from 'express';
+import { escapeHtml, machineAction } from '@mailcast/domain';
+import express, { Router, type Request, type Response } from 'express';
 import type { DependencyContainer } from 'tsyringe';
 import { sendPage } from './page';
+import { trackingRequest } from './tracking.routes';
 
 /** One of the small public pages (page.ts): a title, a sentence, and perhaps a form. */
 function page(res: Response, status: number, title: string, message: string, extra = ''): void {
@@ -16,20 +17,42 @@ const CONFIRM_PAGES: Record<ConfirmationOutcome['kind'], [number, string, string
   unknown: [404, 'Link not valid', 'This confirmation link is not valid. It may be mistyped or no longer in use.'],
 };
 
+/** A form whose button a person presses; its field tells the POST so (docs/engagement.md). */
+const form = (action: string, label: string): string =>
+  `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="confirmed_by" value="person"><button type="submit">${escapeHtml(label)}</button></form>`;
+
+const byPerson = (req: Request): boolean => (req.body as Record<string, unknown> | undefined)?.confirmed_by === 'person';
+
+/** The machine rules that apply without a delivery time: HEAD and the bot list's agents. */
+const flagged = (req: Request): boolean => machineAction({ ...trackingRequest(req), deliveredAt: null, at: new Date(0) }) !== null;
+
 /**
  * Public double opt-in pages (no authentication), mounted at the root, outside /api/v1.
  *
- * GET /confirm/:token confirms at once (docs/api-decisions.md: opening the link confirms). Mail scanners
- * that prefetch links can therefore confirm too; the address did receive the email, which is
- * what double opt-in proves, and a second step would lose real confirmations.
+ * GET /confirm/:token confirms at once (docs/api-decisions.md: opening the link confirms), unless
+ * the machine rules flag the request (HEAD, a bot list's agent: docs/engagement.md); then it shows
+ * a button whose POST confirms, so a link scanner never confirms for a person.
  * GET /confirm/:token/unsubscribe only shows a button, and POST (the button, or an RFC 8058
- * one-click request from the List-Unsubscribe header) unsubscribes: a scanner must never
- * opt a person out.
+ * one-click request from the List-Unsubscribe header, unless the rules flag it) unsubscribes: a
+ * scanner must never opt a person out. The delivery time of a confirmation email is not kept, so
+ * the timing rule does not apply here.
  */
 export function confirmationRoutes(container: DependencyContainer): Router {
   const router = Router();
 
   router.get('/confirm/:token', async (req, res) => {
+    if (flagged(req)) {
+      const action = `/confirm/${encodeURIComponent(req.params.token)}`;
+      page(res, 200, 'Confirm your subscription', 'Press the button to confirm your subscription.', form(action, 'Confirm subscription'));
+      return;
+    }
+    const outcome = await container.resolve(ConfirmSubscription).execute({ token: req.params.token });
+    const [status, title, message] = CONFIRM_PAGES[outcome.kind];
+    page(res, status, title, message);
+  });
+
+  // The button of the page above: a person's press.
+  router.post('/confirm/:token', async (req, res) => {
     const outcome = await container.resolve(ConfirmSubscription).execute({ token: req.params.token });
     const [status, title, message] = CONFIRM_PAGES[outcome.kind];
     page(res, status, title, message);
@@ -42,11 +65,16 @@ export function confirmationRoutes(container: DependencyContainer): Router {
       200,
       'Unsubscribe',
       'Did you not ask to subscribe, or changed your mind? Press the button to stop all emails to this address.',
-      `<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
+      form(action, 'Unsubscribe'),
     );
   });
 
-  router.post('/confirm/:token/unsubscribe', async (req, res) => {
+  router.post('/confirm/:token/unsubscribe', express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }), async (req, res) => {
+    if (!byPerson(req) && flagged(req)) {
+      const action = `/confirm/${encodeURIComponent(req.params.token)}/unsubscribe`;
+      page(res, 200, 'Unsubscribe', 'Press the button to stop all emails to this address.', form(action, 'Unsubscribe'));
+      return;
+    }
     const outcome = await container.resolve(UnsubscribeByConfirmationLink).execute({ token: req.params.token });
     if (outcome.kind === 'unknown') {
       page(res, 404, 'Link not valid', 'This unsubscribe link is not valid. It may be mistyped or no longer in use.');

@@ -50,7 +50,11 @@ describe('sequence runtime: send_email', () => {
     const oneClick = await fetch(unsubscribe, {
       method: 'POST',
       body: 'List-Unsubscribe=One-Click',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      // A browser's agent: Node's own is on the bot list, whose one-click POST is held (docs/engagement.md).
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+      },
     });
     expect(oneClick.status).toBe(200);
     const step = await h.request('GET', `/api/v1/sequences/${id}/steps/${steps[0]}`);

@@ -63,6 +63,7 @@ export class PgBroadcastStatisticsReader implements BroadcastStatisticsReader {
         url: string;
         total_clicks: number;
         unique_clicks: number;
+        human_clicks: number;
         first_clicked_at: Date | null;
         last_clicked_at: Date | null;
       }>;
@@ -70,6 +71,7 @@ export class PgBroadcastStatisticsReader implements BroadcastStatisticsReader {
       `SELECT l.id, l.identifier, l.url,
               CAST(COALESCE(SUM(s.total_clicks), 0) AS bigint) AS total_clicks,
               CAST(COALESCE(SUM(s.unique_clicks), 0) AS bigint) AS unique_clicks,
+              CAST(COALESCE(SUM(s.human_clicks), 0) AS bigint) AS human_clicks,
               MIN(s.first_clicked_at) AS first_clicked_at, MAX(s.last_clicked_at) AS last_clicked_at
          FROM broadcast_links l LEFT JOIN broadcast_link_statistics s ON s.link_id = l.id
         WHERE l.broadcast_id = :broadcastId
@@ -82,6 +84,7 @@ export class PgBroadcastStatisticsReader implements BroadcastStatisticsReader {
       url: r.url,
       totalClicks: r.total_clicks,
       uniqueClicks: r.unique_clicks,
+      humanClicks: r.human_clicks,
       firstClickedAt: r.first_clicked_at,
       lastClickedAt: r.last_clicked_at,
     }));

@@ -1,4 +1,4 @@
-import type { EmailEventKind, EmailEventRecord, EmailEvents } from '@mailcast/core';
+import type { ClickContext, EmailEventKind, EmailEventRecord, EmailEvents } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
 
@@ -20,13 +20,26 @@ export const ROLLUP_GRAINS_MINUTES = [1, 5, 60] as const;
  * - `clicked` with link 0 is "clicked at least once" (docs/broadcasts-and-sending.md: clicks.count), besides the
  *   per-link first click that feeds the link's unique_clicks;
  * - `undeliverable` is "bounced or failed", the recipients of delivery.failed (a hard bounce
- *   is a permanent failure too, so sent + failed covers every recipient that got an answer).
+ *   is a permanent failure too, so sent + failed covers every recipient that got an answer);
+ * - `human_opened` and `human_clicked` (per link and with link 0) are the same for the opens and
+ *   clicks classified as a person's (docs/engagement.md); they are also rollup kinds.
  */
-function firstKeys(kind: EmailEventKind, linkId: number | null): Array<[string, number]> {
+function firstKeys(kind: EmailEventKind, linkId: number | null, human: boolean): Array<[string, number]> {
   if (kind === 'clicked' && linkId !== null)
     return [
       ['clicked', linkId],
       ['clicked', 0],
+      ...(human
+        ? ([
+            ['human_clicked', linkId],
+            ['human_clicked', 0],
+          ] as Array<[string, number]>)
+        : []),
+    ];
+  if (human)
+    return [
+      [kind, 0],
+      [`human_${kind}`, 0],
     ];
   if (kind === 'bounced' || kind === 'failed')
     return [
@@ -38,6 +51,10 @@ function firstKeys(kind: EmailEventKind, linkId: number | null): Array<[string, 
 
 /** SQL for the derived keys, shared by the rebuild so it cannot drift from record(). */
 const DERIVED_COUNTER_SQL = `CASE WHEN e.type IN ('bounced', 'failed') THEN 'undeliverable' END`;
+/** An open or click classified as a person's counts again under its human kind. */
+const HUMAN_KIND_SQL = `CASE WHEN e.type IN ('opened', 'clicked') AND e.machine IS FALSE THEN 'human_' || e.type END`;
+
+const isHuman = (event: EmailEventRecord): boolean => (event.kind === 'opened' || event.kind === 'clicked') && event.machine === false;
 
 export class PgEmailEvents implements EmailEvents {
   constructor(private readonly db: Knex) {}
@@ -49,7 +66,8 @@ export class PgEmailEvents implements EmailEvents {
    */
   async record(event: EmailEventRecord): Promise<{ id: number; firstForRecipient: boolean }> {
     const linkId = event.linkId ?? null;
-    const keys = firstKeys(event.kind, linkId);
+    const human = isHuman(event);
+    const keys = firstKeys(event.kind, linkId, human);
     const isLinkClick = event.kind === 'clicked' && linkId !== null;
     const bindings = {
       channelId: event.channelId,
@@ -66,25 +84,30 @@ export class PgEmailEvents implements EmailEvents {
       primaryKind: keys[0]![0],
       primaryLink: keys[0]![1],
       grains: [...ROLLUP_GRAINS_MINUTES],
+      rollupKinds: human ? [event.kind, `human_${event.kind}`] : [event.kind],
+      machine: event.machine ?? null,
+      machineReason: event.machineReason ?? null,
     };
     const linkCte = isLinkClick
       ? `, link AS (
            INSERT INTO broadcast_link_statistics AS l
-                  (link_id, shard, total_clicks, unique_clicks, first_clicked_at, last_clicked_at)
-           SELECT CAST(:linkId AS bigint), CAST(:shard AS smallint), 1, count(*),
+                  (link_id, shard, total_clicks, unique_clicks, human_clicks, first_clicked_at, last_clicked_at)
+           SELECT CAST(:linkId AS bigint), CAST(:shard AS smallint), 1, count(*) FILTER (WHERE kind = 'clicked'),
+                  count(*) FILTER (WHERE kind = 'human_clicked'),
                   CAST(:occurredAt AS timestamptz), CAST(:occurredAt AS timestamptz)
              FROM firsts WHERE link_id = :linkId
            ON CONFLICT (link_id, shard) DO UPDATE
               SET total_clicks = l.total_clicks + 1,
                   unique_clicks = l.unique_clicks + excluded.unique_clicks,
+                  human_clicks = l.human_clicks + excluded.human_clicks,
                   first_clicked_at = LEAST(l.first_clicked_at, excluded.first_clicked_at),
                   last_clicked_at = GREATEST(l.last_clicked_at, excluded.last_clicked_at)
          )`
       : '';
     const { rows } = await this.db.raw<{ rows: { id: number; first: boolean }[] }>(
       `WITH event AS (
-         INSERT INTO email_events (channel_id, broadcast_id, recipient_id, subscriber_id, link_id, type, occurred_at, data)
-         VALUES (:channelId, :broadcastId, :recipientId, :subscriberId, :linkId, :kind, :occurredAt, :data)
+         INSERT INTO email_events (channel_id, broadcast_id, recipient_id, subscriber_id, link_id, type, occurred_at, data, machine, machine_reason)
+         VALUES (:channelId, :broadcastId, :recipientId, :subscriberId, :linkId, :kind, :occurredAt, :data, :machine, :machineReason)
          RETURNING id
        ),
        keys AS (
@@ -106,10 +129,10 @@ export class PgEmailEvents implements EmailEvents {
        ),
        rollups AS (
          INSERT INTO broadcast_event_rollups AS r (broadcast_id, kind, grain_minutes, bucket, shard, events)
-         SELECT CAST(:broadcastId AS bigint), CAST(:kind AS text), g,
+         SELECT CAST(:broadcastId AS bigint), kind, g,
                 date_bin(make_interval(mins => g), CAST(:occurredAt AS timestamptz), TIMESTAMPTZ 'epoch'),
                 CAST(:shard AS smallint), 1
-           FROM unnest(CAST(:grains AS int[])) AS g
+           FROM unnest(CAST(:grains AS int[])) AS g CROSS JOIN unnest(CAST(:rollupKinds AS text[])) AS kind
          ON CONFLICT (broadcast_id, kind, grain_minutes, bucket, shard) DO UPDATE SET events = r.events + 1
        )${linkCte}
        SELECT event.id,
@@ -133,6 +156,79 @@ export class PgEmailEvents implements EmailEvents {
         emailEventBindings(events),
       ),
     );
+  }
+
+  async clickContext(broadcastId: number, recipientId: number, since: Date): Promise<ClickContext> {
+    // email_events_recipient (broadcast_id, type, recipient_id) finds one recipient's clicks.
+    const { rows } = await this.db.raw<{ rows: Array<{ links: number; id: number | null; link_id: number; occurred_at: Date; machine: boolean }> }>(
+      `SELECT (SELECT count(*)::int FROM broadcast_links WHERE broadcast_id = :broadcastId) AS links,
+              e.id, e.link_id, e.occurred_at, COALESCE(e.machine, false) AS machine
+         FROM (SELECT 1) AS one
+         LEFT JOIN email_events e
+           ON e.broadcast_id = :broadcastId AND e.type = 'clicked' AND e.recipient_id = :recipientId
+          AND e.occurred_at >= :since AND e.link_id IS NOT NULL
+        ORDER BY e.occurred_at, e.id`,
+      { broadcastId, recipientId, since },
+    );
+    return {
+      linkCount: rows[0]?.links ?? 0,
+      earlierClicks: rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, linkId: r.link_id, at: r.occurred_at, machine: r.machine })),
+    };
+  }
+
+  /**
+   * docs/engagement.md, "Flagged back": the clicks become a scanner's, and every human figure
+   * they fed loses them: the rollups of their buckets, and the recipient's human firsts (per
+   * link, and overall) that no other human click of theirs still holds, with the counters
+   * those firsts added to. record() added each to the recipient's shard, so that is the one
+   * taken from. Rare (a scanner's walk), so plain statements in the caller's transaction.
+   */
+  async flagScannerClicks(broadcastId: number, recipientId: number, eventIds: readonly number[]): Promise<void> {
+    if (eventIds.length === 0) return;
+    const shard = recipientId % AGGREGATE_SHARDS;
+    const ids = [...eventIds];
+    const { rows: flagged } = await this.db.raw<{ rows: Array<{ link_id: number | null; occurred_at: Date }> }>(
+      `UPDATE email_events SET machine = true, machine_reason = 'scanner'
+        WHERE id = ANY(CAST(:ids AS bigint[])) AND broadcast_id = :broadcastId AND recipient_id = :recipientId
+          AND type = 'clicked' AND machine IS FALSE
+        RETURNING link_id, occurred_at`,
+      { ids, broadcastId, recipientId },
+    );
+    if (flagged.length === 0) return;
+    await this.db.raw(
+      `UPDATE broadcast_event_rollups r SET events = r.events - f.n
+         FROM (SELECT g, date_bin(make_interval(mins => g), at, TIMESTAMPTZ 'epoch') AS bucket, count(*) AS n
+                 FROM unnest(CAST(:ats AS timestamptz[])) AS at CROSS JOIN unnest(CAST(:grains AS int[])) AS g
+                GROUP BY 1, 2) f
+        WHERE r.broadcast_id = :broadcastId AND r.kind = 'human_clicked' AND r.grain_minutes = f.g
+          AND r.bucket = f.bucket AND r.shard = :shard`,
+      { ats: flagged.map((f) => f.occurred_at), grains: [...ROLLUP_GRAINS_MINUTES], broadcastId, shard },
+    );
+    // The firsts no remaining human click holds: link 0 if none remains at all, else per link.
+    const { rows: released } = await this.db.raw<{ rows: Array<{ link_id: number }> }>(
+      `WITH remaining AS (
+         SELECT link_id FROM email_events
+          WHERE broadcast_id = :broadcastId AND type = 'clicked' AND recipient_id = :recipientId AND machine IS FALSE
+       )
+       DELETE FROM email_event_firsts f
+        WHERE f.recipient_id = :recipientId AND f.kind = 'human_clicked'
+          AND ((f.link_id = 0 AND NOT EXISTS (SELECT 1 FROM remaining))
+               OR (f.link_id = ANY(CAST(:links AS bigint[])) AND f.link_id NOT IN (SELECT link_id FROM remaining WHERE link_id IS NOT NULL)))
+        RETURNING f.link_id`,
+      { broadcastId, recipientId, links: [...new Set(flagged.map((f) => f.link_id).filter((l): l is number => l !== null))] },
+    );
+    await this.db.raw(
+      `UPDATE broadcast_statistics SET recipients = recipients - :recipients, events = events - :events
+        WHERE broadcast_id = :broadcastId AND counter = 'human_clicked' AND shard = :shard`,
+      { recipients: released.filter((r) => Number(r.link_id) === 0).length, events: flagged.length, broadcastId, shard },
+    );
+    const links = released.map((r) => Number(r.link_id)).filter((l) => l !== 0);
+    if (links.length > 0)
+      await this.db.raw(
+        `UPDATE broadcast_link_statistics SET human_clicks = human_clicks - 1
+          WHERE link_id = ANY(CAST(:links AS bigint[])) AND shard = :shard`,
+        { links, shard },
+      );
   }
 }
 
@@ -262,7 +358,9 @@ export async function rebuildEmailEventAggregates(db: Knex, broadcastId: number)
         CROSS JOIN LATERAL (VALUES
           (e.type, 0::bigint),
           (${DERIVED_COUNTER_SQL}, 0::bigint),
-          (CASE WHEN e.type = 'clicked' AND e.link_id IS NOT NULL THEN 'clicked' END, e.link_id)
+          (CASE WHEN e.type = 'clicked' AND e.link_id IS NOT NULL THEN 'clicked' END, e.link_id),
+          (${HUMAN_KIND_SQL}, 0::bigint),
+          (CASE WHEN e.type = 'clicked' AND e.link_id IS NOT NULL AND e.machine IS FALSE THEN 'human_clicked' END, e.link_id)
         ) AS k(kind, link_id)
         WHERE e.broadcast_id = ? AND e.recipient_id IS NOT NULL AND k.kind IS NOT NULL`,
       [broadcastId],
@@ -271,22 +369,24 @@ export async function rebuildEmailEventAggregates(db: Knex, broadcastId: number)
       `INSERT INTO broadcast_statistics (broadcast_id, counter, shard, recipients, events)
        SELECT ?, c.counter, e.recipient_id % ${shards}, count(DISTINCT e.recipient_id), count(*)
          FROM email_events e
-        CROSS JOIN LATERAL (VALUES (e.type), (${DERIVED_COUNTER_SQL})) AS c(counter)
+        CROSS JOIN LATERAL (VALUES (e.type), (${DERIVED_COUNTER_SQL}), (${HUMAN_KIND_SQL})) AS c(counter)
         WHERE e.broadcast_id = ? AND e.recipient_id IS NOT NULL AND c.counter IS NOT NULL
         GROUP BY c.counter, e.recipient_id % ${shards}`,
       [broadcastId, broadcastId],
     );
     await trx.raw(
       `INSERT INTO broadcast_event_rollups (broadcast_id, kind, grain_minutes, bucket, shard, events)
-       SELECT ?, e.type, g, date_bin(make_interval(mins => g), e.occurred_at, TIMESTAMPTZ 'epoch'), e.recipient_id % ${shards}, count(*)
+       SELECT ?, k.kind, g, date_bin(make_interval(mins => g), e.occurred_at, TIMESTAMPTZ 'epoch'), e.recipient_id % ${shards}, count(*)
          FROM email_events e CROSS JOIN unnest(CAST(? AS int[])) AS g
-        WHERE e.broadcast_id = ? AND e.recipient_id IS NOT NULL
-        GROUP BY e.type, g, date_bin(make_interval(mins => g), e.occurred_at, TIMESTAMPTZ 'epoch'), e.recipient_id % ${shards}`,
+        CROSS JOIN LATERAL (VALUES (e.type), (${HUMAN_KIND_SQL})) AS k(kind)
+        WHERE e.broadcast_id = ? AND e.recipient_id IS NOT NULL AND k.kind IS NOT NULL
+        GROUP BY k.kind, g, date_bin(make_interval(mins => g), e.occurred_at, TIMESTAMPTZ 'epoch'), e.recipient_id % ${shards}`,
       [broadcastId, [...ROLLUP_GRAINS_MINUTES], broadcastId],
     );
     await trx.raw(
-      `INSERT INTO broadcast_link_statistics (link_id, shard, total_clicks, unique_clicks, first_clicked_at, last_clicked_at)
-       SELECT link_id, recipient_id % ${shards}, count(*), count(DISTINCT recipient_id), min(occurred_at), max(occurred_at)
+      `INSERT INTO broadcast_link_statistics (link_id, shard, total_clicks, unique_clicks, human_clicks, first_clicked_at, last_clicked_at)
+       SELECT link_id, recipient_id % ${shards}, count(*), count(DISTINCT recipient_id),
+              count(DISTINCT recipient_id) FILTER (WHERE machine IS FALSE), min(occurred_at), max(occurred_at)
          FROM email_events
         WHERE broadcast_id = ? AND type = 'clicked' AND link_id IS NOT NULL AND recipient_id IS NOT NULL
         GROUP BY link_id, recipient_id % ${shards}`,

@@ -71,7 +71,13 @@ function customRule(rule: Extract<SegmentRule, { kind: 'custom' }>): SqlFragment
 function engagementRule(rule: Extract<SegmentRule, { kind: 'engagement' }>, channelId: number, now: Date): SqlFragment {
   const col = rule.field === 'opened_broadcast' ? 'br.opened_at' : 'br.clicked_at';
   const since = rule.withinDays === null ? null : new Date(now.getTime() - rule.withinDays * 86_400_000);
-  const window = since === null ? frag('') : frag(` AND ${col} >= ?`, since);
+  const timeWindow = since === null ? frag('') : frag(` AND ${col} >= ?`, since);
+  // docs/engagement.md: human_only also wants a first open or click classified as a person's;
+  // within_days still reads the recipient's first open or click, as without it.
+  const human = rule.humanOnly
+    ? ` AND EXISTS (SELECT 1 FROM email_event_firsts f WHERE f.recipient_id = br.id AND f.kind = '${rule.field === 'opened_broadcast' ? 'human_opened' : 'human_clicked'}' AND f.link_id = 0)`
+    : '';
+  const window = frag(`${timeWindow.sql}${human}`, ...timeWindow.bindings);
   const inner =
     rule.broadcastId !== null
       ? frag(

@@ -2603,11 +2603,15 @@ export interface paths {
         };
         /**
          * Double opt-in confirmation page
-         * @description The confirmation_url of a double opt-in. Sets confirmed_at (the subscriber is then confirmed) and emits subscriber.subscribed.
+         * @description The confirmation_url of a double opt-in. Sets confirmed_at (the subscriber is then confirmed) and emits subscriber.subscribed. A request the machine rules flag (HEAD, a known bot agent) confirms nothing and gets a page whose button confirms.
          */
         get: operations["confirmSubscription"];
         put?: never;
-        post?: never;
+        /**
+         * Double opt-in confirmation by the page button
+         * @description The button of the page a flagged GET gets: a person's press confirms, as the GET of a person does.
+         */
+        post: operations["confirmSubscriptionButton"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2632,7 +2636,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe through a confirmation email (button or RFC 8058 one-click)
-         * @description Sets is_active false and unsubscribed_at, and emits subscriber.unsubscribed.
+         * @description Sets is_active false and unsubscribed_at, and emits subscriber.unsubscribed. A one-click request the machine rules flag (a known bot agent) changes nothing and gets the page with the button; the button (field confirmed_by=person) always unsubscribes.
          */
         post: operations["confirmationUnsubscribe"];
         delete?: never;
@@ -2969,7 +2973,7 @@ export interface paths {
         };
         /**
          * Click tracking redirect
-         * @description Each link of a tracked email is rewritten to pass here; records a click (email.clicked), then redirects to the URL stored for that link of the recipient's broadcast, never to a URL taken from the request.
+         * @description Each link of a tracked email is rewritten to pass here; records a click (email.clicked, with machine and machine_reason: HEAD, a known bot agent, within 10 s of delivery, or every link of the email within 5 s), then redirects to the URL stored for that link of the recipient's broadcast, never to a URL taken from the request.
          */
         get: operations["trackClick"];
         put?: never;
@@ -2992,7 +2996,7 @@ export interface paths {
         };
         /**
          * Open tracking pixel
-         * @description A 1×1 GIF in the HTML part of tracked emails; records an open (email.opened).
+         * @description A 1×1 GIF in the HTML part of tracked emails; records an open (email.opened), with machine and machine_reason (HEAD, a known bot agent, or a mail proxy within 2 s of delivery).
          */
         get: operations["trackOpen"];
         put?: never;
@@ -3021,7 +3025,7 @@ export interface paths {
         put?: never;
         /**
          * One-click unsubscribe (RFC 8058)
-         * @description What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed.
+         * @description What a mail client posts for `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Unsubscribes the recipient, counts in the broadcast's issues.unsubscribes (a broadcast's link) and emits subscriber.unsubscribed. A request the machine rules flag (a known bot agent, or within 10 s of a broadcast email's delivery) changes nothing and gets the page with the button; the page's button (field confirmed_by=person) always unsubscribes.
          */
         post: operations["unsubscribeOneClick"];
         delete?: never;
@@ -4138,6 +4142,8 @@ export interface components {
             clicks: number;
             /** Format: date-time */
             first_clicked_at: string | null;
+            /** @description Distinct recipients with a click of this link not flagged as a machine. */
+            human_clicks: number;
             id: number;
             identifier: string;
             /** Format: date-time */
@@ -4644,10 +4650,12 @@ export interface components {
             /** @description Number of items in the whole list, before limit and offset. */
             total: number;
         };
-        /** @description One condition. `field`: email, first_name, last_name, source, tags, created_at, subscribed_at, confirmation_status, is_active, opened_broadcast, clicked_broadcast, custom_data.<key>. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days. */
+        /** @description One condition. `field`: email, first_name, last_name, source, tags, created_at, subscribed_at, confirmation_status, is_active, opened_broadcast, clicked_broadcast, custom_data.<key>. Text fields take equals, not_equals, contains, starts_with, ends_with (case-insensitive), exists, not_exists; tags: includes, excludes, exists, not_exists; custom_data.<key>: equals, not_equals, contains, starts_with, ends_with, gt, lt (numbers), exists, not_exists; created_at and subscribed_at: before, after (ISO 8601); confirmation_status: equals, not_equals (confirmed or unconfirmed); is_active: equals, not_equals (boolean); opened_broadcast and clicked_broadcast: equals (did) or not_equals (did not), value a broadcast id or "any", with optional within_days and human_only. */
         SegmentRule: {
             /** @description A subscriber field, `custom_data.<key>`, or an engagement field. */
             field: string;
+            /** @description Engagement rules only: count only opens or clicks not flagged as a machine (docs/engagement.md). */
+            human_only?: boolean;
             /** @enum {string} */
             operator: "equals" | "not_equals" | "contains" | "starts_with" | "ends_with" | "includes" | "excludes" | "gt" | "lt" | "before" | "after" | "exists" | "not_exists";
             /** @description Absent for exists and not_exists. */
@@ -4972,6 +4980,8 @@ export interface components {
             };
             engagement: {
                 clicks: components["schemas"]["CountAndRate"];
+                human_clicks: components["schemas"]["CountAndRate"];
+                human_opens: components["schemas"]["CountAndRate"];
                 opens: components["schemas"]["CountAndRate"];
                 unique_links_clicked: number;
             };
@@ -5423,7 +5433,7 @@ export interface components {
             timeframe: "60m" | "120m" | "3h" | "6h" | "12h" | "18h" | "24h" | "48h" | "72h" | "7d" | "14d";
         };
         /** @enum {string} */
-        TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces";
+        TimelineMetric: "Processed" | "Delivered" | "Opens" | "Clicks" | "Bounces" | "HumanOpens" | "HumanClicks";
         Topic: {
             /** Format: date-time */
             created_at: string;
@@ -6637,7 +6647,7 @@ export interface operations {
     getBroadcastTimeline: {
         parameters: {
             query?: {
-                /** @description Comma-separated subset of Processed, Delivered, Opens, Clicks, Bounces; default all. */
+                /** @description Comma-separated subset of Processed, Delivered, Opens, Clicks, Bounces, HumanOpens, HumanClicks; default the first five (HumanOpens and HumanClicks, opens and clicks not flagged as a machine, only when named). */
                 metrics?: string;
                 /** @description Window length; fixes the interval. */
                 timeframe?: "60m" | "120m" | "3h" | "6h" | "12h" | "18h" | "24h" | "48h" | "72h" | "7d" | "14d";
@@ -11577,7 +11587,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Confirmed, or already confirmed. */
+            /** @description Confirmed, already confirmed, or (a flagged request) the page with the confirm button. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11587,6 +11597,47 @@ export interface operations {
                 };
             };
             /** @description An unknown token: a clear page, never an error dump. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A link replaced by a newer confirmation email. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    confirmSubscriptionButton: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The opaque token of the link (it names one recipient; it cannot be forged or enumerated). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Confirmed, or already confirmed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unknown token. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11641,7 +11692,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Unsubscribed. */
+            /** @description Unsubscribed, or (a flagged one-click request) the page with the button. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12595,7 +12646,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Unsubscribed. */
+            /** @description Unsubscribed, or (a flagged request) the page with the button. */
             200: {
                 headers: {
                     [name: string]: unknown;

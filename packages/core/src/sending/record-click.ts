@@ -1,11 +1,13 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
-import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked } from './tracked-recipient';
+import { classifyEngagement, SCANNER_BURST_WINDOW_MS } from '@mailcast/domain';
+import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked, UNDESCRIBED_REQUEST, type TrackingRequest } from './tracked-recipient';
 
 /**
  * A tracked link: the recipient's token and the link's identifier name the stored URL, and
- * only that URL is ever the redirect target (never one taken from the request).
+ * only that URL is ever the redirect target (never one taken from the request). Every recorded
+ * click is classified as a person's or a machine's (docs/engagement.md).
  */
 @injectable()
 export class RecordClick {
@@ -15,7 +17,7 @@ export class RecordClick {
   ) {}
 
   /** The original URL, or null when the token or link is unknown. */
-  async execute(input: { token: string; link: string }): Promise<string | null> {
+  async execute(input: { token: string; link: string; request?: TrackingRequest }): Promise<string | null> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(input.link)) return null;
     const at = this.clock.now();
     return this.transactor.run(async (r) => {
@@ -25,11 +27,23 @@ export class RecordClick {
       if (link === null) return null;
       // A repeat within the window is served as usual but recorded and emitted once.
       if (!(await r.recipients.markEngaged(t.id, 'clicked', at, new Date(at.getTime() - ENGAGEMENT_WINDOW_MS), link.id))) return link.url;
-      await r.emailEvents.record({ ...recipientEvent(t, 'clicked', at), linkId: link.id, data: { url: link.url } });
+      // markEngaged has locked the recipient's row, so concurrent clicks of one email (a scanner
+      // fetching every link at once) come here one at a time and each sees the ones before it.
+      const context = await r.emailEvents.clickContext(t.broadcastId, t.id, new Date(at.getTime() - SCANNER_BURST_WINDOW_MS));
+      const request = input.request ?? UNDESCRIBED_REQUEST;
+      const verdict = classifyEngagement({ kind: 'click', ...request, deliveredAt: t.deliveredAt, at, linkId: link.id, ...context });
+      if (verdict.retroactive.length > 0) await r.emailEvents.flagScannerClicks(t.broadcastId, t.id, verdict.retroactive);
+      await r.emailEvents.record({
+        ...recipientEvent(t, 'clicked', at),
+        linkId: link.id,
+        data: { url: link.url },
+        machine: verdict.machine,
+        machineReason: verdict.machine_reason,
+      });
       await r.outbox.record({
         channelId: t.channelId,
         type: 'email.clicked',
-        data: emailEventData({ ...facts(t), clickedAt: t.clickedAt ?? at }),
+        data: { ...emailEventData({ ...facts(t), clickedAt: t.clickedAt ?? at }), machine: verdict.machine },
         createdAt: at,
       });
       return link.url;

@@ -1,9 +1,13 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
-import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked } from './tracked-recipient';
+import { classifyEngagement } from '@mailcast/domain';
+import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked, UNDESCRIBED_REQUEST, type TrackingRequest } from './tracked-recipient';
 
-/** The open pixel: a load is an open (email.opened), recorded with its time, once per window. */
+/**
+ * The open pixel: a load is an open (email.opened), recorded with its time, once per window,
+ * and classified as a person's or a machine's (docs/engagement.md).
+ */
 @injectable()
 export class RecordOpen {
   constructor(
@@ -11,18 +15,20 @@ export class RecordOpen {
     @inject(Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(input: { token: string }): Promise<boolean> {
+  async execute(input: { token: string; request?: TrackingRequest }): Promise<boolean> {
     const at = this.clock.now();
     return this.transactor.run(async (r) => {
       const t = await tracked(r, input.token);
       if (t === null) return false;
       // A repeat within the window is served as usual but recorded and emitted once.
       if (!(await r.recipients.markEngaged(t.id, 'opened', at, new Date(at.getTime() - ENGAGEMENT_WINDOW_MS)))) return true;
-      await r.emailEvents.record(recipientEvent(t, 'opened', at));
+      const request = input.request ?? UNDESCRIBED_REQUEST;
+      const verdict = classifyEngagement({ kind: 'open', ...request, deliveredAt: t.deliveredAt, at });
+      await r.emailEvents.record({ ...recipientEvent(t, 'opened', at), machine: verdict.machine, machineReason: verdict.machine_reason });
       await r.outbox.record({
         channelId: t.channelId,
         type: 'email.opened',
-        data: emailEventData({ ...facts(t), openedAt: t.openedAt ?? at }),
+        data: { ...emailEventData({ ...facts(t), openedAt: t.openedAt ?? at }), machine: verdict.machine },
         createdAt: at,
       });
       return true;

@@ -30,6 +30,19 @@ export function facts(t: TrackedRecipient) {
   };
 }
 
+/**
+ * What the edge tells of a tracking request for its classification (docs/engagement.md): the
+ * method, the agent, and the maintained bot list's verdict on it (a library the core does not
+ * depend on). Absent, a request is a plain GET without an agent.
+ */
+export interface TrackingRequest {
+  method: string;
+  userAgent: string | null;
+  isKnownBot: boolean;
+}
+
+export const UNDESCRIBED_REQUEST: TrackingRequest = { method: 'GET', userAgent: null, isKnownBot: false };
+
 /** The email event of one tracked recipient: who, in which broadcast, what and when. */
 export function recipientEvent(t: TrackedRecipient, kind: EmailEventKind, at: Date): EmailEventRecord {
   return { channelId: t.channelId, broadcastId: t.broadcastId, recipientId: t.id, subscriberId: t.subscriber.id, kind, occurredAt: at };

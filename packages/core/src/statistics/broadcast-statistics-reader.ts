@@ -15,6 +15,9 @@ export const STATISTICS_COUNTERS = [
   'clicked',
   'complained',
   'unsubscribed',
+  // Opens and clicks classified as a person's (docs/engagement.md).
+  'human_opened',
+  'human_clicked',
 ] as const;
 export type StatisticsCounter = (typeof STATISTICS_COUNTERS)[number];
 

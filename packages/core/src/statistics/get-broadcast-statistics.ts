@@ -22,6 +22,8 @@ export class GetBroadcastStatistics {
       failed: recipients.undeliverable,
       opens: recipients.opened,
       clicks: recipients.clicked,
+      humanOpens: recipients.human_opened,
+      humanClicks: recipients.human_clicked,
       uniqueLinksClicked: linksClicked,
       bounces: recipients.bounced,
       complaints: recipients.complained,

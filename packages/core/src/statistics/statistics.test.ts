@@ -70,6 +70,7 @@ const link = (id: number, totalClicks: number, uniqueClicks: number): LinkClickS
   url: `https://example.com/${id}`,
   totalClicks,
   uniqueClicks,
+  humanClicks: 0,
   firstClickedAt: null,
   lastClickedAt: null,
 });
@@ -77,7 +78,19 @@ const link = (id: number, totalClicks: number, uniqueClicks: number): LinkClickS
 describe('statistics use cases', () => {
   it('summary: sent = delivered recipients, failed = bounced or failed, rates from the domain', async () => {
     const reader = new FakeReader(
-      { delivered: 7, undeliverable: 2, bounced: 1, failed: 1, opened: 5, clicked: 4, complained: 1, unsubscribed: 3, processed: 9 },
+      {
+        delivered: 7,
+        undeliverable: 2,
+        bounced: 1,
+        failed: 1,
+        opened: 5,
+        clicked: 4,
+        complained: 1,
+        unsubscribed: 3,
+        processed: 9,
+        human_opened: 2,
+        human_clicked: 1,
+      },
       3,
       [],
       [],
@@ -86,7 +99,13 @@ describe('statistics use cases', () => {
     const { summary } = await new GetBroadcastStatistics(getBroadcast, reader).execute(caller, { id });
     expect(summary).toEqual({
       delivery: { sent: 7, failed: 2, delivery_rate: 58.33 },
-      engagement: { opens: { count: 5, rate: 71.43 }, clicks: { count: 4, rate: 57.14 }, unique_links_clicked: 3 },
+      engagement: {
+        opens: { count: 5, rate: 71.43 },
+        clicks: { count: 4, rate: 57.14 },
+        unique_links_clicked: 3,
+        human_opens: { count: 2, rate: 28.57 },
+        human_clicks: { count: 1, rate: 14.29 },
+      },
       issues: { bounces: { count: 1, rate: 14.29 }, complaints: { count: 1, rate: 14.29 }, unsubscribes: { count: 3, rate: 42.86 } },
     });
   });

@@ -27,6 +27,7 @@ import type {
   Page,
   RandomSource,
   RecordedEvent,
+  ClickContext,
   EmailEventRecord,
   EmailEvents,
   Repositories,
@@ -267,6 +268,16 @@ export class FakeEmailEvents implements EmailEvents {
     const id = this.events.length + 1;
     this.events.push({ ...event, id });
     return { id, firstForRecipient };
+  }
+  linkCount = 1;
+  async clickContext(broadcastId: number, recipientId: number, since: Date): Promise<ClickContext> {
+    const earlierClicks = this.events
+      .filter((e) => e.broadcastId === broadcastId && e.recipientId === recipientId && e.kind === 'clicked' && e.occurredAt >= since)
+      .map((e) => ({ id: e.id, linkId: e.linkId ?? 0, at: e.occurredAt, machine: e.machine === true }));
+    return { linkCount: this.linkCount, earlierClicks };
+  }
+  async flagScannerClicks(_broadcastId: number, _recipientId: number, eventIds: readonly number[]): Promise<void> {
+    for (const e of this.events) if (eventIds.includes(e.id)) Object.assign(e, { machine: true, machineReason: 'scanner' });
   }
 }
 

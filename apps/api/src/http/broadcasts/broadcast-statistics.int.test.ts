@@ -112,6 +112,9 @@ describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link stati
           opens: { count: 5, rate: 71.43 }, // 0–4 opened; 5 / 7 sent
           clicks: { count: 5, rate: 71.43 }, // 0, 1, 2, 5, 6 clicked; a click is not an open
           unique_links_clicked: 3,
+          // Seeded without a classification: neither human nor machine (docs/engagement.md).
+          human_opens: { count: 0, rate: 0 },
+          human_clicks: { count: 0, rate: 0 },
         },
         issues: {
           bounces: { count: 1, rate: 14.29 },
@@ -135,7 +138,13 @@ describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link stati
         created_at: '2026-03-04T08:00:00.000Z',
         tracking: { track_opens: true, track_clicks: true },
         delivery: { sent: 0, failed: 0, delivery_rate: 0 },
-        engagement: { opens: { count: 0, rate: 0 }, clicks: { count: 0, rate: 0 }, unique_links_clicked: 0 },
+        engagement: {
+          opens: { count: 0, rate: 0 },
+          clicks: { count: 0, rate: 0 },
+          unique_links_clicked: 0,
+          human_opens: { count: 0, rate: 0 },
+          human_clicks: { count: 0, rate: 0 },
+        },
         issues: {
           bounces: { count: 0, rate: 0 },
           complaints: { count: 0, rate: 0 },
@@ -291,6 +300,7 @@ describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link stati
           clicks: 4,
           total_clicks: 4,
           unique_clicks: 2,
+          human_clicks: 0,
           click_rate: 28.57,
           first_clicked_at: '2026-03-01T10:17:00.000Z',
           last_clicked_at: '2026-03-01T11:00:00.000Z',
@@ -301,6 +311,7 @@ describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link stati
           clicks: 3,
           total_clicks: 3,
           unique_clicks: 3,
+          human_clicks: 0,
           click_rate: 42.86,
           first_clicked_at: '2026-03-01T10:19:00.000Z',
           last_clicked_at: '2026-03-01T10:45:00.000Z',
@@ -311,6 +322,7 @@ describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link stati
           clicks: 1,
           total_clicks: 1,
           unique_clicks: 1,
+          human_clicks: 0,
           click_rate: 14.29,
           first_clicked_at: '2026-03-01T10:30:00.000Z',
           last_clicked_at: '2026-03-01T10:30:00.000Z',
@@ -321,6 +333,7 @@ describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link stati
           clicks: 0,
           total_clicks: 0,
           unique_clicks: 0,
+          human_clicks: 0,
           click_rate: 0,
           first_clicked_at: null,
           last_clicked_at: null,

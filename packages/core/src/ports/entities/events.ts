@@ -1,4 +1,4 @@
-import type { EventType } from '@mailcast/domain';
+import type { EarlierClick, EventType, MachineReason } from '@mailcast/domain';
 
 /** An event as the outbox stores it; the webhooks dispatcher wraps it in the spec's envelope. */
 export interface OutboxEvent {
@@ -31,4 +31,18 @@ export interface EmailEventRecord {
   linkId?: number | null;
   occurredAt: Date;
   data?: Record<string, unknown>;
+  /**
+   * Opens and clicks: whether a machine made it, and why (docs/engagement.md). Left out, the
+   * event counts as neither human nor machine in the human figures.
+   */
+  machine?: boolean | null;
+  machineReason?: MachineReason | null;
+}
+
+/** What the classification of a click needs to know of the email's earlier clicks. */
+export interface ClickContext {
+  /** Tracked links of the broadcast. */
+  linkCount: number;
+  /** The recipient's recorded clicks at or after `since`, oldest first. */
+  earlierClicks: EarlierClick[];
 }
