@@ -84,6 +84,8 @@ export const ROUTES: { readonly [Id in ClientOperationId]: { method: Method; pat
   prime: { method: 'GET', path: '/api/v1/prime' },
   skill: { method: 'GET', path: '/api/v1/skill' },
   getChannelDesign: { method: 'GET', path: '/api/v1/channel/design' },
+  getChannelSettings: { method: 'GET', path: '/api/v1/channel/settings' },
+  updateChannelSettings: { method: 'PATCH', path: '/api/v1/channel/settings' },
   listSegments: { method: 'GET', path: '/api/v1/segments.json' },
   createSegment: { method: 'POST', path: '/api/v1/segments' },
   getSegment: { method: 'GET', path: '/api/v1/segments/{id}.json' },

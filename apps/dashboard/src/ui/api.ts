@@ -30,11 +30,15 @@ export const tokenStore = {
   clear: (): void => sessionStorage.removeItem(TOKEN_KEY),
 };
 
-/** An answer outside 2xx; `message` is the API's own `error`, or its field `errors` joined. */
+/**
+ * An answer outside 2xx; `message` is the API's own `error`, or its field `errors` joined; `body`
+ * is the answer as parsed, for a page that shows `errors` beside their fields (field-errors.ts).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly body?: unknown,
   ) {
     super(message);
   }
@@ -141,7 +145,7 @@ async function send<T>(url: string, method: string, headers: Record<string, stri
   }
   if (!response.ok) {
     if (response.status === 401 && signOutOn401) signOutIfSessionEnded();
-    throw new ApiError(response.status, messageOf(response.status, parsed));
+    throw new ApiError(response.status, messageOf(response.status, parsed), parsed);
   }
   return parsed as T;
 }

@@ -15,6 +15,7 @@ import { SequencePage } from './pages/sequence';
 import { Sequences } from './pages/sequences';
 import { AuditLog } from './pages/audit-log';
 import { Sessions } from './pages/sessions';
+import { Settings } from './pages/settings';
 import { ForgotPassword, ResetPassword, SignIn, TwoFactorStep } from './pages/sign-in';
 import { RequiredEnrolment, TwoFactor } from './pages/two-factor';
 import { UserPage } from './pages/user';
@@ -86,6 +87,7 @@ function Layout() {
           {can('sequences_read') && <NavLink href="/sequences">Sequences</NavLink>}
           {can('opt_in_forms_read') && <NavLink href="/forms">Forms</NavLink>}
           {can('webhook_endpoints_read') && <NavLink href="/webhooks">Webhooks</NavLink>}
+          {can('channel_settings_read') && <NavLink href="/settings">Settings</NavLink>}
           {team.users && <NavLink href="/users">Users</NavLink>}
           {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
         </nav>
@@ -118,6 +120,7 @@ function Layout() {
           <Route path="/forms/:id" component={FormPage} />
           <Route path="/webhooks" component={Webhooks} />
           <Route path="/webhooks/:id" component={WebhookPage} />
+          <Route path="/settings" component={Settings} />
           {team.users && <Route path="/users" component={Users} />}
           {team.users && <Route path="/users/:id" component={UserPage} />}
           {team.audit && <Route path="/audit-log" component={AuditLog} />}

@@ -426,6 +426,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/channel/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel's settings
+         * @description The reputation guard's limits (every key, defaults where the channel set none) and the channel's own sender.
+         *
+         *     Permission: `channel_settings_read`.
+         */
+        get: operations["getChannelSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the channel's settings
+         * @description Only the fields given change; `reputation_guard` keys merge over the stored ones. 422 `{"error"}` naming every problem, nothing written: a key of the wrong type, a rate outside 0..100, `min_sent` below 1, an invalid `sender_email`. Unknown attributes are ignored with a warning.
+         *
+         *     Permission: `channel_settings_write`.
+         */
+        patch: operations["updateChannelSettings"];
+        trace?: never;
+    };
     "/api/v1/email_servers": {
         parameters: {
             query?: never;
@@ -3166,6 +3194,11 @@ export interface components {
             include_unsubscribe_link: boolean;
             /** @description Internal name. */
             name: string | null;
+            /**
+             * @description Why the reputation guard paused the broadcast (docs/reputation-guard.md); null otherwise and after resume.
+             * @enum {string|null}
+             */
+            pause_reason: "hard_bounce_rate" | "complaint_rate" | null;
             /** @description 0 to 100. */
             percentage_complete: number;
             preheader: string | null;
@@ -3263,13 +3296,30 @@ export interface components {
             broadcast_channel_id: number;
             broadcast_id: number;
             broadcast_recipients_count: number;
+            /** @description broadcast.paused by the reputation guard only: complaints / sent × 100, two decimals. */
+            complaint_rate?: number;
+            /** @description broadcast.paused by the reputation guard only: complaints. */
+            complaints?: number;
             /** Format: date-time */
             created_at: string;
+            /** @description broadcast.paused by the reputation guard only: hard bounces / sent × 100, two decimals. */
+            hard_bounce_rate?: number;
+            /** @description broadcast.paused by the reputation guard only: hard bounces. */
+            hard_bounces?: number;
+            /** @description broadcast.paused by the reputation guard only: the limit crossed, in percent. */
+            limit?: number;
             name: string | null;
             percentage_complete: number;
+            /**
+             * @description broadcast.paused by the reputation guard only: the limit crossed.
+             * @enum {string}
+             */
+            reason?: "hard_bounce_rate" | "complaint_rate";
             /** Format: date-time */
             scheduled_send_at: string | null;
             segment_ids: number[];
+            /** @description broadcast.paused by the reputation guard only: emails handed to SMTP servers. */
+            sent?: number;
             /** Format: date-time */
             sent_at: string | null;
             status: components["schemas"]["BroadcastStatus"];
@@ -3571,6 +3621,31 @@ export interface components {
             /** @description Number of items in the whole list, before limit and offset. */
             total: number;
         };
+        ChannelSettings: {
+            reputation_guard: components["schemas"]["ReputationGuard"];
+            /** @description The channel's own sender address (an email server's from_email comes first). */
+            sender_email: string | null;
+            /** @description The channel's own sender name. */
+            sender_name: string | null;
+            warnings?: components["schemas"]["Warnings"];
+        };
+        /** @description The fields nested under `settings` (canonical), or the same fields flat at the top level (accepted for compatibility). */
+        ChannelSettingsBody: {
+            settings: components["schemas"]["ChannelSettingsInput"];
+        } | components["schemas"]["ChannelSettingsInput"];
+        ChannelSettingsInput: {
+            /** @description Any of the keys; those not given keep their value. */
+            reputation_guard?: {
+                enabled?: boolean;
+                max_complaint_rate?: number;
+                max_hard_bounce_rate?: number;
+                min_sent?: number;
+            };
+            /** @description A valid address; empty or null clears it. */
+            sender_email?: string | null;
+            /** @description At most 200 characters; empty or null clears it. */
+            sender_name?: string | null;
+        };
         ChannelStatus: {
             channel: {
                 id: number;
@@ -3623,6 +3698,8 @@ export interface components {
                 audit_log_read?: boolean;
                 broadcasts_read: boolean;
                 broadcasts_write: boolean;
+                channel_settings_read: boolean;
+                channel_settings_write: boolean;
                 email_servers_read: boolean;
                 email_servers_write: boolean;
                 global_suppressions_write?: boolean;
@@ -3743,6 +3820,11 @@ export interface components {
             bounce_domain: string | null;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description Why the reputation guard took the server out of rotation (its limits over the last 24 h, docs/reputation-guard.md); null when active or switched off by a person, and cleared by `active: true`.
+             * @enum {string|null}
+             */
+            deactivated_reason: "hard_bounce_rate" | "complaint_rate" | null;
             dkim_domain: string | null;
             /** @description A DKIM key was generated: every message through the server is signed. */
             dkim_key_present: boolean;
@@ -4343,6 +4425,8 @@ export interface components {
                     audit_log_read?: boolean;
                     broadcasts_read: boolean;
                     broadcasts_write: boolean;
+                    channel_settings_read: boolean;
+                    channel_settings_write: boolean;
                     email_servers_read: boolean;
                     email_servers_write: boolean;
                     global_suppressions_write?: boolean;
@@ -4377,6 +4461,17 @@ export interface components {
             };
             /** @enum {string} */
             status: "ready" | "not_ready";
+        };
+        /** @description A sending broadcast whose figures cross a limit pauses itself (`pause_reason`, `broadcast.paused` with the figures); an email server whose last 24 h cross one leaves rotation (`active: false`, `deactivated_reason`). */
+        ReputationGuard: {
+            /** @description Pause sending broadcasts and take email servers out of rotation past the limits (default true). */
+            enabled: boolean;
+            /** @description Percent, 0 to 100: complaints / emails handed over (default 0.1). */
+            max_complaint_rate: number;
+            /** @description Percent, 0 to 100: hard bounces / emails handed over (default 5). */
+            max_hard_bounce_rate: number;
+            /** @description Nothing is judged before this many emails were handed over (at least 1; default 500). */
+            min_sent: number;
         };
         /** @description The fields nested under `broadcast` (canonical), or the same fields flat at the top level (accepted for compatibility). */
         ScheduleBody: {
@@ -5514,6 +5609,8 @@ export interface components {
                     audit_log_read?: boolean;
                     broadcasts_read: boolean;
                     broadcasts_write: boolean;
+                    channel_settings_read: boolean;
+                    channel_settings_write: boolean;
                     email_servers_read: boolean;
                     email_servers_write: boolean;
                     global_suppressions_write?: boolean;
@@ -6377,6 +6474,68 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getChannelSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateChannelSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelSettings"];
+                };
+            };
+            400: components["responses"]["InvalidJson"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedEncoding"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
