@@ -84,6 +84,7 @@ describe('the forms, topics and archive pages in a browser', () => {
       'Suppressions',
       'Transactionals',
       'Email servers',
+      'Settings',
     ]);
   });
 

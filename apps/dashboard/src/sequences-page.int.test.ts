@@ -91,6 +91,7 @@ describe('the sequences page in a browser', () => {
       'Suppressions',
       'Transactionals',
       'Email servers',
+      'Settings',
     ]);
     await clickText(page, 'Sequences');
     await waitForText(page, '.empty', 'No sequences yet');

@@ -11,16 +11,36 @@ export const NO_REFUSAL: Refusal = { fields: {}, message: undefined };
 
 /**
  * What a failed write said (docs/dashboard.md, "Email servers"): a 422 `{errors: {field: [...]}}`
- * keeps its fields, so each message shows beside the field it names; anything else (a 422
- * `{error}`, a 401, no connection) is one message for the form. The page checks nothing itself.
+ * keeps its fields, so each message shows beside the field it names; a 422 `{error}` is split
+ * over the form's `fields` where its parts name them (splitJoined); anything else (a 401, no
+ * connection) is one message for the form. The page checks nothing itself.
  */
-export function refusalOf(e: unknown): Refusal {
+export function refusalOf(e: unknown, fields: readonly string[] = []): Refusal {
   if (e instanceof ApiError) {
     if (Object.keys(e.fields).length > 0)
       return { fields: Object.fromEntries(Object.entries(e.fields).map(([field, messages]) => [field, [...messages]])), message: undefined };
-    return { fields: {}, message: e.message };
+    return splitJoined(e.message, fields);
   }
   return { fields: {}, message: e instanceof Error ? e.message : String(e) };
+}
+
+/**
+ * Most writes answer one `{error}` naming every problem, joined by commas, each part starting
+ * with the field it concerns (`sender_email is not a valid email address`). Given the form's
+ * field names, the parts that name one go beside it; the rest stay one message for the form.
+ * Longest names first, so `reputation_guard.min_sent` is not taken for a shorter prefix.
+ */
+export function splitJoined(message: string, fields: readonly string[]): Refusal {
+  const byLength = [...fields].sort((a, b) => b.length - a.length);
+  const refusal: Refusal = { fields: {}, message: undefined };
+  const rest: string[] = [];
+  for (const part of message.split(', ')) {
+    const field = byLength.find((f) => part.startsWith(`${f} `));
+    if (field === undefined) rest.push(part);
+    else (refusal.fields[field] ??= []).push(part.slice(field.length + 1));
+  }
+  refusal.message = rest.length > 0 ? rest.join(', ') : undefined;
+  return refusal;
 }
 
 /**

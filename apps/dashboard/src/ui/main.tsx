@@ -21,6 +21,7 @@ import { SequencePage } from './pages/sequence';
 import { Sequences } from './pages/sequences';
 import { AuditLog } from './pages/audit-log';
 import { Sessions } from './pages/sessions';
+import { Settings } from './pages/settings';
 import { ForgotPassword, ResetPassword, SignIn, TwoFactorStep } from './pages/sign-in';
 import { RequiredEnrolment, TwoFactor } from './pages/two-factor';
 import { UserPage } from './pages/user';
@@ -104,6 +105,7 @@ function Layout() {
           {can('suppressions_read') && <NavLink href="/suppressions">Suppressions</NavLink>}
           {can('transactionals_read') && <NavLink href="/transactionals">Transactionals</NavLink>}
           {can('email_servers_read') && <NavLink href="/email-servers">Email servers</NavLink>}
+          {can('channel_settings_read') && <NavLink href="/settings">Settings</NavLink>}
           {team.users && <NavLink href="/users">Users</NavLink>}
           {team.audit && <NavLink href="/audit-log">Audit log</NavLink>}
         </nav>
@@ -149,6 +151,7 @@ function Layout() {
           <Route path="/email-servers" component={EmailServers} />
           {can('email_servers_write') && <Route path="/email-servers/new" component={NewEmailServer} />}
           <Route path="/email-servers/:id" component={EmailServerPage} />
+          <Route path="/settings" component={Settings} />
           {team.users && <Route path="/users" component={Users} />}
           {team.users && <Route path="/users/:id" component={UserPage} />}
           {team.audit && <Route path="/audit-log" component={AuditLog} />}
