@@ -34,6 +34,9 @@ export interface Seeded {
   formId: number;
   webhookId: number;
   userId: number;
+  emailServerId: number;
+  templateId: number;
+  segmentId: number;
 }
 
 /**
@@ -62,6 +65,17 @@ export const PAGES: readonly DashboardPage[] = [
   { name: 'users', path: () => '/users', ready: 'tr[data-user]' },
   { name: 'user', path: (s) => `/users/${s.userId}`, ready: 'main h1' },
   { name: 'audit log', path: () => '/audit-log', ready: 'table.audit-log tbody tr' },
+  { name: 'email servers', path: () => '/email-servers', ready: 'tr[data-server]' },
+  { name: 'email server', path: (s) => `/email-servers/${s.emailServerId}`, ready: '.email-server .facts' },
+  { name: 'templates', path: () => '/templates', ready: 'tr[data-template]' },
+  { name: 'template', path: (s) => `/templates/${s.templateId}`, ready: 'textarea[name=html_body]' },
+  { name: 'segments', path: () => '/segments', ready: 'tr[data-segment]' },
+  // The member count over the whole channel, and the first page of members.
+  { name: 'segment', path: (s) => `/segments/${s.segmentId}`, ready: 'table.segment-members tbody tr' },
+  { name: 'suppressions', path: () => '/suppressions', ready: 'table.suppressions tbody tr' },
+  // No dispatcher runs in this bench, so the log is empty: the page's meaningful render is its empty state.
+  { name: 'transactionals', path: () => '/transactionals', ready: 'table.transactionals, main .empty' },
+  { name: 'settings', path: () => '/settings', ready: 'form.settings [name="reputation_guard.min_sent"]' },
 ];
 
 /** The rest of the pages' data, made through the API as a user's actions would make it. */
@@ -88,7 +102,27 @@ async function seedPages(base: string, token: string, broadcastId: number, userI
     await call('POST', `/sequences/${sequence.id}/steps`, { step: { subject, body: `<p>${subject}</p>` } });
   const form = await call('POST', '/opt_in_forms', { opt_in_form: { label: 'Newsletter' } });
   const webhook = await call('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', event_types: ['email.opened'] } });
-  return { broadcastId, subscriberEmail: 'r1@bench.example', sequenceId: sequence.id, formId: form.id, webhookId: webhook.id, userId };
+  const emailServer = await call('POST', '/email_servers', {
+    email_server: { name: 'Relay', host: '127.0.0.1', port: 2525, tls: 'none', from_email: 'news@bench.example', max_per_second: 50 },
+  });
+  const template = await call('POST', '/templates', {
+    template: { label: 'Monthly', subject: 'News for {{ subscriber.first_name }}', html_body: '<p>Hello {{ subscriber.first_name }}</p>' },
+  });
+  const segment = await call('POST', '/segments', {
+    segment: { name: 'Bench addresses', rules: [{ field: 'email', operator: 'ends_with', value: '@bench.example' }] },
+  });
+  for (const email of ['gone1@bench.example', 'gone2@bench.example']) await call('POST', '/suppressions.json', { email });
+  return {
+    broadcastId,
+    subscriberEmail: 'r1@bench.example',
+    sequenceId: sequence.id,
+    formId: form.id,
+    webhookId: webhook.id,
+    userId,
+    emailServerId: emailServer.id,
+    templateId: template.id,
+    segmentId: segment.id,
+  };
 }
 
 export const dashboardBench: Bench = {
@@ -129,8 +163,8 @@ export const dashboardBench: Bench = {
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    // Private webhook addresses allowed: the endpoint is a loopback one (no dispatcher runs, nothing is delivered).
-    const api = await startApi(url, port, { PUBLIC_URL: base, WEBHOOK_ALLOW_PRIVATE: 'true' });
+    // Private addresses allowed: the webhook endpoint and the email server are loopback ones (no dispatcher runs, nothing is sent or delivered).
+    const api = await startApi(url, port, { PUBLIC_URL: base, WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_ALLOW_PRIVATE: 'true' });
     const browser = await launchBrowser();
     const samples = new Map<string, number[]>();
     const errors: string[] = [];
