@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { parseEmail } from '@mailcast/devkit';
 import { eventually } from '@mailcast/testkit';
-import { clickText, launchBrowser, openPage, screenshot, waitForText } from './test-support/browser';
+import { accessibilityViolations, clickText, launchBrowser, openPage, screenshot, waitForText } from './test-support/browser';
 import { startStack, type Stack } from '../../dispatcher/src/test-support/stack';
 
 /**
@@ -194,7 +194,12 @@ describe('the dashboard in a browser', () => {
     await waitForText(page, 'td[data-series=Clicks]', 'Clicks: 1');
     await waitForText(page, 'td[data-series=Delivered]', 'Delivered: 3');
     await waitForText(page, '[data-figure=Opens] .figure-value', '1');
+    // Beside them, the human figures: this test's fetch sends Node's own agent, a bot to the
+    // classifier, and clicked within 10 s of delivery, so neither counts as a person's.
+    await waitForText(page, '[data-figure="Human opens"] .figure-value', '0');
+    await waitForText(page, '[data-figure="Human clicks"] .figure-value', '0');
     await waitForText(page, 'table.links td.url', 'https://example.com/a');
+    expect(await page.$$eval('table.links th', (cells) => cells.map((c) => c.textContent?.trim()))).toContain('Human clicks');
 
     // The links table sorts by unique clicks, then flips the order.
     await clickText(page, 'Unique clicks');
@@ -216,6 +221,19 @@ describe('the dashboard in a browser', () => {
     await page.waitForSelector('.chart[data-drawn=true] canvas');
     await waitForText(page, 'td[data-series=Clicks]', 'Clicks: 1');
     await screenshot(page, 'statistics');
+  });
+
+  it("names the reputation guard's reason on a broadcast it paused, beside the Resume button", async () => {
+    // The guard's own pausing is tested in apps/dispatcher (reputation-guard*.int.test.ts); here, what the page shows of it.
+    await stack.api.database.db('broadcasts').where({ id: broadcastId }).update({ status: 'paused', paused_from: 'sending', pause_reason: 'complaint_rate' });
+    await page.goto(`${stack.url}/app/broadcasts/${broadcastId}`);
+    await waitForText(page, '.pause-reason', 'Paused by the reputation guard: the complaint rate went over');
+    await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => b.textContent?.trim() === 'Resume'));
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await stack.api.database.db('broadcasts').where({ id: broadcastId }).update({ status: 'sent', paused_from: null, pause_reason: null });
+    await page.reload();
+    await page.waitForSelector('.live[data-status=sent]');
+    expect(await page.$('.pause-reason')).toBeNull();
   });
 
   it("filters subscribers by tag and opens a subscriber's page", async () => {

@@ -88,6 +88,8 @@ describe('the segments pages in a browser', () => {
     await page.evaluate(() => [...document.querySelectorAll<HTMLButtonElement>('button')].find((b) => b.textContent === 'Add rule')!.focus());
     await page.keyboard.press('Enter');
     await page.waitForSelector('[data-rule="1"]');
+    // The focus moves in an effect after the row is drawn: wait for it, then check where it is.
+    await page.waitForFunction(() => document.activeElement?.closest('fieldset')?.dataset.rule === '1', { timeout: 5_000 }).catch(() => undefined);
     expect(await page.evaluate(() => [document.activeElement?.getAttribute('name'), document.activeElement?.closest('fieldset')?.dataset.rule])).toEqual([
       'field',
       '1',

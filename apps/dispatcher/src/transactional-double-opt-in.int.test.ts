@@ -1,5 +1,5 @@
 import { parseEmail } from '@mailcast/devkit';
-import { eventually } from '@mailcast/testkit';
+import { eventually, PERSON_USER_AGENT } from '@mailcast/testkit';
 import { useSendingHarness } from './test-support/sending-harness';
 
 /** `double_opt_in` holds a transactional until the recipient confirms (docs/transactionals.md). */
@@ -9,6 +9,8 @@ describe('transactional email with double opt-in (HTTP, dispatcher workers, real
   const send = (body: Record<string, unknown>) => h.sendTransactional(body);
   const status = async (id: number) => (await h.request('GET', `/api/v1/transactionals/${id}.json`)).body.status as string;
   const to = (address: string) => h.received(address);
+  /** The confirmation link opened as a person's browser opens it (a bot's GET only shows a button, docs/engagement.md). */
+  const open = (link: string) => fetch(link, { headers: { 'user-agent': PERSON_USER_AGENT } });
   const mail = async (address: string, nth: number) => parseEmail((await eventually(async () => to(address)[nth - 1], 10_000))!.raw);
 
   it('holds the email, sends a confirmation, and sends the email once the link is opened', async () => {
@@ -28,7 +30,7 @@ describe('transactional email with double opt-in (HTTP, dispatcher workers, real
     expect(await status(res.body.id)).toBe('awaiting_confirmation');
 
     const link = /http\S+\/confirm\/[A-Za-z0-9_-]{43}(?!\/)/.exec(confirmation.text ?? '')![0];
-    expect((await fetch(link)).status).toBe(200);
+    expect((await open(link)).status).toBe(200);
     const email = await mail('new@example.com', 2);
     expect([email.subject, email.text?.trim()]).toEqual(['Welcome Nia', 'Your guide']);
     await eventually(async () => ((await status(res.body.id)) === 'sent' ? true : undefined));
@@ -38,7 +40,7 @@ describe('transactional email with double opt-in (HTTP, dispatcher workers, real
   it('sends at once to a subscriber who has already confirmed', async () => {
     const first = await send({ to: 'known@example.com', subject: 'S1', body: 'B', double_opt_in: true });
     const link = /http\S+\/confirm\/[A-Za-z0-9_-]{43}(?!\/)/.exec((await mail('known@example.com', 1)).text ?? '')![0];
-    await fetch(link);
+    await open(link);
     await eventually(async () => ((await status(first.body.id)) === 'sent' ? true : undefined));
     const second = await send({ to: 'known@example.com', subject: 'S2', body: 'B', double_opt_in: true });
     expect(second.body.status).toBe('queued');

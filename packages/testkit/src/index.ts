@@ -3,6 +3,7 @@
 export { createTestDatabase, cutOffDatabase, withAdmin, type TestDatabase } from './database';
 export { Fixtures } from './fixtures';
 export { memoryLogger } from './logger';
+export { PERSON_USER_AGENT } from './agents';
 export { answeringAfter, eventually, freePort } from './net';
 export { HOSTILE_LIQUID } from './hostile-liquid';
 export { findPlaintext } from './plaintext-scan';

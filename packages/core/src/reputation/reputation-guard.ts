@@ -10,6 +10,11 @@ export const SERVER_WINDOW_MS = 24 * 60 * 60 * 1000;
 export interface GuardOutcome {
   paused: ReputationVerdict | null;
   deactivated: Array<{ serverId: number; verdict: ReputationVerdict }>;
+  /**
+   * The broadcast has bounces or complaints but fewer than `min_sent` emails: not judged yet, so
+   * the next outcomes must be looked at as they come (one may cross `min_sent` over the limit).
+   */
+  pending: boolean;
 }
 
 /**
@@ -32,19 +37,27 @@ export class ReputationGuard {
       const verdict = await this.checkServer(serverId);
       if (verdict) deactivated.push({ serverId, verdict });
     }
-    const paused = input.broadcastId === null ? null : await this.checkBroadcast(input.broadcastId);
-    return { paused, deactivated };
+    const judged = input.broadcastId === null ? { verdict: null, pending: false } : await this.checkBroadcast(input.broadcastId);
+    return { paused: judged.verdict, deactivated, pending: judged.pending };
   }
 
-  /** Pauses a sending broadcast whose figures cross its channel's limits; the verdict when it did. */
-  async checkBroadcast(broadcastId: number): Promise<ReputationVerdict | null> {
+  /**
+   * Pauses a sending broadcast whose figures cross its channel's limits: the verdict when it did,
+   * and whether its bounces or complaints wait for `min_sent` to be judged.
+   */
+  async checkBroadcast(broadcastId: number): Promise<{ verdict: ReputationVerdict | null; pending: boolean }> {
     const standing = await this.store.broadcastStanding(broadcastId);
-    if (standing === null || standing.status !== 'sending') return null;
+    if (standing === null || standing.status !== 'sending') return { verdict: null, pending: false };
+    const settings = resolveReputationGuard(standing.settings);
     // After a resume, only what came after the guard's pause is judged (docs/reputation-guard.md).
-    const verdict = reputationVerdict(resolveReputationGuard(standing.settings), since(standing.counts, standing.baseline));
-    if (verdict === null) return null;
+    const counts = since(standing.counts, standing.baseline);
+    const verdict = reputationVerdict(settings, counts);
+    if (verdict === null) {
+      const pending = settings.enabled && counts.sent < settings.min_sent && counts.hard_bounces + counts.complaints > 0;
+      return { verdict: null, pending };
+    }
     await this.store.setBaseline(broadcastId, standing.counts);
-    return (await this.pause(standing.channelId, broadcastId, verdict)) ? verdict : null;
+    return { verdict: (await this.pause(standing.channelId, broadcastId, verdict)) ? verdict : null, pending: false };
   }
 
   /**
@@ -90,7 +103,7 @@ export class ReputationGuard {
    */
   async afterNotification(recipientId: number, kind: 'hard_bounce' | 'complaint'): Promise<GuardOutcome> {
     const counted = await this.store.countNotification(recipientId, kind, this.clock.now());
-    if (counted === null) return { paused: null, deactivated: [] };
+    if (counted === null) return { paused: null, deactivated: [], pending: false };
     return this.check({ broadcastId: counted.broadcastId, serverIds: counted.serverId === null ? [] : [counted.serverId] });
   }
 }

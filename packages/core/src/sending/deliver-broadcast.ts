@@ -38,6 +38,8 @@ interface Job {
   returnPath: (recipientId: number, bounceDomain: string) => string;
   /** When the reputation guard last looked at this broadcast (engine clock, ms). */
   guardedAt: number;
+  /** Its last look found bounces or complaints below `min_sent`: look after every group until judged. */
+  guardPending: boolean;
 }
 
 /**
@@ -93,7 +95,7 @@ export class DeliverBroadcast {
     const worker = `${o.workerName ?? 'worker'}:${hex(this.random.bytes(6))}`;
     const deadline = this.engine.now() + o.sliceMs;
     const handOver = () => this.engine.now() > deadline || o.stopRequested?.() === true;
-    const job: Job = { broadcast, guardedAt: this.engine.now(), ...(await this.engine.persist(() => this.prepare(broadcast), o.leaseMs)) };
+    const job: Job = { broadcast, guardedAt: this.engine.now(), guardPending: false, ...(await this.engine.persist(() => this.prepare(broadcast), o.leaseMs)) };
     const run = this.engine.run(this.work(job), {
       worker,
       concurrency: o.concurrency,
@@ -129,7 +131,7 @@ export class DeliverBroadcast {
       job.renderer.close();
     }
   }
-  private async prepare(broadcast: Broadcast): Promise<Omit<Job, 'broadcast' | 'guardedAt'>> {
+  private async prepare(broadcast: Broadcast): Promise<Omit<Job, 'broadcast' | 'guardedAt' | 'guardPending'>> {
     const recipients = this.repositories.recipients;
     return {
       servers: await this.servers(broadcast),
@@ -246,7 +248,9 @@ export class DeliverBroadcast {
 
   /**
    * The reputation guard after a group commit (docs/reputation-guard.md): after every group with a
-   * hard bounce, else once a second. A server it takes out of rotation leaves this job's list at
+   * hard bounce, after every group while bounces wait for `min_sent` (so the group that reaches it
+   * over the limit is judged at once, not a second later when the rest may be gone), else once a
+   * second. A server it takes out of rotation leaves this job's list at
    * once (other jobs read the list when they start); with none left, the broadcast is paused with
    * the server's reason rather than failing its remaining recipients for want of a server. The
    * pause itself stops every dispatcher's run through its status watch. A failed check (the
@@ -255,11 +259,12 @@ export class DeliverBroadcast {
   private async guarded(job: Job, group: readonly PendingOutcome[]): Promise<void> {
     const bounced = group.some((p) => p.outcome.kind === 'rejected' && p.outcome.permanent);
     const now = this.engine.now();
-    if (!bounced && now - job.guardedAt < GUARD_INTERVAL_MS) return;
+    if (!bounced && !job.guardPending && now - job.guardedAt < GUARD_INTERVAL_MS) return;
     job.guardedAt = now;
     const serverIds = [...new Set(group.flatMap((p) => (p.serverId == null ? [] : [p.serverId])))];
     try {
       const outcome = await this.guard.check({ broadcastId: job.broadcast.id, serverIds });
+      job.guardPending = outcome.pending;
       if (outcome.deactivated.length === 0) return;
       const off = new Set(outcome.deactivated.map((d) => d.serverId));
       const left = job.servers.filter((s) => !off.has(s.id));

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { parseEmail } from '@mailcast/devkit';
-import { eventually, freePort } from '@mailcast/testkit';
+import { eventually, freePort, PERSON_USER_AGENT } from '@mailcast/testkit';
 import http from 'node:http';
 import { accessibilityViolations, launchBrowser, openPage } from '../../../../dashboard/src/test-support/browser';
 import { startStack, type Stack } from '../../../../dispatcher/src/test-support/stack';
@@ -186,6 +186,8 @@ describe('opt-in forms in a browser', () => {
     expect(message!.to).toEqual(['double@example.com']);
     const email = await parseEmail(message!.raw);
     const link = /(http:\/\/127\.0\.0\.1:\d+\/confirm\/[A-Za-z0-9_-]+)/.exec(`${email.text} ${email.html}`)![1]!;
+    // A person's browser follows the link (headless Chromium's own agent is a bot's, whose GET only shows a button).
+    await page.setUserAgent(PERSON_USER_AGENT);
     await page.goto(link);
     await eventually(async () => ((await subscriber())?.confirmed_at ? true : undefined), 10_000, 50);
     // Exactly one confirmation email, and the counters saw one view and one submission.

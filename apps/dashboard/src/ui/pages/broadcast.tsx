@@ -22,6 +22,9 @@ const ACTIONS: ReadonlyArray<{ path: string; label: string; from: readonly strin
     confirm: 'Stop sending this broadcast for good?',
   },
 ];
+/** What a guard pause names (docs/reputation-guard.md), as the notice says it. */
+const PAUSE_REASONS: Record<NonNullable<Broadcast['pause_reason']>, string> = { hard_bounce_rate: 'hard bounce rate', complaint_rate: 'complaint rate' };
+
 const EDITABLE = ['draft', 'future_scheduled'];
 
 export function BroadcastPage() {
@@ -58,6 +61,12 @@ export function BroadcastPage() {
         <h1>{b.name || b.subject}</h1>
         <StatusBadge status={b.status} />
       </div>
+      {b.status === 'paused' && b.pause_reason && (
+        <p class="error pause-reason" role="alert">
+          Paused by the reputation guard: the {PAUSE_REASONS[b.pause_reason]} went over the channel's limit. Nothing more goes out until someone resumes it (see
+          Channel settings for the limits).
+        </p>
+      )}
       <div class="live" aria-live="polite" data-status={b.status}>
         <Progress broadcast={b} />
         <span class="muted small">{MOVING.has(b.status) ? 'Updating live…' : ''}</span>

@@ -78,6 +78,9 @@ export function Statistics() {
             <Figure label="Failed" value={s.delivery.failed} />
             <Figure label="Opens" value={s.engagement.opens.count} rate={s.engagement.opens.rate} />
             <Figure label="Clicks" value={s.engagement.clicks.count} rate={s.engagement.clicks.rate} />
+            {/* Beside the spec's counts, those left once machine opens and clicks are set aside (docs/engagement.md). */}
+            <Figure label="Human opens" value={s.engagement.human_opens.count} rate={s.engagement.human_opens.rate} />
+            <Figure label="Human clicks" value={s.engagement.human_clicks.count} rate={s.engagement.human_clicks.rate} />
             <Figure label="Bounces" value={s.issues.bounces.count} rate={s.issues.bounces.rate} />
             <Figure label="Unsubscribes" value={s.issues.unsubscribes.count} rate={s.issues.unsubscribes.rate} />
             <Figure label="Complaints" value={s.issues.complaints.count} rate={s.issues.complaints.rate} />
@@ -138,6 +141,7 @@ export function Statistics() {
                     Unique clicks {sort === 'unique' ? (order === 'desc' ? '▼' : '▲') : ''}
                   </button>
                 </th>
+                <th scope="col">Human clicks</th>
                 <th scope="col">Click rate</th>
               </tr>
             </thead>
@@ -147,6 +151,7 @@ export function Statistics() {
                   <td class="url">{l.url}</td>
                   <td>{l.total_clicks}</td>
                   <td>{l.unique_clicks}</td>
+                  <td>{l.human_clicks}</td>
                   <td>{l.click_rate}%</td>
                 </tr>
               ))}
