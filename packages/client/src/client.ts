@@ -1,3 +1,4 @@
+import { integerHeader, rateLimitOf, type MailcastClientOptions, type Page, type SubscriberFilters } from './client-options';
 import { MailcastError, type RateLimitInfo } from './errors';
 import type {
   BroadcastCreateInput,
@@ -34,30 +35,7 @@ import { fillPath, ROUTES, toQueryString, type ClientOperationId, type QueryOf, 
 // The schema types by name, as the client has always exported them.
 export * from './schemas';
 
-/** limit (default 25, at most 100) and offset (default 0) of the broadcast, endpoint and delivery lists. */
-export type Page = QueryOf<'listBroadcasts'>;
-
-/** The subscriber list's filters, with tags and custom_data as plain values. */
-export type SubscriberFilters = Omit<QueryOf<'listSubscribers'>, 'tags[]' | 'custom_data' | 'is_active'> & {
-  /** Every listed tag (AND); sent as `tags[]=a&tags[]=b`. */
-  tags?: readonly string[];
-  /** Containment; sent as `custom_data[key]=value`. */
-  custom_data?: Record<string, string | number | boolean>;
-  is_active?: boolean;
-};
-
-export interface MailcastClientOptions {
-  /** Where the service runs, e.g. `https://mail.example.com` (without `/api/v1`). */
-  baseUrl: string | URL;
-  /** An API token (`mc_…`); its permissions decide which calls succeed. */
-  token: string;
-  /** Another fetch (a proxy agent, a test double); default the global fetch. */
-  fetch?: typeof fetch;
-  /** Extra headers on every request. */
-  headers?: Record<string, string>;
-  /** Gives up on a request after this many milliseconds (an AbortError). */
-  timeoutMs?: number;
-}
+export type { MailcastClientOptions, Page, SubscriberFilters } from './client-options';
 
 interface CallInit<Id extends ClientOperationId> {
   params?: Record<string, string | number>;
@@ -66,19 +44,6 @@ interface CallInit<Id extends ClientOperationId> {
   headers?: Record<string, string>;
   /** The operation answers text/plain (the skill): its text is the result. */
   text?: true;
-}
-
-function integerHeader(headers: Headers, name: string): number | undefined {
-  const raw = headers.get(name);
-  return raw !== null && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
-}
-
-function rateLimitOf(headers: Headers): RateLimitInfo | undefined {
-  const limit = integerHeader(headers, 'x-ratelimit-limit');
-  const remaining = integerHeader(headers, 'x-ratelimit-remaining');
-  const reset = headers.get('x-ratelimit-reset');
-  if (limit === undefined || remaining === undefined || reset === null) return undefined;
-  return { limit, remaining, reset: new Date(reset) };
 }
 
 /**

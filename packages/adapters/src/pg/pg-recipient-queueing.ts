@@ -18,7 +18,9 @@ const STALE_SHARE = 0.1;
 
 /**
  * How PgRecipientStore queues a broadcast's recipients (docs/segments.md, Queueing): the
- * whole channel in id batches, a segment broadcast in one statement, then the statistics.
+ * whole channel in id batches, a segment broadcast in one statement, then the statistics; and for
+ * a broadcast sent in each subscriber's time zone, each recipient's instant
+ * (docs/broadcasts-and-sending.md).
  */
 export abstract class PgRecipientQueueing {
   constructor(protected readonly db: Knex) {}
@@ -119,5 +121,31 @@ export abstract class PgRecipientQueueing {
     if (described >= 0 && queued <= described * STALE_SHARE) return false;
     await this.db.raw('ANALYZE broadcast_recipients');
     return true;
+  }
+
+  async pendingTimezones(broadcastId: number): Promise<string[]> {
+    // One pass over the broadcast's recipients: the zones are few (at most a few hundred names).
+    const { rows } = await this.db.raw<{ rows: { tz: string }[] }>(
+      `SELECT DISTINCT s.custom_data->>'timezone' AS tz
+         FROM broadcast_recipients r JOIN subscribers s ON s.id = r.subscriber_id
+        WHERE r.broadcast_id = ? AND r.status = 'pending' AND jsonb_typeof(s.custom_data->'timezone') = 'string'`,
+      [broadcastId],
+    );
+    return rows.map((r) => r.tz);
+  }
+
+  async timeRecipients(broadcastId: number, instants: ReadonlyMap<string, Date>, fallback: Date): Promise<number> {
+    // The instants come from the domain (its gap and overlap rules), one per zone name as
+    // spelled, so the database's own time-zone names and rules play no part.
+    const zones = JSON.stringify([...instants].map(([tz, at]) => ({ tz, at: at.toISOString() })));
+    const result = await this.db.raw<{ rowCount: number | null }>(
+      `UPDATE broadcast_recipients r
+          SET next_attempt_at = coalesce(z.at, :fallback)
+         FROM subscribers s
+         LEFT JOIN jsonb_to_recordset(:zones::jsonb) AS z(tz text, at timestamptz) ON z.tz = s.custom_data->>'timezone'
+        WHERE r.broadcast_id = :broadcastId AND r.status = 'pending' AND s.id = r.subscriber_id`,
+      { broadcastId, zones, fallback },
+    );
+    return result.rowCount ?? 0;
   }
 }

@@ -274,32 +274,6 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
       .update({ status: 'pending', attempts: 0, next_attempt_at: null, failed_at: null, error: null });
   }
 
-  async pendingTimezones(broadcastId: number): Promise<string[]> {
-    // One pass over the broadcast's recipients: the zones are few (at most a few hundred names).
-    const { rows } = await this.db.raw<{ rows: { tz: string }[] }>(
-      `SELECT DISTINCT s.custom_data->>'timezone' AS tz
-         FROM broadcast_recipients r JOIN subscribers s ON s.id = r.subscriber_id
-        WHERE r.broadcast_id = ? AND r.status = 'pending' AND jsonb_typeof(s.custom_data->'timezone') = 'string'`,
-      [broadcastId],
-    );
-    return rows.map((r) => r.tz);
-  }
-
-  async timeRecipients(broadcastId: number, instants: ReadonlyMap<string, Date>, fallback: Date): Promise<number> {
-    // The instants come from the domain (its gap and overlap rules), one per zone name as
-    // spelled, so the database's own time-zone names and rules play no part.
-    const zones = JSON.stringify([...instants].map(([tz, at]) => ({ tz, at: at.toISOString() })));
-    const result = await this.db.raw<{ rowCount: number | null }>(
-      `UPDATE broadcast_recipients r
-          SET next_attempt_at = coalesce(z.at, :fallback)
-         FROM subscribers s
-         LEFT JOIN jsonb_to_recordset(:zones::jsonb) AS z(tz text, at timestamptz) ON z.tz = s.custom_data->>'timezone'
-        WHERE r.broadcast_id = :broadcastId AND r.status = 'pending' AND s.id = r.subscriber_id`,
-      { broadcastId, zones, fallback },
-    );
-    return result.rowCount ?? 0;
-  }
-
   async saveLinks(broadcastId: number, links: ReadonlyArray<{ identifier: string; url: string }>): Promise<BroadcastLink[]> {
     if (links.length > 0) {
       await this.db('broadcast_links')
