@@ -146,6 +146,16 @@ describe('the audit log', () => {
     expect((await entries()).map((e) => `${e.method} ${e.path}`)).toEqual(['POST /api/v1/broadcasts']);
   });
 
+  it('keeps no POST that only computes an answer: a segment count, a template preview, a broadcast preview', async () => {
+    const count = await as(token).post('/api/v1/segments/count', { segment: { match: 'all', rules: [{ field: 'email', operator: 'contains', value: 'a' }] } });
+    const template = await as(token).post('/api/v1/templates/preview', { template: { subject: 'Hi', body: 'Hello {{ subscriber.email }}' } });
+    const created = await as(token).post('/api/v1/broadcasts', { broadcast: { subject: 'Hello', body: 'Hi' } });
+    await api.database.db('subscribers').insert({ channel_id: channel, email: 'ann@example.com' });
+    const preview = await as(token).post(`/api/v1/broadcasts/${created.body.id}/preview`, { email: 'ann@example.com' });
+    expect([count.status, template.status, created.status, preview.status]).toEqual([200, 200, 201, 200]);
+    expect((await entries()).map((e) => `${e.method} ${e.path}`)).toEqual(['POST /api/v1/broadcasts']);
+  });
+
   it('records a refused write with its 4xx, and nothing for a request no token authenticated', async () => {
     expect((await as(token).patch('/api/v1/broadcasts/999999', { broadcast: { name: 'x' } })).status).toBe(404);
     expect((await as(token).post('/api/v1/broadcasts/not-a-number/send_broadcast')).status).toBe(404);

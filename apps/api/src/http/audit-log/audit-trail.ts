@@ -6,6 +6,12 @@ import { pathOf } from '../request-log';
 import { AuditActions } from './audit-actions';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * POSTs that only compute an answer (a segment's count, a template's or broadcast's preview):
+ * POST because their input is a body, not because they change anything, so they are reads and
+ * not kept (docs/teams.md, "Audit log").
+ */
+const READ_ONLY_POSTS = /^\/api\/v1\/(?:segments\/count|templates\/preview|broadcasts\/[^/]+\/preview)\/?$/;
 /** Entries per INSERT; more wait for the next statement. */
 const MAX_BATCH = 500;
 /** Entries held while the database is slow; beyond, new ones are logged instead of kept. */
@@ -109,7 +115,7 @@ export function auditTrail(container: DependencyContainer): AuditTrail {
     () => container.resolve<Logger>(LoggerToken),
   );
   const middleware: RequestHandler = (req, res, next) => {
-    if (!WRITES.has(req.method)) return next();
+    if (!WRITES.has(req.method) || (req.method === 'POST' && READ_ONLY_POSTS.test(pathOf(req)))) return next();
     res.once('finish', () => {
       try {
         const entry = auditEntryOf(req, res, actions, container.resolve<Clock>(Clock).now());
