@@ -4,15 +4,29 @@ import path from 'node:path';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
 
-/** An SMTP server that accepts and discards, in its own process, logging off; its first line is its port. */
+/**
+ * An SMTP server that accepts and discards, in its own process, logging off. Its first line is
+ * JSON: the SMTP port and a control port answering GET with the count of messages it accepted,
+ * so a bare loop's sends can be checked at the receiving end.
+ */
 export const DISCARDING_SINK = `
 const { SMTPServer } = require('smtp-server');
+const http = require('node:http');
+let accepted = 0;
 const server = new SMTPServer({
   authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 0,
-  onData(stream, _s, cb) { stream.on('data', () => {}); stream.on('end', () => cb()); },
+  onData(stream, _s, cb) { stream.on('data', () => {}); stream.on('end', () => { accepted++; cb(); }); },
 });
-server.listen(0, '127.0.0.1', () => console.log(String(server.server.address().port)));
+const control = http.createServer((_req, res) => res.end(String(accepted)));
+server.listen(0, '127.0.0.1', () => control.listen(0, '127.0.0.1', () =>
+  console.log(JSON.stringify({ smtp: server.server.address().port, control: control.address().port }))));
 `;
+
+/** The count of messages a DISCARDING_SINK accepted so far. */
+export async function sinkAccepted(controlPort: number): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${controlPort}/`);
+  return Number(await res.text());
+}
 
 /** A Node.js process from the repository's root: its first line of output, and its exit. */
 export function nodeProcess(
