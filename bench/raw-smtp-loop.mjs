@@ -6,7 +6,7 @@
  * offers PIPELINING (RFC 2920) a message's end of data goes in one write with the next message's
  * MAIL FROM, RCPT TO and DATA, so a message costs one write and one wait for four replies;
  * otherwise each command waits for its reply. Every reply is checked: anything but the expected
- * code ends the run with an error. Prints one JSON line: { ms, n, pipelining, bytes }.
+ * code ends the run with an error. Prints one JSON line: { ms, cpuMs, n, pipelining, bytes }.
  *
  * Environment: PORT, SESSIONS (10), MESSAGES, MESSAGE_FILE (the message's bytes, CRLF lines).
  */
@@ -129,7 +129,9 @@ async function end(socket, reply) {
   socket.end();
 }
 
+const cpuBefore = process.cpuUsage();
 const start = process.hrtime.bigint();
 await Promise.all(Array.from({ length: sessions }, session));
 const ms = Number(process.hrtime.bigint() - start) / 1e6;
-console.log(JSON.stringify({ ms, n: done, pipelining, bytes: content.length }));
+const cpu = process.cpuUsage(cpuBefore);
+console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, n: done, pipelining, bytes: content.length }));

@@ -26,8 +26,9 @@ import path from 'node:path';
 import { smtpThreads } from '../apps/dispatcher/src/config';
 import type { Bench, BenchSection } from './harness';
 import { limitedSending } from './limited-sending';
+import { rawSmtpLoop } from './raw-smtp';
 import { DISCARDING_SINK, memoryKb, nodeProcess as node, sinkAccepted } from './processes';
-import { round } from './harness';
+import { cpuSeconds, parentPid, round, treeCpuSeconds } from './harness';
 
 const MESSAGES = Number(process.env.SENDING_BENCH_MESSAGES ?? 100_000);
 const MATERIALIZE = Number(process.env.SENDING_BENCH_RECIPIENTS ?? 1_000_000);
@@ -200,25 +201,7 @@ export const sendingBench: Bench = {
     };
     const rawFile = path.join(messagesDir, 'message.eml');
     await writeFile(rawFile, rawMessage!);
-    /** The raw SMTP loop (bench/raw-smtp-loop.mjs): one pre-composed message over RAW_SESSIONS sessions. */
-    const rawSmtpRun = async () => {
-      context.log(`raw SMTP loop: ${MESSAGES} messages of ${rawMessage!.length} bytes over ${RAW_SESSIONS} sessions`);
-      const before = await sinkAccepted(control);
-      const loop = node(['bench/raw-smtp-loop.mjs'], {
-        ...process.env,
-        PORT: String(port),
-        SESSIONS: String(RAW_SESSIONS),
-        MESSAGES: String(MESSAGES),
-        MESSAGE_FILE: rawFile,
-      });
-      const { ms, n, pipelining } = JSON.parse(await loop.firstLine) as { ms: number; n: number; pipelining: boolean };
-      await loop.exited;
-      const received = (await sinkAccepted(control)) - before;
-      if (n !== MESSAGES || received !== MESSAGES) throw new Error(`the raw loop sent ${n} of ${MESSAGES} messages; the sink accepted ${received}`);
-      const rate = MESSAGES / (ms / 1000);
-      context.log(`raw SMTP: ${round(rate)} msg/s${pipelining ? ', pipelined' : ''}`);
-      return { rate, pipelining };
-    };
+    const rawSmtpRun = () => rawSmtpLoop(context, { port, control, sinkPid: sink.child.pid!, sessions: RAW_SESSIONS, messages: MESSAGES, file: rawFile });
     // The two bare loops bracket the pipeline in time, so a drift in a shared machine's speed
     // shows in the ceiling instead of only on one side.
     const sendMailRun = await bareRun(false);
@@ -237,6 +220,12 @@ export const sendingBench: Bench = {
     await dispatcher.firstLine; // its first log line: started
     context.log(`pipeline: ${MESSAGES} recipients through a spawned dispatcher`);
     const sinkBeforePipeline = await sinkAccepted(control);
+    // Where the pipeline's CPU goes, by process (docs: bench/NOTES.md, "Sending near the SMTP
+    // ceiling"): the dispatcher, the sink, PostgreSQL (postmaster and backends), and the
+    // statements committed per message.
+    const postmaster = parentPid(Number((await db.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid));
+    const commits = async () => Number((await db.raw('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+    const cpuBefore = { dispatcher: cpuSeconds(dispatcher.child.pid!), sink: cpuSeconds(sink.child.pid!), pg: treeCpuSeconds(postmaster), commits: await commits() };
     const start = process.hrtime.bigint();
     await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
     let status = 'scheduled';
@@ -252,6 +241,14 @@ export const sendingBench: Bench = {
     }
     const pipelineMs = Number(process.hrtime.bigint() - start) / 1e6;
     const sinkFromPipeline = (await sinkAccepted(control)) - sinkBeforePipeline;
+    const perMessage = (seconds: number) => round((seconds * 1e6) / MESSAGES);
+    const pipelineCpu = {
+      dispatcher: perMessage(cpuSeconds(dispatcher.child.pid!) - cpuBefore.dispatcher),
+      sink: perMessage(cpuSeconds(sink.child.pid!) - cpuBefore.sink),
+      pg: perMessage(treeCpuSeconds(postmaster) - cpuBefore.pg),
+      commits: round(((await commits()) - cpuBefore.commits) / MESSAGES, 3),
+    };
+    context.log(`pipeline CPU per message: dispatcher ${pipelineCpu.dispatcher} us, sink ${pipelineCpu.sink} us, PostgreSQL ${pipelineCpu.pg} us, ${pipelineCpu.commits} commits`);
     const peakMb = memoryKb(dispatcher.child.pid!, 'VmHWM') / 1024;
     const counts = (await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id]))
       .rows as Array<{ status: string; n: number }>;
@@ -286,6 +283,7 @@ export const sendingBench: Bench = {
         .join(', ')}.`,
       `Ceiling: the faster of two bare loops over the same ${MESSAGES} messages, one run before the pipeline and one after, rendered beforehand by the pipeline's renderer (same links, tracking secret and sizes): plain sendMail ${round(bareRates.sendMail)} msg/s, composed and sent raw as the mailer does ${round(bareRates.raw)} msg/s.`,
       `Raw SMTP ceiling (issue 41): one message of ${rawMessage!.length} bytes (the first recipient's, composed as the mailer composes it), written ${MESSAGES} times over ${RAW_SESSIONS} plain SMTP sessions on raw sockets by one process (bench/raw-smtp-loop.mjs${rawSmtpBefore.pipelining ? ', pipelined: a message\'s end of data and the next envelope in one write' : ', the sink offered no PIPELINING'}), counted at the sink; one run before the pipeline and one after, the faster kept: ${round(rawSmtpBefore.rate)} and ${round(rawSmtpAfter.rate)} msg/s. The pipeline ran at ${round(pipelineRate / rawSmtpRate, 2)}x of it. The sink accepted ${sinkFromPipeline} messages from the pipeline.`,
+      `CPU per message (from /proc, so a loaded machine's waiting is not counted): the pipeline's dispatcher ${pipelineCpu.dispatcher} us, the sink ${pipelineCpu.sink} us, PostgreSQL (postmaster and backends, all clients) ${pipelineCpu.pg} us, ${pipelineCpu.commits} transactions committed per message; the raw loop ${round(rawSmtpBefore.cpuUs)} and ${round(rawSmtpAfter.cpuUs)} us, the sink during it ${round(rawSmtpBefore.sinkUs)} and ${round(rawSmtpAfter.sinkUs)} us.`,
       `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight, each in a process of its own. The bare loop composes and sends on its one thread; the dispatcher hands composing and sending to ${smtpThreads()} SMTP thread(s) (MAILCAST_SMTP_THREADS ${process.env.MAILCAST_SMTP_THREADS ? 'as set' : 'by default: cores - 1, at most 4'}) and keeps claims, rendering and commits on its main thread.`,
     );
 
