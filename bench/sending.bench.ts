@@ -220,7 +220,7 @@ export const sendingBench: Bench = {
     await dispatcher.firstLine; // its first log line: started
     context.log(`pipeline: ${MESSAGES} recipients through a spawned dispatcher`);
     const sinkBeforePipeline = await sinkAccepted(control);
-    // Where the pipeline's CPU goes, by process (docs: bench/NOTES.md, "Sending near the SMTP
+    // Where the pipeline's CPU goes, by process (bench/NOTES.md, "Sending near the SMTP
     // ceiling"): the dispatcher, the sink, PostgreSQL (postmaster and backends), and the
     // statements committed per message.
     const postmaster = parentPid(Number((await db.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid));
