@@ -209,6 +209,9 @@ export const sendingBench: Bench = {
 
     // SENDING_BENCH_DISPATCHER_ARGS: extra node flags for the dispatcher, e.g. --cpu-prof.
     const flags = (process.env.SENDING_BENCH_DISPATCHER_ARGS ?? '').split(' ').filter(Boolean);
+    // Read before the dispatcher starts: its sweep at start may pick the scheduled broadcast up
+    // before the job below is enqueued.
+    const sinkBeforePipeline = await sinkAccepted(control);
     const dispatcher = node([...flags, 'apps/dispatcher/dist/main.js'], {
       ...process.env,
       DATABASE_URL: url,
@@ -219,7 +222,6 @@ export const sendingBench: Bench = {
     });
     await dispatcher.firstLine; // its first log line: started
     context.log(`pipeline: ${MESSAGES} recipients through a spawned dispatcher`);
-    const sinkBeforePipeline = await sinkAccepted(control);
     // Where the pipeline's CPU goes, by process (bench/NOTES.md, "Sending near the SMTP
     // ceiling"): the dispatcher, the sink, PostgreSQL (postmaster and backends), and the
     // statements committed per message.
