@@ -76,7 +76,12 @@ export function threadCpuSeconds(pid: number): Map<number, { name: string; secon
  * What each thread used between two readings, largest first, as "name (main): N us" per message;
  * threads that used under 1% of the whole are summed as "others".
  */
-export function threadShares(before: Map<number, { seconds: number }>, after: Map<number, { name: string; seconds: number }>, pid: number, messages: number): string {
+export function threadShares(
+  before: Map<number, { seconds: number }>,
+  after: Map<number, { name: string; seconds: number }>,
+  pid: number,
+  messages: number,
+): string {
   const used = [...after].map(([tid, t]) => ({ tid, name: t.name, seconds: t.seconds - (before.get(tid)?.seconds ?? 0) }));
   const total = used.reduce((sum, t) => sum + t.seconds, 0);
   const us = (seconds: number) => Math.round((seconds * 1e6) / messages);

@@ -18,7 +18,13 @@ const sessions = Number(process.env.SESSIONS ?? 10);
 const total = Number(process.env.MESSAGES);
 const raw = readFileSync(/** @type {string} */ (process.env.MESSAGE_FILE), 'latin1');
 // Dot-stuffed once (RFC 5321 4.5.2) and ended with CRLF, as every client must send it.
-const content = Buffer.from(`${raw.replace(/\r\n\./g, '\r\n..').replace(/^\./, '..').replace(/(\r\n)?$/, '\r\n')}.\r\n`, 'latin1');
+const content = Buffer.from(
+  `${raw
+    .replace(/\r\n\./g, '\r\n..')
+    .replace(/^\./, '..')
+    .replace(/(\r\n)?$/, '\r\n')}.\r\n`,
+  'latin1',
+);
 const envelope = Buffer.from('MAIL FROM:<news@bench.test>\r\nRCPT TO:<u1@bench.test>\r\nDATA\r\n');
 const MAIL = Buffer.from('MAIL FROM:<news@bench.test>\r\n');
 const RCPT = Buffer.from('RCPT TO:<u1@bench.test>\r\n');

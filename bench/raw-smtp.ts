@@ -15,7 +15,13 @@ export async function rawSmtpLoop(
   context.log(`raw SMTP loop: ${messages} messages over ${sessions} sessions`);
   const before = await sinkAccepted(control);
   const sinkCpu = cpuSeconds(sinkPid);
-  const loop = node(['bench/raw-smtp-loop.mjs'], { ...process.env, PORT: String(port), SESSIONS: String(sessions), MESSAGES: String(messages), MESSAGE_FILE: file });
+  const loop = node(['bench/raw-smtp-loop.mjs'], {
+    ...process.env,
+    PORT: String(port),
+    SESSIONS: String(sessions),
+    MESSAGES: String(messages),
+    MESSAGE_FILE: file,
+  });
   const { ms, cpuMs, n, pipelining } = JSON.parse(await loop.firstLine) as { ms: number; cpuMs: number; n: number; pipelining: boolean };
   await loop.exited;
   const sinkCpuMs = (cpuSeconds(sinkPid) - sinkCpu) * 1000;

@@ -227,7 +227,12 @@ export const sendingBench: Bench = {
     // statements committed per message.
     const postmaster = parentPid(Number((await db.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid));
     const commits = async () => Number((await db.raw('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
-    const cpuBefore = { dispatcher: cpuSeconds(dispatcher.child.pid!), sink: cpuSeconds(sink.child.pid!), pg: treeCpuSeconds(postmaster), commits: await commits() };
+    const cpuBefore = {
+      dispatcher: cpuSeconds(dispatcher.child.pid!),
+      sink: cpuSeconds(sink.child.pid!),
+      pg: treeCpuSeconds(postmaster),
+      commits: await commits(),
+    };
     const threadsBefore = threadCpuSeconds(dispatcher.child.pid!);
     const start = process.hrtime.bigint();
     await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
@@ -252,7 +257,9 @@ export const sendingBench: Bench = {
       commits: round(((await commits()) - cpuBefore.commits) / MESSAGES, 3),
       threads: threadShares(threadsBefore, threadCpuSeconds(dispatcher.child.pid!), dispatcher.child.pid!, MESSAGES),
     };
-    context.log(`pipeline CPU per message: dispatcher ${pipelineCpu.dispatcher} us, sink ${pipelineCpu.sink} us, PostgreSQL ${pipelineCpu.pg} us, ${pipelineCpu.commits} commits; by thread: ${pipelineCpu.threads}`);
+    context.log(
+      `pipeline CPU per message: dispatcher ${pipelineCpu.dispatcher} us, sink ${pipelineCpu.sink} us, PostgreSQL ${pipelineCpu.pg} us, ${pipelineCpu.commits} commits; by thread: ${pipelineCpu.threads}`,
+    );
     const peakMb = memoryKb(dispatcher.child.pid!, 'VmHWM') / 1024;
     const counts = (await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id]))
       .rows as Array<{ status: string; n: number }>;
@@ -286,7 +293,7 @@ export const sendingBench: Bench = {
         .map((c) => `${c.status} ${c.n}`)
         .join(', ')}.`,
       `Ceiling: the faster of two bare loops over the same ${MESSAGES} messages, one run before the pipeline and one after, rendered beforehand by the pipeline's renderer (same links, tracking secret and sizes): plain sendMail ${round(bareRates.sendMail)} msg/s, composed and sent raw as the mailer does ${round(bareRates.raw)} msg/s.`,
-      `Raw SMTP ceiling (issue 41): one message of ${rawMessage!.length} bytes (the first recipient's, composed as the mailer composes it), written ${MESSAGES} times over ${RAW_SESSIONS} plain SMTP sessions on raw sockets by one process (bench/raw-smtp-loop.mjs${rawSmtpBefore.pipelining ? ', pipelined: a message\'s end of data and the next envelope in one write' : ', the sink offered no PIPELINING'}), counted at the sink; one run before the pipeline and one after, the faster kept: ${round(rawSmtpBefore.rate)} and ${round(rawSmtpAfter.rate)} msg/s. The pipeline ran at ${round(pipelineRate / rawSmtpRate, 2)}x of it. The sink accepted ${sinkFromPipeline} messages from the pipeline.`,
+      `Raw SMTP ceiling (issue 41): one message of ${rawMessage!.length} bytes (the first recipient's, composed as the mailer composes it), written ${MESSAGES} times over ${RAW_SESSIONS} plain SMTP sessions on raw sockets by one process (bench/raw-smtp-loop.mjs${rawSmtpBefore.pipelining ? ", pipelined: a message's end of data and the next envelope in one write" : ', the sink offered no PIPELINING'}), counted at the sink; one run before the pipeline and one after, the faster kept: ${round(rawSmtpBefore.rate)} and ${round(rawSmtpAfter.rate)} msg/s. The pipeline ran at ${round(pipelineRate / rawSmtpRate, 2)}x of it. The sink accepted ${sinkFromPipeline} messages from the pipeline.`,
       `CPU per message (from /proc, so a loaded machine's waiting is not counted): the pipeline's dispatcher ${pipelineCpu.dispatcher} us (by thread: ${pipelineCpu.threads}), the sink ${pipelineCpu.sink} us, PostgreSQL (postmaster and backends, all clients) ${pipelineCpu.pg} us, ${pipelineCpu.commits} transactions committed per message; the raw loop ${round(rawSmtpBefore.cpuUs)} and ${round(rawSmtpAfter.cpuUs)} us, the sink during it ${round(rawSmtpBefore.sinkUs)} and ${round(rawSmtpAfter.sinkUs)} us.`,
       `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight, each in a process of its own. The bare loop composes and sends on its one thread; the dispatcher hands composing and sending to ${smtpThreads()} SMTP thread(s) (MAILCAST_SMTP_THREADS ${process.env.MAILCAST_SMTP_THREADS ? 'as set' : 'by default: cores - 1, at most 4'}) and keeps claims, rendering and commits on its main thread.`,
     );
