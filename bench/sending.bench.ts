@@ -4,6 +4,7 @@ import {
   DEFAULT_CONNECTIONS_PER_SERVER,
   loadConfig,
   secretBoxFor,
+  composeMessage,
   CryptoRandom,
   Htmlparser2Reader,
   LiquidTemplates,
@@ -16,6 +17,7 @@ import {
 import { BroadcastRenderer, defaultSendingOptions, InProcessBroadcastRendering, QueueRecipients } from '@mailcast/core';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,8 +26,9 @@ import path from 'node:path';
 import { smtpThreads } from '../apps/dispatcher/src/config';
 import type { Bench, BenchSection } from './harness';
 import { limitedSending } from './limited-sending';
-import { DISCARDING_SINK, memoryKb, nodeProcess as node } from './processes';
-import { round } from './harness';
+import { rawSmtpLoop } from './raw-smtp';
+import { DISCARDING_SINK, memoryKb, nodeProcess as node, sinkAccepted, threadCpuSeconds, threadShares } from './processes';
+import { cpuSeconds, parentPid, round, treeCpuSeconds } from './harness';
 
 const MESSAGES = Number(process.env.SENDING_BENCH_MESSAGES ?? 100_000);
 const MATERIALIZE = Number(process.env.SENDING_BENCH_RECIPIENTS ?? 1_000_000);
@@ -36,6 +39,8 @@ const CONCURRENCY = defaultSendingOptions(PUBLIC_URL, MAX_CONNECTIONS).concurren
 // SENDING_BENCH_WEBHOOKS: event types (e.g. "email.sent,email.delivered") a webhook endpoint of
 // the sending channel subscribes to, so the dispatcher posts webhooks while it sends; unset, none.
 const WEBHOOK_TYPES = (process.env.SENDING_BENCH_WEBHOOKS ?? '').split(',').filter(Boolean);
+/** Sessions of the raw SMTP loop, the ceiling issue 41 names (10). */
+const RAW_SESSIONS = Number(process.env.SENDING_BENCH_RAW_SESSIONS ?? 10);
 
 /** A webhook receiver in the benchmark's process, answering 200 at once and counting POSTs. */
 async function webhookReceiver(): Promise<{ url: string; received(): number; close(): Promise<void> }> {
@@ -101,7 +106,7 @@ export const sendingBench: Bench = {
 
     // --- 1. Throughput against a local SMTP sink --------------------------------------------
     const sink = node(['-e', DISCARDING_SINK]);
-    const port = Number(await sink.firstLine);
+    const { smtp: port, control } = JSON.parse(await sink.firstLine) as { smtp: number; control: number };
     context.log(`SMTP sink on ${port}`);
 
     const [channel] = await db('channels').insert({ name: 'bench', from_email: 'news@bench.test' }).returning('id');
@@ -147,6 +152,8 @@ export const sendingBench: Bench = {
     const { renderer } = await BroadcastRenderer.prepare(stored!, repositories.recipients, rendering, new CryptoRandom(), PUBLIC_URL);
     const suffix = `${randomBytes(6).toString('hex')}@${new URL(PUBLIC_URL).hostname}`;
     const out = createWriteStream(messagesFile);
+    // The raw loop's one message: the first recipient's, composed as the mailer composes it.
+    let rawMessage: Buffer | null = null;
     const subscribers = await db('subscribers')
       .where({ channel_id: channel.id })
       .orderBy('id')
@@ -158,6 +165,13 @@ export const sendingBench: Bench = {
         subscriber: { ...subscriber, isActive: true, source: 'api', subscribedAt: new Date(), unsubscribedAt: null },
       });
       const message = nodemailerMessage({
+        messageId: `<${broadcast.id}.${s.id}.${suffix}>`,
+        from: { email: 'news@bench.test', name: null },
+        to: s.email,
+        replyTo: null,
+        ...email,
+      });
+      rawMessage ??= await composeMessage({
         messageId: `<${broadcast.id}.${s.id}.${suffix}>`,
         from: { email: 'news@bench.test', name: null },
         to: s.email,
@@ -185,12 +199,19 @@ export const sendingBench: Bench = {
       context.log(`bare: ${round(rate)} msg/s, peak RSS ${round(peakKb / 1024)} MB`);
       return { rate, peakMb: peakKb / 1024 };
     };
+    const rawFile = path.join(messagesDir, 'message.eml');
+    await writeFile(rawFile, rawMessage!);
+    const rawSmtpRun = () => rawSmtpLoop(context, { port, control, sinkPid: sink.child.pid!, sessions: RAW_SESSIONS, messages: MESSAGES, file: rawFile });
     // The two bare loops bracket the pipeline in time, so a drift in a shared machine's speed
     // shows in the ceiling instead of only on one side.
     const sendMailRun = await bareRun(false);
+    const rawSmtpBefore = await rawSmtpRun();
 
     // SENDING_BENCH_DISPATCHER_ARGS: extra node flags for the dispatcher, e.g. --cpu-prof.
     const flags = (process.env.SENDING_BENCH_DISPATCHER_ARGS ?? '').split(' ').filter(Boolean);
+    // Read before the dispatcher starts: its sweep at start may pick the scheduled broadcast up
+    // before the job below is enqueued.
+    const sinkBeforePipeline = await sinkAccepted(control);
     const dispatcher = node([...flags, 'apps/dispatcher/dist/main.js'], {
       ...process.env,
       DATABASE_URL: url,
@@ -201,6 +222,18 @@ export const sendingBench: Bench = {
     });
     await dispatcher.firstLine; // its first log line: started
     context.log(`pipeline: ${MESSAGES} recipients through a spawned dispatcher`);
+    // Where the pipeline's CPU goes, by process (bench/NOTES.md, "Sending near the SMTP
+    // ceiling"): the dispatcher, the sink, PostgreSQL (postmaster and backends), and the
+    // statements committed per message.
+    const postmaster = parentPid(Number((await db.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid));
+    const commits = async () => Number((await db.raw('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+    const cpuBefore = {
+      dispatcher: cpuSeconds(dispatcher.child.pid!),
+      sink: cpuSeconds(sink.child.pid!),
+      pg: treeCpuSeconds(postmaster),
+      commits: await commits(),
+    };
+    const threadsBefore = threadCpuSeconds(dispatcher.child.pid!);
     const start = process.hrtime.bigint();
     await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
     let status = 'scheduled';
@@ -215,6 +248,18 @@ export const sendingBench: Bench = {
       }
     }
     const pipelineMs = Number(process.hrtime.bigint() - start) / 1e6;
+    const sinkFromPipeline = (await sinkAccepted(control)) - sinkBeforePipeline;
+    const perMessage = (seconds: number) => round((seconds * 1e6) / MESSAGES);
+    const pipelineCpu = {
+      dispatcher: perMessage(cpuSeconds(dispatcher.child.pid!) - cpuBefore.dispatcher),
+      sink: perMessage(cpuSeconds(sink.child.pid!) - cpuBefore.sink),
+      pg: perMessage(treeCpuSeconds(postmaster) - cpuBefore.pg),
+      commits: round(((await commits()) - cpuBefore.commits) / MESSAGES, 3),
+      threads: threadShares(threadsBefore, threadCpuSeconds(dispatcher.child.pid!), dispatcher.child.pid!, MESSAGES),
+    };
+    context.log(
+      `pipeline CPU per message: dispatcher ${pipelineCpu.dispatcher} us, sink ${pipelineCpu.sink} us, PostgreSQL ${pipelineCpu.pg} us, ${pipelineCpu.commits} commits; by thread: ${pipelineCpu.threads}`,
+    );
     const peakMb = memoryKb(dispatcher.child.pid!, 'VmHWM') / 1024;
     const counts = (await db.raw('SELECT status, count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ? GROUP BY status', [broadcast.id]))
       .rows as Array<{ status: string; n: number }>;
@@ -232,6 +277,8 @@ export const sendingBench: Bench = {
     }
     await boss.stop({ graceful: false, close: true, wait: true });
     const rawRun = await bareRun(true);
+    const rawSmtpAfter = await rawSmtpRun();
+    const rawSmtpRate = Math.max(rawSmtpBefore.rate, rawSmtpAfter.rate);
     const bareRates = { sendMail: sendMailRun.rate, raw: rawRun.rate };
     const bareRate = Math.max(bareRates.sendMail, bareRates.raw);
     // The bare sender's peak: the plain loop's, the lighter of the two (no composed buffers held).
@@ -246,6 +293,8 @@ export const sendingBench: Bench = {
         .map((c) => `${c.status} ${c.n}`)
         .join(', ')}.`,
       `Ceiling: the faster of two bare loops over the same ${MESSAGES} messages, one run before the pipeline and one after, rendered beforehand by the pipeline's renderer (same links, tracking secret and sizes): plain sendMail ${round(bareRates.sendMail)} msg/s, composed and sent raw as the mailer does ${round(bareRates.raw)} msg/s.`,
+      `Raw SMTP ceiling (issue 41): one message of ${rawMessage!.length} bytes (the first recipient's, composed as the mailer composes it), written ${MESSAGES} times over ${RAW_SESSIONS} plain SMTP sessions on raw sockets by one process (bench/raw-smtp-loop.mjs${rawSmtpBefore.pipelining ? ", pipelined: a message's end of data and the next envelope in one write" : ', the sink offered no PIPELINING'}), counted at the sink; one run before the pipeline and one after, the faster kept: ${round(rawSmtpBefore.rate)} and ${round(rawSmtpAfter.rate)} msg/s. The pipeline ran at ${round(pipelineRate / rawSmtpRate, 2)}x of it. The sink accepted ${sinkFromPipeline} messages from the pipeline.`,
+      `CPU per message (from /proc, so a loaded machine's waiting is not counted): the pipeline's dispatcher ${pipelineCpu.dispatcher} us (by thread: ${pipelineCpu.threads}), the sink ${pipelineCpu.sink} us, PostgreSQL (postmaster and backends, all clients) ${pipelineCpu.pg} us, ${pipelineCpu.commits} transactions committed per message; the raw loop ${round(rawSmtpBefore.cpuUs)} and ${round(rawSmtpAfter.cpuUs)} us, the sink during it ${round(rawSmtpBefore.sinkUs)} and ${round(rawSmtpAfter.sinkUs)} us.`,
       `Both sides: one SMTP sink process (smtp-server, accepting and discarding), ${MAX_CONNECTIONS} pooled connections, ${CONCURRENCY} messages in flight, each in a process of its own. The bare loop composes and sends on its one thread; the dispatcher hands composing and sending to ${smtpThreads()} SMTP thread(s) (MAILCAST_SMTP_THREADS ${process.env.MAILCAST_SMTP_THREADS ? 'as set' : 'by default: cores - 1, at most 4'}) and keeps claims, rendering and commits on its main thread.`,
     );
 
@@ -311,6 +360,14 @@ export const sendingBench: Bench = {
           ceiling: bareRate,
           target: '>= 0.8x bare nodemailer',
           met: pipelineRate >= 0.8 * bareRate,
+        },
+        {
+          metric: 'pipeline throughput against a raw SMTP loop',
+          value: pipelineRate,
+          unit: 'msg/s',
+          ceiling: rawSmtpRate,
+          target: '>= 0.5x the raw SMTP loop (issue 41)',
+          met: pipelineRate >= 0.5 * rawSmtpRate,
         },
         {
           metric: 'dispatcher peak memory (VmHWM)',

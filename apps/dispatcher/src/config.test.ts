@@ -34,6 +34,14 @@ describe('the dispatcher configuration', () => {
     expect(few.commitGroup.size).toBe(3);
   });
 
+  it('lets MAILCAST_SEND_COMMIT_WAIT_MS set how long an outcome waits for its group, keeping the group size', () => {
+    const waited = sendingConfig('https://mail.example.com', { MAILCAST_SEND_COMMIT_WAIT_MS: '20', MAILCAST_SMTP_CONNECTIONS: '3' });
+    expect(waited.commitGroup).toEqual({ size: 3, maxWaitMs: 20 });
+    expect(() => sendingConfig('https://mail.example.com', { MAILCAST_SEND_COMMIT_WAIT_MS: '0' })).toThrow(
+      '"MAILCAST_SEND_COMMIT_WAIT_MS" must be a positive integer',
+    );
+  });
+
   it('lets MAILCAST_SEND_CONCURRENCY set the messages in flight on its own', () => {
     expect(sendingConfig('https://mail.example.com', { MAILCAST_SEND_CONCURRENCY: '7' }).concurrency).toBe(7);
   });

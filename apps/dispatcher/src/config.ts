@@ -88,19 +88,24 @@ function positiveKnob(env: NodeJS.ProcessEnv, name: string): number | undefined 
  * costs no duplicate, and a dead dispatcher's claims return after it
  * (docs/sending-reliability.md). Development and test only: MAILCAST_SEND_SWEEP_MS,
  * MAILCAST_SEND_CONCURRENCY and MAILCAST_SEND_RETRY_SCHEDULE (e.g. `200ms,400ms`) shorten what
- * a test would otherwise wait minutes for.
+ * a test would otherwise wait minutes for. MAILCAST_SEND_COMMIT_WAIT_MS is how long an outcome
+ * waits for company before its group commits (default 5): PostgreSQL's CPU per email follows the
+ * statements per email more than the rows (bench/NOTES.md, "Sending near the SMTP ceiling"), so
+ * a longer wait trades each message's latency for fewer commits (docs/broadcasts-and-sending.md).
  */
 export function sendingConfig(publicUrl: string, env: NodeJS.ProcessEnv = process.env): SendingOptions {
   const options = defaultSendingOptions(publicUrl, smtpConnections(env));
   const leaseMs = positiveKnob(env, 'MAILCAST_SEND_LEASE_MS');
   const sweepIntervalMs = positiveKnob(env, 'MAILCAST_SEND_SWEEP_MS');
   const concurrency = positiveKnob(env, 'MAILCAST_SEND_CONCURRENCY');
+  const commitWaitMs = positiveKnob(env, 'MAILCAST_SEND_COMMIT_WAIT_MS');
   const schedule = env.MAILCAST_SEND_RETRY_SCHEDULE;
   return {
     ...options,
     ...(leaseMs !== undefined ? { leaseMs } : {}),
     ...(sweepIntervalMs !== undefined ? { sweepIntervalMs } : {}),
     ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(commitWaitMs !== undefined ? { commitGroup: { ...options.commitGroup, maxWaitMs: commitWaitMs } } : {}),
     ...(schedule ? { retryScheduleMs: parseRetrySchedule(schedule) } : {}),
   };
 }
