@@ -1,12 +1,10 @@
-import { createBoss, pgRepositories, SecretBox, subscriberMatchesQuery } from '@mailcast/adapters';
-import { issueApiToken, type SubscriberFilter } from '@mailcast/core';
-import { PERMISSIONS } from '@mailcast/domain';
-import { randomBytes } from 'node:crypto';
+import { subscriberMatchesQuery } from '@mailcast/adapters';
+import type { SubscriberFilter } from '@mailcast/core';
 import os from 'node:os';
 import pg from 'pg';
-import { jsonClient, startApi } from './api-process';
-import { benchSubscribers, freePort, loadWithoutIndexes, percentile, round, type Bench, type BenchFigure } from './harness';
-import { seededDatabase } from './subscribers.bench';
+import { jsonClient } from './api-process';
+import { benchSubscribers, loadWithoutIndexes, percentile, round, type Bench, type BenchFigure } from './harness';
+import { listApi, seededDatabase } from './subscribers.bench';
 
 /**
  * Issue 41: two hundred different list queries of the kinds a person types, none repeated, at a
@@ -129,18 +127,7 @@ export const listQueriesBench: Bench = {
   name: 'list-queries',
   async run(context) {
     const { url, db, channelId, close } = await seededDatabase(context, process.env.LIST_QUERIES_BENCH_DATABASE_URL, SIZE, seedVaried);
-    const boss = createBoss(url, 'api');
-    await boss.start();
-    const secretKey = randomBytes(32);
-    const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
-    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId }, [...PERMISSIONS]);
-    const headers = { Authorization: `Bearer ${token}` };
-    const port = await freePort();
-    const api = await startApi(
-      { DATABASE_URL: url, NODE_ENV: 'production', MAILCAST_SECRET_KEY: secretKey.toString('base64'), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' },
-      port,
-    );
-    const base = `http://127.0.0.1:${port}`;
+    const { boss, headers, api, base } = await listApi(url, db, channelId);
     const seen = new Set<string>();
     const warmup = take(variedQueries(1, SIZE, seen), WARMUP);
     const sequential = take(variedQueries(41, SIZE, seen), QUERIES);

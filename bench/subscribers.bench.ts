@@ -1,6 +1,7 @@
 import {
   createBoss,
   createDatabase,
+  type Database,
   LIST_COUNT_TTL_MS,
   pgRepositories,
   SecretBox,
@@ -130,24 +131,31 @@ const explain = async (pool: pg.Pool, query: { sql: string; bindings: readonly u
     .map((r: Record<string, string>) => r['QUERY PLAN'])
     .join('\n');
 
+/**
+ * The built api as its own process, as production runs it (NODE_ENV=production, rate limit off),
+ * on a loopback port, with a token of every permission for the seeded channel.
+ */
+export async function listApi(url: string, db: Database, channelId: number) {
+  const boss = createBoss(url, 'api');
+  await boss.start();
+  // The api runs as production does, so it needs a secret key; the bench seals nothing with it.
+  const secretKey = randomBytes(32);
+  const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
+  const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId }, [...PERMISSIONS]);
+  const headers = { Authorization: `Bearer ${token}` };
+  const port = await freePort();
+  const api = await startApi(
+    { DATABASE_URL: url, NODE_ENV: 'production', MAILCAST_SECRET_KEY: secretKey.toString('base64'), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' },
+    port,
+  );
+  return { boss, headers, api, base: `http://127.0.0.1:${port}` };
+}
+
 export const subscribersBench: Bench = {
   name: 'subscribers',
   async run(context) {
     const { url, db, channelId, close } = await seededDatabase(context, process.env.SUBSCRIBERS_BENCH_DATABASE_URL, SIZE);
-    const boss = createBoss(url, 'api');
-    await boss.start();
-    // The api runs as production does, so it needs a secret key; the bench seals nothing with it.
-    const secretKey = randomBytes(32);
-    const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
-    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId }, [...PERMISSIONS]);
-    const headers = { Authorization: `Bearer ${token}` };
-
-    const port = await freePort();
-    const api = await startApi(
-      { DATABASE_URL: url, NODE_ENV: 'production', MAILCAST_SECRET_KEY: secretKey.toString('base64'), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' },
-      port,
-    );
-    const base = `http://127.0.0.1:${port}`;
+    const { boss, headers, api, base } = await listApi(url, db, channelId);
 
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     const httpClient = jsonClient(headers);
