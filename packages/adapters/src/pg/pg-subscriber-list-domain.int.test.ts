@@ -81,6 +81,12 @@ describe('an address fragment that starts with @ is read on the domain index (do
   });
 
   it('the matches of a domain are found on subscribers_email_domain, not the trigram index', async () => {
+    // Enough other addresses, and statistics, for the planner to weigh the indexes as it would on a real list.
+    await database.db.raw(
+      `INSERT INTO subscribers (channel_id, email) SELECT ?, 'filler' || g || '@f' || (g % 50) || '.example' FROM generate_series(1, 5000) g`,
+      [channelId],
+    );
+    await database.db.raw('ANALYZE subscribers');
     const { sql, bindings } = subscriberMatchesQuery(database.db, channelId, { emailContains: '@d1.test' }, 100_001).toSQL();
     // A dozen rows would be read whole; without the sequential scan the planner shows which index serves the condition.
     const plan = await database.db.transaction(async (trx) => {
