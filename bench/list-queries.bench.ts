@@ -12,7 +12,6 @@ import { listApi, seededDatabase } from './subscribers.bench';
  * LIST_QUERIES_BENCH_SIZE), LIST_QUERIES_BENCH_QUERIES, LIST_QUERIES_BENCH_SECONDS;
  * LIST_QUERIES_BENCH_DATABASE_URL reuses a database this seed filled.
  */
-const SIZE = benchSubscribers('LIST_QUERIES_BENCH_SIZE');
 const QUERIES = Number(process.env.LIST_QUERIES_BENCH_QUERIES ?? 200);
 const CLIENTS = 10;
 const CONCURRENT_SECONDS = Number(process.env.LIST_QUERIES_BENCH_SECONDS ?? 10);
@@ -126,6 +125,8 @@ const take = <T>(next: () => T, count: number) => Array.from({ length: count }, 
 export const listQueriesBench: Bench = {
   name: 'list-queries',
   async run(context) {
+    // Read when the bench runs, not when it is imported, so bench/run.ts may set BENCH_SUBSCRIBERS from its arguments first.
+    const SIZE = benchSubscribers('LIST_QUERIES_BENCH_SIZE');
     const { url, db, channelId, close } = await seededDatabase(context, process.env.LIST_QUERIES_BENCH_DATABASE_URL, SIZE, seedVaried);
     const { boss, headers, api, base } = await listApi(url, db, channelId);
     const seen = new Set<string>();
