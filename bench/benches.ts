@@ -2,6 +2,7 @@ import { apiLoadBench } from './api-load.bench';
 import { dashboardBench } from './dashboard.bench';
 import { formsBench } from './forms.bench';
 import type { Bench } from './harness';
+import { listQueriesBench } from './list-queries.bench';
 import { segmentsBench } from './segments.bench';
 import { sendingBench } from './sending.bench';
 import { sequencesBench } from './sequences.bench';
@@ -13,6 +14,7 @@ import { webhooksBench } from './webhooks.bench';
 /** Every benchmark `npm run bench` runs, in report order. Each lives in bench/<name>.bench.ts. */
 export const BENCHES: readonly Bench[] = [
   subscribersBench,
+  listQueriesBench,
   sendingBench,
   statisticsBench,
   dashboardBench,

@@ -95,6 +95,36 @@ export function treeCpuSeconds(pid: number): number {
   return total;
 }
 
+/**
+ * The subscriber count of the benches that seed a list at scale: BENCH_SUBSCRIBERS (set by
+ * `npm run bench -- --subscribers N`, bench/run.ts), else a bench's own variable, else 1,000,000.
+ * One place, so every list-sized bench reads the same number.
+ */
+export function benchSubscribers(own?: string): number {
+  const given = process.env.BENCH_SUBSCRIBERS ?? (own === undefined ? undefined : process.env[own]);
+  const size = Number(given ?? 1_000_000);
+  if (!Number.isInteger(size) || size < 1000) throw new Error(`subscribers must be an integer of at least 1,000, not ${given}`);
+  return size;
+}
+
+/**
+ * Loads a table with its secondary (non-unique) indexes dropped, then rebuilds them from their
+ * own definitions (pg_indexes), so a bench measures the schema the migrations made, and VACUUM
+ * ANALYZEs it (VACUUM sets the visibility map, as autovacuum would on a table at rest).
+ */
+export async function loadWithoutIndexes(client: pg.Client, table: string, load: () => Promise<unknown>): Promise<void> {
+  const indexes = (
+    await client.query<{ indexname: string; indexdef: string }>(
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1 AND indexdef NOT LIKE '%UNIQUE%' AND indexname <> $1 || '_pkey'`,
+      [table],
+    )
+  ).rows;
+  for (const index of indexes) await client.query(`DROP INDEX ${index.indexname}`);
+  await load();
+  for (const index of indexes) await client.query(index.indexdef);
+  await client.query(`VACUUM ANALYZE ${table}`);
+}
+
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /**

@@ -1,6 +1,7 @@
 import {
   createBoss,
   createDatabase,
+  type Database,
   LIST_COUNT_TTL_MS,
   pgRepositories,
   SecretBox,
@@ -15,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import { jsonClient, startApi } from './api-process';
-import { cpuSeconds, freePort, parentPid, percentile, round, timeEach, treeCpuSeconds, type Bench, type BenchFigure } from './harness';
+import { cpuSeconds, freePort, loadWithoutIndexes, parentPid, percentile, round, timeEach, treeCpuSeconds, type Bench, type BenchFigure } from './harness';
 
 const SIZE = Number(process.env.SUBSCRIBERS_BENCH_SIZE ?? 1_000_000);
 /**
@@ -64,16 +65,10 @@ const CONCURRENT_SECONDS = Number(process.env.SUBSCRIBERS_BENCH_SECONDS ?? 10);
  * of the rows in another channel.
  */
 export async function seed(client: pg.Client, channelId: number, otherChannelId: number, size: number): Promise<void> {
-  const indexes = (
-    await client.query<{ indexname: string; indexdef: string }>(
-      `SELECT indexname, indexdef FROM pg_indexes
-       WHERE tablename = 'subscribers' AND indexdef NOT LIKE '%UNIQUE%' AND indexname <> 'subscribers_pkey'`,
-    )
-  ).rows;
-  for (const index of indexes) await client.query(`DROP INDEX ${index.indexname}`);
-  await client.query('SELECT setseed(0.42)');
-  await client.query(
-    `INSERT INTO subscribers (channel_id, email, first_name, last_name, is_active, source, subscribed_at, created_at,
+  await loadWithoutIndexes(client, 'subscribers', async () => {
+    await client.query('SELECT setseed(0.42)');
+    await client.query(
+      `INSERT INTO subscribers (channel_id, email, first_name, last_name, is_active, source, subscribed_at, created_at,
                               confirmed_at, tags, custom_data)
      SELECT CASE WHEN g % 100 = 0 THEN $2::bigint ELSE $1::bigint END,
             'person' || g || '@' || CASE WHEN r3 < 1.0 / 3 THEN 'mailbox.example'
@@ -91,24 +86,26 @@ export async function seed(client: pg.Client, channelId: number, otherChannelId:
      FROM generate_series(1, $6::int) g,
           LATERAL (SELECT random() AS r1, random() AS r2, random() AS r3,
                           TIMESTAMPTZ '2024-12-01' + (g::float8 / $6) * interval '730 days' AS ts) t`,
-    [channelId, otherChannelId, TAGS, SOURCES, PLANS, size],
-  );
-  for (const index of indexes) await client.query(index.indexdef);
-  // VACUUM sets the visibility map, as autovacuum would on a table at rest.
-  await client.query('VACUUM ANALYZE subscribers');
+      [channelId, otherChannelId, TAGS, SOURCES, PLANS, size],
+    );
+  });
 }
 
 /**
- * The seeded database: a fresh one from the harness, or, with SUBSCRIBERS_BENCH_DATABASE_URL, a
- * database this seed already filled (channels "bench" and "other"), so repeated runs skip the
- * two-minute seed.
+ * A seeded database: a fresh one from the harness, or, with the `reuse` variable set, a database
+ * the same seed already filled (channels "bench" and "other"), so repeated runs skip the
+ * minutes of seeding.
  */
-async function seededDatabase(context: Parameters<Bench['run']>[0]) {
-  const reuse = process.env.SUBSCRIBERS_BENCH_DATABASE_URL;
+export async function seededDatabase(
+  context: Parameters<Bench['run']>[0],
+  reuse: string | undefined,
+  size: number,
+  seedWith: (client: pg.Client, channelId: number, otherChannelId: number, size: number) => Promise<void> = seed,
+) {
   if (reuse !== undefined && reuse !== '') {
     const db = createDatabase(reuse, { poolMax: 10 });
     const channel = await db('channels').where({ name: 'bench' }).orderBy('id').first('id');
-    if (channel === undefined) throw new Error('SUBSCRIBERS_BENCH_DATABASE_URL has no seeded "bench" channel');
+    if (channel === undefined) throw new Error(`${reuse} has no seeded "bench" channel`);
     return { url: reuse, db, channelId: channel.id as number, close: () => db.destroy() };
   }
   const { url, db } = await context.database();
@@ -116,9 +113,9 @@ async function seededDatabase(context: Parameters<Bench['run']>[0]) {
   const [other] = await db('channels').insert({ name: 'other' }).returning('id');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  context.log(`seeding ${SIZE} subscribers`);
+  context.log(`seeding ${size} subscribers`);
   const seedStart = Date.now();
-  await seed(client, channel.id, other.id, SIZE);
+  await seedWith(client, channel.id, other.id, size);
   await client.end();
   context.log(`seeded in ${round((Date.now() - seedStart) / 1000, 1)} s`);
   return { url, db, channelId: channel.id as number, close: async () => undefined };
@@ -134,24 +131,31 @@ const explain = async (pool: pg.Pool, query: { sql: string; bindings: readonly u
     .map((r: Record<string, string>) => r['QUERY PLAN'])
     .join('\n');
 
+/**
+ * The built api as its own process, as production runs it (NODE_ENV=production, rate limit off),
+ * on a loopback port, with a token of every permission for the seeded channel.
+ */
+export async function listApi(url: string, db: Database, channelId: number) {
+  const boss = createBoss(url, 'api');
+  await boss.start();
+  // The api runs as production does, so it needs a secret key; the bench seals nothing with it.
+  const secretKey = randomBytes(32);
+  const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
+  const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId }, [...PERMISSIONS]);
+  const headers = { Authorization: `Bearer ${token}` };
+  const port = await freePort();
+  const api = await startApi(
+    { DATABASE_URL: url, NODE_ENV: 'production', MAILCAST_SECRET_KEY: secretKey.toString('base64'), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' },
+    port,
+  );
+  return { boss, headers, api, base: `http://127.0.0.1:${port}` };
+}
+
 export const subscribersBench: Bench = {
   name: 'subscribers',
   async run(context) {
-    const { url, db, channelId, close } = await seededDatabase(context);
-    const boss = createBoss(url, 'api');
-    await boss.start();
-    // The api runs as production does, so it needs a secret key; the bench seals nothing with it.
-    const secretKey = randomBytes(32);
-    const repositories = pgRepositories(db, boss, new SecretBox(secretKey));
-    const { token } = await issueApiToken(repositories, { bytes: (n) => randomBytes(n) }, { channelId }, [...PERMISSIONS]);
-    const headers = { Authorization: `Bearer ${token}` };
-
-    const port = await freePort();
-    const api = await startApi(
-      { DATABASE_URL: url, NODE_ENV: 'production', MAILCAST_SECRET_KEY: secretKey.toString('base64'), RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error' },
-      port,
-    );
-    const base = `http://127.0.0.1:${port}`;
+    const { url, db, channelId, close } = await seededDatabase(context, process.env.SUBSCRIBERS_BENCH_DATABASE_URL, SIZE);
+    const { boss, headers, api, base } = await listApi(url, db, channelId);
 
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     const httpClient = jsonClient(headers);
