@@ -5,7 +5,7 @@ import './styles.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
-import { authApi, sessionHint, sessionIdentity, tokenStore, setCredentials, whenUnauthorized, type Identity, type SessionState, whoami } from './api';
+import { authApi, earlyWhoami, sessionHint, sessionIdentity, tokenStore, setCredentials, whenUnauthorized, type Identity, type SessionState, whoami } from './api';
 import { ErrorMessage, Loading } from './components';
 import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';
@@ -186,6 +186,20 @@ type Phase =
 /** The channel a user picked last in this tab (sessionStorage: a preference, not a secret). */
 const CHANNEL_KEY = 'mailcast.channel';
 
+/**
+ * A page opened with the session hint asks `GET /auth/session` and whoami at once, as the script
+ * starts, before the first render (docs/dashboard.md, "Restoring a session"): one round trip
+ * before the page's own calls instead of two after a render.
+ */
+function startRestore(): { session: Promise<SessionState>; who: ReturnType<typeof earlyWhoami> } | undefined {
+  if (tokenStore.get() !== null || !sessionHint.get()) return undefined;
+  const saved = Number(sessionStorage.getItem(CHANNEL_KEY));
+  const session = authApi<SessionState>('GET', '/session');
+  session.catch(() => undefined); // handled where it is awaited
+  return { session, who: earlyWhoami(Number.isInteger(saved) && saved > 0 ? saved : null) };
+}
+let restoring = startRestore();
+
 function App() {
   const [phase, setPhase] = useState<Phase>(tokenStore.get() !== null || sessionHint.get() ? { kind: 'restoring' } : { kind: 'signed-out' });
   const [error, setError] = useState<string | undefined>(undefined);
@@ -209,7 +223,10 @@ function App() {
 
   /** Reads /auth/session and goes where it says: the second factor, enrolment, or the pages of a channel. */
   async function enterSession(known?: SessionState): Promise<void> {
-    const state = known ?? (await authApi<SessionState>('GET', '/session'));
+    // The page's first restore uses the calls startRestore made; later ones ask afresh.
+    const early = known === undefined ? restoring : undefined;
+    restoring = undefined;
+    const state = known ?? (await (early?.session ?? authApi<SessionState>('GET', '/session')));
     sessionHint.set();
     sessionRef.current = state;
     if (state.two_factor_required) {
@@ -228,7 +245,7 @@ function App() {
     const saved = Number(sessionStorage.getItem(CHANNEL_KEY));
     const channelId = channels.find((c) => c.id === saved)?.id ?? channels[0]?.id ?? null;
     setCredentials({ kind: 'session', csrf: full.csrf_token, channelId });
-    setPhase({ kind: 'in', identity: await sessionIdentity({ ...full, channels }, channelId), session: full });
+    setPhase({ kind: 'in', identity: await sessionIdentity({ ...full, channels }, channelId, await early?.who), session: full });
   }
 
   const account: Account = {
