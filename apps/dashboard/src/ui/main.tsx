@@ -187,18 +187,32 @@ type Phase =
 const CHANNEL_KEY = 'mailcast.channel';
 
 /**
- * A page opened with the session hint asks `GET /auth/session` and whoami at once, as the script
- * starts, before the first render (docs/dashboard.md, "Restoring a session"): one round trip
- * before the page's own calls instead of two after a render.
+ * What a page opened signed in asks before its first render, as its script starts
+ * (docs/dashboard.md, "Restoring a session"): with a token, whoami; with the session hint,
+ * `GET /auth/session` and whoami at once. One round trip before the page's own calls, started
+ * without waiting for a render.
  */
-function startRestore(): { session: Promise<SessionState>; who: ReturnType<typeof earlyWhoami> } | undefined {
-  if (tokenStore.get() !== null || !sessionHint.get()) return undefined;
+type Restore = { kind: 'token'; identity: Promise<Identity> } | { kind: 'session'; session: Promise<SessionState>; who: ReturnType<typeof earlyWhoami> };
+function startRestore(): Restore | undefined {
+  const token = tokenStore.get();
+  if (token !== null) {
+    const identity = whoami(token);
+    identity.catch(() => undefined); // handled where it is awaited
+    return { kind: 'token', identity };
+  }
+  if (!sessionHint.get()) return undefined;
   const saved = Number(sessionStorage.getItem(CHANNEL_KEY));
   const session = authApi<SessionState>('GET', '/session');
   session.catch(() => undefined); // handled where it is awaited
-  return { session, who: earlyWhoami(Number.isInteger(saved) && saved > 0 ? saved : null) };
+  return { kind: 'session', session, who: earlyWhoami(Number.isInteger(saved) && saved > 0 ? saved : null) };
 }
+/** Used once, by the first restore; later ones ask afresh. */
 let restoring = startRestore();
+function takeRestore<K extends Restore['kind']>(kind: K): Extract<Restore, { kind: K }> | undefined {
+  const taken = restoring;
+  restoring = undefined;
+  return taken?.kind === kind ? (taken as Extract<Restore, { kind: K }>) : undefined;
+}
 
 function App() {
   const [phase, setPhase] = useState<Phase>(tokenStore.get() !== null || sessionHint.get() ? { kind: 'restoring' } : { kind: 'signed-out' });
@@ -223,9 +237,7 @@ function App() {
 
   /** Reads /auth/session and goes where it says: the second factor, enrolment, or the pages of a channel. */
   async function enterSession(known?: SessionState): Promise<void> {
-    // The page's first restore uses the calls startRestore made; later ones ask afresh.
-    const early = known === undefined ? restoring : undefined;
-    restoring = undefined;
+    const early = known === undefined ? takeRestore('session') : undefined;
     const state = known ?? (await (early?.session ?? authApi<SessionState>('GET', '/session')));
     sessionHint.set();
     sessionRef.current = state;
@@ -272,7 +284,7 @@ function App() {
     });
     const saved = tokenStore.get();
     if (saved !== null) {
-      whoami(saved)
+      (takeRestore('token')?.identity ?? whoami(saved))
         .then((identity) => setPhase({ kind: 'in', identity }))
         .catch((e: unknown) => {
           forget();
