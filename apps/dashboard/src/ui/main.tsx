@@ -5,7 +5,18 @@ import './styles.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
-import { authApi, earlyWhoami, sessionHint, sessionIdentity, tokenStore, setCredentials, whenUnauthorized, type Identity, type SessionState, whoami } from './api';
+import {
+  authApi,
+  earlyWhoami,
+  sessionHint,
+  sessionIdentity,
+  tokenStore,
+  setCredentials,
+  whenUnauthorized,
+  type Identity,
+  type SessionState,
+  whoami,
+} from './api';
 import { ErrorMessage, Loading } from './components';
 import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';

@@ -19,8 +19,17 @@ describe('PgTopicRepository.counts', () => {
 
   async function topic(repository: PgTopicRepository, key: string, unsetReceives = false) {
     const now = new Date();
-    const [row] = await database.db('topics')
-      .insert({ channel_id: channelId, name: key, storage: 'custom_data', custom_data_key: key, unset_receives: unsetReceives, created_at: now, updated_at: now })
+    const [row] = await database
+      .db('topics')
+      .insert({
+        channel_id: channelId,
+        name: key,
+        storage: 'custom_data',
+        custom_data_key: key,
+        unset_receives: unsetReceives,
+        created_at: now,
+        updated_at: now,
+      })
       .returning('id');
     return (await repository.findById(channelId, Number((row as { id: number }).id)))!;
   }
@@ -35,10 +44,10 @@ describe('PgTopicRepository.counts', () => {
     try {
       const repository = new PgTopicRepository(db);
       const news = await topic(repository, 'news');
-      await db.raw(`INSERT INTO subscribers (channel_id, email, custom_data) SELECT ?, 's' || g || '@example.com', '{"news": true}' FROM generate_series(1, ?) g`, [
-        channelId,
-        TOPIC_COUNTS_ALWAYS_EXACT_UP_TO,
-      ]);
+      await db.raw(
+        `INSERT INTO subscribers (channel_id, email, custom_data) SELECT ?, 's' || g || '@example.com', '{"news": true}' FROM generate_series(1, ?) g`,
+        [channelId, TOPIC_COUNTS_ALWAYS_EXACT_UP_TO],
+      );
       // At 1,000: counted each time.
       expect(await repository.counts(news)).toEqual({ yes: 1000, no: 0, unset: 0, receiving: 1000 });
       expect(await repository.counts(news)).toEqual({ yes: 1000, no: 0, unset: 0, receiving: 1000 });
@@ -50,7 +59,9 @@ describe('PgTopicRepository.counts', () => {
       expect(queries).toBe(3); // the second one was kept
 
       // A change to any subscriber is counted at the next read.
-      await db('subscribers').where({ channel_id: channelId, email: 'late@example.com' }).update({ custom_data: { news: true } });
+      await db('subscribers')
+        .where({ channel_id: channelId, email: 'late@example.com' })
+        .update({ custom_data: { news: true } });
       expect(await repository.counts(news)).toEqual({ yes: 1001, no: 0, unset: 0, receiving: 1001 });
       expect(queries).toBe(4);
 
@@ -69,12 +80,21 @@ describe('PgTopicRepository.counts', () => {
     let now = 0;
     const repository = new PgTopicRepository(
       database.db,
-      new KeptResults(30_000, 1000, { size: (c) => c.yes + c.no + c.unset, weigh: () => 1 }, () => now, async () => 'still'),
+      new KeptResults(
+        30_000,
+        1000,
+        { size: (c) => c.yes + c.no + c.unset, weigh: () => 1 },
+        () => now,
+        async () => 'still',
+      ),
     );
     const news = (await repository.findById(channelId, Number((await database.db('topics').where({ channel_id: channelId, name: 'news' }).first('id')).id)))!;
     const first = await repository.counts(news);
     // A change the counter is not told of (the counter here never moves).
-    await database.db('subscribers').where({ channel_id: channelId, email: 's1@example.com' }).update({ custom_data: { news: false } });
+    await database
+      .db('subscribers')
+      .where({ channel_id: channelId, email: 's1@example.com' })
+      .update({ custom_data: { news: false } });
     expect(await repository.counts(news)).toEqual(first);
     now += 30_000;
     expect(await repository.counts(news)).toEqual({ ...first, yes: first.yes - 1, no: first.no + 1, receiving: first.receiving - 1 });
