@@ -12,12 +12,12 @@
  * a webhook endpoint and users, so every page has something to show. Another page is one line of
  * PAGES.
  */
-import { Argon2PasswordHasher, PgApiTokenRepository } from '@mailcast/adapters';
+import { Argon2PasswordHasher, createDatabase, migrate, PgApiTokenRepository, type Database } from '@mailcast/adapters';
 import { apiTokenPrefix, apiTokenSuffix, CHANNEL_PERMISSIONS, formatApiToken, hashApiToken } from '@mailcast/domain';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort, percentile, round, type Bench, type BenchFigure } from './harness';
+import { freePort, percentile, round, type Bench, type BenchContext, type BenchFigure } from './harness';
 import { seed, startApi } from './statistics.bench';
 import { launchBrowser } from '../apps/dashboard/src/test-support/browser';
 
@@ -78,9 +78,9 @@ export const PAGES: readonly DashboardPage[] = [
   { name: 'settings', path: () => '/settings', ready: 'form.settings [name="reputation_guard.min_sent"]' },
 ];
 
-/** The rest of the pages' data, made through the API as a user's actions would make it. */
-async function seedPages(base: string, token: string, broadcastId: number, userId: number): Promise<Seeded> {
-  const call = async (method: string, urlPath: string, body?: object): Promise<{ id: number }> => {
+/** The API as the seed calls it: with the channel token, failing on any refusal. */
+function apiCaller(base: string, token: string) {
+  return async (method: string, urlPath: string, body?: object): Promise<{ id: number }> => {
     const res = await fetch(`${base}/api/v1${urlPath}`, {
       method,
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
@@ -90,6 +90,19 @@ async function seedPages(base: string, token: string, broadcastId: number, userI
     if (res.status >= 300) throw new Error(`${method} ${urlPath}: ${res.status} ${text}`);
     return JSON.parse(text) as { id: number };
   };
+}
+
+type Call = ReturnType<typeof apiCaller>;
+const makeWebhook = (call: Call) =>
+  call('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', event_types: ['email.opened'] } });
+const makeEmailServer = (call: Call) =>
+  call('POST', '/email_servers', {
+    email_server: { name: 'Relay', host: '127.0.0.1', port: 2525, tls: 'none', from_email: 'news@bench.example', max_per_second: 50 },
+  });
+
+/** The rest of the pages' data, made through the API as a user's actions would make it. */
+async function seedPages(base: string, token: string, broadcastId: number, userId: number): Promise<Seeded> {
+  const call = apiCaller(base, token);
   for (const [name, key] of [
     ['News', 'news'],
     ['Offers', 'offers'],
@@ -101,10 +114,8 @@ async function seedPages(base: string, token: string, broadcastId: number, userI
   for (const subject of ['Welcome', 'Getting started', 'Tips'])
     await call('POST', `/sequences/${sequence.id}/steps`, { step: { subject, body: `<p>${subject}</p>` } });
   const form = await call('POST', '/opt_in_forms', { opt_in_form: { label: 'Newsletter' } });
-  const webhook = await call('POST', '/webhook_endpoints', { webhook_endpoint: { url: 'http://127.0.0.1:9/hooks', event_types: ['email.opened'] } });
-  const emailServer = await call('POST', '/email_servers', {
-    email_server: { name: 'Relay', host: '127.0.0.1', port: 2525, tls: 'none', from_email: 'news@bench.example', max_per_second: 50 },
-  });
+  const webhook = await makeWebhook(call);
+  const emailServer = await makeEmailServer(call);
   const template = await call('POST', '/templates', {
     template: { label: 'Monthly', subject: 'News for {{ subscriber.first_name }}', html_body: '<p>Hello {{ subscriber.first_name }}</p>' },
   });
@@ -125,19 +136,59 @@ async function seedPages(base: string, token: string, broadcastId: number, userI
   };
 }
 
+/**
+ * The seeded database: a fresh one from the harness, or, with DASHBOARD_BENCH_DATABASE_URL, a
+ * database an earlier run seeded (its channel "bench" and broadcast "Million"), seeded there on
+ * the first run. A kept database keeps what the seed and the API made; a later run adds its pages'
+ * data again (a few rows) and measures the same million subscribers without the seed's minutes.
+ */
+async function seededDatabase(context: BenchContext) {
+  const reuse = process.env.DASHBOARD_BENCH_DATABASE_URL;
+  const { url, db } = reuse !== undefined && reuse !== '' ? { url: reuse, db: createDatabase(reuse, { poolMax: 10 }) } : await context.database();
+  if (reuse) await migrate(db, url);
+  const found = reuse ? await db('broadcasts').where({ name: 'Million' }).orderBy('id').first('id', 'channel_id') : undefined;
+  if (found !== undefined) {
+    context.log(`reusing the seeded database (broadcast ${found.id})`);
+    await db.raw('ANALYZE');
+    return { url, db, channelId: Number(found.channel_id), broadcastId: Number(found.id), kept: true };
+  }
+  context.log(`seeding ${RECIPIENTS} subscribers and a broadcast to all of them`);
+  const { channelId, broadcastId } = await seed(db, context.log);
+  // The statistics seed drops the subscriber search indexes to seed faster; the subscribers
+  // page is measured with them, as an installation has them.
+  const indexed = Date.now();
+  await db.raw('CREATE INDEX IF NOT EXISTS subscribers_email_trgm ON subscribers USING gin (email gin_trgm_ops)');
+  await db.raw('CREATE INDEX IF NOT EXISTS subscribers_tags ON subscribers USING gin (channel_id, tags)');
+  await db.raw('ANALYZE');
+  context.log(`search indexes rebuilt in ${round((Date.now() - indexed) / 1000, 1)} s`);
+  return { url, db, channelId, broadcastId, kept: false };
+}
+
+/** In a kept database: the pages' data an earlier run made through the API. */
+async function keptPages(db: Database, call: Call, channelId: number, broadcastId: number, userId: number): Promise<Seeded> {
+  const first = async (table: string, make?: () => Promise<{ id: number }>) => {
+    const row = (await db(table).where({ channel_id: channelId }).orderBy('id').first('id')) as { id: string | number } | undefined;
+    if (row === undefined && make !== undefined) return (await make()).id;
+    if (row === undefined) throw new Error(`the kept database has no ${table} row: seed a fresh one`);
+    return Number(row.id);
+  };
+  return {
+    broadcastId,
+    subscriberEmail: 'r1@bench.example',
+    sequenceId: await first('sequences'),
+    formId: await first('opt_in_forms'),
+    webhookId: await first('webhook_endpoints', () => makeWebhook(call)),
+    userId,
+    emailServerId: await first('email_servers', () => makeEmailServer(call)),
+    templateId: await first('templates'),
+    segmentId: await first('segments'),
+  };
+}
+
 export const dashboardBench: Bench = {
   name: 'dashboard',
   async run(context) {
-    const { url, db } = await context.database();
-    context.log(`seeding ${RECIPIENTS} subscribers and a broadcast to all of them`);
-    const { channelId, broadcastId } = await seed(db, context.log);
-    // The statistics seed drops the subscriber search indexes to seed faster; the subscribers
-    // page is measured with them, as an installation has them.
-    const indexed = Date.now();
-    await db.raw('CREATE INDEX IF NOT EXISTS subscribers_email_trgm ON subscribers USING gin (email gin_trgm_ops)');
-    await db.raw('CREATE INDEX IF NOT EXISTS subscribers_tags ON subscribers USING gin (channel_id, tags)');
-    await db.raw('ANALYZE subscribers');
-    context.log(`search indexes rebuilt in ${round((Date.now() - indexed) / 1000, 1)} s`);
+    const { url, db, channelId, broadcastId, kept } = await seededDatabase(context);
     const token = formatApiToken(randomBytes(32));
     await new PgApiTokenRepository(db).create({
       channelId,
@@ -149,27 +200,35 @@ export const dashboardBench: Bench = {
       permissions: [...CHANNEL_PERMISSIONS],
     });
     const password = randomBytes(12).toString('base64url');
-    const [user] = (await db('users')
-      .insert({
-        email: 'root@bench.example',
-        first_name: 'Bench',
-        last_name: 'Root',
-        password_hash: await new Argon2PasswordHasher().hash(password),
-        sudo: true,
-      })
-      .returning('id')) as Array<{ id: string | number }>;
-    for (let i = 1; i <= 5; i++)
+    // In a kept database the users are there: the sudo user gets this run's password.
+    const passwordHash = await new Argon2PasswordHasher().hash(password);
+    const keptUser = (await db('users').where({ email: 'root@bench.example' }).first('id')) as { id: string | number } | undefined;
+    if (keptUser !== undefined) await db('users').where({ id: keptUser.id }).update({ password_hash: passwordHash });
+    const [user] =
+      keptUser !== undefined
+        ? [keptUser]
+        : ((await db('users')
+            .insert({ email: 'root@bench.example', first_name: 'Bench', last_name: 'Root', password_hash: passwordHash, sudo: true })
+            .returning('id')) as Array<{ id: string | number }>);
+    for (let i = 1; i <= 5 && keptUser === undefined; i++)
       await db('users').insert({ email: `member${i}@bench.example`, first_name: 'Member', last_name: String(i), password_hash: null });
 
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     // Private addresses allowed: the webhook endpoint and the email server are loopback ones (no dispatcher runs, nothing is sent or delivered).
-    const api = await startApi(url, port, { PUBLIC_URL: base, WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_ALLOW_PRIVATE: 'true' });
+    // A kept database's secrets (webhook and email server ones) are sealed with a key every run
+    // of it must share: one derived from its URL (a benchmark's data, nothing to protect).
+    const keyFor: Record<string, string> = process.env.DASHBOARD_BENCH_DATABASE_URL
+      ? { MAILCAST_SECRET_KEY: createHash('sha256').update(url).digest('base64') }
+      : {};
+    const api = await startApi(url, port, { PUBLIC_URL: base, WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_ALLOW_PRIVATE: 'true', ...keyFor });
     const browser = await launchBrowser();
     const samples = new Map<string, number[]>();
     const errors: string[] = [];
     try {
-      const seeded = await seedPages(base, token, broadcastId, Number(user!.id));
+      const seeded = kept
+        ? await keptPages(db, apiCaller(base, token), channelId, broadcastId, Number(user!.id))
+        : await seedPages(base, token, broadcastId, Number(user!.id));
       const signIn = await fetch(`${base}/auth/sign_in`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -179,7 +238,9 @@ export const dashboardBench: Bench = {
       const session = /mailcast_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
       if (session === undefined) throw new Error('sign-in set no session cookie');
 
-      for (const dashboardPage of PAGES) {
+      // DASHBOARD_BENCH_PAGES: only the pages named (comma-separated), e.g. to measure again the ones a change touched.
+      const only = process.env.DASHBOARD_BENCH_PAGES?.split(',').map((name) => name.trim());
+      for (const dashboardPage of PAGES.filter((p) => only === undefined || only.includes(p.name))) {
         const times: number[] = [];
         for (let run = 0; run <= RUNS; run++) {
           const browserContext = await browser.createBrowserContext();
@@ -208,6 +269,7 @@ export const dashboardBench: Bench = {
     } finally {
       await browser.close();
       api.kill('SIGTERM');
+      if (kept) await db.destroy();
     }
     if (errors.length > 0) throw new Error(`console errors on the dashboard: ${errors.join('; ')}`);
     const size = JSON.parse(readFileSync(path.join(__dirname, '..', 'apps', 'dashboard', 'dist', 'app', 'size.json'), 'utf8')) as {

@@ -244,13 +244,26 @@ export async function whoami(token: string): Promise<Identity> {
  * API itself computes them (whoami with the session), so the pages show what the API will allow.
  * No channel (a user with none yet): no permissions, the account pages only.
  */
-export async function sessionIdentity(session: SessionState, channelId: number | null): Promise<Identity> {
+export async function sessionIdentity(session: SessionState, channelId: number | null, early?: Schemas['WhoAmI']): Promise<Identity> {
   const channels = session.channels ?? [];
   const base = { tokenId: 0, user: session.user, channels };
   if (channelId === null) return { ...base, permissions: [], channel: null };
-  const body = await api<Schemas['WhoAmI']>('GET', '/whoami', { channelId });
+  // A whoami asked before the session answered (earlyWhoami) counts only when it names this channel.
+  const body = early?.channel?.id === channelId ? early : await api<Schemas['WhoAmI']>('GET', '/whoami', { channelId });
   const channel = body.channel ?? channels.find((c) => c.id === channelId) ?? null;
   return { ...base, permissions: grantedIn(body), channel: channel && { id: channel.id, name: channel.name, slug: channel.slug } };
+}
+
+/**
+ * whoami with the session cookie, asked at the same time as `GET /auth/session` when a page is
+ * opened (docs/dashboard.md, "Restoring a session"): for the channel picked last in this tab, or
+ * with none named (the API's default, the user's first channel). Never signs out: a 401 here (a
+ * session waiting for its second factor, or none) only means the answer is not used.
+ */
+export function earlyWhoami(channelId: number | null): Promise<Schemas['WhoAmI'] | undefined> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (channelId !== null) headers['X-Mailcast-Channel'] = String(channelId);
+  return send<Schemas['WhoAmI']>('/api/v1/whoami', 'GET', headers, undefined, false).catch(() => undefined);
 }
 
 export function can(identity: Identity, permission: string): boolean {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 
 export interface Resource<T> {
@@ -22,7 +22,9 @@ export function useResource<T>(load: () => Promise<T>, deps: readonly unknown[],
   const pollRef = useRef(pollMs);
   pollRef.current = pollMs;
 
-  useEffect(() => {
+  // A layout effect: the call starts as soon as the page is rendered, not after the browser
+  // paints (a frame or more on a loaded machine; docs/dashboard.md, "Benchmark").
+  useLayoutEffect(() => {
     let current = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     setLoading(true);

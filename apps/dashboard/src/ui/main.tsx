@@ -5,7 +5,18 @@ import './styles.css';
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useRoute } from 'wouter-preact';
-import { authApi, sessionHint, sessionIdentity, tokenStore, setCredentials, whenUnauthorized, type Identity, type SessionState, whoami } from './api';
+import {
+  authApi,
+  earlyWhoami,
+  sessionHint,
+  sessionIdentity,
+  tokenStore,
+  setCredentials,
+  whenUnauthorized,
+  type Identity,
+  type SessionState,
+  whoami,
+} from './api';
 import { ErrorMessage, Loading } from './components';
 import { errorMessage } from './hooks';
 import { BroadcastPage } from './pages/broadcast';
@@ -186,6 +197,34 @@ type Phase =
 /** The channel a user picked last in this tab (sessionStorage: a preference, not a secret). */
 const CHANNEL_KEY = 'mailcast.channel';
 
+/**
+ * What a page opened signed in asks before its first render, as its script starts
+ * (docs/dashboard.md, "Restoring a session"): with a token, whoami; with the session hint,
+ * `GET /auth/session` and whoami at once. One round trip before the page's own calls, started
+ * without waiting for a render.
+ */
+type Restore = { kind: 'token'; identity: Promise<Identity> } | { kind: 'session'; session: Promise<SessionState>; who: ReturnType<typeof earlyWhoami> };
+function startRestore(): Restore | undefined {
+  const token = tokenStore.get();
+  if (token !== null) {
+    const identity = whoami(token);
+    identity.catch(() => undefined); // handled where it is awaited
+    return { kind: 'token', identity };
+  }
+  if (!sessionHint.get()) return undefined;
+  const saved = Number(sessionStorage.getItem(CHANNEL_KEY));
+  const session = authApi<SessionState>('GET', '/session');
+  session.catch(() => undefined); // handled where it is awaited
+  return { kind: 'session', session, who: earlyWhoami(Number.isInteger(saved) && saved > 0 ? saved : null) };
+}
+/** Used once, by the first restore; later ones ask afresh. */
+let restoring = startRestore();
+function takeRestore<K extends Restore['kind']>(kind: K): Extract<Restore, { kind: K }> | undefined {
+  const taken = restoring;
+  restoring = undefined;
+  return taken?.kind === kind ? (taken as Extract<Restore, { kind: K }>) : undefined;
+}
+
 function App() {
   const [phase, setPhase] = useState<Phase>(tokenStore.get() !== null || sessionHint.get() ? { kind: 'restoring' } : { kind: 'signed-out' });
   const [error, setError] = useState<string | undefined>(undefined);
@@ -209,7 +248,8 @@ function App() {
 
   /** Reads /auth/session and goes where it says: the second factor, enrolment, or the pages of a channel. */
   async function enterSession(known?: SessionState): Promise<void> {
-    const state = known ?? (await authApi<SessionState>('GET', '/session'));
+    const early = known === undefined ? takeRestore('session') : undefined;
+    const state = known ?? (await (early?.session ?? authApi<SessionState>('GET', '/session')));
     sessionHint.set();
     sessionRef.current = state;
     if (state.two_factor_required) {
@@ -228,7 +268,7 @@ function App() {
     const saved = Number(sessionStorage.getItem(CHANNEL_KEY));
     const channelId = channels.find((c) => c.id === saved)?.id ?? channels[0]?.id ?? null;
     setCredentials({ kind: 'session', csrf: full.csrf_token, channelId });
-    setPhase({ kind: 'in', identity: await sessionIdentity({ ...full, channels }, channelId), session: full });
+    setPhase({ kind: 'in', identity: await sessionIdentity({ ...full, channels }, channelId, await early?.who), session: full });
   }
 
   const account: Account = {
@@ -255,7 +295,7 @@ function App() {
     });
     const saved = tokenStore.get();
     if (saved !== null) {
-      whoami(saved)
+      (takeRestore('token')?.identity ?? whoami(saved))
         .then((identity) => setPhase({ kind: 'in', identity }))
         .catch((e: unknown) => {
           forget();

@@ -10,6 +10,14 @@ import {
 } from '@mailcast/core';
 import type { TopicStorage } from '@mailcast/domain';
 import type { Knex } from 'knex';
+import { audienceChanges, KeptResults } from './count-cache';
+
+/** How long a topic's counts are kept, and up to how many subscribers they are always counted again (docs/topics.md, "Kept counts"). */
+export const TOPIC_COUNTS_TTL_MS = 30_000;
+export const TOPIC_COUNTS_ALWAYS_EXACT_UP_TO = 1000;
+
+/** The subscribers a topic's counts went over: each has a value (yes, no) or none (unset). */
+const countedOf = (c: TopicCounts) => c.yes + c.no + c.unset;
 
 interface TopicRow {
   id: number | string;
@@ -76,7 +84,10 @@ async function uniqueFields<T>(write: () => Promise<T>): Promise<T> {
 const FINISHED = ['sent', 'partial_failure', 'aborted'];
 
 export class PgTopicRepository implements TopicRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly keptCounts = new KeptResults<TopicCounts>(TOPIC_COUNTS_TTL_MS, 1000, { size: countedOf, weigh: () => 1 }, undefined, audienceChanges(db)),
+  ) {}
 
   private ordered(channelId: number) {
     return this.db<TopicRow>('topics')
@@ -126,7 +137,17 @@ export class PgTopicRepository implements TopicRepository {
     });
   }
 
+  /**
+   * The counts run over every subscriber of the channel: kept until the subscribers change, for at
+   * most TOPIC_COUNTS_TTL_MS, per topic and definition; at most 1,000 subscribers are always
+   * counted again (docs/topics.md, "Kept counts").
+   */
   async counts(topic: Topic): Promise<TopicCounts> {
+    const key = JSON.stringify([topic.id, topic.storage, topic.customDataKey, topic.tagName, topic.unsetReceives]);
+    return (await this.keptCounts.current()).get(key, () => this.countNow(topic), TOPIC_COUNTS_ALWAYS_EXACT_UP_TO);
+  }
+
+  private async countNow(topic: Topic): Promise<TopicCounts> {
     const { rows } = (await this.db.raw(
       `SELECT count(*) FILTER (WHERE v IS TRUE) AS yes, count(*) FILTER (WHERE v IS FALSE) AS no,
               count(*) FILTER (WHERE v IS NULL) AS unset, count(*) FILTER (WHERE r) AS receiving

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Schemas, type Topic, type TopicWithCounts } from '../api';
 import { Empty, ErrorMessage, Feedback, Field, formatNumber, Loading } from '../components';
 import { useAction, useResource } from '../hooks';
@@ -40,11 +40,23 @@ function bodyOf(d: Draft, creating: boolean): TopicInput {
 export function Topics() {
   const can = useCan();
   const writable = can('subscribers_write');
-  const list = useResource(async () => {
-    const topics = (await api<Schemas['TopicList']>('GET', '/topics.json')).data;
-    // The counts are on each topic's own answer (docs/topics.md): one call per topic, few topics.
-    return Promise.all(topics.map((t) => api<TopicWithCounts>('GET', `/topics/${t.id}.json`)));
-  }, []);
+  const list = useResource(async () => (await api<Schemas['TopicList']>('GET', '/topics.json')).data, []);
+  // The counts are on each topic's own answer (docs/topics.md): one call per topic, few topics,
+  // all at once; each runs over the channel's subscribers, so the rows show first and each
+  // topic's counts fill in as they come (docs/dashboard.md, "Benchmark").
+  const [counts, setCounts] = useState<ReadonlyMap<number, TopicWithCounts['counts']>>(new Map());
+  useEffect(() => {
+    let current = true;
+    setCounts(new Map());
+    for (const t of list.data ?? []) {
+      void api<TopicWithCounts>('GET', `/topics/${t.id}.json`)
+        .then((answer) => current && setCounts((known) => new Map(known).set(t.id, answer.counts)))
+        .catch(() => undefined);
+    }
+    return () => {
+      current = false;
+    };
+  }, [list.data]);
   const [editing, setEditing] = useState<number | undefined>(undefined);
   const action = useAction();
   const topics = list.data ?? [];
@@ -87,10 +99,7 @@ export function Topics() {
                   <td>
                     <code>{t.storage === 'tag' ? t.tag_name : t.custom_data_key}</code>
                   </td>
-                  <td>{formatNumber(t.counts.yes)}</td>
-                  <td>{formatNumber(t.counts.no)}</td>
-                  <td>{formatNumber(t.counts.unset)}</td>
-                  <td>{formatNumber(t.counts.receiving)}</td>
+                  <TopicCounts counts={counts.get(t.id)} />
                   {writable && (
                     <td class="actions">
                       <button type="button" data-do="edit" onClick={() => setEditing(t.id)} aria-label={`Edit ${t.name}`}>
@@ -119,6 +128,20 @@ export function Topics() {
       )}
       {writable && <TopicForm key="new" onDone={list.reload} />}
     </section>
+  );
+}
+
+/** A topic's four counts, or a placeholder in each cell while they are counted. */
+function TopicCounts({ counts }: { counts: TopicWithCounts['counts'] | undefined }) {
+  const cells = counts === undefined ? undefined : [counts.yes, counts.no, counts.unset, counts.receiving];
+  return (
+    <>
+      {[0, 1, 2, 3].map((i) => (
+        <td key={i} data-counted={cells !== undefined} aria-busy={cells === undefined}>
+          {cells === undefined ? '…' : formatNumber(cells[i]!)}
+        </td>
+      ))}
+    </>
   );
 }
 
