@@ -1,4 +1,4 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
@@ -44,6 +44,30 @@ const securityHeaders: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** The encodings the build writes beside each script and stylesheet, best first. */
+const ENCODINGS = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+] as const;
+const COMPRESSIBLE = new Set(['.js', '.css']);
+
+/**
+ * Sends the build's compressed copy of a script or stylesheet when the browser accepts one
+ * (docs/dashboard.md, "Bundle size"); false when there is none to send, for the plain file.
+ */
+function sendCompressed(dir: string): (req: Request, res: Response) => boolean {
+  return (req, res) => {
+    const extension = path.extname(req.path);
+    if (!COMPRESSIBLE.has(extension) || req.path.includes('..')) return false;
+    res.vary('Accept-Encoding');
+    const encoding = ENCODINGS.find((e) => req.acceptsEncodings(e.name) === e.name && existsSync(path.join(dir, req.path + e.suffix)));
+    if (encoding === undefined) return false;
+    res.set({ 'Content-Encoding': encoding.name, 'Cache-Control': 'public, max-age=300' });
+    res.type(extension).sendFile(path.join(dir, req.path + encoding.suffix));
+    return true;
+  };
+}
+
 /**
  * GET /app and everything under it: the built files, and the page itself for every other path
  * (the dashboard routes in the browser). Public, like /docs: the page holds no data; every call
@@ -55,13 +79,14 @@ export function dashboardRoutes(dir: string = DASHBOARD_DIR): Router {
   // The page is revalidated on every load (it names the current bundle); the bundle itself is
   // cached briefly, as its name does not change between builds.
   const assets = express.static(dir, { index: false, fallthrough: true, maxAge: '5m', redirect: false });
+  const compressed = sendCompressed(dir);
   router.use('/app', securityHeaders, (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     if (!existsSync(index)) {
       res.status(503).type('text/plain').send('The dashboard is not built: run `npm run build`.');
       return;
     }
-    if (req.path !== '/' && path.extname(req.path) !== '') return assets(req, res, next);
+    if (req.path !== '/' && path.extname(req.path) !== '') return compressed(req, res) ? undefined : assets(req, res, next);
     res.set('Cache-Control', 'no-cache').sendFile(index);
   });
   return router;
