@@ -19,6 +19,8 @@ const ROUNDS = Number(process.env.FORMS_BENCH_ROUNDS ?? 2);
 const SEQUENTIAL = Number(process.env.FORMS_BENCH_SEQUENTIAL ?? 1000);
 const FLOOD = Number(process.env.FORMS_BENCH_FLOOD ?? 20_000);
 const EMBED_LIMIT_BYTES = 15 * 1024;
+/** Extra node flags for the measured api process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const API_ARGS = (process.env.FORMS_BENCH_API_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 /** Namespace URIs are names, never fetched: the only absolute URLs an embed script may hold. */
 const NAMESPACES = new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xhtml', 'http://www.w3.org/1999/xlink']);
@@ -120,7 +122,7 @@ export const formsBench: Bench = {
     };
     const apiPort = await freePort();
     const barePort = await freePort();
-    const api = await startProcess('apps/api/dist/main.js', { ...env, PUBLIC_URL: `http://127.0.0.1:${apiPort}` }, apiPort);
+    const api = await startProcess('apps/api/dist/main.js', { ...env, PUBLIC_URL: `http://127.0.0.1:${apiPort}` }, apiPort, API_ARGS);
     const bare = await startProcess('bench/bare-form-submit.mjs', { DATABASE_URL: url }, barePort);
     const figures: BenchFigure[] = [];
     const notes: string[] = [];
