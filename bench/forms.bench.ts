@@ -160,6 +160,9 @@ export const formsBench: Bench = {
         context.log(`round ${r + 1}: bare handler, then api, ${CONNECTIONS} connections for ${SECONDS} s each`);
         bareRuns.push(await run(barePort, `bare${r}`));
         apiRuns.push(await run(apiPort, `api${r}`));
+        context.log(
+          `round ${r + 1}: api ${round(apiRuns[r]!.rps)} req/s p99 ${apiRuns[r]!.p99} ms; bare ${round(bareRuns[r]!.rps)} req/s p99 ${bareRuns[r]!.p99} ms`,
+        );
         loads.push(os.loadavg()[0]!);
       }
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -238,6 +241,18 @@ export const formsBench: Bench = {
         const database = target.pathname.slice(1);
         // Start-up's own statements are over before the count begins.
         await sleep(2000);
+        // Statements per accepted submission, one visitor at a time (the first reads the form; the others find it in memory).
+        const counted = 100;
+        const first = counter.queries();
+        let c = 0;
+        for (let i = 0; i < counted; i++) {
+          const v = visitor(++c, 'counted');
+          const res = await poster.post(`http://127.0.0.1:${floodPort}${path}`, v.body, v.headers);
+          if (res.status !== 200) throw new Error(`submit answered ${res.status}: ${res.body}`);
+        }
+        const perSubmission = (counter.queries() - first) / counted;
+        figures.push({ metric: `statements per accepted submission (${counted}, one at a time)`, value: perSubmission, unit: 'statements' });
+        context.log(`statements per accepted submission: ${perSubmission}`);
         const before = { queries: counter.queries(), xacts: await transactions(admin, database) };
         let f = 0;
         const statuses = new Map<number, number>();
