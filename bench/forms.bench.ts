@@ -19,6 +19,8 @@ const ROUNDS = Number(process.env.FORMS_BENCH_ROUNDS ?? 2);
 const SEQUENTIAL = Number(process.env.FORMS_BENCH_SEQUENTIAL ?? 1000);
 const FLOOD = Number(process.env.FORMS_BENCH_FLOOD ?? 20_000);
 const EMBED_LIMIT_BYTES = 15 * 1024;
+/** Extra node flags for the measured api process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const API_ARGS = (process.env.FORMS_BENCH_API_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 /** Namespace URIs are names, never fetched: the only absolute URLs an embed script may hold. */
 const NAMESPACES = new Set(['http://www.w3.org/2000/svg', 'http://www.w3.org/1999/xhtml', 'http://www.w3.org/1999/xlink']);
@@ -120,7 +122,7 @@ export const formsBench: Bench = {
     };
     const apiPort = await freePort();
     const barePort = await freePort();
-    const api = await startProcess('apps/api/dist/main.js', { ...env, PUBLIC_URL: `http://127.0.0.1:${apiPort}` }, apiPort);
+    const api = await startProcess('apps/api/dist/main.js', { ...env, PUBLIC_URL: `http://127.0.0.1:${apiPort}` }, apiPort, API_ARGS);
     const bare = await startProcess('bench/bare-form-submit.mjs', { DATABASE_URL: url }, barePort);
     const figures: BenchFigure[] = [];
     const notes: string[] = [];
@@ -158,6 +160,9 @@ export const formsBench: Bench = {
         context.log(`round ${r + 1}: bare handler, then api, ${CONNECTIONS} connections for ${SECONDS} s each`);
         bareRuns.push(await run(barePort, `bare${r}`));
         apiRuns.push(await run(apiPort, `api${r}`));
+        context.log(
+          `round ${r + 1}: api ${round(apiRuns[r]!.rps)} req/s p99 ${apiRuns[r]!.p99} ms; bare ${round(bareRuns[r]!.rps)} req/s p99 ${bareRuns[r]!.p99} ms`,
+        );
         loads.push(os.loadavg()[0]!);
       }
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -236,6 +241,18 @@ export const formsBench: Bench = {
         const database = target.pathname.slice(1);
         // Start-up's own statements are over before the count begins.
         await sleep(2000);
+        // Statements per accepted submission, one visitor at a time (the first reads the form; the others find it in memory).
+        const counted = 100;
+        const first = counter.queries();
+        let c = 0;
+        for (let i = 0; i < counted; i++) {
+          const v = visitor(++c, 'counted');
+          const res = await poster.post(`http://127.0.0.1:${floodPort}${path}`, v.body, v.headers);
+          if (res.status !== 200) throw new Error(`submit answered ${res.status}: ${res.body}`);
+        }
+        const perSubmission = (counter.queries() - first) / counted;
+        figures.push({ metric: `statements per accepted submission (${counted}, one at a time)`, value: perSubmission, unit: 'statements' });
+        context.log(`statements per accepted submission: ${perSubmission}`);
         const before = { queries: counter.queries(), xacts: await transactions(admin, database) };
         let f = 0;
         const statuses = new Map<number, number>();

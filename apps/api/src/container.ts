@@ -1,5 +1,6 @@
 import {
   CachedApiTokenRepository,
+  CachedOptInFormRepository,
   composeContainer,
   DatabaseToken,
   LoggerToken,
@@ -8,7 +9,7 @@ import {
   type Logger,
   type Override,
 } from '@mailcast/adapters';
-import { Clock, Templates } from '@mailcast/core';
+import { Clock, OptInFormRepository, Templates } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 
 export type { Override };
@@ -19,6 +20,8 @@ export type { Override };
  */
 export const TOKEN_CACHE_TTL_MS = 30_000;
 const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+/** Forms kept in memory for the public routes (docs/opt-in-forms.md, "The form in memory"). */
+const FORM_CACHE_MAX_ENTRIES = 1_000;
 
 /**
  * The api's composition root: the shared adapters, with the repositories' tokens behind the
@@ -45,10 +48,22 @@ export function buildContainer(infra: Infrastructure, overrides: readonly Overri
     },
   });
   container.registerInstance(CachedApiTokenRepository, tokens!);
+  // The public forms routes read forms by identifier on every view and submission: from memory while changes are heard.
+  const forms = new CachedOptInFormRepository(container.resolve<OptInFormRepository>(OptInFormRepository), container.resolve<Database>(DatabaseToken), {
+    maxEntries: FORM_CACHE_MAX_ENTRIES,
+    onError: (error) =>
+      container.resolve<Logger>(LoggerToken).warn('form change listener unavailable; reading forms on every request', { error: error.message }),
+  });
+  container.registerInstance(OptInFormRepository, forms);
+  container.registerInstance(CachedOptInFormRepository, forms);
   return container;
 }
 
-/** Releases what the api's container opened itself: the revocation listener's connection, the templates threads. */
+/** Releases what the api's container opened itself: the revocation and form-change listeners' connections, the templates threads. */
 export async function closeContainer(container: DependencyContainer): Promise<void> {
-  await Promise.all([container.resolve(CachedApiTokenRepository).close(), container.resolve<Templates>(Templates).close()]);
+  await Promise.all([
+    container.resolve(CachedApiTokenRepository).close(),
+    container.resolve(CachedOptInFormRepository).close(),
+    container.resolve<Templates>(Templates).close(),
+  ]);
 }

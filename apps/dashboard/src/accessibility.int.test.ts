@@ -188,8 +188,8 @@ describe('the dashboard is accessible', () => {
     await page.waitForSelector('h1');
   });
 
-  it('passes axe on the page states a flow shows: a preview, a new endpoint form', async () => {
-    // Page states beyond the first render: a broadcast's preview, the new endpoint form, a refused form.
+  it('passes axe on the page states a flow shows: a preview, a new endpoint form, a form after sign-up', async () => {
+    // Page states beyond the first render: a broadcast's preview, the new endpoint form, a refused form, a form's after-sign-up preview.
     await page.goto(`${stack.url}/app/broadcasts/${ids.draft}`);
     await page.waitForSelector('[name=preview_email]');
     await page.type('[name=preview_email]', 'ann@example.com');
@@ -202,6 +202,13 @@ describe('the dashboard is accessible', () => {
     await newEndpoint[0]!.click();
     await page.waitForSelector('input[name=url]');
     await check('webhook-new');
+    // A form's builder with its preview showing what follows a sign-up (the after-sign-up editor is on the page).
+    await page.goto(`${stack.url}/app/forms/${ids.form}`);
+    await page.waitForSelector('.preview-state button[data-state=after]');
+    await page.click('.preview-state button[data-state=after]');
+    await page.waitForSelector('.form-preview[data-drawn-state=after]');
+    await page.waitForSelector('fieldset.after-signup [name=confirmation_redirect_url]');
+    await check('form-after-signup');
     expect(found).toEqual({});
   });
 });

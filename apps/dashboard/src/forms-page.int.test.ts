@@ -228,6 +228,90 @@ describe('the forms, topics and archive pages in a browser', () => {
     expect((await get(`/opt_in_forms/${formId}`)).widget_type).toBe('slide_in_panel');
   });
 
+  it('edits what follows a sign-up: the blocks drawn in the "after sign-up" preview, a refused redirect URL shown by its field, the email templates picked', async () => {
+    const template = async (body: Record<string, unknown>) =>
+      (
+        (await (
+          await fetch(`${stack.url}/api/v1/templates`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${stack.token}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).json()) as { id: number }
+      ).id;
+    const confirmation = await template({
+      label: 'Please confirm',
+      subject: 'Confirm',
+      body: 'Click {{ confirmation_url }}',
+      template_purpose: 'confirmation',
+    });
+    const welcome = await template({ label: 'Warm welcome', subject: 'Welcome!', body: 'Hello' });
+    await page.reload();
+    await page.waitForSelector(`[name=welcome_email_template_id] option[value="${welcome}"]`);
+    // Each picker offers the templates of its purpose only, beside "none" (the channel's default, the built-in welcome).
+    const options = (name: string) => page.$$eval(`[name=${name}] option`, (os) => os.map((o) => o.textContent));
+    expect(await options('confirmation_email_template_id')).toEqual(["The channel's default", 'Please confirm']);
+    expect(await options('welcome_email_template_id')).toEqual(['The built-in welcome', 'Warm welcome']);
+
+    // The preview's "after sign-up" view draws the post-submission blocks, an edit at once; the toggle works from the keyboard.
+    await page.focus('.preview-state button[data-state=after]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.form-preview[data-drawn-state=after]');
+    expect(await page.$eval('.preview-state button[data-state=after]', (b) => b.getAttribute('aria-pressed'))).toBe('true');
+    const after = () =>
+      page.$eval('.form-preview', (host) => [...host.shadowRoot!.querySelectorAll('.mc-done > *')].map((n) => `${n.tagName.toLowerCase()}:${n.textContent}`));
+    expect(await after()).toEqual(['p:Thanks for signing up!']);
+    await fill('ol.after-list li[data-block=text] [data-field=text_value]', 'You are in!');
+    await page.select('[name=new_after_block_type]', 'heading');
+    await page.click('fieldset.after-signup button[data-do=add]');
+    await fill('ol.after-list li[data-block=heading] [data-field=text_value]', 'Welcome aboard');
+    await page.click('ol.after-list li[data-block=heading] button[data-do=up]');
+    await eventually(async () => ((await after()).join() === 'h2:Welcome aboard,p:You are in!' ? true : undefined), 5_000, 50);
+    // The post-submission list offers only the block types the API allows there.
+    expect(await page.$$eval('[name=new_after_block_type] option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual([
+      'text',
+      'heading',
+      'image',
+      'divider',
+      'spacer',
+    ]);
+    await expectAccessible();
+
+    // A redirect URL the API refuses: its message by the field, the field marked invalid, nothing saved.
+    await fill('[name=confirmation_redirect_url]', 'ftp://example.com/thanks');
+    await clickText(page, 'Save form');
+    await waitForText(page, '[data-field=confirmation_redirect_url] [role=alert]', 'confirmation_redirect_url must be an http or https URL');
+    await waitForProblem(/status of 422 .*\/opt_in_forms/);
+    expect(await page.$eval('[name=confirmation_redirect_url]', (el) => el.getAttribute('aria-invalid'))).toBe('true');
+    expect((await get(`/opt_in_forms/${formId}`)).confirmation_redirect_url).toBeNull();
+    await expectAccessible();
+
+    await fill('[name=confirmation_redirect_url]', 'https://example.com/thanks');
+    await page.select('[name=confirmation_email_template_id]', String(confirmation));
+    await page.select('[name=welcome_email_template_id]', String(welcome));
+    await page.click('[name=include_unsubscribe_link_in_confirmation]');
+    await clickText(page, 'Save form');
+    await waitForText(page, '[role=status]', 'Form saved.');
+    expect(await page.$('[data-field=confirmation_redirect_url] [role=alert]')).toBeNull();
+    const saved = await get(`/opt_in_forms/${formId}`);
+    expect(saved).toMatchObject({
+      confirmation_redirect_url: 'https://example.com/thanks',
+      confirmation_email_template_id: confirmation,
+      welcome_email_template_id: welcome,
+      include_unsubscribe_link_in_confirmation: false,
+    });
+    expect((saved.opt_in_post_submission_blocks as Array<{ block_type: string; text_value: string | null }>).map((b) => [b.block_type, b.text_value])).toEqual([
+      ['heading', 'Welcome aboard'],
+      ['text', 'You are in!'],
+    ]);
+    // Reloaded, the editor shows what was saved.
+    await page.reload();
+    await page.waitForSelector(`[name=welcome_email_template_id] option[value="${welcome}"]`);
+    expect(await page.$eval('[name=confirmation_redirect_url]', (el) => (el as HTMLInputElement).value)).toBe('https://example.com/thanks');
+    expect(await page.$eval('[name=welcome_email_template_id]', (el) => (el as HTMLSelectElement).value)).toBe(String(welcome));
+    expect(await page.$eval('[name=include_unsubscribe_link_in_confirmation]', (el) => (el as HTMLInputElement).checked)).toBe(false);
+  }, 120_000);
+
   it('copies the embed snippet', async () => {
     const snippet = `<script src="${stack.url}/f/${identifier}/embed.js" async></script>`;
     expect(await page.$eval('[name=snippet]', (el) => (el as HTMLTextAreaElement).value)).toBe(snippet);

@@ -14,6 +14,7 @@ export { isDatabaseUnavailable, isStatementTimeout } from './pg/unavailable';
 export { migrate, readiness, RENAMED_MIGRATIONS } from './pg/migrator';
 export { pgRepositories, PgTransactor } from './pg/pg-transactor';
 export { CachedApiTokenRepository, PgApiTokenRepository } from './pg/pg-api-token.repository';
+export { CachedOptInFormRepository, OPT_IN_FORMS_CHANGED_CHANNEL } from './pg/cached-opt-in-form.repository';
 export { PgEmailServerRepository } from './pg/pg-email-server.repository';
 export { PgEmailEvents, rebuildEmailEventAggregates } from './pg/pg-email-events';
 export { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';

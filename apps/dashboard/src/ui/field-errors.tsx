@@ -15,11 +15,11 @@ export const NO_REFUSAL: Refusal = { fields: {}, message: undefined };
  * over the form's `fields` where its parts name them (splitJoined); anything else (a 401, no
  * connection) is one message for the form. The page checks nothing itself.
  */
-export function refusalOf(e: unknown, fields: readonly string[] = []): Refusal {
+export function refusalOf(e: unknown, fields: readonly string[] = [], separator = ', '): Refusal {
   if (e instanceof ApiError) {
     if (Object.keys(e.fields).length > 0)
       return { fields: Object.fromEntries(Object.entries(e.fields).map(([field, messages]) => [field, [...messages]])), message: undefined };
-    return splitJoined(e.message, fields);
+    return splitJoined(e.message, fields, separator);
   }
   return { fields: {}, message: e instanceof Error ? e.message : String(e) };
 }
@@ -28,18 +28,19 @@ export function refusalOf(e: unknown, fields: readonly string[] = []): Refusal {
  * Most writes answer one `{error}` naming every problem, joined by commas, each part starting
  * with the field it concerns (`sender_email is not a valid email address`). Given the form's
  * field names, the parts that name one go beside it; the rest stay one message for the form.
- * Longest names first, so `reputation_guard.min_sent` is not taken for a shorter prefix.
+ * Longest names first, so `reputation_guard.min_sent` is not taken for a shorter prefix. Some
+ * areas join with `; ` (opt-in forms, docs/opt-in-forms.md "The API"): `separator` says which.
  */
-export function splitJoined(message: string, fields: readonly string[]): Refusal {
+export function splitJoined(message: string, fields: readonly string[], separator = ', '): Refusal {
   const byLength = [...fields].sort((a, b) => b.length - a.length);
   const refusal: Refusal = { fields: {}, message: undefined };
   const rest: string[] = [];
-  for (const part of message.split(', ')) {
+  for (const part of message.split(separator)) {
     const field = byLength.find((f) => part.startsWith(`${f} `));
     if (field === undefined) rest.push(part);
     else (refusal.fields[field] ??= []).push(part.slice(field.length + 1));
   }
-  refusal.message = rest.length > 0 ? rest.join(', ') : undefined;
+  refusal.message = rest.length > 0 ? rest.join(separator) : undefined;
   return refusal;
 }
 

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { renderBlock as drawBlock } from '../../../api/src/public/forms/embed/dom';
 import { FORM_CSS } from '../../../api/src/public/forms/form-styles';
 import type { RenderBlock, WidgetType } from '../../../api/src/public/forms/render-model';
-import { renderBlock, renderTheme } from '../../../api/src/public/forms/render-rules';
+import { DEFAULT_AFTER, renderBlock, renderTheme } from '../../../api/src/public/forms/render-rules';
 import type { OptInForm, OptInFormBlock } from './api';
 
 /**
@@ -42,8 +42,19 @@ function formSheet(): CSSStyleSheet {
   return sheet;
 }
 
+/** What a preview draws: the form, or (after) what replaces it once a visitor has signed up. */
+export type PreviewState = 'form' | 'after';
+type Previewed = Pick<OptInForm, 'theme_settings' | 'opt_in_form_blocks' | 'opt_in_post_submission_blocks'>;
+
+const drawn = (list: OptInFormBlock[]) =>
+  list
+    .slice()
+    .sort((a, b) => a.position - b.position)
+    .map(renderBlockOf)
+    .filter((b): b is RenderBlock => b !== null);
+
 /** Draws the form as `widget` into `root` (what the embed script's card and overlay build, without wiring). */
-function draw(root: ShadowRoot, form: Pick<OptInForm, 'theme_settings' | 'opt_in_form_blocks'>, widget: WidgetType): void {
+function draw(root: ShadowRoot, form: Previewed, widget: WidgetType, state: PreviewState): void {
   const t = renderTheme(form.theme_settings);
   const extra = widget === 'slide_in_panel' ? ' mc-slide' : widget === 'sticky_bar' ? ' mc-bar' : '';
   const box = document.createElement('div');
@@ -53,11 +64,7 @@ function draw(root: ShadowRoot, form: Pick<OptInForm, 'theme_settings' | 'opt_in
   box.style.setProperty('--mc-text', t.text);
   box.style.setProperty('--mc-button-text', t.buttonText);
   box.style.setProperty('--mc-radius', `${t.radius}px`);
-  const blocks = form.opt_in_form_blocks
-    .slice()
-    .sort((a, b) => a.position - b.position)
-    .map(renderBlockOf)
-    .filter((b): b is RenderBlock => b !== null);
+  const blocks = drawn(form.opt_in_form_blocks);
   const formEl = document.createElement('form');
   formEl.addEventListener('submit', (event) => event.preventDefault());
   for (const block of blocks) {
@@ -71,7 +78,19 @@ function draw(root: ShadowRoot, form: Pick<OptInForm, 'theme_settings' | 'opt_in
     button.textContent = 'Sign Up';
     formEl.append(button);
   }
-  box.append(formEl);
+  if (state === 'after') {
+    // As the embed script's success: the post-submission blocks (its default without any) in place of the form.
+    const after = drawn(form.opt_in_post_submission_blocks);
+    const done = document.createElement('div');
+    done.className = 'mc-done';
+    for (const block of after.length > 0 ? after : DEFAULT_AFTER) {
+      const node = drawBlock(block);
+      if (node) done.append(node);
+    }
+    box.append(done);
+  } else {
+    box.append(formEl);
+  }
   const nodes: Node[] = [];
   if (widget === 'floating_button') {
     const fab = document.createElement('button');
@@ -97,16 +116,26 @@ function draw(root: ShadowRoot, form: Pick<OptInForm, 'theme_settings' | 'opt_in
  * The form drawn as `widget` in a stage the size of a small window: overlays (modal, slide-in,
  * bar, floating button, full page) are positioned inside the stage, not over the dashboard.
  */
-export function FormPreview({ form, widget }: { form: Pick<OptInForm, 'theme_settings' | 'opt_in_form_blocks'>; widget: WidgetType }) {
+export function FormPreview({ form, widget, state = 'form' }: { form: Previewed; widget: WidgetType; state?: PreviewState }) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = host.current;
     if (!el) return;
     const root = el.shadowRoot ?? el.attachShadow({ mode: 'open' });
     root.adoptedStyleSheets = [formSheet()];
-    draw(root, form, widget);
-    // What is drawn now (the attribute above is set at render, the drawing after it).
+    draw(root, form, widget, state);
+    // What is drawn now (the attributes above are set at render, the drawing after them).
     el.dataset.drawn = widget;
-  }, [form, widget]);
-  return <div class="form-preview" data-widget={widget} ref={host} role="region" aria-label={`Preview: ${widget.replace(/_/g, ' ')}`} />;
+    el.dataset.drawnState = state;
+  }, [form, widget, state]);
+  return (
+    <div
+      class="form-preview"
+      data-widget={widget}
+      data-state={state}
+      ref={host}
+      role="region"
+      aria-label={`Preview: ${widget.replace(/_/g, ' ')}${state === 'after' ? ', after sign-up' : ''}`}
+    />
+  );
 }

@@ -1,7 +1,7 @@
 import type { ApiTokenDetails, ApiTokenRecord, ApiTokenRepository } from '@mailcast/core';
 import { isPermission, type ApiTokenType, type Permission } from '@mailcast/domain';
 import type { Knex } from 'knex';
-import pg from 'pg';
+import { NotificationListener, type NotificationListenerOptions } from './notification-listener';
 
 /** The PostgreSQL channel a revocation is announced on, at its commit (NOTIFY is transactional). */
 export const API_TOKEN_REVOKED_CHANNEL = 'mailcast_api_token_revoked';
@@ -96,7 +96,7 @@ export class PgApiTokenRepository implements ApiTokenRepository {
   }
 }
 
-export interface ApiTokenCacheOptions {
+export interface ApiTokenCacheOptions extends NotificationListenerOptions {
   /**
    * How long a verified token is trusted without a lookup. Revocations through Mailcast are
    * announced and applied at once; this bounds a change nobody announced (a row edited by hand).
@@ -105,12 +105,7 @@ export interface ApiTokenCacheOptions {
   maxEntries: number;
   /** Milliseconds for the TTL (the api passes its Clock, so a test can move past it). */
   now?: () => number;
-  onError?: (error: Error) => void;
-  /** The listening connection; by default a new one with the pool's connection settings. */
-  connect?: () => pg.Client;
 }
-
-const RECONNECT_AFTER_MS = 1_000;
 
 /**
  * Verified tokens kept in memory, so an authenticated request does not pay a database round
@@ -126,10 +121,7 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
   private readonly usesMarked = new Map<number, number>();
   /** Bumped whenever the cache is emptied, so a lookup started before cannot store a stale answer. */
   private generation = 0;
-  private listener: pg.Client | undefined;
-  private connecting: Promise<void> | undefined;
-  private lastAttempt = Number.NEGATIVE_INFINITY;
-  private closed = false;
+  private readonly listener: NotificationListener;
   private readonly now: () => number;
 
   constructor(
@@ -138,6 +130,7 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
     private readonly options: ApiTokenCacheOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.listener = new NotificationListener(db, API_TOKEN_REVOKED_CHANNEL, () => this.invalidate(), options);
   }
 
   create(token: Parameters<ApiTokenRepository['create']>[0]): Promise<ApiTokenRecord> {
@@ -168,13 +161,13 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
   }
 
   async findByHash(hash: Uint8Array): Promise<(ApiTokenRecord & { hash: Uint8Array }) | null> {
-    this.ensureListening();
+    this.listener.ensure();
     const key = Buffer.from(hash).toString('base64');
     const cached = this.entries.get(key);
-    if (cached !== undefined && this.listener !== undefined && cached.expiresAt > this.now()) return cached.record;
+    if (cached !== undefined && this.listener.active && cached.expiresAt > this.now()) return cached.record;
     const generation = this.generation;
     const record = await this.inner.findByHash(hash);
-    if (record !== null && record.revokedAt === null && this.listener !== undefined && generation === this.generation) {
+    if (record !== null && record.revokedAt === null && this.listener.active && generation === this.generation) {
       this.entries.delete(key);
       if (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, { record, expiresAt: this.now() + this.options.ttlMs });
@@ -184,67 +177,20 @@ export class CachedApiTokenRepository implements ApiTokenRepository {
 
   /** Whether verified tokens are being served from memory (the revocation listener is up). */
   get active(): boolean {
-    return this.listener !== undefined;
+    return this.listener.active;
   }
 
   /** Opens the listener now rather than at the first lookup; resolves once it listens (or failed). */
-  async start(): Promise<void> {
-    this.ensureListening();
-    await this.connecting;
+  start(): Promise<void> {
+    return this.listener.start();
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.connecting;
-    const listener = this.listener;
-    this.drop();
-    await listener?.end().catch(() => undefined);
+  close(): Promise<void> {
+    return this.listener.close();
   }
 
   private invalidate(): void {
     this.generation++;
     this.entries.clear();
-  }
-
-  private drop(): void {
-    this.listener = undefined;
-    this.invalidate();
-  }
-
-  private ensureListening(): void {
-    if (this.closed || this.listener !== undefined || this.connecting !== undefined) return;
-    // Real time, not the injectable clock: a fixed test clock must not stop the retries.
-    if (performance.now() - this.lastAttempt < RECONNECT_AFTER_MS) return;
-    this.lastAttempt = performance.now();
-    this.connecting = this.listen()
-      .catch((error: Error) => this.options.onError?.(error))
-      .finally(() => (this.connecting = undefined));
-  }
-
-  private async listen(): Promise<void> {
-    const client = this.options.connect?.() ?? new pg.Client((this.db.client as { connectionSettings: pg.ClientConfig }).connectionSettings);
-    const lost = (error?: Error) => {
-      if (this.listener === client) this.drop();
-      if (error !== undefined && !this.closed) this.options.onError?.(error);
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    client.on('notification', (message) => {
-      if (message.channel === API_TOKEN_REVOKED_CHANNEL) this.invalidate();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${API_TOKEN_REVOKED_CHANNEL}`);
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      throw error;
-    }
-    if (this.closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    // Whatever was decided before this point was decided unheard: start empty.
-    this.invalidate();
-    this.listener = client;
   }
 }

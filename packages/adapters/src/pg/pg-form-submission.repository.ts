@@ -1,6 +1,11 @@
-import type { FormSubmissionRepository, PendingFormActions, TopicStorage } from '@mailcast/core';
+import type { FormSubmissionRepository, NewSubscriber, OutboxEvent, PendingFormActions, Subscriber, TopicStorage } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
+import { insertQuery, pendingEvents, rowFor, toSubscriber, writeWithEvents, type SubscriberRow } from './pg-subscriber.repository';
+
+/** Adds one submission to a counter row; the `also` CTE of a sign-up reads the new row as `s`. */
+const COUNT_SUBMISSION = `INSERT INTO opt_in_form_daily_statistics (form_id, day, shard, submissions) SELECT ?::bigint, ?::date, ?::int, 1 FROM s
+       ON CONFLICT (form_id, day, shard) DO UPDATE SET submissions = opt_in_form_daily_statistics.submissions + 1`;
 
 interface PendingRow {
   form_id: string | number;
@@ -22,7 +27,11 @@ const toPending = (row: PendingRow): PendingFormActions => ({
 
 /** The rows a form submission writes besides the subscriber (migration 2026120100050; docs/opt-in-forms.md). */
 export class PgFormSubmissionRepository implements FormSubmissionRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    /** Told when a write recorded outbox events (the relays are woken after the commit). */
+    private readonly eventRecorded?: () => void,
+  ) {}
 
   async holdPending(a: PendingFormActions, now: Date): Promise<void> {
     await this.db.raw(
@@ -62,6 +71,27 @@ export class PgFormSubmissionRepository implements FormSubmissionRepository {
 
   async recordWelcome(formId: number, subscriberId: number, transactionalId: number): Promise<void> {
     await this.db('opt_in_form_welcomes').where({ form_id: formId, subscriber_id: subscriberId }).update({ transactional_id: transactionalId });
+  }
+
+  /**
+   * The subscriber's insert, its events and the counter in one statement on the pool (autocommit:
+   * one round trip, where BEGIN, insert, count and COMMIT took four). The counter's CTE reads the
+   * inserted row, so an address already in the channel writes nothing at all.
+   */
+  async insertSubscriberCounted(
+    subscriber: NewSubscriber,
+    now: Date,
+    events: (row: Subscriber) => OutboxEvent[],
+    count: { formId: number; day: string; shard: number },
+  ): Promise<Subscriber | null> {
+    const row = rowFor(subscriber, now);
+    const written = toSubscriber({ ...row, id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
+    const created = await writeWithEvents(this.db, 'form_submissions.insert_counted', insertQuery(this.db, row), pendingEvents(events(written)), {
+      sql: COUNT_SUBMISSION,
+      bindings: [count.formId, count.day, count.shard],
+    });
+    if (created !== null) this.eventRecorded?.();
+    return created ? toSubscriber(created) : null;
   }
 
   async countSubmission(formId: number, day: string, shard: number): Promise<void> {

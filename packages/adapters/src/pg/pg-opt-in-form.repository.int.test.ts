@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { BLOCK_DEFAULTS, OPT_IN_FORM_DEFAULTS, settingsFromJson, type NewOptInForm, type OptInFormBlockWrite } from '@mailcast/core';
-import { createTestDatabase, Fixtures, type TestDatabase } from '@mailcast/testkit';
+import { BLOCK_DEFAULTS, OPT_IN_FORM_DEFAULTS, settingsFromJson, type NewOptInForm, type OptInFormBlockWrite, type OptInFormRepository } from '@mailcast/core';
+import { createTestDatabase, eventually, Fixtures, type TestDatabase } from '@mailcast/testkit';
 import { createBoss } from '../queue/boss';
+import { CachedOptInFormRepository } from './cached-opt-in-form.repository';
+import { PgFormSubmissionRepository } from './pg-form-submission.repository';
 import { PgOptInFormRepository } from './pg-opt-in-form.repository';
 
 const block = (overrides: Partial<OptInFormBlockWrite>): OptInFormBlockWrite => ({ ...BLOCK_DEFAULTS, ...overrides });
@@ -76,5 +78,131 @@ describe('PgOptInFormRepository', () => {
     ]);
     expect(saved.formBlocks.some((b) => b.id === button!.id)).toBe(false);
     expect(saved.postSubmissionBlocks).toHaveLength(1);
+  });
+});
+
+/** docs/opt-in-forms.md, "The form in memory" and "Submission processing". */
+describe('the public forms path: forms kept in memory, a plain sign-up in one statement', () => {
+  let database: TestDatabase;
+  let forms: PgOptInFormRepository;
+  let channelId: number;
+  const now = new Date('2026-12-04T10:00:00Z');
+  const caches: CachedOptInFormRepository[] = [];
+
+  /** The repository behind a cache, counting the reads that reach it. */
+  function counted() {
+    const reads = { n: 0 };
+    const inner: OptInFormRepository = Object.create(forms) as OptInFormRepository;
+    inner.findByIdentifier = (identifier) => (reads.n++, forms.findByIdentifier(identifier));
+    inner.variantsOf = (id) => (reads.n++, forms.variantsOf(id));
+    const cache = new CachedOptInFormRepository(inner, database.db, { maxEntries: 2 });
+    caches.push(cache);
+    return { cache, reads };
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    channelId = (await new Fixtures(database.db, createBoss(database.url, 'api')).aChannel()).id;
+    forms = new PgOptInFormRepository(database.db);
+  });
+  afterAll(async () => {
+    await Promise.all(caches.map((c) => c.close()));
+    await database.drop();
+  });
+
+  it('answers a known identifier from memory until a change to the form or its blocks is announced, by hand as through the repository', async () => {
+    const form = await forms.create(channelId, aForm(), now);
+    const { cache, reads } = counted();
+    await cache.start();
+    expect(cache.active).toBe(true);
+    expect((await cache.findByIdentifier(form.identifier))?.label).toBe('Newsletter');
+    expect((await cache.findByIdentifier(form.identifier.toUpperCase()))?.label).toBe('Newsletter');
+    expect(await cache.variantsOf(form.id)).toEqual([]);
+    expect(await cache.variantsOf(form.id)).toEqual([]);
+    expect(reads.n).toBe(2);
+
+    // A row edited by hand: the trigger announces it at its commit.
+    await database.db('opt_in_forms').where({ id: form.id }).update({ enabled: false });
+    await eventually(async () => ((await cache.findByIdentifier(form.identifier))?.enabled === false ? true : undefined), 5_000, 20);
+    // A block list saved through the repository, and a variant added.
+    await forms.saveBlocks(form.id, 'post_submission', [{ ...BLOCK_DEFAULTS, blockType: 'text', textValue: 'Thanks!' }], now);
+    await eventually(
+      async () => ((await cache.findByIdentifier(form.identifier))?.postSubmissionBlocks[0]?.textValue === 'Thanks!' ? true : undefined),
+      5_000,
+      20,
+    );
+    await forms.create(channelId, aForm({ parentFormId: form.id, variantName: 'Variant B' }), now);
+    await eventually(async () => ((await cache.variantsOf(form.id)).length === 1 ? true : undefined), 5_000, 20);
+    // Deleted: gone from memory too.
+    await forms.delete(channelId, form.id);
+    await eventually(async () => ((await cache.findByIdentifier(form.identifier)) === null ? true : undefined), 5_000, 20);
+  });
+
+  it('keeps no unknown identifier, at most maxEntries forms, and serves nothing from memory without its listener', async () => {
+    const { cache, reads } = counted();
+    const unknown = randomUUID();
+    expect(await cache.findByIdentifier(unknown)).toBeNull();
+    expect(await cache.findByIdentifier(unknown)).toBeNull();
+    await cache.start();
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => forms.create(channelId, aForm(), now)));
+    // The creations' own announcements arrive first: wait for the cache to keep what it reads.
+    await eventually(
+      async () => {
+        const before = reads.n;
+        await cache.findByIdentifier(a!.identifier);
+        await cache.findByIdentifier(a!.identifier);
+        return reads.n === before + 1 ? true : undefined;
+      },
+      5_000,
+      20,
+    );
+    reads.n = 0;
+    await cache.findByIdentifier(unknown);
+    await cache.findByIdentifier(unknown);
+    expect(reads.n).toBe(2);
+    reads.n = 0;
+    for (const f of [b!, c!, a!]) await cache.findByIdentifier(f.identifier);
+    // a was the oldest when b and c came in (two entries at most): read again.
+    expect(reads.n).toBe(3);
+
+    await cache.close();
+    expect(cache.active).toBe(false);
+    reads.n = 0;
+    await cache.findByIdentifier(a!.identifier);
+    await cache.findByIdentifier(a!.identifier);
+    expect(reads.n).toBe(2);
+  });
+
+  it('writes a new subscriber, its event and the counted submission in one statement; an address already there writes nothing', async () => {
+    const form = await forms.create(channelId, aForm(), now);
+    const submissions = new PgFormSubmissionRepository(database.db);
+    const count = { formId: form.id, day: '2026-12-04', shard: 3 };
+    const event = (type: string) => (row: { channelId: number; email: string }) => [
+      { channelId: row.channelId, type: type as 'subscriber.created', data: { email: row.email }, createdAt: now },
+    ];
+    const statements: string[] = [];
+    const listen = (query: { sql: string }) => statements.push(query.sql);
+    database.db.on('query', listen);
+    const created = await submissions.insertSubscriberCounted(
+      { channelId, email: 'one@example.com', requiresConfirmation: false, source: 'opt_in_form', tags: ['news'] },
+      now,
+      event('subscriber.created'),
+      count,
+    );
+    database.db.off('query', listen);
+    expect(statements).toHaveLength(1);
+    expect(created).toMatchObject({ email: 'one@example.com', source: 'opt_in_form', tags: ['news'] });
+    const again = await submissions.insertSubscriberCounted(
+      { channelId, email: 'one@example.com', requiresConfirmation: false, firstName: 'Other' },
+      now,
+      event('subscriber.created'),
+      count,
+    );
+    expect(again).toBeNull();
+    const counter = await database.db('opt_in_form_daily_statistics').where({ form_id: form.id }).select('shard', 'submissions');
+    expect(counter).toEqual([{ shard: 3, submissions: 1 }]);
+    const events = await database.db('events').whereRaw(`data->>'email' = ?`, ['one@example.com']).select('type', 'data');
+    expect(events).toEqual([{ type: 'subscriber.created', data: { email: 'one@example.com', subscriber_id: created!.id } }]);
+    expect((await database.db('subscribers').where({ channel_id: channelId, email: 'one@example.com' }).first('first_name')).first_name).toBeNull();
   });
 });

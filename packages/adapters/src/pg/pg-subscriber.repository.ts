@@ -38,7 +38,7 @@ export const toSubscriber = (row: SubscriberRow): Subscriber => ({
 });
 
 /** The columns an insert of `s` writes: every one but the id and the ones that start null. */
-function rowFor(s: NewSubscriber, now: Date): CreateRow {
+export function rowFor(s: NewSubscriber, now: Date): CreateRow {
   return {
     channel_id: s.channelId,
     email: s.email,
@@ -91,7 +91,44 @@ async function uniqueEmail<T>(write: () => Promise<T>): Promise<T> {
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
-const pendingEvents = (events: OutboxEvent[]): PendingEvent[] => events.map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
+export const pendingEvents = (events: OutboxEvent[]): PendingEvent[] =>
+  events.map((e) => ({ type: e.type, data: e.data, created_at: e.createdAt.toISOString() }));
+
+/**
+ * One statement: the write, and in a second CTE the events of the row it returns, so they
+ * commit together, on a pool as in a transaction (docs/write-path.md, "One statement"). The
+ * row's id is set as each event's `subscriber_id` (a new row's id is known only here). `also`
+ * is one more CTE of the same statement, reading the written row as `s` (a form submission's
+ * counter, docs/opt-in-forms.md). Each write sets every column, so its text never varies: a
+ * prepared statement, planned once per connection.
+ */
+export async function writeWithEvents(
+  db: Knex,
+  name: string,
+  write: Knex.QueryBuilder,
+  pending: PendingEvent[],
+  also?: { sql: string; bindings: readonly Knex.RawBinding[] },
+): Promise<SubscriberRow | null> {
+  const statement = db.raw(
+    `WITH s AS (?),
+     e AS (INSERT INTO events (channel_id, type, data, created_at)
+           SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
+             FROM s, jsonb_to_recordset(?::jsonb) AS ev(type text, data jsonb, created_at timestamptz))${also ? `,\n     a AS (${also.sql})` : ''}
+     SELECT * FROM s`,
+    [write, JSON.stringify(pending), ...(also?.bindings ?? [])],
+  );
+  const result = await prepared(name, statement);
+  return (result as { rows: SubscriberRow[] }).rows[0] ?? null;
+}
+
+/** The insert of a new row, skipped (no row returned) when the address is in the channel already. */
+export function insertQuery(db: Knex, row: CreateRow) {
+  return db<SubscriberRow>('subscribers')
+    .insert({ ...row, custom_data: JSON.stringify(row.custom_data) as unknown as Record<string, unknown> })
+    .onConflict(['channel_id', 'email'])
+    .ignore()
+    .returning('*');
+}
 
 export class PgSubscriberRepository implements SubscriberRepository {
   constructor(
@@ -176,34 +213,15 @@ export class PgSubscriberRepository implements SubscriberRepository {
     return uniqueEmail(() => this.withEvents('subscribers.save_if_version', update, item.events));
   }
 
-  /**
-   * One statement: the write, and in a second CTE the events of the row it returns, so they
-   * commit together, on a pool as in a transaction (docs/write-path.md, "One statement"). The
-   * row's id is set as each event's `subscriber_id` (a new row's id is known only here). Each
-   * write sets every column, so its text never varies: a prepared statement, planned once per
-   * connection.
-   */
+  /** The write and its events in one statement (writeWithEvents); the relays are told after it. */
   private async withEvents(name: string, write: Knex.QueryBuilder, pending: PendingEvent[]): Promise<SubscriberRow | null> {
-    const statement = this.db.raw(
-      `WITH s AS (?),
-       e AS (INSERT INTO events (channel_id, type, data, created_at)
-             SELECT s.channel_id, ev.type, ev.data || jsonb_build_object('subscriber_id', s.id), ev.created_at
-               FROM s, jsonb_to_recordset(?::jsonb) AS ev(type text, data jsonb, created_at timestamptz))
-       SELECT * FROM s`,
-      [write, JSON.stringify(pending)],
-    );
-    const result = await prepared(name, statement);
-    const row = (result as { rows: SubscriberRow[] }).rows[0];
-    if (row !== undefined && pending.length > 0) this.eventRecorded?.();
-    return row ?? null;
+    const row = await writeWithEvents(this.db, name, write, pending);
+    if (row !== null && pending.length > 0) this.eventRecorded?.();
+    return row;
   }
 
   private insertQuery(row: CreateRow) {
-    return this.db<SubscriberRow>('subscribers')
-      .insert({ ...row, custom_data: JSON.stringify(row.custom_data) as unknown as Record<string, unknown> })
-      .onConflict(['channel_id', 'email'])
-      .ignore()
-      .returning('*');
+    return insertQuery(this.db, row);
   }
 
   async findByEmail(channelId: number, email: string, options: { forUpdate?: boolean } = {}): Promise<Subscriber | null> {

@@ -48,7 +48,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     suppressions: new PgSuppressionRepository(db),
     templates: new PgTemplateRepository(db),
     transactionals: new PgTransactionalRepository(db, secrets),
-    formSubmissions: new PgFormSubmissionRepository(db),
+    formSubmissions: new PgFormSubmissionRepository(db, eventRecorded),
     idempotency: new PgIdempotencyStore(db),
     bounces: new PgBounceRepository(db),
     sequences: new PgSequenceRepository(db, eventRecorded, secrets),

@@ -1,3 +1,5 @@
+import type { OutboxEvent } from './entities/events';
+import type { NewSubscriber, Subscriber } from './entities/subscriber';
 /** What a form promised to do once a double opt-in subscriber confirms (docs/opt-in-forms.md, "Submission processing"). */
 export interface PendingFormActions {
   formId: number;
@@ -37,6 +39,17 @@ export interface FormSubmissionRepository {
   recordWelcome(formId: number, subscriberId: number, transactionalId: number): Promise<void>;
   /** Adds one submission to the form's counter row for (day, shard); `day` is a UTC date, YYYY-MM-DD. */
   countSubmission(formId: number, day: string, shard: number): Promise<void>;
+  /**
+   * A new subscriber, its events and the submission's count (as countSubmission) in one
+   * statement, committed on its own: one round trip for the commonest sign-up. Null, and
+   * nothing written, when the address is in the channel already.
+   */
+  insertSubscriberCounted(
+    subscriber: NewSubscriber,
+    now: Date,
+    events: (row: Subscriber) => OutboxEvent[],
+    count: { formId: number; day: string; shard: number },
+  ): Promise<Subscriber | null>;
   /** Those of `ids` that are topics of the channel, with their storage. */
   topics(channelId: number, ids: readonly number[]): Promise<TopicStorage[]>;
 }

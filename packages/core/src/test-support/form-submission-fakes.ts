@@ -1,4 +1,4 @@
-import type { FormSubmissionRepository, PendingFormActions, TopicStorage } from '../ports';
+import type { FormSubmissionRepository, PendingFormActions, Subscriber, TopicStorage } from '../ports';
 
 /** Opt-in form submissions are tested against PostgreSQL; a confirmation finds nothing held. */
 export class FakeFormSubmissions implements FormSubmissionRepository {
@@ -21,6 +21,9 @@ export class FakeFormSubmissions implements FormSubmissionRepository {
     return Promise.reject(new Error('welcome emails are not faked'));
   }
   countSubmission(): Promise<void> {
+    return Promise.reject(new Error('form counters are not faked'));
+  }
+  insertSubscriberCounted(): Promise<Subscriber | null> {
     return Promise.reject(new Error('form counters are not faked'));
   }
   topics(): Promise<TopicStorage[]> {

@@ -1,5 +1,5 @@
 import type { OptInForm } from '@mailcast/core';
-import { num, renderBlock, renderTheme } from './render-rules';
+import { DEFAULT_AFTER, num, renderBlock, renderTheme } from './render-rules';
 import { WIDGET_TYPES, type FormRenderModel, type RenderBlock, type RenderTrigger, type WidgetType } from './render-model';
 
 /** The trigger settings as the embed script reads them (defaults were applied by the model). */
@@ -18,21 +18,6 @@ export function formTrigger(form: OptInForm): RenderTrigger {
 export const TURNSTILE_SCRIPT_URL = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
 
 const AFTER_TYPES = new Set(['heading', 'text', 'image', 'divider', 'spacer']);
-
-export const DEFAULT_AFTER: RenderBlock[] = [
-  {
-    type: 'text',
-    text: 'Thank you for signing up!',
-    label: '',
-    placeholder: '',
-    name: '',
-    inputType: 'text',
-    required: false,
-    multiline: false,
-    options: [],
-    imageUrl: '',
-  },
-];
 
 export function isWidgetType(value: string): value is WidgetType {
   return (WIDGET_TYPES as readonly string[]).includes(value);

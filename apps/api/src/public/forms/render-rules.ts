@@ -133,3 +133,19 @@ export function renderBlock(b: BlockSource): RenderBlock | null {
       return null;
   }
 }
+
+/** What replaces the form after a sign-up when the form has no post-submission blocks. */
+export const DEFAULT_AFTER: RenderBlock[] = [
+  {
+    type: 'text',
+    text: 'Thank you for signing up!',
+    label: '',
+    placeholder: '',
+    name: '',
+    inputType: 'text',
+    required: false,
+    multiline: false,
+    options: [],
+    imageUrl: '',
+  },
+];

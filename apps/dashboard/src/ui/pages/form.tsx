@@ -2,33 +2,17 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Link, useLocation, useParams } from 'wouter-preact';
 import { api, type OptInForm, type OptInFormBlock, type OptInFormInput, type Schemas, type Topic } from '../api';
 import { ErrorMessage, Feedback, Field, Loading } from '../components';
-import { FormPreview } from '../form-preview';
+import { NO_REFUSAL, refusalOf, type Refusal } from '../field-errors';
+import { FormPreview, type PreviewState } from '../form-preview';
 import { useAction, useResource } from '../hooks';
 import { useCan } from '../session';
+import { AFTER_FIELDS, AfterSignUpFields, type AfterSignUp } from './form-after-signup';
 import { FormAnalytics } from './form-analytics';
+import { Variants } from './form-variants';
+import { BlockList, blocksBody, draftOf, type DraftBlock } from './form-blocks';
+import { SecurityFields, TriggerFields } from './form-settings-fields';
 import { WIDGET_LABELS } from './forms';
 
-type BlockType = OptInFormBlock['block_type'];
-/** A block being edited: the API's fields, without the ones it sets (`key` is the list's own). */
-export type DraftBlock = Omit<OptInFormBlock, 'id' | 'created_at' | 'updated_at'> & { key: number };
-
-const BLOCK_LABELS: Record<BlockType, string> = {
-  heading: 'Heading',
-  text: 'Text',
-  image: 'Image',
-  input_field: 'Input field',
-  checkbox: 'Checkbox',
-  dropdown: 'Dropdown',
-  radio_group: 'Radio group',
-  custom_field: 'Custom field',
-  topic: 'Topic',
-  button: 'Button',
-  divider: 'Divider',
-  spacer: 'Spacer',
-};
-const FREQUENCIES = ['every_visit', 'always', 'once_per_session', 'once_per_day', 'once_per_week', 'once'] as const;
-const TRIGGERS = ['immediate', 'time_delay', 'scroll', 'exit_intent'] as const;
-const DEVICES = ['desktop', 'tablet', 'mobile'] as const;
 /** theme_settings.colors keys the public form reads (docs/dashboard.md, "Forms"). */
 const COLOURS = [
   ['background', 'Background', '#ffffff'],
@@ -36,43 +20,6 @@ const COLOURS = [
   ['button_background', 'Button', '#2563eb'],
   ['button_text', 'Button text', '#ffffff'],
 ] as const;
-
-let nextKey = 1;
-function draftOf(b: OptInFormBlock): DraftBlock {
-  const rest: Partial<OptInFormBlock> = { ...b };
-  delete rest.id;
-  delete rest.created_at;
-  delete rest.updated_at;
-  return { ...(rest as Omit<OptInFormBlock, 'id' | 'created_at' | 'updated_at'>), key: nextKey++ };
-}
-function newBlock(type: BlockType): DraftBlock {
-  return {
-    key: nextKey++,
-    block_type: type,
-    position: 0,
-    text_value: type === 'heading' ? 'Join the newsletter' : type === 'text' ? 'News once a week, no spam.' : null,
-    input_field_label: null,
-    input_field_placeholder: null,
-    input_field_value_type: type === 'input_field' ? 'first_name' : null,
-    custom_field_key: null,
-    required: false,
-    multiline: false,
-    options: [],
-    checkbox_label: null,
-    topic_id: null,
-    image_url: null,
-    button_label: type === 'button' ? 'Sign Up' : null,
-    custom_css: null,
-  };
-}
-/** The blocks as the API takes them: the whole list, in order (`opt_in_form_blocks` replaces the view). */
-function blocksBody(blocks: DraftBlock[]): NonNullable<OptInFormInput['opt_in_form_blocks']> {
-  return blocks.map((block, position) => {
-    const b: Partial<DraftBlock> = { ...block, position };
-    delete b.key;
-    return b;
-  });
-}
 
 interface Draft {
   label: string;
@@ -85,7 +32,17 @@ interface Draft {
   automation: { tag_list: string; sequence_ids: number[]; double_opt_in: boolean; send_welcome_email: boolean };
   security: Record<string, unknown>;
   blocks: DraftBlock[];
+  after: AfterSignUp;
 }
+
+const byPosition = (list: OptInFormBlock[]) =>
+  list
+    .slice()
+    .sort((x, y) => x.position - y.position)
+    .map(draftOf);
+/** The API's blocks of a draft list, as the preview reads them. */
+const asBlocks = (list: DraftBlock[]): OptInFormBlock[] =>
+  blocksBody(list).map((b, i) => ({ ...(b as OptInFormBlock), id: i, created_at: '', updated_at: '' }));
 
 const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 
@@ -107,10 +64,14 @@ function draftFromForm(f: OptInForm): Draft {
       send_welcome_email: a.send_welcome_email === true,
     },
     security: { ...rec(f.security_settings) },
-    blocks: f.opt_in_form_blocks
-      .slice()
-      .sort((x, y) => x.position - y.position)
-      .map(draftOf),
+    blocks: byPosition(f.opt_in_form_blocks),
+    after: {
+      blocks: byPosition(f.opt_in_post_submission_blocks),
+      redirect: f.confirmation_redirect_url ?? '',
+      confirmation_email_template_id: f.confirmation_email_template_id,
+      welcome_email_template_id: f.welcome_email_template_id,
+      include_unsubscribe_link_in_confirmation: f.include_unsubscribe_link_in_confirmation,
+    },
   };
 }
 
@@ -134,6 +95,11 @@ function bodyOf(d: Draft): OptInFormInput {
     },
     security_settings: d.security as OptInFormInput['security_settings'],
     opt_in_form_blocks: blocksBody(d.blocks),
+    opt_in_post_submission_blocks: blocksBody(d.after.blocks),
+    confirmation_redirect_url: d.after.redirect.trim() === '' ? null : d.after.redirect.trim(),
+    confirmation_email_template_id: d.after.confirmation_email_template_id,
+    welcome_email_template_id: d.after.welcome_email_template_id,
+    include_unsubscribe_link_in_confirmation: d.after.include_unsubscribe_link_in_confirmation,
   };
 }
 
@@ -151,7 +117,13 @@ export function FormPage() {
     () => (can('sequences_read') ? api<Schemas['SequenceList']>('GET', '/sequences', { query: { limit: 100 } }).then((l) => l.data) : Promise.resolve([])),
     [],
   );
+  const templates = useResource(
+    () => (can('templates_read') ? api<Schemas['TemplateList']>('GET', '/templates', { query: { limit: 100 } }).then((l) => l.data) : Promise.resolve([])),
+    [],
+  );
   const [draft, setDraft] = useState<Draft | undefined>(undefined);
+  const [refusal, setRefusal] = useState<Refusal>(NO_REFUSAL);
+  const [previewState, setPreviewState] = useState<PreviewState>('form');
   const save = useAction();
   const other = useAction();
   const writable = can('opt_in_forms_write');
@@ -164,7 +136,8 @@ export function FormPage() {
     () =>
       draft && {
         theme_settings: { colors: draft.colors },
-        opt_in_form_blocks: blocksBody(draft.blocks).map((b, i) => ({ ...(b as OptInFormBlock), id: i, created_at: '', updated_at: '' })),
+        opt_in_form_blocks: asBlocks(draft.blocks),
+        opt_in_post_submission_blocks: asBlocks(draft.after.blocks),
       },
     [draft],
   );
@@ -176,10 +149,18 @@ export function FormPage() {
 
   async function submit(event: Event) {
     event.preventDefault();
+    setRefusal(NO_REFUSAL);
     await save.run(async () => {
-      const saved = await api<OptInForm>('PATCH', `/opt_in_forms/${f.id}`, { body: { opt_in_form: bodyOf(draft!) } });
-      form.reload();
-      return saved;
+      try {
+        const saved = await api<OptInForm>('PATCH', `/opt_in_forms/${f.id}`, { body: { opt_in_form: bodyOf(draft!) } });
+        form.reload();
+        return saved;
+      } catch (e) {
+        // The forms API joins every fault with "; " (docs/opt-in-forms.md): those naming a field of the after-sign-up editor show beside it.
+        const split = refusalOf(e, AFTER_FIELDS, '; ');
+        setRefusal(split);
+        throw new Error(split.message ?? 'The form was not saved: see the messages beside the fields.');
+      }
     }, 'Form saved.');
   }
   async function duplicate() {
@@ -307,6 +288,15 @@ export function FormPage() {
           </fieldset>
           <SecurityFields value={draft.security} onChange={(security) => set({ security })} />
           <BlockList blocks={draft.blocks} topics={topics.data ?? []} onChange={(blocks) => set({ blocks })} />
+          <AfterSignUpFields
+            value={draft.after}
+            onChange={(after) => set({ after })}
+            templates={templates.data ?? []}
+            topics={topics.data ?? []}
+            welcomeOn={draft.automation.send_welcome_email}
+            doubleOptIn={draft.automation.double_opt_in}
+            refusal={refusal}
+          />
           <Feedback action={save} />
           {writable && (
             <div class="actions">
@@ -319,7 +309,22 @@ export function FormPage() {
         <div class="builder-preview">
           <h2>Preview</h2>
           <p class="muted">{WIDGET_LABELS[draft.widget_type]}, as the embed script draws it (unsaved changes included).</p>
-          <FormPreview form={preview} widget={draft.widget_type} />
+          <div class="actions preview-state" role="group" aria-label="Preview shows">
+            {(
+              [
+                ['form', 'The form'],
+                ['after', 'After sign-up'],
+              ] as const
+            ).map(([state, text]) => (
+              <button key={state} type="button" data-state={state} aria-pressed={previewState === state} onClick={() => setPreviewState(state)}>
+                {text}
+              </button>
+            ))}
+          </div>
+          <FormPreview form={preview} widget={draft.widget_type} state={previewState} />
+          {previewState === 'after' && draft.after.redirect.trim() !== '' && (
+            <p class="muted redirect-note">Confirmation redirect: {draft.after.redirect.trim()}</p>
+          )}
         </div>
       </div>
       <Snippet form={f} />
@@ -327,264 +332,6 @@ export function FormPage() {
       <FormAnalytics formId={f.id} />
     </section>
   );
-}
-
-function TriggerFields({ value, onChange }: { value: Record<string, unknown>; onChange(v: Record<string, unknown>): void }) {
-  const devices = Array.isArray(value.devices) ? (value.devices as string[]) : [];
-  return (
-    <fieldset class="stack">
-      <legend>Trigger</legend>
-      <div class="row">
-        <Field label="Show">
-          <select name="trigger" value={String(value.trigger ?? 'immediate')} onChange={(e) => onChange({ ...value, trigger: e.currentTarget.value })}>
-            {TRIGGERS.map((t) => (
-              <option key={t} value={t}>
-                {t.replace(/_/g, ' ')}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Delay (seconds)">
-          <input
-            name="delay_seconds"
-            type="number"
-            min={0}
-            value={String(value.delay_seconds ?? 0)}
-            onInput={(e) => onChange({ ...value, delay_seconds: Number(e.currentTarget.value) })}
-          />
-        </Field>
-        <Field label="Scroll (%)">
-          <input
-            name="scroll_percentage"
-            type="number"
-            min={0}
-            max={100}
-            value={String(value.scroll_percentage ?? 50)}
-            onInput={(e) => onChange({ ...value, scroll_percentage: Number(e.currentTarget.value) })}
-          />
-        </Field>
-        <Field label="Frequency">
-          <select name="frequency" value={String(value.frequency ?? 'every_visit')} onChange={(e) => onChange({ ...value, frequency: e.currentTarget.value })}>
-            {FREQUENCIES.map((t) => (
-              <option key={t} value={t}>
-                {t.replace(/_/g, ' ')}
-              </option>
-            ))}
-          </select>
-        </Field>
-      </div>
-      <fieldset class="checks">
-        <legend>Devices (none ticked: all)</legend>
-        {DEVICES.map((d) => (
-          <label key={d}>
-            <input
-              type="checkbox"
-              name="devices"
-              value={d}
-              checked={devices.includes(d)}
-              onChange={(e) => onChange({ ...value, devices: e.currentTarget.checked ? [...devices, d] : devices.filter((x) => x !== d) })}
-            />{' '}
-            {d}
-          </label>
-        ))}
-      </fieldset>
-    </fieldset>
-  );
-}
-
-function SecurityFields({ value, onChange }: { value: Record<string, unknown>; onChange(v: Record<string, unknown>): void }) {
-  const flag = (key: string, text: string) => (
-    <label>
-      <input type="checkbox" name={key} checked={value[key] === true} onChange={(e) => onChange({ ...value, [key]: e.currentTarget.checked })} /> {text}
-    </label>
-  );
-  const num = (key: string, text: string) => (
-    <Field label={text}>
-      <input name={key} type="number" min={0} value={String(value[key] ?? '')} onInput={(e) => onChange({ ...value, [key]: Number(e.currentTarget.value) })} />
-    </Field>
-  );
-  return (
-    <fieldset class="stack">
-      <legend>Security</legend>
-      <div class="checks">
-        {flag('honeypot', 'Honeypot field')}
-        {flag('time_validation', 'Refuse too-fast submissions')}
-        {flag('rate_limit', 'Limit submissions per address')}
-        {flag('turnstile', 'Cloudflare Turnstile')}
-      </div>
-      <div class="row">
-        {num('min_submit_seconds', 'Minimum seconds before submit')}
-        {num('rate_limit_max', 'Submissions per window')}
-        {num('rate_limit_window_minutes', 'Window (minutes)')}
-        <Field label="Turnstile site key">
-          <input
-            name="turnstile_site_key"
-            value={String(value.turnstile_site_key ?? '')}
-            onInput={(e) => onChange({ ...value, turnstile_site_key: e.currentTarget.value })}
-          />
-        </Field>
-      </div>
-    </fieldset>
-  );
-}
-
-/** The form view's blocks: add, remove, move up/down and edit; saved with the form (the API checks them). */
-function BlockList({ blocks, topics, onChange }: { blocks: DraftBlock[]; topics: Topic[]; onChange(b: DraftBlock[]): void }) {
-  const [type, setType] = useState<BlockType>('heading');
-  const update = (key: number, patch: Partial<DraftBlock>) => onChange(blocks.map((b) => (b.key === key ? { ...b, ...patch } : b)));
-  const move = (index: number, by: number) => {
-    const next = blocks.slice();
-    const [item] = next.splice(index, 1);
-    next.splice(index + by, 0, item!);
-    onChange(next);
-  };
-  return (
-    <fieldset class="stack blocks">
-      <legend>Blocks</legend>
-      <ol class="block-list">
-        {blocks.map((b, i) => (
-          <li key={b.key} data-block={b.block_type}>
-            <div class="block-head">
-              <strong>{BLOCK_LABELS[b.block_type]}</strong>
-              <span class="actions">
-                <button type="button" data-do="up" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move block ${i + 1} up`}>
-                  ↑
-                </button>
-                <button type="button" data-do="down" disabled={i === blocks.length - 1} onClick={() => move(i, 1)} aria-label={`Move block ${i + 1} down`}>
-                  ↓
-                </button>
-                <button type="button" data-do="remove" onClick={() => onChange(blocks.filter((x) => x.key !== b.key))} aria-label={`Remove block ${i + 1}`}>
-                  Remove
-                </button>
-              </span>
-            </div>
-            <BlockFields block={b} index={i} topics={topics} onChange={(patch) => update(b.key, patch)} />
-          </li>
-        ))}
-      </ol>
-      <div class="row">
-        <Field label="New block">
-          <select name="new_block_type" value={type} onChange={(e) => setType(e.currentTarget.value as BlockType)}>
-            {Object.entries(BLOCK_LABELS).map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <button type="button" onClick={() => onChange([...blocks, newBlock(type)])}>
-          Add block
-        </button>
-      </div>
-    </fieldset>
-  );
-}
-
-function BlockFields({ block: b, index, topics, onChange }: { block: DraftBlock; index: number; topics: Topic[]; onChange(p: Partial<DraftBlock>): void }) {
-  const n = index + 1;
-  const textField = (
-    key: 'text_value' | 'input_field_label' | 'input_field_placeholder' | 'custom_field_key' | 'checkbox_label' | 'image_url' | 'button_label',
-    label: string,
-  ) => (
-    <Field label={`${label} (block ${n})`}>
-      <input
-        name={`${key}_${n}`}
-        data-field={key}
-        value={b[key] ?? ''}
-        onInput={(e) => onChange({ [key]: e.currentTarget.value === '' ? null : e.currentTarget.value })}
-      />
-    </Field>
-  );
-  const required = (
-    <label>
-      <input type="checkbox" data-field="required" checked={b.required} onChange={(e) => onChange({ required: e.currentTarget.checked })} /> Required
-    </label>
-  );
-  switch (b.block_type) {
-    case 'heading':
-    case 'text':
-      return <div class="row">{textField('text_value', 'Text')}</div>;
-    case 'image':
-      return (
-        <div class="row">
-          {textField('image_url', 'Image address')}
-          {textField('text_value', 'Alternative text')}
-        </div>
-      );
-    case 'input_field':
-      return (
-        <div class="row">
-          <Field label={`Value (block ${n})`}>
-            <select
-              data-field="input_field_value_type"
-              value={b.input_field_value_type ?? 'email'}
-              onChange={(e) => onChange({ input_field_value_type: e.currentTarget.value as DraftBlock['input_field_value_type'] })}
-            >
-              {['email', 'first_name', 'last_name', 'name', 'custom'].map((v) => (
-                <option key={v} value={v}>
-                  {v.replace('_', ' ')}
-                </option>
-              ))}
-            </select>
-          </Field>
-          {textField('input_field_label', 'Label')}
-          {textField('input_field_placeholder', 'Placeholder')}
-          {b.input_field_value_type === 'custom' && textField('custom_field_key', 'Custom field key')}
-          {required}
-        </div>
-      );
-    case 'custom_field':
-    case 'checkbox':
-    case 'dropdown':
-    case 'radio_group':
-      return (
-        <div class="row">
-          {textField('custom_field_key', 'Custom field key')}
-          {b.block_type === 'checkbox' ? textField('checkbox_label', 'Box label') : textField('input_field_label', 'Label')}
-          {(b.block_type === 'dropdown' || b.block_type === 'radio_group') && (
-            <Field label={`Options (block ${n})`} hint="Comma-separated">
-              <input
-                data-field="options"
-                value={b.options.join(', ')}
-                onInput={(e) =>
-                  onChange({
-                    options: e.currentTarget.value
-                      .split(',')
-                      .map((o) => o.trim())
-                      .filter((o) => o !== ''),
-                  })
-                }
-              />
-            </Field>
-          )}
-          {required}
-        </div>
-      );
-    case 'topic':
-      return (
-        <div class="row">
-          <Field label={`Topic (block ${n})`}>
-            <select
-              data-field="topic_id"
-              value={b.topic_id === null ? '' : String(b.topic_id)}
-              onChange={(e) => onChange({ topic_id: e.currentTarget.value === '' ? null : Number(e.currentTarget.value) })}
-            >
-              <option value="">—</option>
-              {topics.map((t) => (
-                <option key={t.id} value={String(t.id)}>
-                  {t.name}
-                </option>
-              ))}
-            </select>
-          </Field>
-          {textField('checkbox_label', 'Box label')}
-        </div>
-      );
-    case 'button':
-      return <div class="row">{textField('button_label', 'Button label')}</div>;
-    default:
-      return null;
-  }
 }
 
 /** The embed snippet and the hosted page's address, each with a copy button. */
@@ -625,77 +372,6 @@ function Snippet({ form }: { form: OptInForm }) {
           {copied}
         </p>
       )}
-    </section>
-  );
-}
-
-/** Variants of a main form: each with its figures (from analytics) and a link to its own builder. */
-function Variants({ form, writable }: { form: OptInForm; writable: boolean }) {
-  const [, navigate] = useLocation();
-  const [name, setName] = useState('');
-  const [weight, setWeight] = useState('50');
-  const action = useAction();
-  const variants = useResource(
-    () => api<Schemas['OptInFormAnalytics']>('GET', `/opt_in_forms/${form.id}/analytics`).then((a) => a.variants),
-    [form.id, form.variants_count],
-  );
-  async function add(event: Event) {
-    event.preventDefault();
-    const body: Record<string, unknown> = { weight: Number(weight) };
-    if (name.trim() !== '') body.name = name.trim();
-    let created: OptInForm | undefined;
-    if (await action.run(async () => (created = await api<OptInForm>('POST', `/opt_in_forms/${form.id}/variants`, { body }))))
-      navigate(`/forms/${created!.id}`);
-  }
-  const rows = (variants.data ?? []).filter((v) => v.form_id !== form.id);
-  return (
-    <section class="panel stack variants">
-      <h2>Variants</h2>
-      {variants.error && <ErrorMessage message={variants.error} />}
-      {rows.length === 0 ? (
-        <p class="muted">No variants: every visitor sees this form.</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Variant</th>
-                <th scope="col">Weight</th>
-                <th scope="col">Views</th>
-                <th scope="col">Submissions</th>
-                <th scope="col">Conversion</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((v) => (
-                <tr key={v.form_id} data-variant={v.form_id}>
-                  <td>
-                    <Link href={`/forms/${v.form_id}`}>{v.variant_name}</Link>
-                  </td>
-                  <td>{v.variant_weight}</td>
-                  <td>{v.views}</td>
-                  <td>{v.submissions}</td>
-                  <td>{v.conversion_rate}%</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {writable && (
-        <form class="row" onSubmit={add}>
-          <Field label="Variant name" hint="Empty: Variant B, C…">
-            <input name="variant_name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          </Field>
-          <Field label="Weight (0–100)">
-            <input name="variant_weight" type="number" min={0} max={100} value={weight} onInput={(e) => setWeight(e.currentTarget.value)} />
-          </Field>
-          <button type="submit" disabled={action.busy}>
-            Add variant
-          </button>
-        </form>
-      )}
-      <Feedback action={action} />
     </section>
   );
 }
