@@ -95,6 +95,36 @@ export function treeCpuSeconds(pid: number): number {
   return total;
 }
 
+/**
+ * The subscriber count of the cases issue 41 names at ten million (CSV import, list, segment
+ * counts, a broadcast's materialisation, its statistics): the case's own variable when set
+ * (SEGMENTS_BENCH_SUBSCRIBERS …), else `npm run bench -- --subscribers N` (which run.ts puts in
+ * BENCH_SUBSCRIBERS), else the case's default. One place, so every case of a run agrees.
+ */
+export function benchSubscribers(fallback: number, own?: string): number {
+  const raw = (own !== undefined ? process.env[own] : undefined) || process.env.BENCH_SUBSCRIBERS || String(fallback);
+  const value = Number(raw.replace(/_/g, ''));
+  if (!Number.isInteger(value) || value < 1) throw new Error(`subscriber count must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+/** `--subscribers N` (or `--subscribers=N`) taken out of the arguments; the rest are bench names. */
+export function parseBenchArgs(argv: readonly string[]): { names: string[]; subscribers?: number } {
+  const names: string[] = [];
+  let subscribers: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const inline = /^--subscribers=(.*)$/.exec(arg);
+    if (arg === '--subscribers' || inline) {
+      const raw = inline ? inline[1]! : (argv[++i] ?? '');
+      const value = Number(raw.replace(/_/g, ''));
+      if (!Number.isInteger(value) || value < 1) throw new Error(`--subscribers needs a positive integer, got "${raw}"`);
+      subscribers = value;
+    } else names.push(arg);
+  }
+  return { names, subscribers };
+}
+
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /**
