@@ -1,7 +1,9 @@
 import { apiLoadBench } from './api-load.bench';
+import { capacityBench } from './capacity.bench';
 import { dashboardBench } from './dashboard.bench';
 import { formsBench } from './forms.bench';
 import type { Bench } from './harness';
+import { importBench } from './import.bench';
 import { segmentsBench } from './segments.bench';
 import { sendingBench } from './sending.bench';
 import { sequencesBench } from './sequences.bench';
@@ -22,4 +24,6 @@ export const BENCHES: readonly Bench[] = [
   transactionalBench,
   sequencesBench,
   formsBench,
+  importBench,
+  capacityBench,
 ];

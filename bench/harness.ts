@@ -125,6 +125,16 @@ export function parseBenchArgs(argv: readonly string[]): { names: string[]; subs
   return { names, subscribers };
 }
 
+/**
+ * CPU seconds of a PostgreSQL server: the postmaster, its live backends, and the backends that
+ * have exited (the postmaster's reaped children, fields cutime and cstime), so the work of a
+ * client that has disconnected, such as a finished CLI, still counts.
+ */
+export function serverCpuSeconds(postmaster: number): number {
+  const fields = procStat(postmaster);
+  return treeCpuSeconds(postmaster) + (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /**
