@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { BENCHES as BenchList } from './benches';
 import { openBenchPostgres, parseBenchArgs, round, type BenchSection } from './harness';
 
 function machine(): string {
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   // Before the cases load: they size themselves from it (benchSubscribers in bench/harness.ts).
   if (subscribers !== undefined) process.env.BENCH_SUBSCRIBERS = String(subscribers);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the line above on purpose
-  const { BENCHES } = require('./benches') as typeof import('./benches');
+  const { BENCHES } = require('./benches') as { BENCHES: typeof BenchList };
   const unknown = wanted.filter((name) => !BENCHES.some((b) => b.name === name));
   if (unknown.length > 0) {
     console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHES.map((b) => b.name).join(', ')}`);
