@@ -12,13 +12,7 @@ export { createDatabase, type Database } from './pg/database';
 export { loadDevkitPackage, resolveDatabase, type DevelopmentDatabase, type ResolvedDatabase } from './pg/resolve-database';
 export { isDatabaseUnavailable, isStatementTimeout } from './pg/unavailable';
 export { migrate, readiness, RENAMED_MIGRATIONS } from './pg/migrator';
-export {
-  channelScopeViolations,
-  parseChannelScopeExceptions,
-  unexcepted,
-  type ChannelScopeException,
-  type ChannelScopeViolation,
-} from './pg/channel-scope';
+export { channelScopeViolations, parseChannelScopeExceptions, unexcepted, type ChannelScopeException, type ChannelScopeViolation } from './pg/channel-scope';
 export { pgRepositories, PgTransactor } from './pg/pg-transactor';
 export { CachedApiTokenRepository, PgApiTokenRepository } from './pg/pg-api-token.repository';
 export { PgEmailServerRepository } from './pg/pg-email-server.repository';
