@@ -1,8 +1,10 @@
 import { apiLoadBench } from './api-load.bench';
+import { capacityBench } from './capacity.bench';
 import { dashboardBench } from './dashboard.bench';
 import { formsBench } from './forms.bench';
 import type { Bench } from './harness';
 import { listQueriesBench } from './list-queries.bench';
+import { importBench } from './import.bench';
 import { segmentsBench } from './segments.bench';
 import { sendingBench } from './sending.bench';
 import { sequencesBench } from './sequences.bench';
@@ -24,4 +26,6 @@ export const BENCHES: readonly Bench[] = [
   transactionalBench,
   sequencesBench,
   formsBench,
+  importBench,
+  capacityBench,
 ];

@@ -96,15 +96,43 @@ export function treeCpuSeconds(pid: number): number {
 }
 
 /**
- * The subscriber count of the benches that seed a list at scale: BENCH_SUBSCRIBERS (set by
- * `npm run bench -- --subscribers N`, bench/run.ts), else a bench's own variable, else 1,000,000.
- * One place, so every list-sized bench reads the same number.
+ * The subscriber count of the cases issue 41 names at ten million (CSV import, list, segment
+ * counts, a broadcast's materialisation, its statistics): the case's own variable when set
+ * (SEGMENTS_BENCH_SUBSCRIBERS …), else `npm run bench -- --subscribers N` (which run.ts puts in
+ * BENCH_SUBSCRIBERS), else the case's default. One place, so every case of a run agrees.
  */
-export function benchSubscribers(own?: string): number {
-  const given = process.env.BENCH_SUBSCRIBERS ?? (own === undefined ? undefined : process.env[own]);
-  const size = Number(given ?? 1_000_000);
-  if (!Number.isInteger(size) || size < 1000) throw new Error(`subscribers must be an integer of at least 1,000, not ${given}`);
-  return size;
+export function benchSubscribers(fallback: number, own?: string): number {
+  const raw = (own !== undefined ? process.env[own] : undefined) || process.env.BENCH_SUBSCRIBERS || String(fallback);
+  const value = Number(raw.replace(/_/g, ''));
+  if (!Number.isInteger(value) || value < 1) throw new Error(`subscriber count must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+/** `--subscribers N` (or `--subscribers=N`) taken out of the arguments; the rest are bench names. */
+export function parseBenchArgs(argv: readonly string[]): { names: string[]; subscribers?: number } {
+  const names: string[] = [];
+  let subscribers: number | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const inline = /^--subscribers=(.*)$/.exec(arg);
+    if (arg === '--subscribers' || inline) {
+      const raw = inline ? inline[1]! : (argv[++i] ?? '');
+      const value = Number(raw.replace(/_/g, ''));
+      if (!Number.isInteger(value) || value < 1) throw new Error(`--subscribers needs a positive integer, got "${raw}"`);
+      subscribers = value;
+    } else names.push(arg);
+  }
+  return { names, subscribers };
+}
+
+/**
+ * CPU seconds of a PostgreSQL server: the postmaster, its live backends, and the backends that
+ * have exited (the postmaster's reaped children, fields cutime and cstime), so the work of a
+ * client that has disconnected, such as a finished CLI, still counts.
+ */
+export function serverCpuSeconds(postmaster: number): number {
+  const fields = procStat(postmaster);
+  return treeCpuSeconds(postmaster) + (Number(fields[13]) + Number(fields[14])) / 100;
 }
 
 /**

@@ -127,7 +127,7 @@ export const listQueriesBench: Bench = {
   name: 'list-queries',
   async run(context) {
     // Read when the bench runs, not when it is imported, so bench/run.ts may set BENCH_SUBSCRIBERS from its arguments first.
-    const SIZE = benchSubscribers('LIST_QUERIES_BENCH_SIZE');
+    const SIZE = benchSubscribers(1_000_000, 'LIST_QUERIES_BENCH_SIZE');
     const { url, db, channelId, close } = await seededDatabase(context, process.env.LIST_QUERIES_BENCH_DATABASE_URL, SIZE, seedVaried);
     const { boss, headers, api, base } = await listApi(url, db, channelId);
     const seen = new Set<string>();

@@ -6,8 +6,8 @@
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCHES } from './benches';
-import { openBenchPostgres, round, type BenchSection } from './harness';
+import type { BENCHES as BenchList } from './benches';
+import { openBenchPostgres, parseBenchArgs, round, type BenchSection } from './harness';
 
 function machine(): string {
   const cpus = os.cpus();
@@ -15,7 +15,8 @@ function machine(): string {
 }
 
 function render(sections: readonly BenchSection[], started: Date): string {
-  const lines = ['# Mailcast benchmark report', '', `- Date: ${started.toISOString()}`, `- Machine: ${machine()}`, `- Command: \`npm run bench\``, ''];
+  const command = ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
+  const lines = ['# Mailcast benchmark report', '', `- Date: ${started.toISOString()}`, `- Machine: ${machine()}`, `- Command: \`${command}\``, ''];
   for (const section of sections) {
     lines.push(`## ${section.title}`, '', section.setup, '', '| Metric | Value | Ceiling | Ratio | Target | Met |', '|---|---|---|---|---|---|');
     for (const f of section.figures) {
@@ -31,7 +32,11 @@ function render(sections: readonly BenchSection[], started: Date): string {
 }
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
+  const { names: wanted, subscribers } = parseBenchArgs(process.argv.slice(2));
+  // Before the cases load: they size themselves from it (benchSubscribers in bench/harness.ts).
+  if (subscribers !== undefined) process.env.BENCH_SUBSCRIBERS = String(subscribers);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the line above on purpose
+  const { BENCHES } = require('./benches') as { BENCHES: typeof BenchList };
   const unknown = wanted.filter((name) => !BENCHES.some((b) => b.name === name));
   if (unknown.length > 0) {
     console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHES.map((b) => b.name).join(', ')}`);

@@ -16,9 +16,9 @@ import os from 'node:os';
 import { defaultSendingOptions, QueueRecipients } from '@mailcast/core';
 import { parseSegmentDefinition } from '@mailcast/domain';
 import type { Bench } from './harness';
-import { percentile, round, timeEach } from './harness';
+import { benchSubscribers, percentile, round, timeEach } from './harness';
 
-const SUBSCRIBERS = Number(process.env.SEGMENTS_BENCH_SUBSCRIBERS ?? 1_000_000);
+const SUBSCRIBERS = benchSubscribers(1_000_000, 'SEGMENTS_BENCH_SUBSCRIBERS');
 const COUNT_RUNS = Number(process.env.SEGMENTS_BENCH_RUNS ?? 200);
 /** Evaluations of the rules by the database, without the kept count: each one is the real work. */
 const EVALUATION_RUNS = Number(process.env.SEGMENTS_BENCH_EVALUATIONS ?? 20);

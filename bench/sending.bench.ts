@@ -28,10 +28,10 @@ import type { Bench, BenchSection } from './harness';
 import { limitedSending } from './limited-sending';
 import { rawSmtpLoop } from './raw-smtp';
 import { DISCARDING_SINK, memoryKb, nodeProcess as node, sinkAccepted, threadCpuSeconds, threadShares } from './processes';
-import { cpuSeconds, parentPid, round, treeCpuSeconds } from './harness';
+import { benchSubscribers, cpuSeconds, parentPid, round, treeCpuSeconds } from './harness';
 
 const MESSAGES = Number(process.env.SENDING_BENCH_MESSAGES ?? 100_000);
-const MATERIALIZE = Number(process.env.SENDING_BENCH_RECIPIENTS ?? 1_000_000);
+const MATERIALIZE = benchSubscribers(1_000_000, 'SENDING_BENCH_RECIPIENTS');
 const PUBLIC_URL = 'http://bench.test';
 // The dispatcher's own settings, read from the code so both sides follow them when they change.
 const MAX_CONNECTIONS = Number(process.env.MAILCAST_SMTP_CONNECTIONS || DEFAULT_CONNECTIONS_PER_SERVER);
@@ -348,10 +348,11 @@ export const sendingBench: Bench = {
     );
     const bareQueueMs = Number(process.hrtime.bigint() - bStart) / 1e6;
     context.log(`materialised ${queued?.totalRecipients} in ${round(queueMs)} ms (bare ${round(bareQueueMs)} ms)`);
+    const materialiseLimitS = MATERIALIZE > 1_000_000 ? 60 : 10;
 
     return {
       title: 'Sending (issue 4: broadcasts)',
-      setup: `${MESSAGES} personalised, tracked messages through a spawned dispatcher to a local SMTP sink vs a bare nodemailer pooled loop in the same run; then ${queued?.totalRecipients} recipients materialised (of ${Math.round(MATERIALIZE / 0.98)} subscribers, 2% inactive). Sizes: SENDING_BENCH_MESSAGES, SENDING_BENCH_RECIPIENTS.`,
+      setup: `${MESSAGES} personalised, tracked messages through a spawned dispatcher to a local SMTP sink vs a bare nodemailer pooled loop in the same run; then ${queued?.totalRecipients} recipients materialised (of ${Math.round(MATERIALIZE / 0.98)} subscribers, 2% inactive). Sizes: SENDING_BENCH_MESSAGES, SENDING_BENCH_RECIPIENTS (else --subscribers N).`,
       figures: [
         {
           metric: 'pipeline throughput',
@@ -383,8 +384,9 @@ export const sendingBench: Bench = {
           value: queueMs / 1000,
           unit: 's',
           ceiling: bareQueueMs / 1000,
-          target: '< 10 s',
-          met: queueMs < 10_000,
+          // Issue 41 at ten million: under 60 s and within 1.5x the bare INSERT … SELECT; up to a million, issue 4's 10 s.
+          target: `< ${materialiseLimitS} s and <= 1.5x bare INSERT … SELECT`,
+          met: queueMs < materialiseLimitS * 1000 && queueMs <= 1.5 * bareQueueMs,
         },
       ],
       notes,

@@ -16,10 +16,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { freePort, percentile, round, timeEach, type Bench, type BenchFigure } from './harness';
+import { benchSubscribers, freePort, percentile, round, timeEach, type Bench, type BenchFigure } from './harness';
 
-// STATISTICS_BENCH_RECIPIENTS shrinks the run for a smoke test; the report is of the full size.
-const RECIPIENTS = Number(process.env.STATISTICS_BENCH_RECIPIENTS ?? 1_000_000);
+// STATISTICS_BENCH_RECIPIENTS (else `--subscribers N`, issue 41's ten million) sizes the run; a smaller one is a smoke test.
+const RECIPIENTS = benchSubscribers(1_000_000, 'STATISTICS_BENCH_RECIPIENTS');
 const EVENTS = 3 * RECIPIENTS;
 const LINKS = 20;
 const REQUESTS = 300;

@@ -16,9 +16,21 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import { jsonClient, startApi } from './api-process';
-import { cpuSeconds, freePort, loadWithoutIndexes, parentPid, percentile, round, timeEach, treeCpuSeconds, type Bench, type BenchFigure } from './harness';
+import {
+  benchSubscribers,
+  cpuSeconds,
+  freePort,
+  loadWithoutIndexes,
+  parentPid,
+  percentile,
+  round,
+  timeEach,
+  treeCpuSeconds,
+  type Bench,
+  type BenchFigure,
+} from './harness';
 
-const SIZE = Number(process.env.SUBSCRIBERS_BENCH_SIZE ?? 1_000_000);
+const SIZE = benchSubscribers(1_000_000, 'SUBSCRIBERS_BENCH_SIZE');
 /**
  * Timed requests per side. A p99 of 300 samples is their third-largest, which one GC pause or
  * one wait for a core moves by half (four runs at 300 gave 1.18x to 1.84x); 2,000 put twenty

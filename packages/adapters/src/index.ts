@@ -12,11 +12,15 @@ export { createDatabase, type Database } from './pg/database';
 export { loadDevkitPackage, resolveDatabase, type DevelopmentDatabase, type ResolvedDatabase } from './pg/resolve-database';
 export { isDatabaseUnavailable, isStatementTimeout } from './pg/unavailable';
 export { migrate, readiness, RENAMED_MIGRATIONS } from './pg/migrator';
+export { channelScopeViolations, parseChannelScopeExceptions, unexcepted, type ChannelScopeException, type ChannelScopeViolation } from './pg/channel-scope';
 export { pgRepositories, PgTransactor } from './pg/pg-transactor';
 export { CachedApiTokenRepository, PgApiTokenRepository } from './pg/pg-api-token.repository';
 export { CachedOptInFormRepository, OPT_IN_FORMS_CHANGED_CHANNEL } from './pg/cached-opt-in-form.repository';
 export { PgEmailServerRepository } from './pg/pg-email-server.repository';
 export { PgEmailEvents, rebuildEmailEventAggregates } from './pg/pg-email-events';
+// The capacity bench writes through the product's own adapters (docs/capacity.md).
+export { PgRecipientStore } from './pg/pg-recipient-store';
+export { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 export { PgBroadcastStatisticsReader } from './pg/pg-broadcast-statistics-reader';
 export { LIST_COUNT_TTL_MS, SubscriberLists, subscriberMatchesQuery, subscriberRowsQuery } from './pg/subscriber-list';
 export { audienceChanges, CountCache, type ChangeCounter, type KeptCounts } from './pg/count-cache';
