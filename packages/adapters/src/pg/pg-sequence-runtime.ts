@@ -8,6 +8,7 @@ import { RECEIVES_TOPIC } from './audience-sql';
 import { toSequence, toStep, type SequenceRow, type StepRow } from './pg-sequence.repository';
 import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
 import { commitStepRecords } from './sequence-step-records';
+import { PgSequenceTracking } from './sequence-tracking';
 
 const SECRET = 'sequences.unsubscribe_secret';
 
@@ -145,6 +146,10 @@ export class PgSequenceRuntime implements SequenceRuntime {
     );
     if (!rows[0]) throw new Error(`sequence ${sequenceId} does not exist`);
     return this.secrets.open(SECRET, rows[0].secret);
+  }
+
+  saveStepLinks(links: ReadonlyArray<{ stepId: number; identifier: string; url: string }>): Promise<void> {
+    return new PgSequenceTracking(this.db).saveStepLinks(links);
   }
 
   /** A group in one transaction: a handful of statements for many steps (docs/sequences.md, "Runtime"). */
