@@ -6,7 +6,6 @@ import { LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, ty
 import { audiencePredicate } from './segment-sql';
 import { RECEIVES_TOPIC } from './audience-sql';
 import { toSequence, toStep, type SequenceRow, type StepRow } from './pg-sequence.repository';
-import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
 import { commitStepRecords } from './sequence-step-records';
 import { PgSequenceTracking } from './sequence-tracking';
 
