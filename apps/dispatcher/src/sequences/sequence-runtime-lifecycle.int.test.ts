@@ -46,7 +46,9 @@ describe('sequence runtime: lifecycle', () => {
   });
 
   it('init_segment_id: one dispatcher at a time syncs a sequence, the other skips it, and each member is enrolled once with one event', async () => {
-    const segment = await h.request('POST', '/api/v1/segments', { segment: { name: 'Crowd', rules: [{ field: 'tags', operator: 'includes', value: 'crowd' }] } });
+    const segment = await h.request('POST', '/api/v1/segments', {
+      segment: { name: 'Crowd', rules: [{ field: 'tags', operator: 'includes', value: 'crowd' }] },
+    });
     for (let i = 0; i < 20; i++) await h.request('POST', '/api/v1/subscribers.json', { subscriber: { email: `crowd${i}@example.com`, tags: ['crowd'] } });
     const { id } = await h.sequence([{ action: 'delay', delay: 3600 }], { init_segment_id: segment.body.id });
     const entry = (await h.api.database.db('sequence_steps').where({ sequence_id: id, action: 'entry_point' }).first('id')).id;

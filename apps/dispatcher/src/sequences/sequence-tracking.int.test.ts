@@ -16,13 +16,17 @@ describe('sequence runtime: open and click tracking', () => {
       {
         action: 'send_email',
         subject: 'Welcome',
-        html_body: '<html><body><p>See <a href="https://example.com/pricing?a=1&amp;b=2">pricing</a> and <a href="https://example.com/docs">docs</a>.</p></body></html>',
+        html_body:
+          '<html><body><p>See <a href="https://example.com/pricing?a=1&amp;b=2">pricing</a> and <a href="https://example.com/docs">docs</a>.</p></body></html>',
       },
     ]);
     const enrolled = await h.enrol(id, 'ana@example.com');
     await h.runDue();
     const [mail] = h.received('ana@example.com');
-    const raw = mail!.raw.toString().replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    const raw = mail!.raw
+      .toString()
+      .replace(/=\r?\n/g, '')
+      .replace(/=3D/g, '=');
     const token = `q${enrolled.id}\\.${steps[0]}-[A-Za-z0-9_-]{22}`;
     const pixel = new RegExp(`<img src="(${h.baseUrl}/t/o/${token})"`).exec(raw)?.[1];
     const links = [...raw.matchAll(new RegExp(`href="(${h.baseUrl}/t/c/${token}/[A-Za-z0-9_-]+)"`, 'g'))].map((m) => m[1]!);
@@ -78,11 +82,15 @@ describe('sequence runtime: open and click tracking', () => {
     expect((await fetch(pixel!.replace(/-[A-Za-z0-9_-]{22}$/, `-${'A'.repeat(22)}`), person)).status).toBe(404);
   });
 
-  it('classifies an open by a bot agent as a machine\'s', async () => {
+  it("classifies an open by a bot agent as a machine's", async () => {
     const { id, steps } = await h.sequence([{ action: 'send_email', subject: 'Hello', body: 'Plain text, no links.' }]);
     const enrolled = await h.enrol(id, 'bo@example.com');
     await h.runDue();
-    const raw = h.received('bo@example.com')[0]!.raw.toString().replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    const raw = h
+      .received('bo@example.com')[0]!
+      .raw.toString()
+      .replace(/=\r?\n/g, '')
+      .replace(/=3D/g, '=');
     const pixel = new RegExp(`<img src="(${h.baseUrl}/t/o/q${enrolled.id}\\.${steps[0]}-[A-Za-z0-9_-]{22})"`).exec(raw)![1]!;
     await readLater(steps[0]!);
     // Node's own agent is on the bot list (docs/engagement.md).
@@ -99,7 +107,11 @@ describe('sequence runtime: open and click tracking', () => {
     });
     await h.enrol(id, 'cy@example.com');
     await h.runDue();
-    const raw = h.received('cy@example.com')[0]!.raw.toString().replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    const raw = h
+      .received('cy@example.com')[0]!
+      .raw.toString()
+      .replace(/=\r?\n/g, '')
+      .replace(/=3D/g, '=');
     expect(raw).toContain('href="https://example.com/x"');
     expect(raw).not.toContain('/t/o/');
     expect(raw).not.toContain('/t/c/');

@@ -313,7 +313,9 @@ export class PgSequenceRepository implements SequenceRepository {
     return this.enrolmentRows.transitionAll(sequenceId, from, to, event, now);
   }
 
-  findUnsubscribeTarget(enrolmentId: number): Promise<{ channelId: number; sequenceId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null> {
+  findUnsubscribeTarget(
+    enrolmentId: number,
+  ): Promise<{ channelId: number; sequenceId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null> {
     return this.tracking.findUnsubscribeTarget(enrolmentId);
   }
 

@@ -69,7 +69,12 @@ async function record(r: Repositories, t: TrackedSequenceEmail, kind: 'opened' |
     openedAt: kind === 'opened' ? (t.openedAt ?? at) : t.openedAt,
     clickedAt: kind === 'clicked' ? (t.clickedAt ?? at) : t.clickedAt,
   });
-  await r.outbox.record({ channelId: t.channelId, type: kind === 'opened' ? 'email.opened' : 'email.clicked', data: { ...data, machine: verdict.machine }, createdAt: at });
+  await r.outbox.record({
+    channelId: t.channelId,
+    type: kind === 'opened' ? 'email.opened' : 'email.clicked',
+    data: { ...data, machine: verdict.machine },
+    createdAt: at,
+  });
 }
 
 /** The open pixel of a sequence email: whether the token names one (a repeat within the window is served, not recorded). */
