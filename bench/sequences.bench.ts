@@ -277,7 +277,7 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
       { metric: `lateness p99`, value: p99, unit: 's', target: '< 5 s', met: p99 < 5 },
     ],
     notes: [
-      `Due enrolments: ${DUE} subscribers; first a broadcast to all of them through a spawned dispatcher (enqueued to its status sent), then, through a fresh dispatcher process, ${DUE} enrolments inserted due at once at a send_email step of the same subject and body (timed from the insert to the last step run recorded), both to one SMTP sink process. Tracking is off on both: sequence emails carry no open pixel or tracked links yet. The sink accepted ${count} messages in all.`,
+      `Due enrolments: ${DUE} subscribers; first a broadcast to all of them through a spawned dispatcher (enqueued to its status sent), then, through a fresh dispatcher process, ${DUE} enrolments inserted due at once at a send_email step of the same subject and body (timed from the insert to the last step run recorded), both to one SMTP sink process. Tracking is off on both, as the broadcast pipeline measured here sends without it. The sink accepted ${count} messages in all.`,
       `Lateness: ${SPREAD} enrolments of another channel at a send_email step, due evenly across ${SPREAD_MS / 1000} s from 5 s after the insert, the same dispatcher otherwise idle; each one's lateness is the SMTP sink's acceptance time (its wall clock) less its due time. Max ${round(Math.max(...lateness))} s.`,
     ],
   };

@@ -86,6 +86,8 @@ export {
   type SequenceChanges,
   type SequenceCounts,
   type SequenceRepository,
+  type SequenceEngagement,
+  type TrackedSequenceEmail,
   SequenceRuntime,
   type DueEnrolment,
   type EnrolmentNext,
@@ -311,6 +313,7 @@ export { CreateStep } from './sequences/create-step';
 export { GetStep, ListSteps } from './sequences/list-steps';
 export { UpdateStep } from './sequences/update-step';
 export { DeleteStep } from './sequences/delete-step';
+export { sequenceEmailEventData } from './sequences/sequence-tracking';
 export { MoveStep } from './sequences/move-step';
 export type { StepInput } from './sequences/step-rules';
 export {

@@ -1,4 +1,4 @@
-import { SequenceRuntime } from '@mailcast/core';
+import { SequenceRuntime, SyncSegmentEnrolments } from '@mailcast/core';
 import { eventually } from '@mailcast/testkit';
 import { loadDispatcherConfig } from '../config';
 import { useSequenceHarness } from '../test-support/sequence-harness';
@@ -43,6 +43,31 @@ describe('sequence runtime: lifecycle', () => {
     await h.runDue();
     expect(h.received('p1@example.com')).toHaveLength(1);
     expect(h.received('p3@example.com')).toHaveLength(1);
+  });
+
+  it('init_segment_id: one dispatcher at a time syncs a sequence, the other skips it, and each member is enrolled once with one event', async () => {
+    const segment = await h.request('POST', '/api/v1/segments', {
+      segment: { name: 'Crowd', rules: [{ field: 'tags', operator: 'includes', value: 'crowd' }] },
+    });
+    for (let i = 0; i < 20; i++) await h.request('POST', '/api/v1/subscribers.json', { subscriber: { email: `crowd${i}@example.com`, tags: ['crowd'] } });
+    const { id } = await h.sequence([{ action: 'delay', delay: 3600 }], { init_segment_id: segment.body.id });
+    const entry = (await h.api.database.db('sequence_steps').where({ sequence_id: id, action: 'entry_point' }).first('id')).id;
+    const other = h.dispatcher();
+
+    // Another dispatcher's sync of this sequence under way (its lock held): this one skips it.
+    const holder = await h.api.database.db.transaction();
+    await holder.raw(`SELECT pg_advisory_xact_lock(hashtext('mailcast.sequence_segment_sync'), (?::bigint % 2147483647)::int)`, [id]);
+    expect(await h.syncSegments()).toBe(0);
+    await holder.rollback();
+
+    // Two at once: the members once between them, each with one sequence.subscriber_added.
+    const [a, b] = await Promise.all([h.syncSegments(), other.resolve(SyncSegmentEnrolments).execute()]);
+    expect(a + b).toBe(20);
+    const added = (await h.events('sequence.subscriber_added')).map((e) => e.data).filter((d) => d.sequence_id === id);
+    expect(added).toHaveLength(20);
+    expect(added[0]).toEqual({ sequence_id: id, subscriber_sequence_id: expect.any(Number), status: 'active', step_id: entry, subscriber: expect.any(Object) });
+    expect(new Set(added.map((d) => d.subscriber.email)).size).toBe(20);
+    expect(await h.syncSegments()).toBe(0);
   });
 
   it('leaving during a delay: an unsubscribe or a deactivation sends nothing more', async () => {

@@ -6,8 +6,8 @@ import { LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, ty
 import { audiencePredicate } from './segment-sql';
 import { RECEIVES_TOPIC } from './audience-sql';
 import { toSequence, toStep, type SequenceRow, type StepRow } from './pg-sequence.repository';
-import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
 import { commitStepRecords } from './sequence-step-records';
+import { PgSequenceTracking } from './sequence-tracking';
 
 const SECRET = 'sequences.unsubscribe_secret';
 
@@ -147,6 +147,10 @@ export class PgSequenceRuntime implements SequenceRuntime {
     return this.secrets.open(SECRET, rows[0].secret);
   }
 
+  saveStepLinks(links: ReadonlyArray<{ stepId: number; identifier: string; url: string }>): Promise<void> {
+    return new PgSequenceTracking(this.db).saveStepLinks(links);
+  }
+
   /** A group in one transaction: a handful of statements for many steps (docs/sequences.md, "Runtime"). */
   async record(worker: string, records: readonly StepRecord[]): Promise<number> {
     const ordered = [...records].sort((x, y) => x.enrolment.id - y.enrolment.id);
@@ -162,24 +166,28 @@ export class PgSequenceRuntime implements SequenceRuntime {
 
   async enrolSegment(sequence: Sequence, definition: SegmentDefinition, now: Date): Promise<number> {
     const audience = audiencePredicate([definition], sequence.channelId, now);
+    // docs/sequences.md, "init_segment_id": one dispatcher at a time syncs a sequence (the
+    // others skip it this round), so the rows need no order of their own; the event data is
+    // built from the sequence's constants and the member's row, read once.
     const { rows } = await this.db.raw<{ rows: Array<{ count: number }> }>(
       `WITH entry AS (
          SELECT q.id AS sequence_id, q.channel_id, t.id AS step_id FROM sequences q
            JOIN sequence_steps t ON t.sequence_id = q.id AND t.action = 'entry_point'
-          WHERE q.id = :sequenceId AND q.active
+          WHERE q.id = :sequenceId AND q.active AND pg_try_advisory_xact_lock(hashtext('mailcast.sequence_segment_sync'), (q.id % 2147483647)::int)
        ), joined AS (
          INSERT INTO subscriber_sequences (sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
          SELECT entry.sequence_id, s.id, entry.channel_id, 'active', :now, :now, entry.step_id, :now, :now
            FROM entry JOIN subscribers s ON s.channel_id = entry.channel_id
           WHERE ${SENDABLE} AND (:audience)
             AND NOT EXISTS (SELECT 1 FROM subscriber_sequences x WHERE x.sequence_id = entry.sequence_id AND x.subscriber_id = s.id)
-          ORDER BY s.id
          ON CONFLICT (sequence_id, subscriber_id) DO NOTHING
-         RETURNING *
+         RETURNING id, subscriber_id, current_step_id
        ), recorded AS (
          INSERT INTO events (channel_id, type, data, created_at)
-         SELECT e.channel_id, 'sequence.subscriber_added', ${ENROLMENT_EVENT_DATA}, :now
-           FROM joined e JOIN subscribers s ON s.id = e.subscriber_id ORDER BY e.id
+         SELECT s.channel_id, 'sequence.subscriber_added',
+                jsonb_build_object('sequence_id', :sequenceId::bigint, 'subscriber_sequence_id', e.id, 'status', 'active',
+                  'step_id', e.current_step_id, 'subscriber', jsonb_build_object('id', s.id, 'email', s.email)), :now
+           FROM joined e JOIN subscribers s ON s.id = e.subscriber_id
          RETURNING 1
        )
        SELECT count(*)::int AS count FROM recorded`,

@@ -9,14 +9,15 @@ import type {
   SequenceSettings,
   SequenceStep,
   StepStatistics,
+  SequenceEngagement,
   SubscriberSnapshot,
+  TrackedSequenceEmail,
 } from '@mailcast/core';
 import type { EnrolmentStatus, StepAction, StepSettings } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import type { SecretBox } from '../secrets/secret-box';
-import { AGGREGATE_SHARDS } from './pg-email-events';
-import { SUBSCRIBER_COLUMNS, toSubscriber, type SubscriberRow } from './recipient-sql';
 import { PgEnrolments } from './sequence-enrolments';
+import { PgSequenceTracking } from './sequence-tracking';
 
 export interface SequenceRow {
   id: number;
@@ -123,13 +124,15 @@ const STATISTIC_COUNTERS: Record<keyof StepStatistics, string> = {
 
 export class PgSequenceRepository implements SequenceRepository {
   private readonly enrolmentRows: PgEnrolments;
+  private readonly tracking: PgSequenceTracking;
 
   constructor(
     private readonly db: Knex,
     eventRecorded?: () => void,
-    private readonly secrets?: SecretBox,
+    secrets?: SecretBox,
   ) {
     this.enrolmentRows = new PgEnrolments(db, eventRecorded);
+    this.tracking = new PgSequenceTracking(db, secrets);
   }
 
   async create(channelId: number, settings: SequenceSettings, now: Date): Promise<Sequence> {
@@ -310,40 +313,29 @@ export class PgSequenceRepository implements SequenceRepository {
     return this.enrolmentRows.transitionAll(sequenceId, from, to, event, now);
   }
 
-  async findUnsubscribeTarget(
+  findUnsubscribeTarget(
     enrolmentId: number,
   ): Promise<{ channelId: number; sequenceId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null> {
-    const { rows } = await this.db.raw<{ rows: Array<SubscriberRow & { channel_id: number; sequence_id: number; secret: string | null }> }>(
-      `SELECT e.channel_id, e.sequence_id, q.unsubscribe_secret AS secret, ${SUBSCRIBER_COLUMNS}
-         FROM subscriber_sequences e JOIN sequences q ON q.id = e.sequence_id JOIN subscribers s ON s.id = e.subscriber_id
-        WHERE e.id = ?`,
-      [enrolmentId],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      channelId: Number(row.channel_id),
-      sequenceId: Number(row.sequence_id),
-      subscriber: toSubscriber({ ...row, subscriber_id: Number(row.subscriber_id) }),
-      secret: row.secret === null || this.secrets === undefined ? null : this.secrets.open('sequences.unsubscribe_secret', row.secret),
-    };
+    return this.tracking.findUnsubscribeTarget(enrolmentId);
   }
 
-  async recordUnsubscribe(t: { channelId: number; sequenceId: number; subscriberId: number; enrolmentId: number; stepId: number }, at: Date): Promise<void> {
-    await this.db('email_events').insert({
-      channel_id: t.channelId,
-      subscriber_id: t.subscriberId,
-      type: 'unsubscribed',
-      occurred_at: at,
-      data: '{}',
-      sequence_id: t.sequenceId,
-      sequence_step_id: t.stepId,
-    });
-    await this.db.raw(
-      `INSERT INTO sequence_step_statistics AS t (step_id, counter, shard, recipients, events)
-       SELECT id, 'unsubscribed', ?, 1, 1 FROM sequence_steps WHERE id = ?
-       ON CONFLICT (step_id, counter, shard) DO UPDATE SET recipients = t.recipients + 1, events = t.events + 1`,
-      [t.enrolmentId % AGGREGATE_SHARDS, t.stepId],
-    );
+  recordUnsubscribe(t: { channelId: number; sequenceId: number; subscriberId: number; enrolmentId: number; stepId: number }, at: Date): Promise<void> {
+    return this.tracking.recordUnsubscribe(t, at);
+  }
+
+  findTrackedEmail(enrolmentId: number, stepId: number): Promise<TrackedSequenceEmail | null> {
+    return this.tracking.findTrackedEmail(enrolmentId, stepId);
+  }
+
+  findStepLink(stepId: number, identifier: string): Promise<{ id: number; url: string } | null> {
+    return this.tracking.findStepLink(stepId, identifier);
+  }
+
+  markEmailEngaged(t: TrackedSequenceEmail, kind: 'opened' | 'clicked', at: Date, windowStart: Date, linkId?: number): Promise<{ first: boolean } | null> {
+    return this.tracking.markEmailEngaged(t, kind, at, windowStart, linkId);
+  }
+
+  recordEngagement(t: TrackedSequenceEmail, event: SequenceEngagement): Promise<void> {
+    return this.tracking.recordEngagement(t, event);
   }
 }

@@ -1,4 +1,4 @@
-import type { StepEffect, StepRecord } from '@mailcast/core';
+import { sequenceEmailEventData, type StepEffect, type StepRecord } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { AGGREGATE_SHARDS } from './pg-email-events';
 import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
@@ -145,25 +145,15 @@ function emailRows(rows: EmailRows, r: StepRecord): void {
     counter.n++;
     rows.counters.set(key, counter);
   }
-  const base = {
-    receipt_id: e.id,
+  const base = sequenceEmailEventData({
+    enrolmentId: e.id,
+    sequenceId: e.sequenceId,
+    stepId: m.stepId,
     email: e.subscriber.email,
-    identifier: m.messageId,
-    receipted_type: 'SequenceStep',
-    receipted_id: m.stepId,
-    delivered: m.kind === 'delivered',
-    opened: false,
-    clicked: false,
-    bounced: m.kind === 'bounced',
-    complaint: false,
-    unsubscribed: false,
-    opened_at: null,
-    clicked_at: null,
-    bounced_reason: m.kind === 'bounced' ? m.reason : null,
-    complaint_reason: null,
-    sequence_id: e.sequenceId,
-    sequence_step_id: m.stepId,
-  };
+    messageId: m.messageId,
+    delivered: false,
+    bouncedReason: m.kind === 'bounced' ? m.reason : null,
+  });
   const types = [...(m.handed ? ['email.sent'] : []), m.kind === 'delivered' ? 'email.delivered' : m.kind === 'bounced' ? 'email.bounced' : 'email.failed'];
   for (const type of types) {
     rows.outbox.push({ channel_id: e.channelId, type, data: JSON.stringify({ ...base, delivered: type === 'email.delivered' }), created_at: r.at });

@@ -81,7 +81,7 @@ export type {
   SequenceStep,
   StepStatistics,
 } from './entities/sequence';
-export type { SequenceRepository } from './sequences';
+export type { SequenceEngagement, SequenceRepository, TrackedSequenceEmail } from './sequences';
 export { SequenceRuntime, type DueEnrolment, type EnrolmentNext, type SequenceEmailOutcome, type StepEffect, type StepRecord } from './sequence-runtime';
 export { RETAINED_TABLES, RetentionPolicy, RetentionStore, type RetainedTable } from './retention';
 export { AuditLog, type AuditActorType, type AuditEntry, type AuditLogFilter, type NewAuditEntry } from './audit-log';

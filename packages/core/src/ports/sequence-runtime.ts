@@ -88,6 +88,8 @@ export interface SequenceRuntime {
   inSegments(channelId: number, subscriberId: number, definitions: readonly SegmentDefinition[], now: Date): Promise<boolean>;
   /** The sequence's random unsubscribe secret, created on first use (concurrent callers agree). */
   unsubscribeSecret(sequenceId: number, candidate: Uint8Array): Promise<Uint8Array>;
+  /** Stores the steps' trackable links (kept ones stay), so their clicks find them (docs/sequences.md, "Tracking"). */
+  saveStepLinks(links: ReadonlyArray<{ stepId: number; identifier: string; url: string }>): Promise<void>;
   /**
    * Commits each record: the enrolment moves (only while still busy under `worker`'s claim), the
    * step's run, its effects, email events and counters, and outbox events, in one transaction

@@ -76,4 +76,44 @@ export interface SequenceRepository {
   ): Promise<{ channelId: number; sequenceId: number; subscriber: SubscriberSnapshot; secret: Uint8Array | null } | null>;
   /** An unsubscribe through a sequence email's link: its email event and the step's counter. */
   recordUnsubscribe(target: { channelId: number; sequenceId: number; subscriberId: number; enrolmentId: number; stepId: number }, at: Date): Promise<void>;
+
+  /** The email of one (enrolment, step) that a tracking token names (docs/sequences.md, "Tracking"); null without the enrolment. */
+  findTrackedEmail(enrolmentId: number, stepId: number): Promise<TrackedSequenceEmail | null>;
+  /** A stored trackable link of the step, by its identifier. */
+  findStepLink(stepId: number, identifier: string): Promise<{ id: number; url: string } | null>;
+  /**
+   * Records an open or click of the email on its run's row unless one of the same kind (and,
+   * for clicks, the same link) was recorded since `windowStart`: null when not recorded, else
+   * whether it is the email's first of its kind. One statement decides.
+   */
+  markEmailEngaged(email: TrackedSequenceEmail, kind: 'opened' | 'clicked', at: Date, windowStart: Date, linkId?: number): Promise<{ first: boolean } | null>;
+  /** The open's or click's email event and the step's counter (a subscriber counted once per kind). */
+  recordEngagement(email: TrackedSequenceEmail, event: SequenceEngagement): Promise<void>;
+}
+
+/** A sequence email as its tracking sees it. */
+export interface TrackedSequenceEmail {
+  channelId: number;
+  sequenceId: number;
+  enrolmentId: number;
+  stepId: number;
+  subscriber: SubscriberSnapshot;
+  /** The sequence's link secret (null until its first email). */
+  secret: Uint8Array | null;
+  /** Whether the email's outcome is on record (its run's row); only then are opens and clicks recorded. */
+  ran: boolean;
+  messageId: string | null;
+  deliveredAt: Date | null;
+  openedAt: Date | null;
+  clickedAt: Date | null;
+}
+
+export interface SequenceEngagement {
+  kind: 'opened' | 'clicked';
+  at: Date;
+  first: boolean;
+  machine: boolean;
+  machineReason: string | null;
+  /** Clicks: the URL. */
+  url?: string;
 }

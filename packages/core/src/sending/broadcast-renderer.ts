@@ -1,9 +1,6 @@
 import {
   allowedCustomHeaders,
   editHtml,
-  escapeHtml,
-  isTrackableUrl,
-  linkIdentifier,
   listUnsubscribeHeaders,
   preheaderHtml,
   renderedPartTooLong,
@@ -29,6 +26,7 @@ import type {
   RenderingJob,
   Templates,
 } from '../ports';
+import { clickEdits, openPixelHtml, trackableLinksOf } from './tracking-html';
 
 /** A sending job's renders, and its recipients' VERP return paths (same secret as their tokens). */
 export interface PreparedRendering {
@@ -112,15 +110,7 @@ export class BroadcastRenderer {
 
   /** The distinct static http(s) links of the HTML source (a text body as it will be converted). */
   static trackableLinks(broadcast: Broadcast, reader: HtmlReader): Array<{ identifier: string; url: string }> {
-    const source = broadcast.htmlBody ?? broadcast.body ?? '';
-    const html = reader.isHtml(source) ? source : textToHtml(source);
-    const urls = new Set(
-      reader
-        .read(html)
-        .links.map((l) => l.url)
-        .filter(isTrackableUrl),
-    );
-    return [...urls].map((url) => ({ identifier: linkIdentifier(url), url }));
+    return trackableLinksOf(broadcast.htmlBody ?? broadcast.body ?? '', reader);
   }
 
   unsubscribeUrl(token: string): string {
@@ -183,13 +173,7 @@ export class BroadcastRenderer {
       text = doc.text;
     }
 
-    const edits: HtmlEdit[] = [];
-    if (b.trackClicks && this.linkByUrl.size > 0) {
-      for (const l of doc.links) {
-        const link = this.linkByUrl.get(l.url);
-        if (link) edits.push({ start: l.start, end: l.end, text: `href="${escapeHtml(`${this.base}/t/c/${token}/${link.identifier}`)}"` });
-      }
-    }
+    const edits: HtmlEdit[] = b.trackClicks && this.linkByUrl.size > 0 ? clickEdits(doc, (url) => this.linkByUrl.get(url)?.identifier, this.base, token) : [];
     const bodyStart = doc.bodyStart ?? 0;
     if (b.preheader) edits.push({ start: bodyStart, end: bodyStart, text: preheaderHtml(b.preheader) });
     const bodyEnd = doc.bodyEnd ?? html.length;
@@ -198,8 +182,7 @@ export class BroadcastRenderer {
       text += unsubscribeFooterText(unsubscribe);
     }
     if (b.trackOpens) {
-      const pixel = `<img src="${escapeHtml(`${this.base}/t/o/${token}`)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`;
-      edits.push({ start: bodyEnd, end: bodyEnd, text: pixel });
+      edits.push({ start: bodyEnd, end: bodyEnd, text: openPixelHtml(this.base, token) });
     }
     html = editHtml(html, edits);
     return {

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
+import { isSequenceToken, recordSequenceClick } from '../sequences/sequence-tracking';
 import { classifyEngagement, SCANNER_BURST_WINDOW_MS } from '@mailcast/domain';
 import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked, UNDESCRIBED_REQUEST, type TrackingRequest } from './tracked-recipient';
 
@@ -21,6 +22,8 @@ export class RecordClick {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(input.link)) return null;
     const at = this.clock.now();
     return this.transactor.run(async (r) => {
+      // A sequence email's token (docs/sequences.md, "Tracking").
+      if (isSequenceToken(input.token)) return recordSequenceClick(r, input.token, input.link, input.request, at);
       const t = await tracked(r, input.token);
       if (t === null) return null;
       const link = await r.recipients.findLink(t.broadcastId, input.link);

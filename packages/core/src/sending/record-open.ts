@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Clock, Transactor } from '../ports';
 import { emailEventData } from './event-data';
+import { isSequenceToken, recordSequenceOpen } from '../sequences/sequence-tracking';
 import { classifyEngagement } from '@mailcast/domain';
 import { ENGAGEMENT_WINDOW_MS, facts, recipientEvent, tracked, UNDESCRIBED_REQUEST, type TrackingRequest } from './tracked-recipient';
 
@@ -18,6 +19,8 @@ export class RecordOpen {
   async execute(input: { token: string; request?: TrackingRequest }): Promise<boolean> {
     const at = this.clock.now();
     return this.transactor.run(async (r) => {
+      // A sequence email's token (docs/sequences.md, "Tracking").
+      if (isSequenceToken(input.token)) return recordSequenceOpen(r, input.token, input.request, at);
       const t = await tracked(r, input.token);
       if (t === null) return false;
       // A repeat within the window is served as usual but recorded and emitted once.

@@ -11,6 +11,7 @@ import {
   type StepSettings,
 } from '@mailcast/domain';
 import type { HtmlReader, RenderedEmail, SubscriberSnapshot, Templates } from '../ports';
+import { clickEdits, openPixelHtml } from '../sending/tracking-html';
 
 function capped(part: 'subject' | 'text' | 'html', value: string): string {
   const tooLong = renderedPartTooLong(part, value);
@@ -34,10 +35,19 @@ export function sequenceScope(subscriber: SubscriberSnapshot, sequence: { id: nu
   };
 }
 
+/** A sequence email's tracking (docs/sequences.md, "Tracking"): its token, and what is tracked. */
+export interface SequenceTracking {
+  base: string;
+  token: string;
+  opens: boolean;
+  /** The identifier of a tracked link of the step (its stored links), or undefined. */
+  linkOf: (url: string) => string | undefined;
+}
+
 /**
  * Renders one send_email step for one subscriber as broadcasts are rendered (one Liquid render
- * of every part, the preheader first in the body, the unsubscribe link last, RFC 8058 headers),
- * without open or click tracking.
+ * of every part, tracked links, the preheader first in the body, the unsubscribe link and open
+ * pixel last, RFC 8058 headers).
  */
 export async function renderSequenceEmail(
   templates: Templates,
@@ -47,6 +57,7 @@ export async function renderSequenceEmail(
     settings: StepSettings;
     scope: ReturnType<typeof sequenceScope>;
     unsubscribeUrl: string;
+    tracking: SequenceTracking;
   },
 ): Promise<RenderedEmail> {
   const s = input.settings;
@@ -72,11 +83,13 @@ export async function renderSequenceEmail(
   else if (!s.html_body && !bodyIsHtml) text = renderedHtml;
   else text = doc.text;
 
-  const edits: HtmlEdit[] = [];
+  const t = input.tracking;
+  const edits: HtmlEdit[] = clickEdits(doc, t.linkOf, t.base, t.token);
   const bodyStart = doc.bodyStart ?? 0;
   if (s.preheader) edits.push({ start: bodyStart, end: bodyStart, text: preheaderHtml(s.preheader) });
   const bodyEnd = doc.bodyEnd ?? html.length;
   edits.push({ start: bodyEnd, end: bodyEnd, text: unsubscribeFooterHtml(input.unsubscribeUrl) });
+  if (t.opens) edits.push({ start: bodyEnd, end: bodyEnd, text: openPixelHtml(t.base, t.token) });
   text += unsubscribeFooterText(input.unsubscribeUrl);
   html = editHtml(html, edits);
   return { subject, text, html, headers: listUnsubscribeHeaders(input.unsubscribeUrl) };

@@ -28,6 +28,7 @@ import type {
   WebhookSender,
 } from '../ports';
 import { decideSettlement } from '../sending/outcome-settlement';
+import { trackableLinksOf } from '../sending/tracking-html';
 import { preferencesUrl } from '../topics/preferences';
 import { renderSequenceEmail, sequenceScope } from './sequence-email';
 
@@ -39,6 +40,8 @@ interface Loaded {
   channel: Channel | null;
   excluded: SegmentDefinition[];
   secret: Uint8Array;
+  /** Per send_email step, its tracked links by URL (empty when the sequence does not track clicks). */
+  links: Map<number, Map<string, string>>;
 }
 
 export interface PerformerPorts {
@@ -90,11 +93,30 @@ export class StepPerformer {
     const excluded = sequence.excludedSegmentIds.length === 0 ? [] : await p.segments.findMany(sequence.channelId, sequence.excludedSegmentIds);
     return {
       ...found,
+      links: await this.trackedLinks(sequence, found.steps),
       servers: usableEmailServers(sequence, await p.repositories.emailServers.listForChannel(sequence.channelId)),
       channel: await p.repositories.channels.findById(sequence.channelId),
       excluded: excluded.map((s) => s.definition),
       secret: await p.runtime.unsubscribeSecret(sequence.id, p.random.bytes(32)),
     };
+  }
+
+  /**
+   * The trackable links of the sequence's send_email steps, stored before any email that
+   * carries them is sent (docs/sequences.md, "Tracking"): once per turn, kept ones stay.
+   */
+  private async trackedLinks(sequence: Sequence, steps: readonly RuntimeStep[]): Promise<Map<number, Map<string, string>>> {
+    const byStep = new Map<number, Map<string, string>>();
+    if (!sequence.trackClicks) return byStep;
+    const rows: Array<{ stepId: number; identifier: string; url: string }> = [];
+    for (const step of steps) {
+      if (step.action !== 'send_email') continue;
+      const links = trackableLinksOf(step.settings.html_body || step.settings.body || '', this.p.reader);
+      byStep.set(step.id, new Map(links.map((l) => [l.url, l.identifier])));
+      rows.push(...links.map((l) => ({ stepId: step.id, ...l })));
+    }
+    if (rows.length > 0) await this.p.runtime.saveStepLinks(rows);
+    return byStep;
   }
 
   /** Where an enrolment goes after `step` ran at `at`: the next step's due time, or the end. */
@@ -172,6 +194,7 @@ export class StepPerformer {
           settings: step.settings,
           scope: sequenceScope(e.subscriber, l.sequence, preferencesUrl(this.base, token)),
           unsubscribeUrl: `${this.base}/u/${token}`,
+          tracking: { base: this.base, token, opens: l.sequence.trackOpens, linkOf: (url) => l.links.get(step.id)?.get(url) },
         });
         outcome = await p.engine.send(
           l.servers,
