@@ -3,7 +3,7 @@
  * CPU with machine classification against the same routes without it, in the same run.
  *
  * Two api processes on one database: the api as built, and the same build with
- * bench/unclassified-tracking.cjs preloaded, which takes out the bot list, the rules and the
+ * bench/unclassified-tracking.mjs preloaded, which takes out the bot list, the rules and the
  * click context query and nothing else. Each is driven with pixel loads and clicks of distinct
  * recipients (so every request is recorded, never a repeat inside the window) over one
  * keep-alive connection with a browser's agent, in alternating rounds (ABBA, so the machine's
@@ -26,7 +26,7 @@ const ROUNDS = 4;
 const WARMUP = 50;
 const CEILING = 1.1;
 const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
-const PRELOAD = path.join(__dirname, 'unclassified-tracking.cjs');
+const PRELOAD = path.join(__dirname, 'unclassified-tracking.mjs');
 
 type Route = 'open' | 'click';
 type Config = 'classified' | 'bare';
@@ -37,12 +37,20 @@ interface Spent {
   requests: number;
 }
 
+/**
+ * The public routes allow 300 requests a minute per client address (docs/security.md): each
+ * request names a client of its own through X-Forwarded-For, believed from loopback only
+ * (TRUSTED_PROXIES), as behind a reverse proxy. Both configurations pay for it alike.
+ */
 function hitter(port: number) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let n = 0;
   return (urlPath: string) =>
     new Promise<void>((resolve, reject) => {
+      n++;
+      const client = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
       http
-        .get({ host: '127.0.0.1', port, path: urlPath, agent, headers: { 'user-agent': BROWSER } }, (res) => {
+        .get({ host: '127.0.0.1', port, path: urlPath, agent, headers: { 'user-agent': BROWSER, 'x-forwarded-for': client } }, (res) => {
           res.resume();
           res.on('end', () => (res.statusCode === 200 || res.statusCode === 302 ? resolve() : reject(new Error(`${urlPath}: ${res.statusCode}`))));
         })
@@ -58,7 +66,12 @@ function cpuPerCall(runs: number, work: () => unknown): number {
   return (used.user + used.system) / runs;
 }
 
-export async function trackingCpu(db: Database, url: string, broadcastId: number, log: (m: string) => void): Promise<{ figures: BenchFigure[]; notes: string[] }> {
+export async function trackingCpu(
+  db: Database,
+  url: string,
+  broadcastId: number,
+  log: (m: string) => void,
+): Promise<{ figures: BenchFigure[]; notes: string[] }> {
   const secret = randomBytes(32);
   // A plain base64 secret is still read (pg-recipient-store: secrets sealed later are opened).
   await db('broadcasts')
@@ -76,7 +89,8 @@ export async function trackingCpu(db: Database, url: string, broadcastId: number
   );
   if (rows.length < needed) throw new Error(`tracking CPU needs ${needed} unengaged recipients, the seed has ${rows.length}`);
   const [link] = await db('broadcast_links').where({ broadcast_id: broadcastId }).orderBy('id').limit(1).select('identifier');
-  const pathOf = (route: Route, id: number) => (route === 'open' ? `/t/o/${trackingToken(secret, id)}` : `/t/c/${trackingToken(secret, id)}/${link.identifier}`);
+  const pathOf = (route: Route, id: number) =>
+    route === 'open' ? `/t/o/${trackingToken(secret, id)}` : `/t/c/${trackingToken(secret, id)}/${link.identifier}`;
   // Interleaved, so neither configuration gets the lower or the higher ids.
   const pool: Record<Config, Record<Route, number[]>> = { classified: { open: [], click: [] }, bare: { open: [], click: [] } };
   rows.forEach((r, i) => pool[i % 2 === 0 ? 'classified' : 'bare'][Math.floor(i / 2) % 2 === 0 ? 'open' : 'click'].push(r.id));
@@ -84,9 +98,9 @@ export async function trackingCpu(db: Database, url: string, broadcastId: number
   const postmaster = parentPid(Number((await db.raw<{ rows: Array<{ pid: number }> }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid));
   const ports: Record<Config, number> = { classified: await freePort(), bare: await freePort() };
   // One key for both: the first to read the plain secret seals it, and the other must open it.
-  const key = { MAILCAST_SECRET_KEY: process.env.MAILCAST_SECRET_KEY ?? randomBytes(32).toString('base64') };
+  const key = { MAILCAST_SECRET_KEY: process.env.MAILCAST_SECRET_KEY ?? randomBytes(32).toString('base64'), TRUSTED_PROXIES: '127.0.0.1' };
   const classified = await startApi(url, ports.classified, key);
-  const bare = await startApi(url, ports.bare, { ...key, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require=${PRELOAD}`.trim() });
+  const bare = await startApi(url, ports.bare, { ...key, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${PRELOAD}`.trim() });
   const apis = { classified, bare };
   const spent: Record<Config, Record<Route, Spent>> = {
     classified: { open: { api: 0, db: 0, requests: 0 }, click: { api: 0, db: 0, requests: 0 } },
@@ -136,11 +150,21 @@ export async function trackingCpu(db: Database, url: string, broadcastId: number
   }
   const at = new Date();
   const classifyUs = cpuPerCall(20_000, () =>
-    classifyEngagement({ kind: 'click', method: 'GET', userAgent: BROWSER, isKnownBot: isbot(BROWSER), deliveredAt: at, at, linkId: 1, linkCount: 20, earlierClicks: [] }),
+    classifyEngagement({
+      kind: 'click',
+      method: 'GET',
+      userAgent: BROWSER,
+      isKnownBot: isbot(BROWSER),
+      deliveredAt: at,
+      at,
+      linkId: 1,
+      linkCount: 20,
+      earlierClicks: [],
+    }),
   );
   figures.push({ metric: 'for scale, in this process: bot list + rules per request', value: classifyUs, unit: 'µs' });
   const notes = [
-    `Tracking CPU: ${PER_ROUTE} pixel loads and ${PER_ROUTE} clicks per configuration, of distinct recipients with no engagement yet, in ${ROUNDS} alternating rounds (ABBA) after ${WARMUP} warm-up requests of each, one keep-alive connection with a browser's agent. Two api processes on the one database: as built, and the same build with bench/unclassified-tracking.cjs preloaded (no bot list, no rules, no click context query; machine recorded as null as before issue 40). CPU is user + system from /proc (10 ms ticks): the api process's, and PostgreSQL's (postmaster and backends) while only that configuration was driven.`,
+    `Tracking CPU: ${PER_ROUTE} pixel loads and ${PER_ROUTE} clicks per configuration, of distinct recipients with no engagement yet, in ${ROUNDS} alternating rounds (ABBA) after ${WARMUP} warm-up requests of each, one keep-alive connection with a browser's agent and a client address of its own per request (X-Forwarded-For from a trusted loopback proxy: the public routes' per-address limit). Two api processes on the one database: as built, and the same build with bench/unclassified-tracking.mjs preloaded (no bot list, no rules, no click context query; machine recorded as null as before issue 40). CPU is user + system from /proc (10 ms ticks): the api process's, and PostgreSQL's (postmaster and backends) while only that configuration was driven.`,
   ];
   return { figures, notes };
 }
