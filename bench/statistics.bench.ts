@@ -9,14 +9,13 @@
  */
 import { PgApiTokenRepository, PgBroadcastStatisticsReader, PgEmailEvents, rebuildEmailEventAggregates, type Database } from '@mailcast/adapters';
 import type { EmailEventRecord } from '@mailcast/core';
-import { apiTokenPrefix, apiTokenSuffix, classifyEngagement, formatApiToken, hashApiToken, trackingToken } from '@mailcast/domain';
-import { isbot } from 'isbot';
+import { apiTokenPrefix, apiTokenSuffix, formatApiToken, hashApiToken } from '@mailcast/domain';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { benchSubscribers, freePort, percentile, round, timeEach, type Bench, type BenchFigure } from './harness';
+import { trackingCpu } from './tracking-cpu';
 
 // STATISTICS_BENCH_RECIPIENTS (else `--subscribers N`, issue 41's ten million) sizes the run; a smaller one is a smoke test.
 const RECIPIENTS = benchSubscribers(1_000_000, 'STATISTICS_BENCH_RECIPIENTS');
@@ -195,85 +194,6 @@ async function throughput(
   return count / (ms / 1000);
 }
 
-const TRACKING_REQUESTS = 2_000;
-const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
-
-/** CPU seconds (user + system) a process has used, from /proc (Linux clock ticks, 100 a second). */
-function processCpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** Microseconds of this process's CPU per call of `work`, over `runs` calls. */
-async function cpuPerCall(runs: number, work: () => unknown): Promise<number> {
-  const before = process.cpuUsage();
-  for (let i = 0; i < runs; i++) await work();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / runs;
-}
-
-/**
- * docs/engagement.md: what classifying opens and clicks costs the tracking routes' CPU. The api
- * process's CPU per pixel load and click (distinct recipients, so each is recorded) is measured
- * with classification on; the bare figure is the same less what classification adds, each part
- * measured in this process in the same run: the bot list and the rules per request, and the
- * click context query's client side per click. Ratio = with / bare.
- */
-async function trackingCpu(
-  db: Database,
-  api: ChildProcess,
-  port: number,
-  broadcastId: number,
-): Promise<{ withMs: number; bareMs: number; classifyUs: number; contextUs: number }> {
-  const secret = randomBytes(32);
-  // A plain base64 secret is still read (pg-recipient-store: secrets sealed later are opened).
-  await db('broadcasts')
-    .where({ id: broadcastId })
-    .update({ tracking_secret: secret.toString('base64') });
-  const { rows } = await db.raw<{ rows: Array<{ id: number }> }>(
-    `SELECT id FROM broadcast_recipients WHERE broadcast_id = ? AND status = 'sent' AND id % 7 = 3 ORDER BY id LIMIT ?`,
-    [broadcastId, 2 * TRACKING_REQUESTS + 40],
-  );
-  const [link] = await db('broadcast_links').where({ broadcast_id: broadcastId }).orderBy('id').limit(1).select('identifier', 'id');
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const hit = (urlPath: string) =>
-    new Promise<void>((resolve, reject) => {
-      http
-        .get({ host: '127.0.0.1', port, path: urlPath, agent, headers: { 'user-agent': BROWSER } }, (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode === 200 || res.statusCode === 302 ? resolve() : reject(new Error(`${urlPath}: ${res.statusCode}`))));
-        })
-        .on('error', reject);
-    });
-  const ids = rows.map((r) => r.id);
-  const paths = ids.map((id, i) => (i % 2 === 0 ? `/t/o/${trackingToken(secret, id)}` : `/t/c/${trackingToken(secret, id)}/${link.identifier}`));
-  for (const p of paths.slice(0, 40)) await hit(p);
-  const measured = paths.slice(40);
-  const cpuBefore = processCpuSeconds(api.pid!);
-  for (const p of measured) await hit(p);
-  const withMs = ((processCpuSeconds(api.pid!) - cpuBefore) * 1000) / measured.length;
-
-  const at = new Date();
-  const classifyUs = await cpuPerCall(20_000, () =>
-    classifyEngagement({
-      kind: 'click',
-      method: 'GET',
-      userAgent: BROWSER,
-      isKnownBot: isbot(BROWSER),
-      deliveredAt: at,
-      at,
-      linkId: 1,
-      linkCount: 20,
-      earlierClicks: [],
-    }),
-  );
-  const events = new PgEmailEvents(db);
-  const contextUs = await cpuPerCall(500, () => events.clickContext(broadcastId, ids[1]!, at));
-  // Half the requests are clicks, which alone ask for the context.
-  const bareMs = withMs - classifyUs / 1000 - contextUs / 2000;
-  return { withMs, bareMs, classifyUs, contextUs };
-}
-
 export const statisticsBench: Bench = {
   name: 'statistics',
   async run(context) {
@@ -322,18 +242,10 @@ export const statisticsBench: Bench = {
         );
       }
 
-      context.log('tracking routes: CPU with classification against the bare figure');
-      const tracking = await trackingCpu(db, api, port, broadcastId);
-      const ratio = tracking.withMs / tracking.bareMs;
-      figures.push(
-        { metric: 'tracking routes: api CPU per pixel load or click, with classification', value: tracking.withMs, unit: 'ms', ceiling: tracking.bareMs },
-        { metric: 'tracking routes: CPU with classification / bare', value: ratio, unit: '×', target: '≤ 1.1', met: ratio <= 1.1 },
-        { metric: 'classification in process: bot list + rules per request', value: tracking.classifyUs, unit: 'µs' },
-        { metric: "classification in process: a click's context query, client side", value: tracking.contextUs, unit: 'µs' },
-      );
-      notes.push(
-        `Tracking CPU: ${2 * TRACKING_REQUESTS} pixel loads and clicks of distinct recipients (so each is recorded and classified) over one keep-alive connection with a browser's agent; the api process's user + system CPU from /proc. Bare = that less the classification's own parts measured in this process in the same run (isbot and the rules per request, the click context query's client side per click).`,
-      );
+      context.log('tracking routes: CPU with classification and without');
+      const tracking = await trackingCpu(db, url, broadcastId, context.log);
+      figures.push(...tracking.figures);
+      notes.push(...tracking.notes);
 
       // The reader's SQL alone, in this process: how much of each figure is the database.
       const reader = new PgBroadcastStatisticsReader(db);

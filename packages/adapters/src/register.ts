@@ -19,6 +19,7 @@ import {
   SendingOptions,
   SendRateStore,
   ReputationStore,
+  StepReputationStore,
   SubscriberImporter,
   SubscriberPurger,
   EmailServerCopier,
@@ -70,6 +71,7 @@ import { PgRetentionStore } from './pg/pg-retention-store';
 import { PgAuditLog } from './pg/pg-audit-log';
 import { PgSendRateStore } from './pg/pg-send-rate-store';
 import { PgReputationStore } from './pg/pg-reputation-store';
+import { PgStepReputationStore } from './pg/pg-step-reputation';
 import { PgSubscriberImporter } from './pg/pg-subscriber-importer';
 import { PgSubscriberPurger } from './pg/pg-subscriber-purger';
 import { PgEmailServerCopier } from './pg/pg-email-server-copier';
@@ -162,6 +164,7 @@ export function registerAdapters(container: DependencyContainer, infra: Infrastr
   container.registerInstance(AuditLog, new PgAuditLog(infra.db));
   container.registerInstance(SendRateStore, new PgSendRateStore(infra.db));
   container.registerInstance(ReputationStore, new PgReputationStore(infra.db));
+  container.registerInstance(StepReputationStore, new PgStepReputationStore(infra.db, () => wakeup.poke()));
   container.registerInstance(BroadcastStatisticsReader, new PgBroadcastStatisticsReader(infra.db));
   container.registerInstance(SubscriberImporter, new PgSubscriberImporter(infra.db));
   container.registerInstance(SubscriberPurger, new PgSubscriberPurger(infra.db));

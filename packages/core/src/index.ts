@@ -400,4 +400,5 @@ export * from './teams';
 // The reputation guard and the channel settings API (docs/reputation-guard.md).
 export { GetChannelSettings, UpdateChannelSettings, type ChannelSettings, type ChannelSettingsWrite } from './reputation/channel-settings';
 export { ReputationGuard, SERVER_WINDOW_MS, type GuardOutcome } from './reputation/reputation-guard';
-export { ReputationStore, type ChannelSettingsChanges, type Standing, type StoredChannelSettings } from './ports';
+export { SequenceStepGuard } from './reputation/sequence-step-guard';
+export { ReputationStore, StepReputationStore, type ChannelSettingsChanges, type Standing, type StepStanding, type StoredChannelSettings } from './ports';

@@ -42,7 +42,7 @@ const sequenceProperties: Record<string, Schema> = {
 const stepInput = requestSchema(stepFields);
 /** A step's own fields, as a step answers them: those of the request but what places it. */
 const stepActionFields = Object.fromEntries(
-  Object.entries(stepInput.properties as Record<string, Schema>).filter(([name]) => !['action', 'label', 'parent_id', 'taggify_list'].includes(name)),
+  Object.entries(stepInput.properties as Record<string, Schema>).filter(([name]) => !['action', 'label', 'parent_id', 'taggify_list', 'paused'].includes(name)),
 );
 
 const stepBase: Record<string, Schema> = {
@@ -86,6 +86,12 @@ export const SEQUENCE_SCHEMAS: Record<string, Schema> = {
       ...stepActionFields,
       branch: boolean('condition_branch only: which side.'),
       statistics,
+      paused: boolean('send_email steps only: true while paused; enrolments reaching the step wait, parked, until it is resumed.'),
+      pause_reason: {
+        type: ['string', 'null'],
+        enum: ['hard_bounce_rate', 'complaint_rate', null],
+        description: "send_email steps only: why the reputation guard paused it; null for a person's pause or when not paused.",
+      },
       warnings: ref('Warnings'),
     },
     required: Object.keys(stepBase),

@@ -20,10 +20,19 @@ export const SUBSCRIBER_HISTORY_SCHEMAS: Record<string, Schema> = {
     opened_at: nullableDateTime('The first open.'),
     clicked: boolean('At least one click was recorded.'),
     clicked_at: nullableDateTime('The first click.'),
+    opened_by: ref('HistoryEngagedBy'),
+    clicked_by: ref('HistoryEngagedBy'),
     bounced: boolean(),
     bounce_reason: nullableString("The SMTP server's answer, for a bounce."),
     message_id: nullableString('The Message-ID the email was sent with (null for one never built).'),
   }),
+  HistoryEngagedBy: closed(
+    {
+      human: boolean("At least one was a person's (machine: false)."),
+      machine: boolean("At least one was a machine's: a bot list's agent, a proxy's prefetch, a scanner or a HEAD request."),
+    },
+    'Whose the recorded opens (or clicks) were; both false when none was recorded or all predate the classification.',
+  ),
   SubscriberHistory: closed({
     broadcast_channel_id: integer(),
     email: string('The subscriber, by address.'),

@@ -29,6 +29,7 @@ interface ClaimedRow extends SubscriberRow {
   suppressed: boolean;
   receives_topic: boolean;
   ran: boolean;
+  step_paused: boolean;
 }
 
 /**
@@ -60,7 +61,10 @@ export class PgSequenceRuntime implements SequenceRuntime {
        RETURNING e.id, e.sequence_id, e.channel_id, e.current_step_id, e.next_trigger_at, e.attempts, e.started_at,
                  ${SUBSCRIBER_COLUMNS}, (${SENDABLE}) AS sendable, ${SUPPRESSED} AS suppressed,
                  ${RECEIVES_SEQUENCE_TOPIC} AS receives_topic,
-                 EXISTS (SELECT 1 FROM sequence_step_runs r WHERE r.enrolment_id = e.id AND r.step_id = e.current_step_id) AS ran`,
+                 EXISTS (SELECT 1 FROM sequence_step_runs r WHERE r.enrolment_id = e.id AND r.step_id = e.current_step_id) AS ran,
+                 -- docs/reputation-guard.md, "Sequence email steps": read with every claim, so a
+                 -- pause stops every dispatcher at its next claim.
+                 EXISTS (SELECT 1 FROM sequence_steps st WHERE st.id = e.current_step_id AND st.paused_at IS NOT NULL) AS step_paused`,
       { now, limit, worker, leaseMs },
     );
     return rows
@@ -76,6 +80,7 @@ export class PgSequenceRuntime implements SequenceRuntime {
         suppressed: r.suppressed,
         receivesTopic: r.receives_topic,
         currentStepRan: r.ran,
+        stepPaused: r.step_paused,
         subscriber: toSubscriber({ ...r, subscriber_id: Number(r.subscriber_id) }),
       }))
       .sort((a, b) => a.id - b.id);

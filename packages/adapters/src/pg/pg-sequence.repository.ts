@@ -13,7 +13,7 @@ import type {
   SubscriberSnapshot,
   TrackedSequenceEmail,
 } from '@mailcast/core';
-import type { EnrolmentStatus, StepAction, StepSettings } from '@mailcast/domain';
+import type { EnrolmentStatus, PauseReason, StepAction, StepSettings } from '@mailcast/domain';
 import type { Knex } from 'knex';
 import type { SecretBox } from '../secrets/secret-box';
 import { PgEnrolments } from './sequence-enrolments';
@@ -50,6 +50,8 @@ export interface StepRow {
   settings: StepSettings;
   created_at: Date;
   updated_at: Date;
+  paused_at?: Date | null;
+  pause_reason?: PauseReason | null;
 }
 
 const nullableId = (v: number | null) => (v === null ? null : Number(v));
@@ -104,6 +106,8 @@ export const toStep = (row: StepRow): SequenceStep => {
     settings,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    pausedAt: row.paused_at ?? null,
+    pauseReason: row.pause_reason ?? null,
   };
 };
 
@@ -246,6 +250,14 @@ export class PgSequenceRepository implements SequenceRepository {
     await this.db('sequence_steps')
       .where({ id: stepId })
       .update({ label: changes.label, ...stepColumns(changes.settings), updated_at: now });
+  }
+
+  async setStepPaused(stepId: number, paused: boolean, now: Date): Promise<void> {
+    if (paused) {
+      await this.db('sequence_steps').where({ id: stepId }).update({ paused_at: now, pause_reason: null });
+      return;
+    }
+    await this.enrolmentRows.resumeAtStep(stepId, now);
   }
 
   async reshape(changes: ReadonlyArray<{ id: number; parentId: number | null; position: number }>, removed: readonly number[], now: Date): Promise<void> {

@@ -137,4 +137,30 @@ export class PgEnrolments {
     if (count > 0) this.eventRecorded?.();
     return count;
   }
+
+  /**
+   * A person resumes a send_email step (docs/reputation-guard.md, "Sequence email steps"): the
+   * pause is cleared and the enrolments parked at the step go on, due time kept, unless the
+   * sequence itself is switched off (its own resume wakes them then).
+   */
+  async resumeAtStep(stepId: number, now: Date): Promise<void> {
+    const { rows } = await this.db.raw<{ rows: Array<{ count: number }> }>(
+      `WITH step AS (
+         UPDATE sequence_steps SET paused_at = NULL, pause_reason = NULL WHERE id = :stepId RETURNING sequence_id
+       ), changed AS (
+         UPDATE subscriber_sequences e SET status = 'active', updated_at = :now
+           FROM step, sequences q
+          WHERE q.id = step.sequence_id AND q.active AND e.sequence_id = q.id AND e.current_step_id = :stepId AND e.status = 'paused'
+         RETURNING e.*
+       ), recorded AS (
+         INSERT INTO events (channel_id, type, data, created_at)
+         SELECT e.channel_id, 'sequence.subscriber_resumed', ${ENROLMENT_EVENT_DATA}, :now
+           FROM changed e JOIN subscribers s ON s.id = e.subscriber_id ORDER BY e.id
+         RETURNING 1
+       )
+       SELECT count(*)::int AS count FROM recorded`,
+      { stepId, now },
+    );
+    if (rows[0]!.count > 0) this.eventRecorded?.();
+  }
 }

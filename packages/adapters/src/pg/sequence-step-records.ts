@@ -31,10 +31,14 @@ const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 const MOVE_STATEMENT = `
 WITH input AS (
   SELECT * FROM jsonb_to_recordset(:records::jsonb) AS r(
-    id bigint, status text, park boolean, step_id bigint, due_at timestamptz, attempts int, error text, ended boolean, ran_step_id bigint, at timestamptz)
+    id bigint, status text, park boolean, hold boolean, step_id bigint, due_at timestamptz, attempts int, error text, ended boolean, ran_step_id bigint, at timestamptz)
 ), moved AS (
   UPDATE subscriber_sequences e
-     SET status = CASE WHEN i.status = 'active' AND (i.park OR NOT q.active) THEN 'paused' ELSE i.status END,
+     -- Parked while the sequence is off, or held at its email step while that is still paused: a
+     -- step resumed since the claim leaves it active, so the resume cannot miss it
+     -- (docs/reputation-guard.md, "Sequence email steps").
+     SET status = CASE WHEN i.status = 'active' AND (i.park OR NOT q.active OR (i.hold AND EXISTS (
+                    SELECT 1 FROM sequence_steps st WHERE st.id = i.step_id AND st.paused_at IS NOT NULL))) THEN 'paused' ELSE i.status END,
          current_step_id = COALESCE(i.step_id, e.current_step_id),
          next_trigger_at = i.due_at, attempts = i.attempts, error = i.error,
          completed_at = CASE WHEN i.ended THEN i.at END,
@@ -64,6 +68,7 @@ export async function commitStepRecords(trx: Knex.Transaction, worker: string, r
       id: r.enrolment.id,
       status: next.status,
       park: r.park === true,
+      hold: r.holdAtPausedStep === true,
       step_id: next.status === 'active' ? next.stepId : r.ranStepId,
       due_at: next.status === 'active' ? next.dueAt.toISOString() : null,
       attempts: next.status === 'active' ? next.attempts : 0,

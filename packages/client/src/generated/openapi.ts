@@ -4135,6 +4135,13 @@ export interface components {
             /** @constant */
             status: "ok";
         };
+        /** @description Whose the recorded opens (or clicks) were; both false when none was recorded or all predate the classification. */
+        HistoryEngagedBy: {
+            /** @description At least one was a person's (machine: false). */
+            human: boolean;
+            /** @description At least one was a machine's: a bot list's agent, a proxy's prefetch, a scanner or a HEAD request. */
+            machine: boolean;
+        };
         LinkItem: {
             /** @description unique_clicks / sent, percent. */
             click_rate: number;
@@ -4805,6 +4812,13 @@ export interface components {
             label: string | null;
             /** @description Null for the entry point only. */
             parent_id: number | null;
+            /**
+             * @description send_email steps only: why the reputation guard paused it; null for a person's pause or when not paused.
+             * @enum {string|null}
+             */
+            pause_reason?: "hard_bounce_rate" | "complaint_rate" | null;
+            /** @description send_email steps only: true while paused; enrolments reaching the step wait, parked, until it is resumed. */
+            paused?: boolean;
             /** @description Depth-first index in the tree, true branches first. */
             position: number;
             /** @description send_email. */
@@ -4871,6 +4885,8 @@ export interface components {
             label?: string | null;
             /** @description Create only: default the end of the main line (first children, true branches). */
             parent_id?: number;
+            /** @description Update only, send_email: false resumes a step the reputation guard (or a person) paused; true pauses it (docs/reputation-guard.md). */
+            paused?: boolean;
             /** @description send_email. */
             preheader?: string | null;
             /** @description send_email: required unless template_id; Liquid. */
@@ -5116,6 +5132,7 @@ export interface components {
              * @description The first click.
              */
             clicked_at: string | null;
+            clicked_by: components["schemas"]["HistoryEngagedBy"];
             /** @description The broadcast's id, the sequence step's (null once the step is deleted), or the transactional's. */
             id: number | null;
             /** @enum {string} */
@@ -5129,6 +5146,7 @@ export interface components {
              * @description The first open.
              */
             opened_at: string | null;
+            opened_by: components["schemas"]["HistoryEngagedBy"];
             /**
              * Format: date-time
              * @description When the SMTP server answered.

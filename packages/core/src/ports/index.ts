@@ -142,4 +142,4 @@ export {
 export { QrCodes, Totp, TwoFactorStore, type TwoFactorUser } from './two-factor';
 export { OidcClient, OidcRefused, type OidcChecks, type OidcIdentity } from './oidc';
 export { ExportReader, type ExportRecord, type ExportScope } from './export';
-export { ReputationStore, type ChannelSettingsChanges, type Standing, type StoredChannelSettings } from './reputation';
+export { ReputationStore, StepReputationStore, type ChannelSettingsChanges, type Standing, type StepStanding, type StoredChannelSettings } from './reputation';

@@ -47,3 +47,23 @@ export interface ReputationStore {
   countNotification(recipientId: number, kind: 'hard_bounce' | 'complaint', at: Date): Promise<{ broadcastId: number; serverId: number | null } | null>;
 }
 export const ReputationStore = Symbol.for('mailcast.ReputationStore');
+
+/** A send_email step as the guard judges it (docs/reputation-guard.md, "Sequence email steps"). */
+export interface StepStanding extends Standing {
+  sequenceId: number;
+  paused: boolean;
+  /** The figures at the guard's last pause of the step; null: none. */
+  baseline: ReputationCounts | null;
+}
+
+/** The guard's reads and writes for sequence email steps, from the steps' own counters. */
+export interface StepReputationStore {
+  /** The step's emails handed over and hard bounces, its channel's settings; null when no such step. */
+  stepStanding(stepId: number): Promise<StepStanding | null>;
+  /**
+   * Pauses the step if it is not paused yet, keeping `counts` as its baseline, and records the
+   * `broadcast.paused` event with `data`, in one transaction. True when it paused it.
+   */
+  pauseStep(stepId: number, reason: PauseReason, counts: ReputationCounts, data: Record<string, unknown>, at: Date): Promise<boolean>;
+}
+export const StepReputationStore = Symbol.for('mailcast.StepReputationStore');

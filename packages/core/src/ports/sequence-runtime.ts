@@ -21,6 +21,8 @@ export interface DueEnrolment {
   receivesTopic: boolean;
   /** The (enrolment, current step) pair is already in sequence_step_runs: it is not run again. */
   currentStepRan: boolean;
+  /** The current step is a paused send_email step, as the claim found it (docs/reputation-guard.md). */
+  stepPaused?: boolean;
   subscriber: SubscriberSnapshot;
 }
 
@@ -59,6 +61,8 @@ export interface StepRecord {
   next: EnrolmentNext;
   /** The enrolment is parked: the sequence was switched off. */
   park?: boolean;
+  /** Parked at its send_email step, if the step is still paused when the record commits (docs/reputation-guard.md). */
+  holdAtPausedStep?: boolean;
   email?: SequenceEmailOutcome;
   effects: readonly StepEffect[];
   /** The move's target, for sequence.subscriber_moved. */

@@ -40,6 +40,12 @@ export interface SequenceRepository {
   steps(sequenceId: number): Promise<SequenceStep[]>;
   insertStep(step: NewSequenceStep, now: Date): Promise<SequenceStep>;
   updateStep(stepId: number, changes: Pick<SequenceStep, 'label' | 'settings'>, now: Date): Promise<void>;
+  /**
+   * A person's pause or resume of a send_email step (docs/reputation-guard.md, "Sequence email
+   * steps"). A resume clears the reason and, when the sequence is on, makes the enrolments
+   * parked at the step active again (due time kept), each with sequence.subscriber_resumed.
+   */
+  setStepPaused(stepId: number, paused: boolean, now: Date): Promise<void>;
   /** Writes new parents and positions, then removes steps (children re-attached first). */
   reshape(changes: ReadonlyArray<{ id: number; parentId: number | null; position: number }>, removed: readonly number[], now: Date): Promise<void>;
   /** By send_email step id; steps without figures yet answer zeros. */

@@ -16,6 +16,12 @@ export interface HistoryEntry {
   sentAt: Date | null;
   openedAt: Date | null;
   clickedAt: Date | null;
+  /**
+   * Whose the recorded opens and clicks were (docs/subscribers.md, "History"): a person's
+   * (`machine` false) or a machine's (`machine` true). Both can be true of one email; opens
+   * recorded before classification existed are neither.
+   */
+  engagedBy: { humanOpened: boolean; machineOpened: boolean; humanClicked: boolean; machineClicked: boolean };
   bounced: boolean;
   bounceReason: string | null;
   messageId: string | null;

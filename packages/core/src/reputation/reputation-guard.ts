@@ -108,7 +108,8 @@ export class ReputationGuard {
   }
 }
 
-function since(counts: ReputationCounts, baseline: ReputationCounts | null): ReputationCounts {
+/** What came after the guard's last pause (docs/reputation-guard.md, "After a resume"). */
+export function since(counts: ReputationCounts, baseline: ReputationCounts | null): ReputationCounts {
   if (baseline === null) return counts;
   return {
     sent: Math.max(0, counts.sent - baseline.sent),
@@ -117,8 +118,8 @@ function since(counts: ReputationCounts, baseline: ReputationCounts | null): Rep
   };
 }
 
-/** The event's figures (docs/reputation-guard.md): broadcast_id comes with the broadcast's own data. */
-function figures(v: ReputationVerdict) {
+/** The `broadcast.paused` event's figures (docs/reputation-guard.md): the rest is the paused thing's own data. */
+export function figures(v: ReputationVerdict) {
   return {
     reason: v.reason,
     sent: v.sent,

@@ -14,6 +14,7 @@ import {
   type DueEnrolment,
   type StepRecord,
 } from '../ports';
+import { SequenceStepGuard } from '../reputation/sequence-step-guard';
 import { SendingOptions } from '../sending/sending-options';
 import { StepPerformer } from './step-performer';
 
@@ -44,7 +45,30 @@ export class RunSequenceSteps {
     @inject(Clock) private readonly clock: Clock,
     @inject(RandomSource) private readonly random: RandomSource,
     @inject(SendingOptions) private readonly options: SendingOptions,
+    @inject(SequenceStepGuard) private readonly guard: SequenceStepGuard,
   ) {}
+
+  /**
+   * docs/reputation-guard.md, "Sequence email steps": after a group commits, each step with a
+   * hard bounce in it, or whose bounces waited for `min_sent` at the last look, is judged. A
+   * failed check is skipped (the outcomes are committed); the next group's runs again.
+   */
+  private async guardSteps(group: readonly StepRecord[], pending: Set<number>): Promise<void> {
+    const steps = new Set<number>();
+    for (const r of group) {
+      if (r.email === undefined) continue;
+      if (r.email.kind === 'bounced' || pending.has(r.email.stepId)) steps.add(r.email.stepId);
+    }
+    for (const stepId of steps) {
+      try {
+        const { pending: waits } = await this.guard.check(stepId);
+        if (waits) pending.add(stepId);
+        else pending.delete(stepId);
+      } catch {
+        // Judged again after the next group.
+      }
+    }
+  }
 
   async execute(): Promise<number> {
     const o = this.options;
@@ -65,6 +89,7 @@ export class RunSequenceSteps {
       retryScheduleMs: o.retryScheduleMs,
     });
     let recorded = 0;
+    const pending = new Set<number>();
     const work: LeasedWork<DueEnrolment, StepRecord> = {
       goesOn: async () => !stopping(),
       claim: async ({ worker: w, limit, leaseMs }) => {
@@ -78,6 +103,7 @@ export class RunSequenceSteps {
       record: async (group) => {
         const n = await this.runtime.record(worker, group);
         recorded += n;
+        await this.guardSteps(group, pending);
         return n;
       },
       progressed: async () => undefined,

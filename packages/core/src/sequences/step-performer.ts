@@ -173,6 +173,12 @@ export class StepPerformer {
 
   private async sendEmail(e: DueEnrolment, step: RuntimeStep, l: Loaded, signal: AbortSignal, at: Date): Promise<StepRecord> {
     const p = this.p;
+    // docs/reputation-guard.md, "Sequence email steps": at a paused step the enrolment waits,
+    // parked with its due time, until a person resumes the step.
+    if (e.stepPaused === true) {
+      const waiting: EnrolmentNext = { status: 'active', stepId: step.id, dueAt: e.nextTriggerAt ?? at, attempts: e.attempts };
+      return { enrolment: e, ranStepId: null, next: waiting, effects: [], at, holdAtPausedStep: true };
+    }
     const moveOn = this.advance(l.steps, step.id, at);
     const skipped: StepRecord = { enrolment: e, ranStepId: step.id, next: moveOn, effects: [], at };
     // docs/sequences.md: not sendable, suppressed, not receiving the topic or excluded

@@ -8,6 +8,8 @@ export interface StepInput {
   action?: string;
   label?: string | null;
   parentId?: number;
+  /** Update only, send_email steps: a person's pause (true) or resume (false). */
+  paused?: boolean;
   fields: Record<string, unknown>;
 }
 

@@ -30,6 +30,7 @@ export class UpdateStep {
       if (Object.keys(fixed).length > 0) throw ValidationError.forFields(fixed);
       if (step.action === 'entry_point' || step.action === 'condition_branch')
         throw ValidationError.forFields({ action: [`${step.action} steps cannot be changed`] });
+      if (input.paused !== undefined && step.action !== 'send_email') throw ValidationError.forFields({ paused: ['only send_email steps can be paused'] });
       const settings = await checkedStepSettings(
         r,
         { templates: this.templates, destinations: this.destinations },
@@ -40,7 +41,11 @@ export class UpdateStep {
       );
       const label = input.label === undefined ? step.label : input.label;
       await r.sequences.updateStep(step.id, { label, settings }, now);
-      return { ...step, label, settings, updatedAt: now };
+      // docs/reputation-guard.md, "Sequence email steps": a person pauses or resumes the step.
+      const pausing = input.paused !== undefined && input.paused !== (step.pausedAt != null);
+      if (pausing) await r.sequences.setStepPaused(step.id, input.paused!, now);
+      const paused = pausing ? { pausedAt: input.paused ? now : null, pauseReason: null } : {};
+      return { ...step, label, settings, ...paused, updatedAt: now };
     });
   }
 }

@@ -39,6 +39,8 @@ export function presentStep(s: SequenceStep & { statistics?: StepStatistics }) {
     ...(s.action === 'condition_branch' ? { branch: s.branch } : {}),
     ...fields,
     ...(s.statistics !== undefined ? { statistics: s.statistics } : {}),
+    // docs/reputation-guard.md, "Sequence email steps".
+    ...(s.action === 'send_email' ? { paused: s.pausedAt != null, pause_reason: s.pauseReason ?? null } : {}),
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
   };

@@ -202,6 +202,9 @@ describe('sequences API', () => {
       body: 'B',
       html_body: null,
       template_id: null,
+      // docs/reputation-guard.md, "Sequence email steps".
+      paused: false,
+      pause_reason: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

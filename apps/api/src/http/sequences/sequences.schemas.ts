@@ -54,6 +54,9 @@ export const stepFields = Joi.object({
   http_method: actionField({ type: 'string', enum: [...HTTP_METHODS] }, 'make_http_request (default POST).'),
   url: actionField({ type: 'string' }, 'make_http_request: under the webhook URL rules.'),
   headers: actionField({ type: 'object', additionalProperties: { type: 'string' } }, 'make_http_request.'),
+  paused: Joi.boolean()
+    .strict()
+    .description('Update only, send_email: false resumes a step the reputation guard (or a person) paused; true pauses it (docs/reputation-guard.md).'),
 });
 
 /** Moving a step: its new parent. */
@@ -110,9 +113,10 @@ export function sequenceBody(body: unknown): SequenceChanges {
 
 export function stepBody(body: unknown): StepInput {
   const v = validated(stepFields, unwrap(body, 'step'));
-  const { action, label, parent_id, ...fields } = v;
+  const { action, label, parent_id, paused, ...fields } = v;
   return {
     ...(action !== undefined ? { action: action as string } : {}),
+    ...(paused !== undefined ? { paused: paused as boolean } : {}),
     ...(label !== undefined ? { label: (label as string | null) || null } : {}),
     ...(parent_id !== undefined ? { parentId: parent_id as number } : {}),
     fields,

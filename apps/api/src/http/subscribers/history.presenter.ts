@@ -4,8 +4,8 @@ const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 /**
  * One email of a subscriber's history (docs/subscribers.md, "History"). `opened` and `clicked`
- * say whether any open or click was recorded; telling a person's from a machine's is the
- * machine-classification work's (issue 40), which adds its own fields here.
+ * say whether any open or click was recorded; `opened_by`/`clicked_by` whether a person's, a
+ * machine's, or both (docs/engagement.md).
  */
 export function presentHistoryEntry(e: HistoryEntry): Record<string, unknown> {
   return {
@@ -19,6 +19,8 @@ export function presentHistoryEntry(e: HistoryEntry): Record<string, unknown> {
     opened_at: iso(e.openedAt),
     clicked: e.clickedAt !== null,
     clicked_at: iso(e.clickedAt),
+    opened_by: { human: e.engagedBy.humanOpened, machine: e.engagedBy.machineOpened },
+    clicked_by: { human: e.engagedBy.humanClicked, machine: e.engagedBy.machineClicked },
     bounced: e.bounced,
     bounce_reason: e.bounceReason,
     message_id: e.messageId,

@@ -16,13 +16,16 @@ describe('a subscriber’s history', () => {
       .set({ Authorization: `Bearer ${t}` });
   const db = () => api.database.db;
 
-  async function recipient(broadcastId: number, subscriberId: number, row: Record<string, unknown>): Promise<void> {
-    await db()('broadcast_recipients').insert({
-      broadcast_id: broadcastId,
-      subscriber_id: subscriberId,
-      message_id: `<b${broadcastId}.${subscriberId}@test>`,
-      ...row,
-    });
+  async function recipient(broadcastId: number, subscriberId: number, row: Record<string, unknown>): Promise<number> {
+    const [made] = await db()('broadcast_recipients')
+      .insert({
+        broadcast_id: broadcastId,
+        subscriber_id: subscriberId,
+        message_id: `<b${broadcastId}.${subscriberId}@test>`,
+        ...row,
+      })
+      .returning('id');
+    return Number((made as { id: number }).id);
   }
   async function transactional(subscriberId: number, email: string, row: Record<string, unknown>): Promise<number> {
     const [made] = await db()('transactionals')
@@ -44,7 +47,14 @@ describe('a subscriber’s history', () => {
     const bounced = await api.fixtures.aBroadcast(channelId, { subject: 'Summer news' });
     const queued = await api.fixtures.aBroadcast(channelId, { subject: 'Autumn news' });
     Object.assign(ids, { sent: sent.id, bounced: bounced.id, queued: queued.id });
-    await recipient(sent.id, alice.id, { status: 'sent', sent_at: at(10), delivered_at: at(10), opened_at: at(15), clicked_at: at(16) });
+    const opened = await recipient(sent.id, alice.id, { status: 'sent', sent_at: at(10), delivered_at: at(10), opened_at: at(15), clicked_at: at(16) });
+    // Its open was a proxy's prefetch and then a person's; its click a scanner's only.
+    const engaged = { channel_id: channelId, broadcast_id: sent.id, recipient_id: opened, subscriber_id: alice.id, data: '{}' };
+    await db()('email_events').insert([
+      { ...engaged, type: 'opened', occurred_at: at(15), machine: true, machine_reason: 'prefetch' },
+      { ...engaged, type: 'opened', occurred_at: at(17), machine: false },
+      { ...engaged, type: 'clicked', occurred_at: at(16), machine: true, machine_reason: 'scanner' },
+    ]);
     await recipient(bounced.id, alice.id, { status: 'bounced', sent_at: at(30), failed_at: at(30), error: '550 5.1.1 No such user' });
     await recipient(queued.id, alice.id, { status: 'pending', next_attempt_at: at(50) });
     await recipient(sent.id, bob.id, { status: 'sent', sent_at: at(11) });
@@ -61,7 +71,7 @@ describe('a subscriber’s history', () => {
     await db()('email_events').insert([
       { ...event, type: 'processed', occurred_at: at(40), data: '{}' },
       { ...event, type: 'delivered', occurred_at: at(40), data: JSON.stringify({ response: '250 OK', message_id: '<seq.1@test>' }) },
-      { ...event, type: 'opened', occurred_at: at(45), data: '{}' },
+      { ...event, type: 'opened', occurred_at: at(45), data: '{}', machine: false },
     ]);
 
     // The same address in another channel, with an email there: never in this channel's history.
@@ -71,12 +81,23 @@ describe('a subscriber’s history', () => {
     await recipient(elsewhere.id, otherAlice.id, { status: 'sent', sent_at: at(55) });
   });
 
-  test('every kind, newest first, with status, opens, clicks, bounce and Message-ID', async () => {
+  test('every kind, newest first, with status, opens and clicks (a person’s or a machine’s), bounce and Message-ID', async () => {
     const res = await get('/subscribers/history.json?email=Alice@Example.com');
     expect(res.status).toBe(200);
     expect(res.body.email).toBe('alice@example.com');
     expect(res.body.broadcast_channel_id).toBe(channelId);
-    const none = { sequence_id: null, opened: false, opened_at: null, clicked: false, clicked_at: null, bounced: false, bounce_reason: null };
+    const nobody = { human: false, machine: false };
+    const none = {
+      sequence_id: null,
+      opened: false,
+      opened_at: null,
+      opened_by: nobody,
+      clicked: false,
+      clicked_at: null,
+      clicked_by: nobody,
+      bounced: false,
+      bounce_reason: null,
+    };
     expect(res.body.history).toEqual([
       { ...none, kind: 'broadcast', id: ids.queued, subject: 'Autumn news', status: 'queued', sent_at: null, message_id: `<b${ids.queued}.${aliceId}@test>` },
       {
@@ -89,6 +110,7 @@ describe('a subscriber’s history', () => {
         sent_at: at(40).toISOString(),
         opened: true,
         opened_at: at(45).toISOString(),
+        opened_by: { human: true, machine: false },
         message_id: '<seq.1@test>',
       },
       {
@@ -120,8 +142,10 @@ describe('a subscriber’s history', () => {
         sent_at: at(10).toISOString(),
         opened: true,
         opened_at: at(15).toISOString(),
+        opened_by: { human: true, machine: true },
         clicked: true,
         clicked_at: at(16).toISOString(),
+        clicked_by: { human: false, machine: true },
         message_id: `<b${ids.sent}.${aliceId}@test>`,
       },
       { ...none, kind: 'transactional', id: ids.suppressed, subject: 'Reset', status: 'skipped', sent_at: null, message_id: null },

@@ -1,4 +1,4 @@
-import type { EnrolmentStatus, StepAction, StepSettings } from '@mailcast/domain';
+import type { EnrolmentStatus, PauseReason, StepAction, StepSettings } from '@mailcast/domain';
 
 /** A drip automation: its settings; its steps and enrolments are apart. */
 export interface Sequence {
@@ -39,6 +39,10 @@ export interface SequenceStep {
   settings: StepSettings;
   createdAt: Date;
   updatedAt: Date;
+  /** send_email steps: set while the step is paused (docs/reputation-guard.md, "Sequence email steps"). */
+  pausedAt?: Date | null;
+  /** Why the reputation guard paused it; null for a person's pause. */
+  pauseReason?: PauseReason | null;
 }
 
 export type NewSequenceStep = Pick<SequenceStep, 'sequenceId' | 'action' | 'label' | 'parentId' | 'branch' | 'position' | 'settings'>;
