@@ -1,7 +1,6 @@
 import { pickWinner, samplePlan, type SubjectTest, type VariantFigures } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
 import { Clock, Repositories, Transactor, type Broadcast } from '../ports';
-import { broadcastEventData } from '../broadcasts/broadcast-events';
 import { SendingOptions } from './sending-options';
 
 /**
@@ -96,7 +95,7 @@ export class DecideSubjectTest {
       await r.outbox.record({
         channelId: b.channelId,
         type: 'broadcast.ab_test_decided',
-        data: { ...broadcastEventData(b), ...subjectTestReport(test, figures, winner, now) },
+        data: { broadcast_id: b.id, broadcast_channel_id: b.channelId, ...subjectTestReport(test, figures, winner, now) },
         createdAt: now,
       });
       // A paused broadcast's rest waits for resume, which enqueues its own send.
