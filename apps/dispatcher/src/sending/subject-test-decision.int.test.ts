@@ -52,7 +52,10 @@ describe('a subject test’s decision', () => {
     await database.db('subscribers').insert(everyone.map((email) => ({ channel_id: channel.id, email, is_active: true })));
     const b = await fixtures.aBroadcast(channel.id, { subject: 'Base', body: 'Hello' });
     const test = { subjects: ['One', 'Two', 'Three'], sample_percent: 30, metric: 'human_clicks', wait_minutes: 30 };
-    await database.db('broadcasts').where({ id: b.id }).update({ status: 'scheduled', version: 1, ab_test: JSON.stringify(test) });
+    await database
+      .db('broadcasts')
+      .where({ id: b.id })
+      .update({ status: 'scheduled', version: 1, ab_test: JSON.stringify(test) });
     const caller = { tokenId: 0, channelId: channel.id, permissions: PERMISSIONS };
     const stats = async () => (await container.resolve(GetBroadcastStatistics).execute(caller, { id: b.id })).abTest;
     const decide = () => container.resolve(DecideSubjectTest).execute({ broadcastId: b.id });
@@ -72,7 +75,10 @@ describe('a subject test’s decision', () => {
     // Early by our clock: not decided, the job waits again (one waiting job for the broadcast).
     time.advance(29 * 60_000);
     expect(await decide()).toBe('not_due');
-    const waiting = await database.db.raw(`SELECT count(*) AS n FROM pgboss.job WHERE name = 'broadcasts.ab_decide' AND state = 'created' AND (data->>'broadcastId')::bigint = ?`, [b.id]);
+    const waiting = await database.db.raw(
+      `SELECT count(*) AS n FROM pgboss.job WHERE name = 'broadcasts.ab_decide' AND state = 'created' AND (data->>'broadcastId')::bigint = ?`,
+      [b.id],
+    );
     expect(Number(waiting.rows[0].n)).toBe(1);
     expect((await database.db('broadcasts').where({ id: b.id }).first('ab_decided_at')).ab_decided_at).toBeNull();
 

@@ -57,17 +57,24 @@ describe('a subject test decided after the dispatcher that started it was killed
     await database.db('subscribers').insert(everyone.map((e) => ({ channel_id: channel.id, email: e, is_active: true })));
     const b = await fixtures.aBroadcast(channel.id, { subject: 'Base subject', body: 'Hello' });
     const test = { subjects: SUBJECTS, sample_percent: 50, metric: 'human_opens', wait_minutes: 1 };
-    await database.db('broadcasts').where({ id: b.id }).update({ status: 'scheduled', version: 1, track_opens: true, ab_test: JSON.stringify(test) });
+    await database
+      .db('broadcasts')
+      .where({ id: b.id })
+      .update({ status: 'scheduled', version: 1, track_opens: true, ab_test: JSON.stringify(test) });
     const wanted = new Set(everyone);
 
     const first = dispatcher();
     await boss.send('broadcasts.send', { broadcastId: b.id }, { retryLimit: 0 });
     // The sample (50% of 40: 10 per subject) goes; the other 20 are held.
     await eventually(async () => ((await received(wanted)).length >= 20 ? true : undefined), 60_000, 50);
-    await eventually(async () => {
-      const rows = await database.db('broadcast_recipients').where({ broadcast_id: b.id, status: 'sent' }).count({ n: '*' });
-      return Number(rows[0]!.n) === 20 ? true : undefined;
-    }, 30_000, 50);
+    await eventually(
+      async () => {
+        const rows = await database.db('broadcast_recipients').where({ broadcast_id: b.id, status: 'sent' }).count({ n: '*' });
+        return Number(rows[0]!.n) === 20 ? true : undefined;
+      },
+      30_000,
+      50,
+    );
     const sample = await received(wanted);
     expect(sample).toHaveLength(20);
     const bySubject = (subject: string) => sample.filter((m) => m.subject === subject);
@@ -78,7 +85,8 @@ describe('a subject test decided after the dispatcher that started it was killed
     expect((await database.db('broadcasts').where({ id: b.id }).first('status')).status).toBe('sending');
 
     // One decision job, due wait_minutes after sending began; a second one for the key is refused.
-    const jobs = () => database.db.raw(`SELECT id, state, start_after FROM pgboss.job WHERE name = 'broadcasts.ab_decide' AND (data->>'broadcastId')::bigint = ?`, [b.id]);
+    const jobs = () =>
+      database.db.raw(`SELECT id, state, start_after FROM pgboss.job WHERE name = 'broadcasts.ab_decide' AND (data->>'broadcastId')::bigint = ?`, [b.id]);
     const { begin_send_at, ab_decide_at } = await database.db('broadcasts').where({ id: b.id }).first('begin_send_at', 'ab_decide_at');
     const job = (await jobs()).rows;
     expect(job).toHaveLength(1);
@@ -105,7 +113,10 @@ describe('a subject test decided after the dispatcher that started it was killed
 
     // A minute passes: the test moves the stored instants (the decision's due time and its job's)
     // to now, as the clock would, rather than wait.
-    await database.db('broadcasts').where({ id: b.id }).update({ ab_decide_at: database.db.raw('now()') });
+    await database
+      .db('broadcasts')
+      .where({ id: b.id })
+      .update({ ab_decide_at: database.db.raw('now()') });
     await database.db.raw(`UPDATE pgboss.job SET start_after = now() WHERE name = 'broadcasts.ab_decide' AND (data->>'broadcastId')::bigint = ?`, [b.id]);
     dispatcher();
 

@@ -15,10 +15,7 @@ export class GetBroadcastStatistics {
     @inject(Repositories) private readonly repositories: Repositories,
   ) {}
 
-  async execute(
-    principal: Principal,
-    input: { id: number },
-  ): Promise<{ broadcast: Broadcast; summary: StatisticsSummary; abTest: SubjectTestReport | null }> {
+  async execute(principal: Principal, input: { id: number }): Promise<{ broadcast: Broadcast; summary: StatisticsSummary; abTest: SubjectTestReport | null }> {
     const broadcast = await this.getBroadcast.execute(principal, input);
     const { recipients, linksClicked } = await this.reader.counts(broadcast.id);
     const summary = summarizeStatistics({

@@ -22,7 +22,9 @@ describe('ab_test on broadcasts', () => {
     expect(flat.status).toBe(201);
     expect((await mine.get(`/api/v1/broadcasts/${flat.body.id}`)).body.ab_test).toEqual(TEST);
 
-    const nested = await mine.patch(`/api/v1/broadcasts/${plain.body.id}`, { broadcast: { ab_test: { ...TEST, metric: 'human_clicks', subjects: ['A', ' B ', 'C'] } } });
+    const nested = await mine.patch(`/api/v1/broadcasts/${plain.body.id}`, {
+      broadcast: { ab_test: { ...TEST, metric: 'human_clicks', subjects: ['A', ' B ', 'C'] } },
+    });
     expect(nested.status).toBe(200);
     expect((await mine.get(`/api/v1/broadcasts/${plain.body.id}`)).body.ab_test).toEqual({ ...TEST, metric: 'human_clicks', subjects: ['A', 'B', 'C'] });
     expect((await mine.patch(`/api/v1/broadcasts/${plain.body.id}`, { ab_test: null })).status).toBe(200);
