@@ -1,6 +1,6 @@
 import { pickWinner, samplePlan, type SubjectTest, type VariantFigures } from '@mailcast/domain';
 import { inject, injectable } from 'tsyringe';
-import { Clock, Repositories, Transactor, type Broadcast } from '../ports';
+import { Clock, Transactor, type Broadcast, type Repositories } from '../ports';
 import { SendingOptions } from './sending-options';
 
 /**
