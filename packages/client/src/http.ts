@@ -68,6 +68,7 @@ type NotWrapped =
   | 'sequenceEvent'
   | 'subscriberPreferencesEvent'
   | 'subscribersPurgeEvent'
+  | 'subjectTestDecidedEvent'
   | 'testWebhookEvent';
 
 export type ClientOperationId = Exclude<OperationId, NotWrapped>;

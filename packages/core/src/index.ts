@@ -116,6 +116,7 @@ export {
   type SegmentChanges,
   type SendOutcomeCounts,
   type SendProgress,
+  type SubjectTestStore,
   type SendRateChange,
   type SmtpCheck,
   type Subscriber,
@@ -148,7 +149,7 @@ export {
   type WebhookPost,
   type WebhookResult,
 } from './ports';
-export { QUEUES, RETIRED_QUEUES, type JobName, type JobPayloads } from './jobs';
+export { QUEUES, RETIRED_QUEUES, SINGLETON_QUEUES, type JobName, type JobPayloads } from './jobs';
 
 // Auth: API tokens and channels.
 export { ActForChannel, CHANNEL_NOT_FOUND, CHANNEL_REQUIRED } from './auth/act-for-channel';
@@ -254,6 +255,7 @@ export { BroadcastRenderer } from './sending/broadcast-renderer';
 export { InProcessBroadcastRendering } from './sending/in-process-rendering';
 export { QueueRecipients } from './sending/queue-recipients';
 export { DeliverBroadcast } from './sending/deliver-broadcast';
+export { DecideSubjectTest, subjectTestReport, type DecisionResult, type SubjectTestReport, type VariantReport } from './sending/subject-test';
 export { RecoverStalledBroadcasts } from './sending/recover-stalled-broadcasts';
 export { RecordOpen } from './sending/record-open';
 export { RecordClick } from './sending/record-click';

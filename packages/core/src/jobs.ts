@@ -17,6 +17,8 @@ export interface JobPayloads {
   'broadcasts.due': { broadcastId: number; version: number };
   /** Drive a broadcast through queueing and sending; any number of dispatchers may work one. */
   'broadcasts.send': { broadcastId: number };
+  /** Decide a subject test's winner and release the rest of the list (docs/subject-tests.md). */
+  'broadcasts.ab_decide': { broadcastId: number };
   /**
    * Send one transactional email; its own queue and worker, ahead of broadcast traffic.
    * `attempt` counts from 1 (absent: 1); a temporary failure enqueues the next one.
@@ -26,7 +28,20 @@ export interface JobPayloads {
 
 export type JobName = keyof JobPayloads;
 
-export const QUEUES: readonly JobName[] = ['webhooks.deliver', 'broadcasts.due', 'broadcasts.send', 'subscribers.confirmation', 'transactionals.send'];
+export const QUEUES: readonly JobName[] = [
+  'webhooks.deliver',
+  'broadcasts.due',
+  'broadcasts.send',
+  'subscribers.confirmation',
+  'transactionals.send',
+  'broadcasts.ab_decide',
+];
+
+/**
+ * Queues whose jobs carry a singleton key: pg-boss's `short` policy keeps at most one job of a key
+ * waiting (a second send of the same key is dropped), so a decision is enqueued once per broadcast.
+ */
+export const SINGLETON_QUEUES: readonly JobName[] = ['broadcasts.ab_decide'];
 
 /**
  * Queues earlier versions created and no longer use; `npm run migrate` removes them, with any

@@ -37,6 +37,8 @@ export const EVENT_TYPE_GROUPS = {
     'broadcast.aborted',
     'broadcast.paused',
     'broadcast.batch_completed',
+    // Mailcast's own: a subject test's winner (docs/subject-tests.md).
+    'broadcast.ab_test_decided',
   ],
   sequence: [
     'sequence.subscriber_added',

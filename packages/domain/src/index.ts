@@ -37,6 +37,17 @@ export {
   resolveScheduledSendAt,
   type BroadcastStatus,
 } from './broadcast';
+export {
+  pickWinner,
+  samplePlan,
+  subjectFor,
+  SUBJECT_TEST_LIMITS,
+  SUBJECT_TEST_METRICS,
+  type SamplePlan,
+  type SubjectTest,
+  type SubjectTestMetric,
+  type VariantFigures,
+} from './subject-test';
 export { recipientTimezone, scheduledStart, sendInstantsByTimezone, subscriberSendInstant, timezoneSendWindow } from './subscriber-timezone';
 
 // The reputation guard (docs/reputation-guard.md).

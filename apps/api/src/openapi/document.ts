@@ -189,7 +189,14 @@ const WEBHOOK_EVENTS = {
   ),
   subscribersPurgeEvent: webhook('subscribersPurgeEvent', 'A channel purged', EVENT_TYPE_GROUPS.subscribers, ref('SubscribersPurgeEventData')),
   emailEvent: webhook('emailEvent', 'Email events', EVENT_TYPE_GROUPS.email, ref('EmailEventData')),
-  broadcastEvent: webhook('broadcastEvent', 'Broadcast events', EVENT_TYPE_GROUPS.broadcast, ref('BroadcastEventData')),
+  broadcastEvent: webhook(
+    'broadcastEvent',
+    'Broadcast events',
+    EVENT_TYPE_GROUPS.broadcast.filter((t) => t !== 'broadcast.ab_test_decided'),
+    ref('BroadcastEventData'),
+  ),
+  // docs/subject-tests.md: once per test, with each part's figures and the winner.
+  subjectTestDecidedEvent: webhook('subjectTestDecidedEvent', 'A subject test decided', ['broadcast.ab_test_decided'], ref('SubjectTestDecidedEventData')),
   attemptExhausted: webhook('attemptExhaustedEvent', 'Retries exhausted', ['message.attempt.exhausted'], ref('AttemptExhaustedEventData')),
   sequenceEvent: webhook('sequenceEvent', 'Sequence events', EVENT_TYPE_GROUPS.sequence, ref('SequenceEventData')),
   testWebhook: webhook('testWebhookEvent', 'Test event', ['test.webhook'], {

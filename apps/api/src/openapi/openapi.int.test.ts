@@ -287,6 +287,7 @@ describe('expectMatchesDocument fails on answers the document does not promise',
     archive: false,
     send_in_subscriber_timezone: false,
     pause_reason: null,
+    ab_test: null,
   };
 
   it('accepts a conforming body', () => {

@@ -37,6 +37,7 @@ import { SEQUENCE_SCHEMAS } from './sequences.schemas';
 import { OPT_IN_FORM_SCHEMAS } from './opt-in-forms.schemas';
 import { SUPPRESSION_SCHEMAS } from './suppressions.schemas';
 import { SUBSCRIBER_HISTORY_SCHEMAS } from './subscriber-history.schemas';
+import { SUBJECT_TEST_SCHEMAS } from './subject-tests.schemas';
 import { TEMPLATE_SCHEMAS } from './templates.schemas';
 import { TRANSACTIONAL_SCHEMAS } from './transactionals.schemas';
 import { TOPIC_SCHEMAS } from './topics.schemas';
@@ -110,6 +111,7 @@ export const SCHEMAS: Record<string, Schema> = {
         enum: ['hard_bounce_rate', 'complaint_rate', null],
         description: 'Why the reputation guard paused the broadcast (docs/reputation-guard.md); null otherwise and after resume.',
       },
+      ab_test: { oneOf: [ref('SubjectTest'), { type: 'null' }], description: 'The subject test (docs/subject-tests.md); null: none.' },
     }),
   ),
   BroadcastInput: broadcastInput,
@@ -165,6 +167,7 @@ export const SCHEMAS: Record<string, Schema> = {
       complaints: ref('CountAndRate'),
       unsubscribes: ref('CountAndRate'),
     }),
+    ab_test: { oneOf: [ref('SubjectTestStatistics'), { type: 'null' }], description: 'The subject test (docs/subject-tests.md); null: none.' },
   }),
   TimelineMetric: { type: 'string', enum: [...TIMELINE_METRICS, ...HUMAN_TIMELINE_METRICS] },
   Timeline: closed({
@@ -283,6 +286,7 @@ export const SCHEMAS: Record<string, Schema> = {
 
   ...SUPPRESSION_SCHEMAS,
   ...SUBSCRIBER_HISTORY_SCHEMAS,
+  ...SUBJECT_TEST_SCHEMAS,
   ...TEMPLATE_SCHEMAS,
   ...TRANSACTIONAL_SCHEMAS,
   ...DISCOVERY_SCHEMAS,

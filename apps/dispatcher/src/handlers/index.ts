@@ -2,6 +2,7 @@ import { broadcastDueHandler } from './broadcast-due.handler';
 import { broadcastsSendHandler } from './broadcasts-send.handler';
 import { confirmationEmailHandler } from './confirmation-email.handler';
 import { transactionalSendHandler } from './transactional-send.handler';
+import { subjectTestDecisionHandler } from './subject-test-decision.handler';
 import type { JobHandler } from './job-handler';
 
 export type { JobHandler } from './job-handler';
@@ -13,4 +14,5 @@ export const HANDLERS: readonly JobHandler[] = [
   broadcastsSendHandler as unknown as JobHandler,
   confirmationEmailHandler as unknown as JobHandler,
   transactionalSendHandler as unknown as JobHandler,
+  subjectTestDecisionHandler as unknown as JobHandler,
 ];

@@ -1,4 +1,4 @@
-import { QUEUES, RETIRED_QUEUES } from '@mailcast/core';
+import { QUEUES, RETIRED_QUEUES, SINGLETON_QUEUES } from '@mailcast/core';
 import path from 'node:path';
 import PgBoss from 'pg-boss';
 import type { Database } from './database';
@@ -71,7 +71,7 @@ export async function migrate(db: Database, connectionString: string): Promise<M
     for (const name of QUEUES) {
       // createQueue is idempotent in pg-boss 10. retryLimit is explicit: its default is not 0,
       // and our jobs decide their own retries.
-      await boss.createQueue(name, { name, retryLimit: 0 });
+      await boss.createQueue(name, { name, retryLimit: 0, ...(SINGLETON_QUEUES.includes(name) ? { policy: 'short' } : {}) });
     }
     for (const name of RETIRED_QUEUES) {
       await boss.unschedule(name);

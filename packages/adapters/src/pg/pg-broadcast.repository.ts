@@ -1,5 +1,5 @@
 import type { Broadcast, BroadcastChanges, BroadcastExpectation, BroadcastRepository, EmailHeader, NewBroadcast, Page } from '@mailcast/core';
-import type { BroadcastStatus, PauseReason } from '@mailcast/domain';
+import type { BroadcastStatus, PauseReason, SubjectTest } from '@mailcast/domain';
 import type { Knex } from 'knex';
 
 export interface BroadcastRow {
@@ -33,6 +33,9 @@ export interface BroadcastRow {
   pause_reason?: string | null;
   archive: boolean;
   send_in_subscriber_timezone: boolean;
+  ab_test?: SubjectTest | null;
+  ab_winner?: number | null;
+  ab_decided_at?: Date | null;
   version: number;
   created_at: Date;
   updated_at: Date;
@@ -70,6 +73,9 @@ export const toBroadcast = (row: BroadcastRow): Broadcast => ({
   pauseReason: (row.pause_reason ?? null) as PauseReason | null,
   archive: row.archive,
   sendInSubscriberTimezone: row.send_in_subscriber_timezone ?? false,
+  abTest: row.ab_test ?? null,
+  abWinner: row.ab_winner ?? null,
+  abDecidedAt: row.ab_decided_at ?? null,
   version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -103,11 +109,12 @@ function toRow(changes: BroadcastChanges): Record<string, unknown> {
     sentAt: 'sent_at',
     archive: 'archive',
     sendInSubscriberTimezone: 'send_in_subscriber_timezone',
+    abTest: 'ab_test',
   };
   const row: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes) as Array<[keyof BroadcastChanges, unknown]>) {
     if (value === undefined) continue;
-    row[columns[key]] = key === 'emailHeaders' ? JSON.stringify(value) : value;
+    row[columns[key]] = key === 'emailHeaders' || (key === 'abTest' && value !== null) ? JSON.stringify(value) : value;
   }
   return row;
 }
@@ -140,6 +147,7 @@ export class PgBroadcastRepository implements BroadcastRepository {
         scheduled_timezone: broadcast.scheduledTimezone,
         archive: broadcast.archive ?? false,
         send_in_subscriber_timezone: broadcast.sendInSubscriberTimezone ?? false,
+        ab_test: broadcast.abTest ? (JSON.stringify(broadcast.abTest) as unknown as SubjectTest) : null,
         created_at: now,
         updated_at: now,
       })

@@ -114,8 +114,9 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
               attempts = r.attempts + CASE WHEN j.sendable THEN 1 ELSE 0 END
          FROM judged j, subscribers s
         WHERE r.id = j.id AND s.id = r.subscriber_id
-       RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS}`;
-    type Row = SubscriberRow & { id: number; message_id: string; attempts: number; status: string };
+       RETURNING r.id, r.message_id, r.attempts, r.status, ${SUBSCRIBER_COLUMNS},
+                 coalesce(r.ab_variant, (SELECT b.ab_winner FROM broadcasts b WHERE b.id = :broadcastId)) AS variant`;
+    type Row = SubscriberRow & { id: number; message_id: string; attempts: number; status: string; variant: number | null };
     const query = this.db.raw<{ rows: Row[] }>(sql, { broadcastId, now, limit, worker, leaseMs, afterId, ...exclusion.bindings });
     const { rows } = await (exclusion.condition === '' ? prepared('claim_recipients', query) : query);
     return rows
@@ -126,6 +127,7 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
         attempts: row.attempts,
         sendable: row.status === 'claimed',
         subscriber: toSubscriber(row),
+        variant: row.variant,
       }))
       .sort((a, b) => a.id - b.id);
   }
@@ -152,16 +154,18 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
   }
 
   async progress(broadcastId: number, now: Date): Promise<SendProgress> {
-    const { rows } = await this.db.raw<{ rows: { claimable: number; leased: number; next_at: Date | null }[] }>(
+    // Rows a subject test holds ('infinity', docs/subject-tests.md) are no next attempt: the decision releases them.
+    const { rows } = await this.db.raw<{ rows: { claimable: number; leased: number; next_at: Date | null; held: number }[] }>(
       `SELECT count(*) FILTER (WHERE ${CLAIMABLE}) AS claimable,
               count(*) FILTER (WHERE r.status = 'claimed' AND r.lease_expires_at > now()) AS leased,
-              min(r.next_attempt_at) FILTER (WHERE r.status = 'pending' AND r.next_attempt_at > :now) AS next_at
+              min(r.next_attempt_at) FILTER (WHERE r.status = 'pending' AND r.next_attempt_at > :now AND r.next_attempt_at <> 'infinity') AS next_at,
+              count(*) FILTER (WHERE r.status = 'pending' AND r.next_attempt_at = 'infinity') AS held
          FROM broadcast_recipients r
         WHERE r.broadcast_id = :broadcastId AND r.status IN ('pending', 'claimed')`,
       { broadcastId, now },
     );
     const row = rows[0]!;
-    return { claimable: Number(row.claimable), leased: Number(row.leased), nextAttemptAt: row.next_at };
+    return { claimable: Number(row.claimable), leased: Number(row.leased), nextAttemptAt: row.next_at, held: Number(row.held) };
   }
 
   async outcomeCounts(broadcastId: number): Promise<SendOutcomeCounts> {

@@ -22,6 +22,7 @@ import { PgOptInFormRepository } from './pg-opt-in-form.repository';
 import { PgRecipientStore } from './pg-recipient-store';
 import { PgSequenceRepository } from './pg-sequence.repository';
 import { PgTopicRepository } from './pg-topic.repository';
+import { PgSubjectTestStore } from './pg-subject-tests';
 import { PgWebhookDeliveryRepository } from './pg-webhook-delivery.repository';
 import { PgWebhookEndpointRepository } from './pg-webhook-endpoint.repository';
 
@@ -54,6 +55,7 @@ export function pgRepositories(db: Knex, boss: PgBoss, secrets: SecretBox, event
     sequences: new PgSequenceRepository(db, eventRecorded, secrets),
     optInForms: new PgOptInFormRepository(db),
     topics: new PgTopicRepository(db),
+    subjectTests: new PgSubjectTestStore(db),
   };
 }
 

@@ -15,11 +15,14 @@ export class PgBossJobQueue implements JobQueue {
   ) {}
 
   async send<Name extends JobName>(name: Name, data: JobPayloads[Name], options: JobOptions = {}): Promise<string> {
-    const sendOptions: PgBoss.SendOptions = { retryLimit: 0 };
+    const sendOptions: PgBoss.SendOptions = { retryLimit: options.retryLimit ?? 0 };
     if (this.db) sendOptions.db = this.db;
     if (options.startAfter) sendOptions.startAfter = options.startAfter;
+    if (options.singletonKey !== undefined) sendOptions.singletonKey = options.singletonKey;
+    if (options.retryDelaySeconds !== undefined) Object.assign(sendOptions, { retryDelay: options.retryDelaySeconds, retryBackoff: true });
     const id = await this.boss.send(name, data as object, sendOptions);
-    // pg-boss returns null only for throttled or singleton sends, which this port never makes.
+    // pg-boss returns null only for throttled or singleton sends: a singleton already waits.
+    if (id === null && options.singletonKey !== undefined) return '';
     if (id === null) throw new Error(`pg-boss refused a job on ${name}`);
     if (options.wake) await notifyJob(this.db ?? this.boss.getDb(), name);
     return id;

@@ -3139,6 +3139,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    subjectTestDecidedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subject test decided
+         * @description Sent to each active endpoint subscribed to the type: `broadcast.ab_test_decided`. Any 2xx within 30 seconds is success; anything else is retried on the endpoint's schedule.
+         */
+        post: operations["subjectTestDecidedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     subscriberEvent: {
         parameters: {
             query?: never;
@@ -3276,6 +3296,8 @@ export interface components {
             };
         };
         Broadcast: {
+            /** @description The subject test (docs/subject-tests.md); null: none. */
+            ab_test: components["schemas"]["SubjectTest"] | null;
             /** @description Published in the public archive once sent (docs/archive.md). */
             archive: boolean;
             /** @description Rich text body. */
@@ -3347,6 +3369,20 @@ export interface components {
         };
         /** @description Needs a subject, given here or by the template of template_id (without one: 422 "Subject can't be blank"). */
         BroadcastCreateInput: {
+            /** @description A subject test (docs/subject-tests.md): each subject goes to an equal random part of the sample; after the wait the winner (ties: the first subject) goes to the rest. null: no test. Not with send_in_subscriber_timezone. */
+            ab_test?: {
+                /**
+                 * @description What decides: recipients with a human open, or a human click (docs/engagement.md), as a rate over sent.
+                 * @enum {string}
+                 */
+                metric: "human_opens" | "human_clicks";
+                /** @description The share of the recipients, drawn at random, that tests the subjects (5 to 50), split into equal parts. */
+                sample_percent: number;
+                /** @description The subjects tested (2 to 4), each a Liquid template like subject; not blank. */
+                subjects: string[];
+                /** @description Minutes from the start of sending to the decision (1 to 1440); the rest of the list then gets the winner. */
+                wait_minutes: number;
+            } | null;
             /**
              * @description Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.
              * @default false
@@ -3435,6 +3471,20 @@ export interface components {
             updated_at: string;
         };
         BroadcastInput: {
+            /** @description A subject test (docs/subject-tests.md): each subject goes to an equal random part of the sample; after the wait the winner (ties: the first subject) goes to the rest. null: no test. Not with send_in_subscriber_timezone. */
+            ab_test?: {
+                /**
+                 * @description What decides: recipients with a human open, or a human click (docs/engagement.md), as a rate over sent.
+                 * @enum {string}
+                 */
+                metric: "human_opens" | "human_clicks";
+                /** @description The share of the recipients, drawn at random, that tests the subjects (5 to 50), split into equal parts. */
+                sample_percent: number;
+                /** @description The subjects tested (2 to 4), each a Liquid template like subject; not blank. */
+                subjects: string[];
+                /** @description Minutes from the start of sending to the decision (1 to 1440); the rest of the list then gets the winner. */
+                wait_minutes: number;
+            } | null;
             /**
              * @description Publishes the broadcast in the channel's public archive (`/archive/<channel slug>`) once it is sent, without personal data or tracking (docs/archive.md). May be changed in any status, also alone on a sent broadcast.
              * @default false
@@ -4029,7 +4079,7 @@ export interface components {
             error: string;
         };
         /** @enum {string} */
-        EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.send_delayed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "subscriber.preferences_updated" | "subscribers.purged" | "subscribers.purge_failed" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "broadcast.batch_completed" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
+        EventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.opened" | "email.clicked" | "email.failed" | "email.send_delayed" | "subscriber.created" | "subscriber.updated" | "subscriber.deleted" | "subscriber.subscribed" | "subscriber.unsubscribed" | "subscriber.bounced" | "subscriber.complained" | "subscriber.preferences_updated" | "subscribers.purged" | "subscribers.purge_failed" | "broadcast.scheduled" | "broadcast.queueing" | "broadcast.sending" | "broadcast.sent" | "broadcast.failed" | "broadcast.partial_failure" | "broadcast.aborted" | "broadcast.paused" | "broadcast.batch_completed" | "broadcast.ab_test_decided" | "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error" | "message.attempt.exhausted" | "test.webhook";
         /** @description What the export holds (docs/export.md). */
         ExportManifest: {
             /** @description The exported channel, named by `broadcast_channel_id`. */
@@ -4979,6 +5029,8 @@ export interface components {
          */
         SmtpTls: "starttls" | "implicit" | "none";
         StatisticsSummary: {
+            /** @description The subject test (docs/subject-tests.md); null: none. */
+            ab_test: components["schemas"]["SubjectTestStatistics"] | null;
             /** Format: date-time */
             begin_send_at: string | null;
             broadcast_id: number;
@@ -5014,6 +5066,69 @@ export interface components {
                 track_clicks: boolean;
                 track_opens: boolean;
             };
+        };
+        /** @description A broadcast's subject test (docs/subject-tests.md). */
+        SubjectTest: {
+            /**
+             * @description What decides: human opens or human clicks, as a rate over sent.
+             * @enum {string}
+             */
+            metric: "human_opens" | "human_clicks";
+            sample_percent: number;
+            subjects: string[];
+            wait_minutes: number;
+        };
+        SubjectTestDecidedEventData: {
+            broadcast_channel_id: number;
+            broadcast_id: number;
+            /**
+             * Format: date-time
+             * @description When the winner was decided; null before.
+             */
+            decided_at: string | null;
+            /**
+             * @description What decides: human opens or human clicks, as a rate over sent.
+             * @enum {string}
+             */
+            metric: "human_opens" | "human_clicks";
+            /** @description One per subject, in the test's order. */
+            variants: components["schemas"]["SubjectTestVariant"][];
+            /** @description null until the winner is decided. */
+            winner: {
+                /** @description 0-based, in the order of subjects. */
+                index: number;
+                subject: string;
+            } | null;
+        };
+        /** @description Each part's figures and the winner (docs/subject-tests.md). */
+        SubjectTestStatistics: {
+            /**
+             * Format: date-time
+             * @description When the winner was decided; null before.
+             */
+            decided_at: string | null;
+            /**
+             * @description What decides: human opens or human clicks, as a rate over sent.
+             * @enum {string}
+             */
+            metric: "human_opens" | "human_clicks";
+            /** @description One per subject, in the test's order. */
+            variants: components["schemas"]["SubjectTestVariant"][];
+            /** @description null until the winner is decided. */
+            winner: {
+                /** @description 0-based, in the order of subjects. */
+                index: number;
+                subject: string;
+            } | null;
+        };
+        SubjectTestVariant: {
+            /** @description Of them, those with a click not flagged as a machine. */
+            human_clicks: number;
+            /** @description Of them, those with an open not flagged as a machine (docs/engagement.md). */
+            human_opens: number;
+            /** @description Recipients of this subject's part whose email the SMTP server accepted. */
+            sent: number;
+            subject: string;
         };
         Subscriber: {
             /** @enum {string} */
@@ -12839,6 +12954,40 @@ export interface operations {
                     data?: components["schemas"]["SequenceEventData"];
                     /** @enum {string} */
                     type?: "sequence.subscriber_added" | "sequence.subscriber_completed" | "sequence.subscriber_moved" | "sequence.subscriber_removed" | "sequence.subscriber_paused" | "sequence.subscriber_resumed" | "sequence.subscriber_error";
+                } & components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subjectTestDecidedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the same as the payload id); deduplicate by it. */
+                "broadcast-webhook-id": string;
+                /** @description `v1,` + Base64 (standard, padded) of HMAC-SHA256 over `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole secret. Verify with `verifyWebhook` (@mailcast/client). */
+                "broadcast-webhook-signature": string;
+                /** @description Unix time in seconds when the payload was signed. Reject one more than 300 seconds from now. */
+                "broadcast-webhook-timestamp": string;
+                "User-Agent": "Mailcast-Webhooks/1.0";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data?: components["schemas"]["SubjectTestDecidedEventData"];
+                    /** @enum {string} */
+                    type?: "broadcast.ab_test_decided";
                 } & components["schemas"]["WebhookEvent"];
             };
         };

@@ -1,4 +1,4 @@
-import { DomainError, isValidEmail, isValidTimezone, resolveScheduledSendAt } from '@mailcast/domain';
+import { DomainError, isValidEmail, isValidTimezone, resolveScheduledSendAt, type SubjectTest } from '@mailcast/domain';
 import { ValidationError } from '../errors';
 import type { Broadcast, BroadcastChanges, EmailHeader, Repositories, Templates } from '../ports';
 
@@ -31,7 +31,12 @@ export interface BroadcastInput {
   archive?: boolean;
   /** Each recipient at the schedule's wall-clock time in their own zone (docs/broadcasts-and-sending.md). */
   sendInSubscriberTimezone?: boolean;
+  /** A subject test (docs/subject-tests.md), its shape already checked; null: none. */
+  abTest?: SubjectTest | null;
 }
+
+/** docs/subject-tests.md: the winner goes out when it is decided, not at each subscriber's hour. */
+export const SUBJECT_TEST_WITH_TIMEZONE = 'ab_test cannot be combined with send_in_subscriber_timezone';
 
 export const SUBJECT_BLANK = "Subject can't be blank";
 
@@ -80,6 +85,7 @@ export async function toBroadcastChanges(
     if (unknown.length > 0) problems.push(`Email server ids include unknown email servers: ${unknown.join(', ')}`);
   }
 
+  problems.push(...subjectTestProblems(input, templates, current));
   const schedule = resolveSchedule(input, current, problems);
   if (problems.length > 0) throw new ValidationError(problems.join(', '));
 
@@ -104,8 +110,26 @@ export async function toBroadcastChanges(
     emailServerIds: input.emailServerIds === undefined ? undefined : [...new Set(input.emailServerIds)],
     archive: input.archive,
     sendInSubscriberTimezone: input.sendInSubscriberTimezone,
+    abTest: input.abTest === undefined ? undefined : input.abTest === null ? null : { ...input.abTest, subjects: input.abTest.subjects.map((s) => s.trim()) },
     ...schedule,
   };
+}
+
+/**
+ * A subject test's subjects are Liquid like the subject; none blank; and the test does not go with
+ * sending in each subscriber's time zone, judged on what the broadcast ends with (docs/subject-tests.md).
+ */
+function subjectTestProblems(input: BroadcastInput, templates: Templates, current?: Broadcast): string[] {
+  const problems: string[] = [];
+  for (const [i, subject] of (input.abTest?.subjects ?? []).entries()) {
+    if (subject.trim() === '') problems.push(`ab_test.subjects[${i}] can't be blank`);
+    const error = templates.check(subject);
+    if (error !== null) problems.push(`ab_test.subjects[${i}] is not valid Liquid: ${error}`);
+  }
+  const test = input.abTest === undefined ? current?.abTest : input.abTest;
+  const byZone = input.sendInSubscriberTimezone ?? current?.sendInSubscriberTimezone ?? false;
+  if (test && byZone && (input.abTest !== undefined || input.sendInSubscriberTimezone !== undefined)) problems.push(SUBJECT_TEST_WITH_TIMEZONE);
+  return problems;
 }
 
 /**

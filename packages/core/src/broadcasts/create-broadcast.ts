@@ -48,6 +48,7 @@ export class CreateBroadcast {
         scheduledTimezone: changes.scheduledTimezone ?? null,
         archive: changes.archive ?? false,
         sendInSubscriberTimezone: changes.sendInSubscriberTimezone ?? false,
+        abTest: changes.abTest ?? null,
       },
       this.clock.now(),
     );

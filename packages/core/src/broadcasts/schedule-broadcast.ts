@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from '../errors';
 import { Clock, Transactor } from '../ports';
 import { recordBroadcastStatus, writtenBroadcast } from './broadcast-events';
 import { BROADCAST_NOT_FOUND } from './get-broadcast';
+import { SUBJECT_TEST_WITH_TIMEZONE } from './broadcast-input';
 
 export interface ScheduleAnswer {
   id: number;
@@ -47,6 +48,7 @@ export class ScheduleBroadcast {
 
       const status = planSchedule({ status: current.status, scheduledSendAt: at, now });
       const sendInSubscriberTimezone = input.sendInSubscriberTimezone ?? current.sendInSubscriberTimezone;
+      if (sendInSubscriberTimezone && current.abTest) throw new ValidationError(SUBJECT_TEST_WITH_TIMEZONE);
       const updated = writtenBroadcast(
         await repositories.broadcasts.update(
           current.id,

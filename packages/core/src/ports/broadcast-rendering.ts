@@ -13,6 +13,8 @@ export interface RenderedEmail {
 export interface RecipientLinks {
   recipientId: number;
   subscriber: SubscriberSnapshot;
+  /** A subject test's subject index for this recipient (docs/subject-tests.md); absent: the broadcast's subject. */
+  variant?: number | null;
 }
 
 /** What a sending job renders with; its database part (links saved, secret kept) done already. */

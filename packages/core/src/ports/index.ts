@@ -68,6 +68,7 @@ export type { TemplateRepository } from './templates-store';
 export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';
 export type { FormSubmissionRepository, PendingFormActions, TopicStorage } from './form-submissions';
 export { Repositories, Transactor } from './transactions';
+export type { SubjectTestStore } from './subject-tests';
 export { SendRateStore, type SendRateChange } from './send-rates';
 export type { NewSegment, Segment, SegmentChanges } from './entities/segment';
 export { SegmentRepository } from './segments';

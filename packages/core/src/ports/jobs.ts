@@ -8,6 +8,15 @@ export interface JobOptions {
    * for jobs someone waits on, as a transactional email's sender does.
    */
   wake?: boolean;
+  /**
+   * One waiting job per key, on a queue of SINGLETON_QUEUES: a send while one waits is dropped
+   * (send answers '').
+   */
+  singletonKey?: string;
+  /** pg-boss retries of a job that throws (default 0: our jobs decide their own retries). */
+  retryLimit?: number;
+  /** Seconds between those retries, doubled each time. */
+  retryDelaySeconds?: number;
 }
 
 export interface JobQueue {

@@ -41,6 +41,8 @@ export interface ClaimedRecipient {
   /** False when the subscriber stopped being sendable since queueing: the row is already `skipped`. */
   sendable: boolean;
   subscriber: SubscriberSnapshot;
+  /** The subject of a subject test it gets (its part's, or the winner's for the rest); null: none. */
+  variant?: number | null;
 }
 
 export interface SendProgress {
@@ -50,6 +52,8 @@ export interface SendProgress {
   leased: number;
   /** The earliest retry of a delayed recipient, if any waits. */
   nextAttemptAt: Date | null;
+  /** Pending and held until a subject test's winner releases them (docs/subject-tests.md). */
+  held?: number;
 }
 
 export interface SendOutcomeCounts {

@@ -1,3 +1,4 @@
+import type { SubjectTestStore } from './subject-tests';
 import type { ApiTokenRepository, ChannelRepository, EmailServerRepository } from './channels';
 import type { BroadcastRepository } from './broadcasts';
 import type { BounceRepository } from './bounces';
@@ -41,6 +42,8 @@ export interface Repositories {
   sequences: SequenceRepository;
   optInForms: OptInFormRepository;
   topics: TopicRepository;
+  /** Subject tests' samples, figures and winners (docs/subject-tests.md). */
+  subjectTests: SubjectTestStore;
 }
 /** The same repositories outside any transaction, for reads. */
 export const Repositories = Symbol.for('mailcast.Repositories');

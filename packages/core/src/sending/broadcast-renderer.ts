@@ -4,6 +4,7 @@ import {
   listUnsubscribeHeaders,
   preheaderHtml,
   renderedPartTooLong,
+  subjectFor,
   subjectLine,
   textToHtml,
   trackingToken,
@@ -122,6 +123,8 @@ export class BroadcastRenderer {
     await this.pace();
     const b = this.broadcast;
     const s = recipient.subscriber;
+    // A subject test's recipient gets their subject, as the subject and as {{ broadcast.subject }}.
+    const subjectSource = subjectFor(b.abTest, recipient.variant, b.subject);
     const token = this.tokenFor(recipient.recipientId);
     const unsubscribe = this.unsubscribeUrl(token);
     // docs/broadcasts-and-sending.md: exactly these variables are in scope.
@@ -135,7 +138,7 @@ export class BroadcastRenderer {
         tags: s.tags,
         custom_data: s.customData,
       },
-      broadcast: { name: b.name, subject: b.subject },
+      broadcast: { name: b.name, subject: subjectSource },
       web_view_url: this.webViewUrlFor(recipient.recipientId),
     };
     const body = b.body ?? '';
@@ -148,7 +151,7 @@ export class BroadcastRenderer {
     const [renderedSubject, renderedHtml, renderedText] = await this.templates.render(
       b.channelId,
       [
-        { source: b.subject, context: 'text' },
+        { source: subjectSource, context: 'text' },
         b.htmlBody ? { source: b.htmlBody, context: 'html' } : { source: body, context: bodyContext },
         { source: ownText ? body : '', context: bodyContext },
       ],

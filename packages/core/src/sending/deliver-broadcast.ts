@@ -123,6 +123,8 @@ export class DeliverBroadcast {
           await run.persist(() => this.repositories.jobs.send('broadcasts.send', { broadcastId: broadcast.id }, { startAfter }));
           return 'waiting';
         }
+        // The rest of a subject test's list waits for the winner; the decision enqueues the send.
+        if ((progress.held ?? 0) > 0) return 'waiting';
         await run.persist(() => this.finish(broadcast.id));
         return 'finished';
       }
@@ -184,7 +186,7 @@ export class DeliverBroadcast {
     if (servers.length === 0) return { kind: 'unsendable', message: 'No email server configured' };
     let email;
     try {
-      email = await renderer.render({ recipientId: r.id, subscriber: r.subscriber });
+      email = await renderer.render({ recipientId: r.id, subscriber: r.subscriber, variant: r.variant ?? null });
     } catch (error) {
       return { kind: 'unsendable', message: `Rendering failed: ${error instanceof Error ? error.message : String(error)}` };
     }

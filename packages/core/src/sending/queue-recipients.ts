@@ -3,6 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { Clock, Repositories, SegmentRepository, Transactor, type Broadcast, type ExcludedSegments } from '../ports';
 import { broadcastEventData } from '../broadcasts/broadcast-events';
 import { SendingOptions } from './sending-options';
+import { drawSubjectTestSample, scheduleSubjectTestDecision } from './subject-test';
 
 const QUEUEING_PARALLELISM = 4;
 
@@ -72,6 +73,7 @@ export class QueueRecipients {
     // one against a large table does not, and ANALYZE would cost more than the insert.
     await store.refreshStatistics(queued);
     await this.timeBySubscriberZone(broadcast);
+    await drawSubjectTestSample(this.repositories, broadcast);
     const now = this.clock.now();
     await this.transactor.run(async (r) => {
       const counts = await r.recipients.outcomeCounts(id);
@@ -86,6 +88,7 @@ export class QueueRecipients {
       }
       const event = broadcastEvent(moved, now);
       if (event) await r.outbox.record(event);
+      await scheduleSubjectTestDecision(r, moved, now);
       // Idle dispatchers pick these up and join; one already on this broadcast returns at once.
       for (let i = 0; i < this.options.helperJobs; i++) await r.jobs.send('broadcasts.send', { broadcastId: id });
     });

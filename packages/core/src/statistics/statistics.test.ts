@@ -61,7 +61,7 @@ async function setUp(reader: FakeReader, beginSendAt: Date | null = new Date('20
     new Date(0),
   );
   Object.assign(b, { totalRecipients: 12, beginSendAt });
-  return { id: b.id, getBroadcast: new GetBroadcast(repositories) };
+  return { id: b.id, getBroadcast: new GetBroadcast(repositories), repositories };
 }
 
 const link = (id: number, totalClicks: number, uniqueClicks: number): LinkClickStats => ({
@@ -95,8 +95,10 @@ describe('statistics use cases', () => {
       [],
       [],
     );
-    const { id, getBroadcast } = await setUp(reader);
-    const { summary } = await new GetBroadcastStatistics(getBroadcast, reader).execute(caller, { id });
+    const { id, getBroadcast, repositories } = await setUp(reader);
+    const { summary, abTest } = await new GetBroadcastStatistics(getBroadcast, reader, repositories).execute(caller, { id });
+    // docs/subject-tests.md: no test, no figures (and nothing read for them).
+    expect(abTest).toBeNull();
     expect(summary).toEqual({
       delivery: { sent: 7, failed: 2, delivery_rate: 58.33 },
       engagement: {
@@ -112,8 +114,8 @@ describe('statistics use cases', () => {
 
   it("another channel's broadcast is not found", async () => {
     const reader = new FakeReader({}, 0, [], []);
-    const { id, getBroadcast } = await setUp(reader);
-    await expect(new GetBroadcastStatistics(getBroadcast, reader).execute({ ...caller, channelId: 2 }, { id })).rejects.toEqual(
+    const { id, getBroadcast, repositories } = await setUp(reader);
+    await expect(new GetBroadcastStatistics(getBroadcast, reader, repositories).execute({ ...caller, channelId: 2 }, { id })).rejects.toEqual(
       new NotFoundError('Broadcast not found'),
     );
   });

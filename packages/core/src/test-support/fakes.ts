@@ -4,6 +4,7 @@ import type {
   SequenceRepository,
   OptInFormRepository,
   TopicRepository,
+  SubjectTestStore,
   ApiTokenRecord,
   ApiTokenRepository,
   Channel,
@@ -209,6 +210,10 @@ const unusedSequences: SequenceRepository = new Proxy({} as SequenceRepository, 
   get: (_, name) => (name === 'usesTemplate' ? () => Promise.resolve(false) : () => Promise.reject(new Error('sequences are not faked'))),
 });
 
+const unusedSubjectTests: SubjectTestStore = new Proxy({} as SubjectTestStore, {
+  get: () => () => Promise.reject(new Error('subject tests are not faked')),
+});
+
 /** No topics: a subscriber answer shows `topics: {}`; nothing else is faked. */
 const noTopics: TopicRepository = new Proxy({} as TopicRepository, {
   get: (_, name) => (name === 'all' ? () => Promise.resolve([]) : () => Promise.reject(new Error('topics are not faked'))),
@@ -247,6 +252,7 @@ function unlinkedFakeRepositories(): Repositories & {
   sequences: SequenceRepository;
   optInForms: OptInFormRepository;
   topics: TopicRepository;
+  subjectTests: SubjectTestStore;
 } {
   return {
     channels: new FakeChannels(),
@@ -271,6 +277,7 @@ function unlinkedFakeRepositories(): Repositories & {
     sequences: unusedSequences,
     optInForms: unusedOptInForms,
     topics: noTopics,
+    subjectTests: unusedSubjectTests,
   };
 }
 

@@ -1,10 +1,10 @@
-import type { Broadcast, BroadcastLinkStatistics, BroadcastTimeline } from '@mailcast/core';
+import type { Broadcast, BroadcastLinkStatistics, BroadcastTimeline, SubjectTestReport } from '@mailcast/core';
 import type { StatisticsSummary } from '@mailcast/domain';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
 /** Spec: Broadcast statistics summary (response shape), field for field. */
-export function presentStatistics(broadcast: Broadcast, summary: StatisticsSummary) {
+export function presentStatistics(broadcast: Broadcast, summary: StatisticsSummary, abTest: SubjectTestReport | null) {
   return {
     broadcast_id: broadcast.id,
     broadcast_name: broadcast.name,
@@ -16,6 +16,8 @@ export function presentStatistics(broadcast: Broadcast, summary: StatisticsSumma
     created_at: iso(broadcast.createdAt),
     tracking: { track_opens: broadcast.trackOpens, track_clicks: broadcast.trackClicks },
     ...summary,
+    // docs/subject-tests.md: null when the broadcast has no subject test.
+    ab_test: abTest,
   };
 }
 

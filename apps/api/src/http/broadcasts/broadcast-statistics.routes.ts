@@ -26,7 +26,7 @@ export function broadcastStatisticsRoutes(container: DependencyContainer): Route
   router.get('/broadcasts/:id/statistics', async (req, res) => {
     const caller = principal(res, 'broadcasts_read');
     const result = await container.resolve(GetBroadcastStatistics).execute(caller, { id: idParam(req.params.id, BROADCAST_NOT_FOUND) });
-    res.json(presentStatistics(result.broadcast, result.summary));
+    res.json(presentStatistics(result.broadcast, result.summary, result.abTest));
   });
 
   router.get('/broadcasts/:id/statistics/timeline', async (req, res) => {

@@ -36,5 +36,6 @@ export function presentBroadcast(b: Broadcast) {
     archive: b.archive,
     send_in_subscriber_timezone: b.sendInSubscriberTimezone,
     pause_reason: b.pauseReason ?? null,
+    ab_test: b.abTest ?? null,
   };
 }

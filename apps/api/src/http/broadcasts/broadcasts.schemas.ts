@@ -1,5 +1,5 @@
 import { ValidationError, type BroadcastInput } from '@mailcast/core';
-import { MAX_RENDERED_BODY_LENGTH, isReservedHeader } from '@mailcast/domain';
+import { MAX_RENDERED_BODY_LENGTH, SUBJECT_TEST_LIMITS, SUBJECT_TEST_METRICS, isReservedHeader } from '@mailcast/domain';
 import Joi from 'joi';
 import { keysOf, type BodyShape } from '../warnings';
 
@@ -28,6 +28,38 @@ const ids = () => Joi.array().items(Joi.number().integer().min(1).max(Number.MAX
 const scheduledSendAt = () =>
   Joi.string().description('ISO 8601 time. Without an offset it is wall-clock time in scheduled_timezone; with an offset it is an absolute instant.');
 const scheduledTimezone = () => Joi.string().description('IANA timezone name, e.g. Europe/Berlin.');
+
+const { subjects, samplePercent, waitMinutes } = SUBJECT_TEST_LIMITS;
+/** A subject test (docs/subject-tests.md): every field required, each problem named by its path. */
+const abTestSchema = () =>
+  Joi.object({
+    subjects: Joi.array()
+      .items(Joi.string().max(998))
+      .min(subjects.min)
+      .max(subjects.max)
+      .required()
+      .description('The subjects tested (2 to 4), each a Liquid template like subject; not blank.'),
+    sample_percent: Joi.number()
+      .integer()
+      .min(samplePercent.min)
+      .max(samplePercent.max)
+      .required()
+      .description('The share of the recipients, drawn at random, that tests the subjects (5 to 50), split into equal parts.'),
+    metric: Joi.string()
+      .valid(...SUBJECT_TEST_METRICS)
+      .required()
+      .description('What decides: recipients with a human open, or a human click (docs/engagement.md), as a rate over sent.'),
+    wait_minutes: Joi.number()
+      .integer()
+      .min(waitMinutes.min)
+      .max(waitMinutes.max)
+      .required()
+      .description('Minutes from the start of sending to the decision (1 to 1440); the rest of the list then gets the winner.'),
+  })
+    .allow(null)
+    .description(
+      'A subject test (docs/subject-tests.md): each subject goes to an equal random part of the sample; after the wait the winner (ties: the first subject) goes to the rest. null: no test. Not with send_in_subscriber_timezone.',
+    );
 
 /** The fields of a create or update body; the OpenAPI document's BroadcastInput is made from it. */
 export const broadcastSchema = Joi.object({
@@ -101,6 +133,7 @@ export const broadcastSchema = Joi.object({
   send_in_subscriber_timezone: Joi.boolean().description(
     "Send at scheduled_send_at's wall-clock time in each subscriber's `custom_data.timezone` (IANA; absent or invalid: scheduled_timezone), all within 26 hours (docs/broadcasts-and-sending.md).",
   ),
+  ab_test: abTestSchema(),
 })
   // Fields the service owns (id, status, counters) and unknown ones are ignored, as read-back
   // objects are often sent back whole.
@@ -144,6 +177,7 @@ export function broadcastInput(rawBody: unknown): BroadcastInput {
     scheduledTimezone: pick(body, 'scheduled_timezone'),
     archive: pick(body, 'archive'),
     sendInSubscriberTimezone: pick(body, 'send_in_subscriber_timezone'),
+    abTest: pick(body, 'ab_test'),
   };
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as BroadcastInput;
 }

@@ -62,9 +62,10 @@ describe("the reference service's event types on webhook endpoints", () => {
     return body === undefined ? req : req.send(body);
   };
 
-  it("are every one in the catalogue, whose only other is Mailcast's own subscriber.preferences_updated (docs/webhooks.md)", () => {
+  it("are every one in the catalogue, whose only others are Mailcast's own subscriber.preferences_updated and broadcast.ab_test_decided (docs/webhooks.md)", () => {
     expect(REFERENCE_EVENT_TYPES.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t))).toEqual([]);
-    expect(EVENT_TYPES.filter((t) => !REFERENCE_EVENT_TYPES.includes(t))).toEqual(['subscriber.preferences_updated']);
+    // docs/subject-tests.md: broadcast.ab_test_decided is Mailcast's own too.
+    expect(EVENT_TYPES.filter((t) => !REFERENCE_EVENT_TYPES.includes(t))).toEqual(['subscriber.preferences_updated', 'broadcast.ab_test_decided']);
   });
 
   it('are accepted on create, stored and answered, and each may be sent by the test operation', async () => {

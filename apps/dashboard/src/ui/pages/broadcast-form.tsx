@@ -4,6 +4,7 @@ import { api, type Broadcast, type Schemas } from '../api';
 import { ErrorMessage, Feedback, Field, Loading } from '../components';
 import { useAction, useResource } from '../hooks';
 import { useCan } from '../session';
+import { SubjectTestFields } from './subject-test';
 
 type Input = Schemas['BroadcastCreateInput'];
 
@@ -20,6 +21,7 @@ const EMPTY: Input = {
   archive: false,
   topic_id: null,
   excluded_segment_ids: [],
+  ab_test: null,
 };
 
 function inputOf(b: Broadcast): Input {
@@ -36,6 +38,7 @@ function inputOf(b: Broadcast): Input {
     archive: b.archive,
     topic_id: b.topic_id,
     excluded_segment_ids: b.excluded_segment_ids,
+    ab_test: b.ab_test,
   };
 }
 
@@ -105,6 +108,7 @@ export function BroadcastForm() {
         <Field label="Subject" hint="A Liquid template, e.g. Hello {{ subscriber.first_name }}">
           <input {...text('subject')} required />
         </Field>
+        <SubjectTestFields value={input.ab_test ?? null} onChange={(ab_test) => setInput({ ...input, ab_test })} />
         <Field label="Preheader">
           <input {...text('preheader')} />
         </Field>

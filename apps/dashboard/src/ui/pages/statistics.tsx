@@ -5,6 +5,7 @@ import { TimelineChart } from '../chart';
 import { Empty, ErrorMessage, formatTime, Loading, StatusBadge } from '../components';
 import { useResource } from '../hooks';
 import { MOVING, POLL_MS } from './broadcasts';
+import { SubjectTestTable } from './subject-test';
 
 type Timeframe = Schemas['Timeline']['timeframe'];
 /** The spec's timeframes, in order; `satisfies` keeps the list equal to the API's enumeration. */
@@ -85,6 +86,7 @@ export function Statistics() {
             <Figure label="Unsubscribes" value={s.issues.unsubscribes.count} rate={s.issues.unsubscribes.rate} />
             <Figure label="Complaints" value={s.issues.complaints.count} rate={s.issues.complaints.rate} />
           </div>
+          {s.ab_test && <SubjectTestTable test={s.ab_test} />}
         </>
       )}
       <div class="title-row">

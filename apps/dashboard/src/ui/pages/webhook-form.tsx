@@ -33,6 +33,7 @@ const EVENT_TYPES = Object.keys({
   'broadcast.aborted': 1,
   'broadcast.paused': 1,
   'broadcast.batch_completed': 1,
+  'broadcast.ab_test_decided': 1,
   'sequence.subscriber_added': 1,
   'sequence.subscriber_completed': 1,
   'sequence.subscriber_moved': 1,

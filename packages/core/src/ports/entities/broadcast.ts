@@ -1,4 +1,4 @@
-import type { BroadcastStatus, PauseReason } from '@mailcast/domain';
+import type { BroadcastStatus, PauseReason, SubjectTest } from '@mailcast/domain';
 
 export interface EmailHeader {
   key: string;
@@ -43,6 +43,11 @@ export interface Broadcast {
   archive: boolean;
   /** Each recipient gets scheduled_send_at's wall-clock time in their own zone (docs/broadcasts-and-sending.md). */
   sendInSubscriberTimezone: boolean;
+  /** The subject test (docs/subject-tests.md); null: none. */
+  abTest?: SubjectTest | null;
+  /** The winning subject's index, and when it was decided; null until then. */
+  abWinner?: number | null;
+  abDecidedAt?: Date | null;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -65,6 +70,8 @@ export type NewBroadcast = Omit<
   | 'excludedSegmentIds'
   | 'archive'
   | 'sendInSubscriberTimezone'
+  | 'abWinner'
+  | 'abDecidedAt'
 > & { templateId?: number | null; topicId?: number | null; excludedSegmentIds?: number[]; archive?: boolean; sendInSubscriberTimezone?: boolean };
 
 /** What an edit or a status change may write; every write bumps `version`. */
