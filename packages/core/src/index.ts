@@ -305,29 +305,8 @@ export { DeleteSegment } from './segments/delete-segment';
 export { ListSegments } from './segments/list-segments';
 export { GetSegment, SEGMENT_PAGE_SIZE } from './segments/get-segment';
 export { CountSegmentRules } from './segments/count-segment-rules';
-export { DEFAULT_SEQUENCE_LABEL, SEQUENCE_DEFAULTS, SEQUENCE_NOT_FOUND, STEP_NOT_FOUND } from './sequences/sequence-rules';
-export { CreateSequence } from './sequences/create-sequence';
-export { GetSequence, type SequenceView } from './sequences/get-sequence';
-export { ListSequences } from './sequences/list-sequences';
-export { UpdateSequence } from './sequences/update-sequence';
-export { DeleteSequence } from './sequences/delete-sequence';
-export { CreateStep } from './sequences/create-step';
-export { GetStep, ListSteps } from './sequences/list-steps';
-export { UpdateStep } from './sequences/update-step';
-export { DeleteStep } from './sequences/delete-step';
-export { sequenceEmailEventData } from './sequences/sequence-tracking';
-export { MoveStep } from './sequences/move-step';
-export type { StepInput } from './sequences/step-rules';
-export {
-  AddSequenceSubscriber,
-  SUBSCRIBER_NOT_ACTIVE,
-  type AddSequenceSubscriberInput,
-  type AddSequenceSubscriberResult,
-} from './sequences/add-sequence-subscriber';
-export { NOT_IN_SEQUENCE, RemoveSequenceSubscriber } from './sequences/remove-sequence-subscriber';
-export { ENROLMENTS_PAGE_SIZE, ListSequenceSubscribers } from './sequences/list-sequence-subscribers';
-export { RunSequenceSteps } from './sequences/run-sequence-steps';
-export { SyncSegmentEnrolments } from './sequences/sync-segment-enrolments';
+// Sequences: their own barrel (packages/core/src/sequences/index.ts).
+export * from './sequences/index';
 
 // Suppressions.
 export { ListSuppressions } from './suppressions/list-suppressions';
