@@ -151,7 +151,9 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
   /** A form written through the forms' repository, as the public route loads and hands it over. */
   async function aForm(
     automation: Partial<OptInForm['automationSettings']> = {},
-    extra: Partial<Pick<OptInForm, 'confirmationEmailTemplateId' | 'welcomeEmailTemplateId' | 'includeUnsubscribeLinkInConfirmation'>> & {
+    extra: Partial<
+      Pick<OptInForm, 'confirmationEmailTemplateId' | 'welcomeEmailTemplateId' | 'includeUnsubscribeLinkInConfirmation' | 'confirmationRedirectUrl'>
+    > & {
       topicIds?: number[];
     } = {},
   ): Promise<OptInForm> {
@@ -168,7 +170,7 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
         allowedEmbeddingDomains: [],
         confirmationEmailTemplateId: extra.confirmationEmailTemplateId ?? null,
         welcomeEmailTemplateId: extra.welcomeEmailTemplateId ?? null,
-        confirmationRedirectUrl: null,
+        confirmationRedirectUrl: extra.confirmationRedirectUrl ?? null,
         includeUnsubscribeLinkInConfirmation: extra.includeUnsubscribeLinkInConfirmation ?? true,
         identifier: randomUUID(),
         parentFormId: null,
@@ -330,6 +332,35 @@ describe('SubmitOptInForm (docs/opt-in-forms.md: Submission processing)', () => 
     await sendingDone();
     expect(mailsTo('dee@example.com')).toHaveLength(2);
     expect(await queuedConfirmations(confirmed.id)).toBe(1);
+  });
+
+  it("confirming sends the person on to the form's confirmation_redirect_url (303); a scanner's GET confirms nothing, the button's POST does", async () => {
+    const REDIRECT = 'https://example.com/thanks?from=form';
+    const form = await aForm({ doubleOptIn: true, tagList: ['redirected'] }, { confirmationRedirectUrl: REDIRECT });
+    expect((await submit.execute(submission(form, 'rita@example.com'))).status).toBe('confirmation_required');
+    const link = confirmLink(await mailTo('rita@example.com'));
+
+    // Node's own agent is a bot's: the page with the button, nothing confirmed, no redirect.
+    const scanned = await fetch(link, { redirect: 'manual' });
+    expect([scanned.status, scanned.headers.get('location')]).toEqual([200, null]);
+    expect((await subscriber('rita@example.com')).confirmed_at).toBeNull();
+
+    const pressed = await fetch(link, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'confirmed_by=person',
+    });
+    expect([pressed.status, pressed.headers.get('location')]).toEqual([303, REDIRECT]);
+    expect(await subscriber('rita@example.com')).toMatchObject({ confirmed_at: expect.any(Date), tags: ['redirected'] });
+    // Opened again: already confirmed, nothing held any more, so our own page.
+    const again = await fetch(link, { redirect: 'manual', headers: PERSON });
+    expect([again.status, again.headers.get('location')]).toEqual([200, null]);
+
+    // A person's GET on a second address redirects at once.
+    expect((await submit.execute(submission(form, 'sam@example.com'))).status).toBe('confirmation_required');
+    const direct = await fetch(confirmLink(await mailTo('sam@example.com')), { redirect: 'manual', headers: PERSON });
+    expect([direct.status, direct.headers.get('location')]).toEqual([303, REDIRECT]);
   });
 
   it('double opt-in after ten minutes: a still unconfirmed address gets one more email', async () => {

@@ -204,7 +204,7 @@ export {
   type SubmittedForm,
 } from './forms/submit-opt-in-form';
 export { DEFAULT_WELCOME_TEMPLATE } from './forms/form-actions';
-export type { FormSubmissionRepository, PendingFormActions, TopicStorage } from './ports';
+export type { FormSubmissionRepository, PendingFormActions, TakenFormActions, TopicStorage } from './ports';
 export { UnsubscribeByConfirmationLink } from './subscribers/unsubscribe-by-confirmation-link';
 export { SendConfirmationEmail } from './subscribers/send-confirmation-email';
 export {

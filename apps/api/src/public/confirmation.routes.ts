@@ -40,23 +40,29 @@ const flagged = (req: Request): boolean => machineAction({ ...trackingRequest(re
 export function confirmationRoutes(container: DependencyContainer): Router {
   const router = Router();
 
+  /** Confirms, then sends the person to the form's page when it names one, else says so here. */
+  const confirmAndAnswer = async (req: Request, res: Response): Promise<void> => {
+    const outcome = await container.resolve(ConfirmSubscription).execute({ token: String(req.params.token) });
+    if (outcome.kind === 'confirmed' && outcome.redirectUrl !== null) {
+      // 303: whatever the method was, the browser GETs the form's page (docs/opt-in-forms.md, "After confirming").
+      res.redirect(303, outcome.redirectUrl);
+      return;
+    }
+    const [status, title, message] = CONFIRM_PAGES[outcome.kind];
+    page(res, status, title, message);
+  };
+
   router.get('/confirm/:token', async (req, res) => {
     if (flagged(req)) {
       const action = `/confirm/${encodeURIComponent(req.params.token)}`;
       page(res, 200, 'Confirm your subscription', 'Press the button to confirm your subscription.', form(action, 'Confirm subscription'));
       return;
     }
-    const outcome = await container.resolve(ConfirmSubscription).execute({ token: req.params.token });
-    const [status, title, message] = CONFIRM_PAGES[outcome.kind];
-    page(res, status, title, message);
+    await confirmAndAnswer(req, res);
   });
 
   // The button of the page above: a person's press.
-  router.post('/confirm/:token', async (req, res) => {
-    const outcome = await container.resolve(ConfirmSubscription).execute({ token: req.params.token });
-    const [status, title, message] = CONFIRM_PAGES[outcome.kind];
-    page(res, status, title, message);
-  });
+  router.post('/confirm/:token', confirmAndAnswer);
 
   router.get('/confirm/:token/unsubscribe', (req, res) => {
     const action = `/confirm/${encodeURIComponent(req.params.token)}/unsubscribe`;

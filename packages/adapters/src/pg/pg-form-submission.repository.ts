@@ -1,4 +1,4 @@
-import type { FormSubmissionRepository, NewSubscriber, OutboxEvent, PendingFormActions, Subscriber, TopicStorage } from '@mailcast/core';
+import type { FormSubmissionRepository, NewSubscriber, OutboxEvent, PendingFormActions, Subscriber, TakenFormActions, TopicStorage } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
 import { insertQuery, pendingEvents, rowFor, toSubscriber, writeWithEvents, type SubscriberRow } from './pg-subscriber.repository';
@@ -14,6 +14,7 @@ interface PendingRow {
   sequence_ids: Array<string | number>;
   send_welcome_email: boolean;
   welcome_email_template_id: string | number | null;
+  confirmation_redirect_url?: string | null;
 }
 
 const toPending = (row: PendingRow): PendingFormActions => ({
@@ -45,15 +46,16 @@ export class PgFormSubmissionRepository implements FormSubmissionRepository {
     );
   }
 
-  async takePending(subscriberId: number): Promise<PendingFormActions[]> {
+  async takePending(subscriberId: number): Promise<TakenFormActions[]> {
     // Every confirmation asks, most find nothing: one prepared statement on the subscriber's index.
     const query = this.db.raw(
       `WITH taken AS (DELETE FROM opt_in_form_pending_actions WHERE subscriber_id = ? RETURNING *)
-       SELECT * FROM taken ORDER BY created_at, form_id`,
+       SELECT taken.*, f.confirmation_redirect_url FROM taken JOIN opt_in_forms f ON f.id = taken.form_id
+       ORDER BY taken.created_at, taken.form_id`,
       [subscriberId],
     );
     const { rows } = (await prepared('form_pending.take', query)) as { rows: PendingRow[] };
-    return rows.map(toPending);
+    return rows.map((row) => ({ ...toPending(row), confirmationRedirectUrl: row.confirmation_redirect_url ?? null }));
   }
 
   async dropPending(subscriberId: number): Promise<void> {

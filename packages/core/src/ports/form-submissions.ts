@@ -10,6 +10,12 @@ export interface PendingFormActions {
   welcomeEmailTemplateId: number | null;
 }
 
+/** Held actions as a confirmation takes them, with where their form sends the person next. */
+export interface TakenFormActions extends PendingFormActions {
+  /** The form's `confirmation_redirect_url` as it is now (docs/opt-in-forms.md, "After confirming"). */
+  confirmationRedirectUrl: string | null;
+}
+
 /** How a topic's value is stored (docs/topics.md). */
 export interface TopicStorage {
   id: number;
@@ -26,8 +32,8 @@ export interface TopicStorage {
 export interface FormSubmissionRepository {
   /** Upsert on (form, subscriber): a later submission of the same form replaces what it held. */
   holdPending(actions: PendingFormActions, now: Date): Promise<void>;
-  /** Deletes and answers the subscriber's held actions, oldest first. */
-  takePending(subscriberId: number): Promise<PendingFormActions[]>;
+  /** Deletes and answers the subscriber's held actions, oldest first, with their forms' redirect URLs. */
+  takePending(subscriberId: number): Promise<TakenFormActions[]>;
   /** Forgets the subscriber's held actions (they said they did not sign up). */
   dropPending(subscriberId: number): Promise<void>;
   /**

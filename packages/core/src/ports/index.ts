@@ -66,7 +66,7 @@ export { SubscriberHistoryReader, type HistoryEntry, type HistoryKind, type Hist
 export type { SuppressionRepository } from './suppressions';
 export type { TemplateRepository } from './templates-store';
 export type { IdempotencyClaim, IdempotencyStore, TransactionalRepository } from './transactionals';
-export type { FormSubmissionRepository, PendingFormActions, TopicStorage } from './form-submissions';
+export type { FormSubmissionRepository, PendingFormActions, TakenFormActions, TopicStorage } from './form-submissions';
 export { Repositories, Transactor } from './transactions';
 export type { SubjectTestStore } from './subject-tests';
 export { SendRateStore, type SendRateChange } from './send-rates';

@@ -7,7 +7,10 @@ import { recordSubscriberEvents } from './subscriber-events';
 
 /** What the public page tells the recipient; none of these is an error to them. */
 export type ConfirmationOutcome =
-  { kind: 'confirmed'; subscriber: Subscriber } | { kind: 'already_confirmed'; subscriber: Subscriber } | { kind: 'superseded' } | { kind: 'unknown' };
+  | { kind: 'confirmed'; subscriber: Subscriber; redirectUrl: string | null }
+  | { kind: 'already_confirmed'; subscriber: Subscriber }
+  | { kind: 'superseded' }
+  | { kind: 'unknown' };
 
 /**
  * The recipient opened the double opt-in link (docs/subscribers.md: opening it sets confirmed_at). A link
@@ -42,7 +45,10 @@ export class ConfirmSubscription {
         await repositories.jobs.send('transactionals.send', { transactionalId }, { wake: true });
       }
       for (const actions of held) await performFormActions(repositories, this.random, saved, actions, now);
-      return { kind: 'confirmed', subscriber: saved };
+      // The newest held form that names a page to go to next sends the person there
+      // (docs/opt-in-forms.md, "After confirming").
+      const redirectUrl = held.map((h) => h.confirmationRedirectUrl).findLast((url) => url !== null) ?? null;
+      return { kind: 'confirmed', subscriber: saved, redirectUrl };
     });
   }
 }

@@ -1,4 +1,4 @@
-import type { FormSubmissionRepository, PendingFormActions, Subscriber, TopicStorage } from '../ports';
+import type { FormSubmissionRepository, PendingFormActions, Subscriber, TakenFormActions, TopicStorage } from '../ports';
 
 /** Opt-in form submissions are tested against PostgreSQL; a confirmation finds nothing held. */
 export class FakeFormSubmissions implements FormSubmissionRepository {
@@ -6,10 +6,10 @@ export class FakeFormSubmissions implements FormSubmissionRepository {
   async holdPending(actions: PendingFormActions): Promise<void> {
     this.pending.push(actions);
   }
-  async takePending(subscriberId: number): Promise<PendingFormActions[]> {
+  async takePending(subscriberId: number): Promise<TakenFormActions[]> {
     const taken = this.pending.filter((p) => p.subscriberId === subscriberId);
     this.pending.splice(0, this.pending.length, ...this.pending.filter((p) => p.subscriberId !== subscriberId));
-    return taken;
+    return taken.map((p) => ({ ...p, confirmationRedirectUrl: null }));
   }
   async dropPending(subscriberId: number): Promise<void> {
     await this.takePending(subscriberId);

@@ -94,7 +94,7 @@ export function AfterSignUpFields({
       <CheckedField
         label="Confirmation redirect URL"
         name="confirmation_redirect_url"
-        hint="An http or https address, kept with the form; empty for none."
+        hint="Where a person goes once they confirm (http or https); empty shows our confirmation page."
         refusal={refusal}
       >
         {(attributes) => (
