@@ -99,6 +99,7 @@ describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link stati
       expect(res.body).toEqual({
         broadcast_id: broadcastId,
         broadcast_name: 'Statistics',
+        ab_test: null,
         broadcast_subject: 'Numbers',
         status: 'partial_failure',
         total_recipients: 12,
@@ -130,6 +131,7 @@ describe('broadcast statistics over HTTP (spec: Statistics, Timeline, Link stati
       expect(res.body).toEqual({
         broadcast_id: draftId,
         broadcast_name: 'Draft',
+        ab_test: null,
         broadcast_subject: 'Later',
         status: 'draft',
         total_recipients: 0,

@@ -59,6 +59,7 @@ describe('broadcast create, update and delete', () => {
       expect(got.body).toEqual({
         id: res.body.id,
         name: 'June news',
+        ab_test: null,
         subject: 'Hi {{ subscriber.first_name }}',
         preheader: 'Read me',
         body: 'Hello {{ subscriber.email }}',

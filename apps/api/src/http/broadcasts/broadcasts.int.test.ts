@@ -31,6 +31,7 @@ describe('broadcast reads and channel isolation (spec: Broadcasts List / Get)', 
     expect(res.body).toEqual({
       id: ids[0],
       name: 'n0',
+      ab_test: null,
       subject: 'Hello {{ subscriber.first_name }}',
       preheader: null,
       body: 'Body',
