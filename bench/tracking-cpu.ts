@@ -17,7 +17,7 @@ import { isbot } from 'isbot';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
-import { cpuSeconds, freePort, parentPid, treeCpuSeconds, type BenchFigure } from './harness';
+import { cpuSeconds, freePort, parentPid, serverCpuSeconds, type BenchFigure } from './harness';
 import { startApi } from './statistics.bench';
 
 /** Requests per route and configuration, over all rounds. */
@@ -118,11 +118,11 @@ export async function trackingCpu(
         for (const config of order) {
           const ids = pool[config][route].splice(0, perRound);
           const pid = apis[config].pid!;
-          const [api0, db0] = [cpuSeconds(pid), treeCpuSeconds(postmaster)];
+          const [api0, db0] = [cpuSeconds(pid), serverCpuSeconds(postmaster)];
           for (const id of ids) await hits[config](pathOf(route, id));
           const s = spent[config][route];
           s.api += cpuSeconds(pid) - api0;
-          s.db += treeCpuSeconds(postmaster) - db0;
+          s.db += serverCpuSeconds(postmaster) - db0;
           s.requests += ids.length;
         }
       }
@@ -164,7 +164,7 @@ export async function trackingCpu(
   );
   figures.push({ metric: 'for scale, in this process: bot list + rules per request', value: classifyUs, unit: 'µs' });
   const notes = [
-    `Tracking CPU: ${PER_ROUTE} pixel loads and ${PER_ROUTE} clicks per configuration, of distinct recipients with no engagement yet, in ${ROUNDS} alternating rounds (ABBA) after ${WARMUP} warm-up requests of each, one keep-alive connection with a browser's agent and a client address of its own per request (X-Forwarded-For from a trusted loopback proxy: the public routes' per-address limit). Two api processes on the one database: as built, and the same build with bench/unclassified-tracking.mjs preloaded (no bot list, no rules, no click context query; machine recorded as null as before issue 40). CPU is user + system from /proc (10 ms ticks): the api process's, and PostgreSQL's (postmaster and backends) while only that configuration was driven.`,
+    `Tracking CPU: ${PER_ROUTE} pixel loads and ${PER_ROUTE} clicks per configuration, of distinct recipients with no engagement yet, in ${ROUNDS} alternating rounds (ABBA) after ${WARMUP} warm-up requests of each, one keep-alive connection with a browser's agent and a client address of its own per request (X-Forwarded-For from a trusted loopback proxy: the public routes' per-address limit). Two api processes on the one database: as built, and the same build with bench/unclassified-tracking.mjs preloaded (no bot list, no rules, no click context query; machine recorded as null as before issue 40). CPU is user + system from /proc (10 ms ticks): the api process's, and PostgreSQL's (postmaster, its backends and those that exited: serverCpuSeconds) while only that configuration was driven.`,
   ];
   return { figures, notes };
 }
