@@ -1,22 +1,7 @@
-import { createBoss, DEFAULT_CONNECTIONS_PER_SERVER, loadConfig, type Infrastructure } from '@mailcast/adapters';
-import {
-  Clock,
-  DeliverBroadcast,
-  GetBroadcastStatistics,
-  Mailer,
-  ScheduleBroadcast,
-  SendingOptions,
-  StartDueBroadcast,
-  SweepDueBroadcasts,
-  Timers,
-  defaultSendingOptions,
-} from '@mailcast/core';
+import { DeliverBroadcast, GetBroadcastStatistics, ScheduleBroadcast, StartDueBroadcast, SweepDueBroadcasts } from '@mailcast/core';
 import { PERMISSIONS } from '@mailcast/domain';
-import { startSmtpCapture, type SmtpCapture } from '@mailcast/devkit';
-import { createTestDatabase, Fixtures, memoryLogger, testClock, type TestDatabase } from '@mailcast/testkit';
-import type PgBoss from 'pg-boss';
-import type { DependencyContainer } from 'tsyringe';
-import { buildContainer } from '../container';
+import { testClock } from '@mailcast/testkit';
+import { useClockedSending } from '../test-support/clocked-sending';
 
 /**
  * docs/broadcasts-and-sending.md, "Send in each subscriber's time zone": a broadcast scheduled for
@@ -24,39 +9,10 @@ import { buildContainer } from '../container';
  * goes to each subscriber at 02:30 on their own clock. The clock port moves; nothing waits hours.
  */
 describe('sending in each subscriber’s time zone, across a daylight-saving change', () => {
-  let database: TestDatabase;
-  let boss: PgBoss;
-  let fixtures: Fixtures;
-  let smtp: SmtpCapture;
-  let container: DependencyContainer;
   const time = testClock(Date.parse('2026-03-28T10:00:00Z'));
   const setClock = (iso: string) => time.advance(Date.parse(iso) - time.current());
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    boss = createBoss(database.url, 'api');
-    await boss.start();
-    fixtures = new Fixtures(database.db, boss);
-    smtp = await startSmtpCapture();
-    const infra: Infrastructure = {
-      config: loadConfig({ DATABASE_URL: database.url, SMTP_ALLOW_PRIVATE: 'true' }),
-      logger: memoryLogger().logger,
-      db: database.db,
-      boss,
-    };
-    const options: SendingOptions = { ...defaultSendingOptions('http://mail.example.test', DEFAULT_CONNECTIONS_PER_SERVER), leaseMs: 2_000, helperJobs: 0 };
-    container = buildContainer(infra, [
-      { token: SendingOptions, value: options },
-      { token: Clock, value: time.clock },
-      { token: Timers, value: time.timers },
-    ]);
-  });
-  afterAll(async () => {
-    await container.resolve<Mailer>(Mailer).close();
-    await smtp.close();
-    await boss.stop({ graceful: false, close: true, wait: true });
-    await database.drop();
-  });
+  const env = useClockedSending(time);
 
   // 02:30 on the subscriber's wall clock, 2026-03-29 (London's and Berlin's clocks go forward at 01:00Z).
   const EXPECTED: Record<string, { tz: unknown; at: string }> = {
@@ -71,7 +27,7 @@ describe('sending in each subscriber’s time zone, across a daylight-saving cha
 
   /** Each recipient's sent_at, by the local part of their address. */
   async function sentAt(broadcastId: number): Promise<Record<string, string | null>> {
-    const rows = await database
+    const rows = await env.database
       .db('broadcast_recipients as r')
       .join('subscribers as s', 's.id', 'r.subscriber_id')
       .where({ 'r.broadcast_id': broadcastId })
@@ -81,7 +37,7 @@ describe('sending in each subscriber’s time zone, across a daylight-saving cha
 
   /** When the broadcast's pending send jobs are to start (pg-boss's start_after). */
   async function sendJobsAfter(broadcastId: number, since: Date): Promise<string[]> {
-    const { rows } = await database.db.raw<{ rows: Array<{ start_after: Date }> }>(
+    const { rows } = await env.database.db.raw<{ rows: Array<{ start_after: Date }> }>(
       `SELECT start_after FROM pgboss.job WHERE name = 'broadcasts.send' AND state = 'created' AND (data->>'broadcastId')::bigint = ? AND created_on >= ?`,
       [broadcastId, since],
     );
@@ -89,16 +45,16 @@ describe('sending in each subscriber’s time zone, across a daylight-saving cha
   }
 
   it('sends each recipient at 02:30 on their own clock, in groups by instant, and finishes as one broadcast', async () => {
-    const channel = await fixtures.aChannel({ fromEmail: 'news@example.test' });
-    await fixtures.aCaptureServer(channel.id, smtp.port);
-    await fixtures.aToken(channel.id);
-    const tokenRow = await database.db('api_tokens').where({ channel_id: channel.id }).first('id');
+    const channel = await env.fixtures.aChannel({ fromEmail: 'news@example.test' });
+    await env.fixtures.aCaptureServer(channel.id, env.smtp.port);
+    await env.fixtures.aToken(channel.id);
+    const tokenRow = await env.database.db('api_tokens').where({ channel_id: channel.id }).first('id');
     for (const [name, { tz }] of Object.entries(EXPECTED)) {
-      await fixtures.aSubscriber(channel.id, `${name}@example.test`, { customData: tz === undefined ? {} : { timezone: tz } });
+      await env.fixtures.aSubscriber(channel.id, `${name}@example.test`, { customData: tz === undefined ? {} : { timezone: tz } });
     }
-    const b = await fixtures.aBroadcast(channel.id, { subject: 'Good morning', body: 'Hello' });
+    const b = await env.fixtures.aBroadcast(channel.id, { subject: 'Good morning', body: 'Hello' });
     const caller = { tokenId: Number(tokenRow.id), channelId: channel.id, permissions: PERMISSIONS };
-    const answer = await container.resolve(ScheduleBroadcast).execute(caller, {
+    const answer = await env.container.resolve(ScheduleBroadcast).execute(caller, {
       id: b.id,
       scheduledSendAt: '2026-03-29T02:30:00',
       scheduledTimezone: 'Europe/London',
@@ -107,21 +63,21 @@ describe('sending in each subscriber’s time zone, across a daylight-saving cha
     expect(answer.scheduled_send_at).toBe('2026-03-29T01:30:00.000Z');
 
     // The due job waits for the window's start, 02:30 at UTC+14 (12:30Z the day before).
-    const due = await database.db.raw<{ rows: Array<{ start_after: Date }> }>(
+    const due = await env.database.db.raw<{ rows: Array<{ start_after: Date }> }>(
       `SELECT start_after FROM pgboss.job WHERE name = 'broadcasts.due' AND (data->>'broadcastId')::bigint = ?`,
       [b.id],
     );
     expect(due.rows.map((r) => r.start_after.toISOString())).toEqual(['2026-03-28T12:30:00.000Z']);
-    const version = (await database.db('broadcasts').where({ id: b.id }).first('version')).version as number;
+    const version = (await env.database.db('broadcasts').where({ id: b.id }).first('version')).version as number;
     setClock('2026-03-28T12:29:59Z');
-    expect(await container.resolve(StartDueBroadcast).execute({ broadcastId: b.id, version })).toBe('not_due');
-    expect(await container.resolve(SweepDueBroadcasts).execute()).not.toContain(b.id);
+    expect(await env.container.resolve(StartDueBroadcast).execute({ broadcastId: b.id, version })).toBe('not_due');
+    expect(await env.container.resolve(SweepDueBroadcasts).execute()).not.toContain(b.id);
     setClock('2026-03-28T12:30:00Z');
-    expect(await container.resolve(SweepDueBroadcasts).execute()).toContain(b.id);
-    expect((await database.db('broadcasts').where({ id: b.id }).first('status')).status).toBe('scheduled');
+    expect(await env.container.resolve(SweepDueBroadcasts).execute()).toContain(b.id);
+    expect((await env.database.db('broadcasts').where({ id: b.id }).first('status')).status).toBe('scheduled');
 
     // Queued at the window's start: everyone waits for their instant; one job per next instant.
-    const deliver = () => container.resolve(DeliverBroadcast).execute({ broadcastId: b.id });
+    const deliver = () => env.container.resolve(DeliverBroadcast).execute({ broadcastId: b.id });
     const instants = [...new Set(Object.values(EXPECTED).map((e) => e.at))].sort();
     expect(instants).toEqual(['2026-03-28T15:30:00.000Z', '2026-03-28T17:30:00.000Z', '2026-03-29T01:30:00.000Z', '2026-03-29T06:30:00.000Z']);
     let since = new Date();
@@ -146,22 +102,22 @@ describe('sending in each subscriber’s time zone, across a daylight-saving cha
     }
 
     // One broadcast: sent once to each, one final status, the statistics over all of them.
-    const mine = smtp.messages.filter((m) => m.to[0]?.endsWith('@example.test') && Object.keys(EXPECTED).includes(m.to[0].split('@')[0]!));
+    const mine = env.smtp.messages.filter((m) => m.to[0]?.endsWith('@example.test') && Object.keys(EXPECTED).includes(m.to[0].split('@')[0]!));
     expect(mine.map((m) => m.to[0]).sort()).toEqual(
       Object.keys(EXPECTED)
         .map((n) => `${n}@example.test`)
         .sort(),
     );
-    const row = await database.db('broadcasts').where({ id: b.id }).first('status', 'sent_at', 'total_recipients', 'broadcast_recipients_count');
+    const row = await env.database.db('broadcasts').where({ id: b.id }).first('status', 'sent_at', 'total_recipients', 'broadcast_recipients_count');
     expect(row).toEqual({ status: 'sent', sent_at: new Date('2026-03-29T06:30:00Z'), total_recipients: 7, broadcast_recipients_count: 7 });
-    const finals = await database
+    const finals = await env.database
       .db('events')
       .where({ channel_id: channel.id })
       .whereIn('type', ['broadcast.sent', 'broadcast.sending'])
       .orderBy('id')
       .pluck('type');
     expect(finals).toEqual(['broadcast.sending', 'broadcast.sent']);
-    const { summary } = await container.resolve(GetBroadcastStatistics).execute(caller, { id: b.id });
+    const { summary } = await env.container.resolve(GetBroadcastStatistics).execute(caller, { id: b.id });
     expect(summary.delivery).toEqual({ sent: 7, failed: 0, delivery_rate: 100 });
   });
 });
