@@ -8,7 +8,9 @@
  * - the maintained bot list (`isbot`) the edge asks for every request's agent;
  * - the rules (`classifyEngagement`), answering `machine: null` as an unclassified open or
  *   click was recorded before issue 40, so record() writes no human figures either;
- * - the click context query (the email's link count and its clicks of the last 5 s).
+ * - the click context (the email's link count and its clicks of the last 5 s, read in the
+ *   statement that marks the click) and the row lock taken before it so concurrent clicks see
+ *   each other: the click is marked by the plain statement, and the recipient read unlocked.
  * The pixel and the redirect, the token check, the repeat window, the event, its aggregates and
  * the outbox event are the same code as the classified api's.
  */
@@ -29,4 +31,12 @@ Module._load = function (request, parent, isMain) {
 const engagement = load(path.join(path.dirname(load.resolve('@mailcast/domain')), 'engagement.js'));
 engagement.classifyEngagement = () => ({ machine: null, machine_reason: null, retroactive: [] });
 
-load('@mailcast/adapters').PgEmailEvents.prototype.clickContext = async () => ({ linkCount: 0, earlierClicks: [] });
+const store = load('@mailcast/adapters').PgRecipientStore.prototype;
+const findTracked = store.findTracked;
+store.findTracked = function (recipientId) {
+  return findTracked.call(this, recipientId);
+};
+store.markClicked = async function (click) {
+  const counted = await this.markEngaged(click.recipientId, 'clicked', click.at, click.windowStart, click.linkId);
+  return counted ? { linkCount: 0, earlierClicks: [] } : null;
+};

@@ -57,6 +57,17 @@ describe('classifyEngagement', () => {
       null,
       [],
     ],
+    [
+      'links fetched at once, one recorded earlier with a time a moment later: still the walk',
+      {
+        linkId: 2,
+        linkCount: 2,
+        earlierClicks: [{ id: 10, linkId: 1, at: after(60_012), machine: false }],
+      },
+      true,
+      'scanner',
+      [10],
+    ],
     ['two of three links within 5 s', { linkId: 2, earlierClicks: [{ id: 10, linkId: 1, at: after(59_000), machine: false }] }, false, null, []],
     [
       'earlier clicks already flagged are not flagged again',

@@ -87,15 +87,17 @@ export function classifyEngagement(r: EngagementRequest): Classification {
 }
 
 /**
- * The clicks within the 5 s before this one, if together with it they cover every link of an
- * email of two links or more (a one-link email's single click is what people do): the ids of
- * those not flagged yet. Null when there is no such walk.
+ * The clicks recorded before this one within 5 s of it, if together with it they cover every
+ * link of an email of two links or more (a one-link email's single click is what people do):
+ * the ids of those not flagged yet. Null when there is no such walk. "Within 5 s" looks both
+ * ways: clicks of one email are recorded one at a time, but links fetched at once may be
+ * recorded in either order, so one recorded earlier can carry a time a moment later.
  */
 function scannerBurst(r: EngagementRequest): number[] | null {
   const links = r.linkCount ?? 0;
   if (links < 2 || r.linkId === undefined) return null;
-  const since = r.at.getTime() - SCANNER_BURST_WINDOW_MS;
-  const burst = (r.earlierClicks ?? []).filter((c) => c.at.getTime() >= since && c.at.getTime() <= r.at.getTime());
+  const at = r.at.getTime();
+  const burst = (r.earlierClicks ?? []).filter((c) => Math.abs(c.at.getTime() - at) <= SCANNER_BURST_WINDOW_MS);
   const covered = new Set([r.linkId, ...burst.map((c) => c.linkId)]);
   if (covered.size < links) return null;
   return burst.filter((c) => !c.machine).map((c) => c.id);

@@ -311,4 +311,32 @@ describe('machine opens and clicks', () => {
     const pressed = await request(api.app).post(opt).set('User-Agent', CURL).type('form').send('confirmed_by=person');
     expect([pressed.text.includes('You are unsubscribed'), await active()]).toEqual([true, false]);
   });
+
+  it('a scanner fetching every link at once is caught: concurrent clicks of one email are taken one at a time', async () => {
+    // The test holds the recipient's row, both clicks queue behind it, then it lets go: the
+    // second click must see the first (a statement that began before the first committed would not).
+    const recipient = (await recipientOf('hal')).id;
+    await at('hal', 100_000);
+    const holder = await api.database.db.transaction();
+    await holder.raw('SELECT 1 FROM broadcast_recipients WHERE id = ? FOR UPDATE', [recipient]);
+    const clicks = [get(link('hal', 0), CHROME), get(link('hal', 1), CHROME)].map((r) => r.then((res) => res.status));
+    const waiting = async () =>
+      Number(
+        (
+          await api.database.db.raw(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%broadcast_recipients%' AND datname = current_database()`,
+          )
+        ).rows[0].n,
+      );
+    for (let i = 0; (await waiting()) < 2; i++) {
+      if (i > 200) throw new Error('the two clicks never queued behind the held row');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await holder.commit();
+    expect(await Promise.all(clicks)).toEqual([302, 302]);
+    expect(await events('hal', 'clicked')).toEqual([
+      [true, 'scanner'],
+      [true, 'scanner'],
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { ClickContext, EmailEventKind, EmailEventRecord, EmailEvents } from '@mailcast/core';
+import type { EmailEventKind, EmailEventRecord, EmailEvents } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
 
@@ -156,24 +156,6 @@ export class PgEmailEvents implements EmailEvents {
         emailEventBindings(events),
       ),
     );
-  }
-
-  async clickContext(broadcastId: number, recipientId: number, since: Date): Promise<ClickContext> {
-    // email_events_recipient (broadcast_id, type, recipient_id) finds one recipient's clicks.
-    const { rows } = await this.db.raw<{ rows: Array<{ links: number; id: number | null; link_id: number; occurred_at: Date; machine: boolean }> }>(
-      `SELECT (SELECT count(*)::int FROM broadcast_links WHERE broadcast_id = :broadcastId) AS links,
-              e.id, e.link_id, e.occurred_at, COALESCE(e.machine, false) AS machine
-         FROM (SELECT 1) AS one
-         LEFT JOIN email_events e
-           ON e.broadcast_id = :broadcastId AND e.type = 'clicked' AND e.recipient_id = :recipientId
-          AND e.occurred_at >= :since AND e.link_id IS NOT NULL
-        ORDER BY e.occurred_at, e.id`,
-      { broadcastId, recipientId, since },
-    );
-    return {
-      linkCount: rows[0]?.links ?? 0,
-      earlierClicks: rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, linkId: r.link_id, at: r.occurred_at, machine: r.machine })),
-    };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ClickContext, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
+import type { EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
 
 /**
  * The transactional outbox. Only reachable through a unit of work, so an event is always
@@ -20,8 +20,6 @@ export interface EmailEvents {
    * maintains besides the rows (aggregates), this maintains too.
    */
   recordMany(events: readonly EmailEventRecord[]): Promise<void>;
-  /** The links of the broadcast and the recipient's clicks since `since` (docs/engagement.md). */
-  clickContext(broadcastId: number, recipientId: number, since: Date): Promise<ClickContext>;
   /**
    * Flags earlier clicks of the recipient as a scanner's, taking them out of every human
    * figure they were counted in (docs/engagement.md, "Flagged back").

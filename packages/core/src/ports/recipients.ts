@@ -1,6 +1,6 @@
 import type { BroadcastStatus, SegmentDefinition } from '@mailcast/domain';
 import type { Broadcast } from './entities/broadcast';
-import type { EmailEventRecord, OutboxEvent } from './entities/events';
+import type { ClickContext, EmailEventRecord, OutboxEvent } from './entities/events';
 
 /**
  * The sending pipeline's persistence: set-based recipient materialisation, leased claims, per
@@ -217,14 +217,31 @@ export interface RecipientStore {
    * so concurrent dispatchers agree on it).
    */
   trackingSecret(broadcastId: number, candidate: Uint8Array): Promise<Uint8Array>;
-  /** A recipient with its broadcast's link secret, to verify a token that names it. */
-  findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null>;
+  /**
+   * A recipient with its broadcast's link secret, to verify a token that names it. `forUpdate`
+   * locks the recipient's row until the transaction ends, so what the transaction reads next
+   * includes everything an earlier holder of the lock committed.
+   */
+  findTracked(recipientId: number, options?: { forUpdate?: boolean }): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null>;
   findLink(broadcastId: number, identifier: string): Promise<BroadcastLink | null>;
   /**
    * Records an open or a click of `linkId` at `at` unless one was recorded after `windowStart`
    * (the same link, for a click): true when this one counts. Keeps the first open and click.
    */
   markEngaged(recipientId: number, kind: 'opened' | 'clicked', at: Date, windowStart: Date, linkId?: number): Promise<boolean>;
+  /**
+   * markEngaged for a click, answering in the same statement the email's click context
+   * (docs/engagement.md): its broadcast's link count and the recipient's clicks at or after
+   * `contextSince`. null when the click is a repeat inside the window.
+   */
+  markClicked(click: {
+    recipientId: number;
+    broadcastId: number;
+    linkId: number;
+    at: Date;
+    windowStart: Date;
+    contextSince: Date;
+  }): Promise<ClickContext | null>;
   /** null when the subscriber was already unsubscribed: the change happens once. */
   unsubscribeSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null>;
 }

@@ -24,15 +24,22 @@ export class RecordClick {
     return this.transactor.run(async (r) => {
       // A sequence email's token (docs/sequences.md, "Tracking").
       if (isSequenceToken(input.token)) return recordSequenceClick(r, input.token, input.link, input.request, at);
-      const t = await tracked(r, input.token);
+      // The row lock comes first, so concurrent clicks of one email (a scanner fetching every
+      // link at once) are recorded one at a time, each seeing the clicks before it.
+      const t = await tracked(r, input.token, { forUpdate: true });
       if (t === null) return null;
       const link = await r.recipients.findLink(t.broadcastId, input.link);
       if (link === null) return null;
       // A repeat within the window is served as usual but recorded and emitted once.
-      if (!(await r.recipients.markEngaged(t.id, 'clicked', at, new Date(at.getTime() - ENGAGEMENT_WINDOW_MS), link.id))) return link.url;
-      // markEngaged has locked the recipient's row, so concurrent clicks of one email (a scanner
-      // fetching every link at once) come here one at a time and each sees the ones before it.
-      const context = await r.emailEvents.clickContext(t.broadcastId, t.id, new Date(at.getTime() - SCANNER_BURST_WINDOW_MS));
+      const context = await r.recipients.markClicked({
+        recipientId: t.id,
+        broadcastId: t.broadcastId,
+        linkId: link.id,
+        at,
+        windowStart: new Date(at.getTime() - ENGAGEMENT_WINDOW_MS),
+        contextSince: new Date(at.getTime() - SCANNER_BURST_WINDOW_MS),
+      });
+      if (context === null) return link.url;
       const request = input.request ?? UNDESCRIBED_REQUEST;
       const verdict = classifyEngagement({ kind: 'click', ...request, deliveredAt: t.deliveredAt, at, linkId: link.id, ...context });
       if (verdict.retroactive.length > 0) await r.emailEvents.flagScannerClicks(t.broadcastId, t.id, verdict.retroactive);

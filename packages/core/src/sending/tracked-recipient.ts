@@ -9,10 +9,10 @@ import type { EmailEventKind, EmailEventRecord, Repositories, TrackedRecipient }
 export const ENGAGEMENT_WINDOW_MS = 60_000;
 
 /** The recipient a token names, if the token is well-formed and its MAC verifies. */
-export async function tracked(r: Repositories, token: string): Promise<TrackedRecipient | null> {
+export async function tracked(r: Repositories, token: string, options?: { forUpdate?: boolean }): Promise<TrackedRecipient | null> {
   const id = trackingTokenRecipient(token);
   if (id === null) return null;
-  const t = await r.recipients.findTracked(id);
+  const t = await r.recipients.findTracked(id, options);
   if (t === null || t.secret === null || !verifyTrackingToken(t.secret, token)) return null;
   return t;
 }

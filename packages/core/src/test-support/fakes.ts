@@ -22,7 +22,6 @@ import type {
   OutboxEvent,
   RandomSource,
   RecordedEvent,
-  ClickContext,
   EmailEventRecord,
   EmailEvents,
   Repositories,
@@ -177,13 +176,6 @@ export class FakeEmailEvents implements EmailEvents {
     this.events.push({ ...event, id });
     return { id, firstForRecipient };
   }
-  linkCount = 1;
-  async clickContext(broadcastId: number, recipientId: number, since: Date): Promise<ClickContext> {
-    const earlierClicks = this.events
-      .filter((e) => e.broadcastId === broadcastId && e.recipientId === recipientId && e.kind === 'clicked' && e.occurredAt >= since)
-      .map((e) => ({ id: e.id, linkId: e.linkId ?? 0, at: e.occurredAt, machine: e.machine === true }));
-    return { linkCount: this.linkCount, earlierClicks };
-  }
   async flagScannerClicks(_broadcastId: number, _recipientId: number, eventIds: readonly number[]): Promise<void> {
     for (const e of this.events) if (eventIds.includes(e.id)) Object.assign(e, { machine: true, machineReason: 'scanner' });
   }
@@ -254,6 +246,7 @@ function unlinkedFakeRepositories(): Repositories & {
   topics: TopicRepository;
   subjectTests: SubjectTestStore;
 } {
+  const emailEvents = new FakeEmailEvents();
   return {
     channels: new FakeChannels(),
     apiTokens: new FakeApiTokens(),
@@ -262,8 +255,8 @@ function unlinkedFakeRepositories(): Repositories & {
     subscribers: new FakeSubscribers(),
     subscriberConfirmations: new FakeSubscriberConfirmations(),
     confirmationTemplates: new FakeConfirmationTemplates(),
-    emailEvents: new FakeEmailEvents(),
-    recipients: new FakeRecipientStore(),
+    emailEvents,
+    recipients: new FakeRecipientStore(emailEvents),
     outbox: new FakeOutbox(),
     jobs: new FakeJobs(),
     webhookEndpoints: new FakeWebhookEndpoints(),

@@ -2,6 +2,8 @@ import type {
   Broadcast,
   BroadcastLink,
   ClaimedRecipient,
+  ClickContext,
+  EmailEventRecord,
   OutcomeGroup,
   RecipientStore,
   SendOutcomeCounts,
@@ -22,6 +24,11 @@ export class FakeRecipientStore implements RecipientStore {
   readonly recipients: TrackedRecipient[] = [];
   readonly secrets = new Map<number, Uint8Array>();
   readonly links: Array<BroadcastLink & { broadcastId: number }> = [];
+  /** The broadcast's tracked links, as markClicked's context counts them. */
+  linkCount = 1;
+
+  /** `emailEvents`: where markClicked finds the recipient's earlier clicks. */
+  constructor(private readonly emailEvents: { readonly events: ReadonlyArray<EmailEventRecord & { id: number }> } = { events: [] }) {}
 
   async findTracked(recipientId: number): Promise<(TrackedRecipient & { secret: Uint8Array | null }) | null> {
     const r = this.recipients.find((x) => x.id === recipientId);
@@ -45,6 +52,20 @@ export class FakeRecipientStore implements RecipientStore {
     if (kind === 'opened') r.openedAt ??= at;
     else r.clickedAt ??= at;
     return true;
+  }
+  async markClicked(c: {
+    recipientId: number;
+    broadcastId: number;
+    linkId: number;
+    at: Date;
+    windowStart: Date;
+    contextSince: Date;
+  }): Promise<ClickContext | null> {
+    if (!(await this.markEngaged(c.recipientId, 'clicked', c.at, c.windowStart, c.linkId))) return null;
+    const earlierClicks = this.emailEvents.events
+      .filter((e) => e.broadcastId === c.broadcastId && e.recipientId === c.recipientId && e.kind === 'clicked' && e.occurredAt >= c.contextSince)
+      .map((e) => ({ id: e.id, linkId: e.linkId ?? 0, at: e.occurredAt, machine: e.machine === true }));
+    return { linkCount: this.linkCount, earlierClicks };
   }
   async unsubscribeSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null> {
     let changed: SubscriberSnapshot | null = null;
