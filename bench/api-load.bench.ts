@@ -22,7 +22,8 @@ export async function startProcess(script: string, env: NodeJS.ProcessEnv, port:
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  for (let i = 0; i < 100; i++) {
+  // 60 s: a loaded machine takes longer than 10 s to load the api's modules.
+  for (let i = 0; i < 600; i++) {
     try {
       await fetch(`http://127.0.0.1:${port}/healthz`);
       return child;
