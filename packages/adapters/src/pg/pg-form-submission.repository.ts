@@ -2,6 +2,8 @@ import type { FormSubmissionRepository, NewSubscriber, OutboxEvent, PendingFormA
 import type { Knex } from 'knex';
 import { prepared } from './database';
 import { insertQuery, pendingEvents, rowFor, toSubscriber, writeWithEvents, type SubscriberRow } from './pg-subscriber.repository';
+import { formSignUps, type CountedCreateItem } from './subscriber-creates';
+import type { TurnBatches } from './turn-batches';
 
 /** Adds one submission to a counter row; the `also` CTE of a sign-up reads the new row as `s`. */
 const COUNT_SUBMISSION = `INSERT INTO opt_in_form_daily_statistics (form_id, day, shard, submissions) SELECT ?::bigint, ?::date, ?::int, 1 FROM s
@@ -32,7 +34,12 @@ export class PgFormSubmissionRepository implements FormSubmissionRepository {
     private readonly db: Knex,
     /** Told when a write recorded outbox events (the relays are woken after the commit). */
     private readonly eventRecorded?: () => void,
-  ) {}
+  ) {
+    this.signUps = formSignUps<SubscriberRow>(db, (item) => this.insertCounted(item), eventRecorded);
+  }
+
+  /** On the pool, the sign-ups of one turn of the event loop go as one statement (docs/write-path.md, "Writes in batches"). */
+  private readonly signUps: TurnBatches<CountedCreateItem, SubscriberRow | null>;
 
   async holdPending(a: PendingFormActions, now: Date): Promise<void> {
     await this.db.raw(
@@ -77,8 +84,9 @@ export class PgFormSubmissionRepository implements FormSubmissionRepository {
 
   /**
    * The subscriber's insert, its events and the counter in one statement on the pool (autocommit:
-   * one round trip, where BEGIN, insert, count and COMMIT took four). The counter's CTE reads the
-   * inserted row, so an address already in the channel writes nothing at all.
+   * one round trip, where BEGIN, insert, count and COMMIT took four), with the other sign-ups of
+   * the same turn of the event loop. The counter's CTE reads the inserted row, so an address
+   * already in the channel writes nothing at all.
    */
   async insertSubscriberCounted(
     subscriber: NewSubscriber,
@@ -88,12 +96,19 @@ export class PgFormSubmissionRepository implements FormSubmissionRepository {
   ): Promise<Subscriber | null> {
     const row = rowFor(subscriber, now);
     const written = toSubscriber({ ...row, id: 0, unsubscribed_at: null, confirmed_at: null, redacted_at: null } as SubscriberRow);
-    const created = await writeWithEvents(this.db, 'form_submissions.insert_counted', insertQuery(this.db, row), pendingEvents(events(written)), {
+    const item: CountedCreateItem = { row, events: pendingEvents(events(written)), count };
+    const created = this.db.isTransaction === true ? await this.insertCounted(item) : await this.signUps.submit(item);
+    return created ? toSubscriber(created) : null;
+  }
+
+  /** One sign-up on its own: its insert, events and counter in one statement. */
+  private async insertCounted({ row, events, count }: CountedCreateItem): Promise<SubscriberRow | null> {
+    const created = await writeWithEvents(this.db, 'form_submissions.insert_counted', insertQuery(this.db, row), events, {
       sql: COUNT_SUBMISSION,
       bindings: [count.formId, count.day, count.shard],
     });
     if (created !== null) this.eventRecorded?.();
-    return created ? toSubscriber(created) : null;
+    return created;
   }
 
   async countSubmission(formId: number, day: string, shard: number): Promise<void> {

@@ -205,4 +205,51 @@ describe('the public forms path: forms kept in memory, a plain sign-up in one st
     expect(events).toEqual([{ type: 'subscriber.created', data: { email: 'one@example.com', subscriber_id: created!.id } }]);
     expect((await database.db('subscribers').where({ channel_id: channelId, email: 'one@example.com' }).first('first_name')).first_name).toBeNull();
   });
+
+  it('sign-ups of one turn go in one statement: each gets its row or null, with its events and its counter', async () => {
+    const [form, other] = [await forms.create(channelId, aForm(), now), await forms.create(channelId, aForm(), now)];
+    const submissions = new PgFormSubmissionRepository(database.db);
+    await submissions.insertSubscriberCounted({ channelId, email: 'taken@example.com', requiresConfirmation: false }, now, () => [], {
+      formId: form.id,
+      day: '2026-12-05',
+      shard: 0,
+    });
+    const event = (row: { channelId: number; email: string }) => [
+      { channelId: row.channelId, type: 'subscriber.created' as const, data: { email: row.email }, createdAt: now },
+    ];
+    const statements: string[] = [];
+    const listen = (query: { sql: string }) => statements.push(query.sql);
+    database.db.on('query', listen);
+    const signUp = (email: string, formId: number, shard: number) =>
+      submissions.insertSubscriberCounted({ channelId, email, requiresConfirmation: false, source: 'opt_in_form' }, now, event, {
+        formId,
+        day: '2026-12-05',
+        shard,
+      });
+    const answers = await Promise.all([
+      signUp('b1@example.com', form.id, 1),
+      signUp('b2@example.com', form.id, 1),
+      signUp('taken@example.com', form.id, 1),
+      signUp('b3@example.com', form.id, 2),
+      signUp('b4@example.com', other.id, 1),
+    ]);
+    database.db.off('query', listen);
+    expect(statements).toHaveLength(1);
+    expect(answers.map((a) => a?.email ?? null)).toEqual(['b1@example.com', 'b2@example.com', null, 'b3@example.com', 'b4@example.com']);
+    const counters = await database
+      .db('opt_in_form_daily_statistics')
+      .whereIn('form_id', [form.id, other.id])
+      .orderBy(['form_id', 'shard'])
+      .select('form_id', 'shard', 'submissions');
+    expect(counters.map((c: { form_id: string; shard: number; submissions: number }) => [Number(c.form_id), c.shard, c.submissions])).toEqual([
+      [form.id, 0, 1],
+      [form.id, 1, 2],
+      [form.id, 2, 1],
+      [other.id, 1, 1],
+    ]);
+    const events = await database.db('events').whereRaw(`data->>'email' LIKE 'b_@example.com'`).orderBy('id').select('data');
+    expect(events.map((e: { data: { email: string; subscriber_id: number } }) => [e.data.email, e.data.subscriber_id])).toEqual(
+      answers.filter((a) => a !== null).map((a) => [a!.email, a!.id]),
+    );
+  });
 });

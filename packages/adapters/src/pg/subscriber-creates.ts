@@ -48,12 +48,12 @@ e AS (
  * (channel, address) is unique (the caller keeps repeats for the next batch), so joining the
  * inserted rows back to the input on it is exact.
  */
-const BATCH_STATEMENT = `
+const batchStatement = (extraInput = '', also = '') => `
 WITH input AS (
   SELECT * FROM jsonb_to_recordset(?::jsonb) AS r(
     n int, channel_id bigint, email text, first_name text, last_name text, ip_address text, source text,
     subscribed_at timestamptz, requires_confirmation boolean, is_active boolean, tags text[], custom_data jsonb,
-    created_at timestamptz, updated_at timestamptz, events jsonb)
+    created_at timestamptz, updated_at timestamptz, events jsonb${extraInput})
 ),
 s AS (
   INSERT INTO subscribers (channel_id, email, first_name, last_name, ip_address, source, subscribed_at,
@@ -63,8 +63,26 @@ s AS (
     FROM input ORDER BY channel_id, email
   ON CONFLICT (channel_id, email) DO NOTHING
   RETURNING *
-),${batchEvents('i.channel_id = s.channel_id AND i.email = s.email')}
+),${batchEvents('i.channel_id = s.channel_id AND i.email = s.email')}${also}
 SELECT * FROM s`;
+
+const BATCH_STATEMENT = batchStatement();
+
+/**
+ * Form sign-ups (docs/opt-in-forms.md, "Submission processing"): the creates' statement, and a
+ * third CTE adding the rows it wrote to their forms' day counters, one upsert per counter row
+ * (a statement may not update one row twice), in key order, so batches lock counters alike.
+ */
+const COUNTED_BATCH_STATEMENT = batchStatement(
+  ', form_id bigint, day date, shard int',
+  `,
+a AS (
+  INSERT INTO opt_in_form_daily_statistics (form_id, day, shard, submissions)
+  SELECT i.form_id, i.day, i.shard, count(*) FROM s JOIN input i ON i.channel_id = s.channel_id AND i.email = s.email
+   GROUP BY i.form_id, i.day, i.shard ORDER BY i.form_id, i.day, i.shard
+  ON CONFLICT (form_id, day, shard) DO UPDATE SET submissions = opt_in_form_daily_statistics.submissions + excluded.submissions
+)`,
+);
 
 /** A create as batched: the row and its events. */
 export interface CreateItem {
@@ -85,13 +103,45 @@ export function subscriberCreates<Row extends { channel_id: number; email: strin
   /** Told when a statement recorded events. */
   eventRecorded?: () => void,
 ): TurnBatches<CreateItem, Row | null> {
+  return createBatches(db, 'subscribers.insert_batch_with_events', BATCH_STATEMENT, single, eventRecorded);
+}
+
+/** A form sign-up as batched: the create, and the day counter of its form it adds to when written. */
+export interface CountedCreateItem extends CreateItem {
+  count: { formId: number; day: string; shard: number };
+}
+
+/**
+ * Form sign-ups of new addresses that reach the repository in the same turn: one statement writes
+ * the subscribers, their events and the forms' counters, as subscriberCreates does the creates.
+ */
+export function formSignUps<Row extends { channel_id: number; email: string }>(
+  db: Knex,
+  single: (item: CountedCreateItem) => Promise<Row | null>,
+  eventRecorded?: () => void,
+): TurnBatches<CountedCreateItem, Row | null> {
+  return createBatches(db, 'form_submissions.insert_batch_counted', COUNTED_BATCH_STATEMENT, single, eventRecorded, (item) => ({
+    form_id: item.count.formId,
+    day: item.count.day,
+    shard: item.count.shard,
+  }));
+}
+
+function createBatches<Item extends CreateItem, Row extends { channel_id: number; email: string }>(
+  db: Knex,
+  name: string,
+  statement: string,
+  single: (item: Item) => Promise<Row | null>,
+  eventRecorded?: () => void,
+  extra: (item: Item) => Record<string, unknown> = () => ({}),
+): TurnBatches<Item, Row | null> {
   const keyOf = (row: { channel_id: number; email: string }) => `${row.channel_id}\n${row.email}`;
   return new TurnBatches({
     key: (item) => keyOf(item.row),
     single,
     async batch(items) {
-      const input = JSON.stringify(items.map((item, n) => ({ n, ...item.row, events: item.events })));
-      const { rows } = (await prepared('subscribers.insert_batch_with_events', db.raw(BATCH_STATEMENT, [input]))) as { rows: Row[] };
+      const input = JSON.stringify(items.map((item, n) => ({ n, ...item.row, events: item.events, ...extra(item) })));
+      const { rows } = (await prepared(name, db.raw(statement, [input]))) as { rows: Row[] };
       const written = new Map(rows.map((row) => [keyOf(row), row]));
       if (items.some((item) => item.events.length > 0 && written.has(keyOf(item.row)))) eventRecorded?.();
       return items.map((item) => written.get(keyOf(item.row)) ?? null);
