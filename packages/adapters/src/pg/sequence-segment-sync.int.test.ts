@@ -45,7 +45,10 @@ describe('PgSequenceRuntime.enrolSegment', () => {
     ]);
     const parsed = parseSegmentDefinition('all', [{ field: 'tags', operator: 'includes', value: 'member' }]);
     if ('errors' in parsed) throw new Error(JSON.stringify(parsed.errors));
-    const segment = await new PgSegmentRepository(db).create({ channelId: channel.id, name: 'members', description: null, definition: parsed.definition }, new Date());
+    const segment = await new PgSegmentRepository(db).create(
+      { channelId: channel.id, name: 'members', description: null, definition: parsed.definition },
+      new Date(),
+    );
     const { sequence } = await fixtures.aSequence(channel.id, [{ action: 'delay', settings: { delay: 86_400 } }], { initSegmentId: segment.id });
     await db.raw('VACUUM ANALYZE subscriber_sequences');
     await db.raw('ANALYZE subscribers');

@@ -43,7 +43,10 @@ describe('Sequence emails on the built render thread', () => {
         html_body: '<html><body><p>Hello {{ subscriber.first_name }}, <a href="https://x.test/a?b=1&amp;c=2">read</a> {{ preferences_url }}</p></body></html>',
         body: 'Own text {{ subscriber.email }}',
       }),
-      aStep({ subject: 'Plain', body: 'Plain {{ subscriber.first_name }} https://x.test/plain' }, { sequence: { id: 9, label: 'W', trackOpens: false }, links: [] }),
+      aStep(
+        { subject: 'Plain', body: 'Plain {{ subscriber.first_name }} https://x.test/plain' },
+        { sequence: { id: 9, label: 'W', trackOpens: false }, links: [] },
+      ),
     ];
     for (const step of steps) {
       const [threaded, local] = [rendering.forStep(step), inProcess.forStep(step)];

@@ -1,4 +1,14 @@
-import type { Broadcast, BroadcastRendering, HtmlReader, JobRenderer, RenderingJob, SequenceRendering, SequenceStepJob, SequenceStepRenderer, Templates } from '../ports';
+import type {
+  Broadcast,
+  BroadcastRendering,
+  HtmlReader,
+  JobRenderer,
+  RenderingJob,
+  SequenceRendering,
+  SequenceStepJob,
+  SequenceStepRenderer,
+  Templates,
+} from '../ports';
 import { SequenceEmailRenderer } from '../sequences/sequence-email';
 import { BroadcastRenderer } from './broadcast-renderer';
 
