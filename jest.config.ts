@@ -47,7 +47,7 @@ const common = {
   moduleNameMapper: {
     '^@mailcast/(domain|send-engine|core|adapters|devkit|client)$': '<rootDir>/packages/$1/src',
     // The few files core exports on their own (package.json "exports"), for worker threads.
-    '^@mailcast/core/(sending/broadcast-renderer)$': '<rootDir>/packages/core/src/$1',
+    '^@mailcast/core/(sending/broadcast-renderer|sequences/sequence-email)$': '<rootDir>/packages/core/src/$1',
     '^@mailcast/testkit$': '<rootDir>/packages/testkit/src',
     // One testkit module alone, for a unit test that must not load the whole kit (it loads the
     // adapters, and with them pg, pg-boss and nodemailer: seconds per file).

@@ -4,8 +4,8 @@ import { parseSegmentDefinition } from '@mailcast/domain';
 import { Fixtures } from '../packages/testkit/src/fixtures';
 import { eventually } from '../packages/testkit/src/net';
 import type { Bench, BenchContext, BenchFigure } from './harness';
-import { percentile, round } from './harness';
-import { memoryKb, nodeProcess } from './processes';
+import { cpuSeconds, percentile, round } from './harness';
+import { memoryKb, nodeProcess, threadCpuSeconds, threadShares } from './processes';
 
 const SUBSCRIBERS = Number(process.env.SEQUENCES_BENCH_SUBSCRIBERS ?? 1_000_000);
 const DUE = Number(process.env.SEQUENCES_BENCH_DUE ?? 100_000);
@@ -195,6 +195,9 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
   // neither starts with what the other left (and a profile of the second is the steps' alone).
   const broadcaster = spawnDispatcher(url);
   await broadcaster.firstLine;
+  // CPU per email of each dispatcher (all its threads), what a loaded machine can still compare.
+  const broadcasterPid = broadcaster.child.pid!;
+  const broadcasterCpu = { seconds: cpuSeconds(broadcasterPid), threads: threadCpuSeconds(broadcasterPid) };
   const stepRuns = async (stepId: number) => Number((await db('sequence_step_runs').where({ step_id: stepId }).count({ n: '*' }).first())!.n);
 
   context.log(`broadcast to ${DUE}`);
@@ -206,9 +209,13 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
       30 * 60_000,
     );
   });
+  const broadcastCpuMs = ((cpuSeconds(broadcasterPid) - broadcasterCpu.seconds) * 1000) / DUE;
+  const broadcastThreads = threadShares(broadcasterCpu.threads, threadCpuSeconds(broadcasterPid), broadcasterPid, DUE);
   await stop(broadcaster);
   const dispatcher = spawnDispatcher(url);
   await dispatcher.firstLine;
+  const dispatcherPid = dispatcher.child.pid!;
+  const dispatcherCpu = { seconds: cpuSeconds(dispatcherPid), threads: threadCpuSeconds(dispatcherPid) };
   context.log(`${DUE} enrolments due at once at a send_email step`);
   const sequenceMs = await timed(async () => {
     await db.raw(
@@ -218,6 +225,11 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
     );
     await eventually(async () => ((await stepRuns(due.steps[0]!)) >= DUE ? true : undefined), 30 * 60_000);
   });
+  const sequenceCpuMs = ((cpuSeconds(dispatcherPid) - dispatcherCpu.seconds) * 1000) / DUE;
+  const sequenceThreads = threadShares(dispatcherCpu.threads, threadCpuSeconds(dispatcherPid), dispatcherPid, DUE);
+  context.log(
+    `CPU per email: sequence step ${round(sequenceCpuMs, 3)} ms (${sequenceThreads}); broadcast ${round(broadcastCpuMs, 3)} ms (${broadcastThreads})`,
+  );
   const broadcastRate = DUE / (broadcastMs / 1000);
   const sequenceRate = DUE / (sequenceMs / 1000);
   context.log(`broadcast ${round(broadcastRate)} msg/s, sequence step ${round(sequenceRate)} msg/s`);
@@ -273,11 +285,13 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
         target: '>= 0.8x the broadcast pipeline',
         met: sequenceRate >= 0.8 * broadcastRate,
       },
+      { metric: `dispatcher CPU per email (all threads), ${DUE} due steps`, value: sequenceCpuMs, unit: 'ms', ceiling: broadcastCpuMs },
       { metric: `lateness (accepted by SMTP − due) p50, ${SPREAD} steps over a minute`, value: p50, unit: 's' },
       { metric: `lateness p99`, value: p99, unit: 's', target: '< 5 s', met: p99 < 5 },
     ],
     notes: [
       `Due enrolments: ${DUE} subscribers; first a broadcast to all of them through a spawned dispatcher (enqueued to its status sent), then, through a fresh dispatcher process, ${DUE} enrolments inserted due at once at a send_email step of the same subject and body (timed from the insert to the last step run recorded), both to one SMTP sink process. Tracking is off on both, as the broadcast pipeline measured here sends without it. The sink accepted ${count} messages in all.`,
+      `CPU per email: each dispatcher's user + system CPU (every thread) from its start-up line to the last of the ${DUE} emails, divided by ${DUE}; its ceiling is the broadcast's dispatcher's. By thread, sequence steps: ${sequenceThreads}; broadcast: ${broadcastThreads}.`,
       `Lateness: ${SPREAD} enrolments of another channel at a send_email step, due evenly across ${SPREAD_MS / 1000} s from 5 s after the insert, the same dispatcher otherwise idle; each one's lateness is the SMTP sink's acceptance time (its wall clock) less its due time. Max ${round(Math.max(...lateness))} s.`,
     ],
   };

@@ -8,7 +8,7 @@ import {
   type Infrastructure,
   type Override,
 } from '@mailcast/adapters';
-import { BroadcastRendering, Mailer, PriorityMailer, RetentionPolicy, SendingOptions, WebhookSender } from '@mailcast/core';
+import { BroadcastRendering, Mailer, PriorityMailer, RetentionPolicy, SendingOptions, SequenceRendering, WebhookSender } from '@mailcast/core';
 import type { DependencyContainer } from 'tsyringe';
 import { loadDispatcherConfig, type DispatcherConfig } from './config';
 
@@ -52,7 +52,10 @@ export function buildContainer(
   // (docs/transactionals.md); two per server, on the main thread.
   container.registerInstance(PriorityMailer, new NodemailerMailer(addresses, TRANSACTIONAL_CONNECTIONS));
   // Off the event loop that webhooks, leases and SMTP share (docs/security.md "HTML").
-  container.registerInstance(BroadcastRendering, new ThreadedBroadcastRendering(config.render));
+  const rendering = new ThreadedBroadcastRendering(config.render);
+  container.registerInstance(BroadcastRendering, rendering);
+  // Sequence emails on the same threads (docs/sequences.md, "Rendering").
+  container.registerInstance(SequenceRendering, rendering);
   // Webhook POSTs on a thread of their own, started with the first one (docs/webhooks.md,
   // "Delivery thread").
   container.registerInstance(

@@ -8,6 +8,10 @@ export { AppError, ConflictError, ForbiddenError, NotFoundError, RateLimitedErro
 export {
   BroadcastArchive,
   BroadcastRendering,
+  SequenceRendering,
+  type SequenceEmailFor,
+  type SequenceStepJob,
+  type SequenceStepRenderer,
   Clock,
   DkimKeyGenerator,
   EMAIL_SERVER_DEFAULTS,

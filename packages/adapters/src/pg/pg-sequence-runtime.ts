@@ -173,9 +173,13 @@ export class PgSequenceRuntime implements SequenceRuntime {
     const audience = audiencePredicate([definition], sequence.channelId, now);
     // docs/sequences.md, "init_segment_id": one dispatcher at a time syncs a sequence (the
     // others skip it this round), so the rows need no order of their own; the event data is
-    // built from the sequence's constants and the member's row, read once.
-    const { rows } = await this.db.raw<{ rows: Array<{ count: number }> }>(
-      `WITH entry AS (
+    // built from the sequence's constants and the member's row, read once. No nested loop: the
+    // anti-join against the sequence's enrolments must not rescan the table per member (into a
+    // table its statistics call empty, each rescan read every page written so far: quadratic).
+    const { rows } = await this.db.transaction(async (trx) => {
+      await trx.raw('SET LOCAL enable_nestloop = off');
+      return trx.raw<{ rows: Array<{ count: number }> }>(
+        `WITH entry AS (
          SELECT q.id AS sequence_id, q.channel_id, t.id AS step_id FROM sequences q
            JOIN sequence_steps t ON t.sequence_id = q.id AND t.action = 'entry_point'
           WHERE q.id = :sequenceId AND q.active AND pg_try_advisory_xact_lock(hashtext('mailcast.sequence_segment_sync'), (q.id % 2147483647)::int)
@@ -196,8 +200,9 @@ export class PgSequenceRuntime implements SequenceRuntime {
          RETURNING 1
        )
        SELECT count(*)::int AS count FROM recorded`,
-      { sequenceId: sequence.id, now, audience: this.db.raw(audience.sql, audience.bindings) },
-    );
+        { sequenceId: sequence.id, now, audience: trx.raw(audience.sql, audience.bindings) },
+      );
+    });
     const count = rows[0]!.count;
     if (count > 0) this.eventRecorded?.();
     return count;

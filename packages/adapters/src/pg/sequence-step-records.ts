@@ -1,5 +1,6 @@
 import { sequenceEmailEventData, type StepEffect, type StepRecord } from '@mailcast/core';
 import type { Knex } from 'knex';
+import { prepared } from './database';
 import { AGGREGATE_SHARDS } from './pg-email-events';
 import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
 
@@ -120,9 +121,17 @@ export async function commitStepRecords(trx: Knex.Transaction, worker: string, r
 
 /** The rows a group's emails add: email_events, counter increments and email.* outbox events. */
 interface EmailRows {
-  emailEvents: Array<Record<string, unknown>>;
+  emailEvents: Array<{
+    channel_id: number;
+    subscriber_id: number;
+    type: string;
+    occurred_at: Date;
+    data: string;
+    sequence_id: number;
+    sequence_step_id: number;
+  }>;
   counters: Map<string, { step_id: number; counter: string; shard: number; n: number }>;
-  outbox: Array<Record<string, unknown>>;
+  outbox: Array<{ channel_id: number; type: string; data: string; created_at: Date }>;
 }
 
 /** One email's rows in email_events, the step's counters (sharded as the broadcasts'), and email.* events. */
@@ -165,20 +174,55 @@ function emailRows(rows: EmailRows, r: StepRecord): void {
   }
 }
 
-/** A group's email rows in three statements; counters in key order, so concurrent groups lock them in one order. */
+/**
+ * A group's email rows in one prepared statement over arrays, as a broadcast's outcomes are
+ * written (docs/sequences.md, "Rendering"): a multi-row INSERT built per group cost the event
+ * loop its bindings and PostgreSQL a plan each time. Counters in key order, so concurrent groups
+ * lock them in one order; outbox events in the group's order.
+ */
 async function writeEmailRows(trx: Knex.Transaction, rows: EmailRows): Promise<void> {
   if (rows.emailEvents.length === 0) return;
-  await trx('email_events').insert(rows.emailEvents);
   const counters = [...rows.counters.values()].sort((a, b) => a.step_id - b.step_id || a.counter.localeCompare(b.counter) || a.shard - b.shard);
-  if (counters.length > 0) {
-    await trx.raw(
-      `INSERT INTO sequence_step_statistics AS t (step_id, counter, shard, recipients, events)
-       SELECT c.step_id, c.counter, c.shard, c.n, c.n FROM jsonb_to_recordset(?::jsonb) AS c(step_id bigint, counter text, shard smallint, n bigint)
-       ON CONFLICT (step_id, counter, shard) DO UPDATE SET recipients = t.recipients + excluded.recipients, events = t.events + excluded.events`,
-      [JSON.stringify(counters)],
-    );
-  }
-  await trx('events').insert(rows.outbox);
+  const events = rows.emailEvents;
+  await prepared(
+    'record_sequence_emails',
+    trx.raw(
+      `WITH recorded AS (
+         INSERT INTO email_events (channel_id, subscriber_id, type, occurred_at, data, sequence_id, sequence_step_id)
+         SELECT * FROM unnest(CAST(:channels AS bigint[]), CAST(:subscribers AS bigint[]), CAST(:types AS text[]),
+                              CAST(:ats AS timestamptz[]), CAST(:datas AS jsonb[]), CAST(:sequences AS bigint[]), CAST(:steps AS bigint[]))
+       ), counted AS (
+         INSERT INTO sequence_step_statistics AS t (step_id, counter, shard, recipients, events)
+         SELECT c.step_id, c.counter, c.shard, c.n, c.n
+           FROM unnest(CAST(:counterSteps AS bigint[]), CAST(:counterNames AS text[]), CAST(:counterShards AS smallint[]), CAST(:counterNs AS bigint[]))
+                WITH ORDINALITY AS c(step_id, counter, shard, n, o)
+          ORDER BY c.o
+         ON CONFLICT (step_id, counter, shard) DO UPDATE SET recipients = t.recipients + excluded.recipients, events = t.events + excluded.events
+       )
+       INSERT INTO events (channel_id, type, data, created_at)
+       SELECT o.channel_id, o.type, o.data, o.created_at
+         FROM unnest(CAST(:outboxChannels AS bigint[]), CAST(:outboxTypes AS text[]), CAST(:outboxDatas AS jsonb[]), CAST(:outboxAts AS timestamptz[]))
+              WITH ORDINALITY AS o(channel_id, type, data, created_at, n)
+        ORDER BY o.n`,
+      {
+        channels: events.map((e) => e.channel_id),
+        subscribers: events.map((e) => e.subscriber_id),
+        types: events.map((e) => e.type),
+        ats: events.map((e) => e.occurred_at),
+        datas: events.map((e) => e.data),
+        sequences: events.map((e) => e.sequence_id),
+        steps: events.map((e) => e.sequence_step_id),
+        counterSteps: counters.map((c) => c.step_id),
+        counterNames: counters.map((c) => c.counter),
+        counterShards: counters.map((c) => c.shard),
+        counterNs: counters.map((c) => c.n),
+        outboxChannels: rows.outbox.map((o) => o.channel_id),
+        outboxTypes: rows.outbox.map((o) => o.type),
+        outboxDatas: rows.outbox.map((o) => o.data),
+        outboxAts: rows.outbox.map((o) => o.created_at),
+      },
+    ),
+  );
 }
 
 /**

@@ -1,12 +1,28 @@
 import { RenderTurns } from '@mailcast/send-engine';
-import type { Broadcast, BroadcastRendering, JobRenderer, RecipientLinks, RenderedEmail, RenderingJob } from '@mailcast/core';
+import type {
+  Broadcast,
+  BroadcastRendering,
+  JobRenderer,
+  RecipientLinks,
+  RenderedEmail,
+  RenderingJob,
+  SequenceEmailFor,
+  SequenceRendering,
+  SequenceStepJob,
+  SequenceStepRenderer,
+} from '@mailcast/core';
 import path from 'node:path';
 import { RenderThreads, type RenderThreadsOptions } from './render-threads';
 
-/** What a thread is asked: one recipient of a job rendered, or a broadcast's trackable links. */
-export type RenderRequest = { kind: 'render'; jobId: number; recipient: RecipientLinks } | { kind: 'links'; broadcast: Broadcast };
-/** To a thread: a job's context (once per job and thread), its end, or one request. */
-export type RenderThreadRequest = { kind: 'job'; jobId: number; job: RenderingJob } | { kind: 'drop'; jobId: number } | (RenderRequest & { id: number });
+/** What a thread is asked: one recipient of a job rendered, one sequence email, or a broadcast's trackable links. */
+export type RenderRequest =
+  | { kind: 'render'; jobId: number; recipient: RecipientLinks }
+  | { kind: 'sequence'; jobId: number; email: SequenceEmailFor }
+  | { kind: 'links'; broadcast: Broadcast };
+/** A job's context, sent once per job and thread: a broadcast's sending job, or a sequence step's turn. */
+export type RenderJobContext = { kind: 'job'; jobId: number; job: RenderingJob } | { kind: 'sequence-job'; jobId: number; job: SequenceStepJob };
+/** To a thread: a job's context, its end, or one request. */
+export type RenderThreadRequest = RenderJobContext | { kind: 'drop'; jobId: number } | (RenderRequest & { id: number });
 
 export interface ThreadedRenderingOptions extends Omit<RenderThreadsOptions, 'script'> {
   /** The thread's script; a test gives its own. Default: the built render-thread.js. */
@@ -32,9 +48,9 @@ const DEFAULT_SCRIPT = __filename.endsWith('.ts') ? path.resolve(__dirname, '../
  * the same content, so trying it again would cost the limit once per recipient
  * (docs/broadcasts-and-sending.md "Content that cannot be rendered").
  */
-export class ThreadedBroadcastRendering implements BroadcastRendering {
+export class ThreadedBroadcastRendering implements BroadcastRendering, SequenceRendering {
   private readonly threads: RenderThreads<RenderRequest>;
-  private readonly jobs = new Map<number, RenderingJob>();
+  private readonly jobs = new Map<number, RenderJobContext>();
   /** Jobs whose content stopped a thread, with what their remaining recipients fail with. */
   private readonly given = new Map<number, string>();
   private jobIds = 0;
@@ -46,16 +62,16 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
       { ...options, script: options.script ?? DEFAULT_SCRIPT },
       {
         contextOf: (body) => {
-          if (body.kind !== 'render') return null;
+          if (body.kind === 'links') return null;
           const given = this.given.get(body.jobId);
           if (given !== undefined) return new Error(given);
-          const job = this.jobs.get(body.jobId);
-          if (job === undefined) return new Error('the sending job has ended');
-          return { key: body.jobId, message: { kind: 'job', jobId: body.jobId, job } satisfies RenderThreadRequest };
+          const context = this.jobs.get(body.jobId);
+          if (context === undefined) return new Error('the sending job has ended');
+          return { key: body.jobId, message: context satisfies RenderThreadRequest };
         },
         // Before the requests behind it are handed on, so they fail without reaching a thread.
         onStopped: (body, reason) => {
-          if (body.kind === 'render' && this.jobs.has(body.jobId)) this.given.set(body.jobId, `not tried: an earlier recipient's render failed (${reason})`);
+          if (body.kind !== 'links' && this.jobs.has(body.jobId)) this.given.set(body.jobId, `not tried: an earlier recipient's render failed (${reason})`);
         },
         // Answers reach the sending workers one per turn of the event loop, as renders on it did:
         // a burst of them would otherwise run many recipients' bookkeeping in one turn.
@@ -69,21 +85,41 @@ export class ThreadedBroadcastRendering implements BroadcastRendering {
   }
 
   forJob(job: RenderingJob): JobRenderer {
-    const jobId = ++this.jobIds;
-    this.jobs.set(jobId, job);
-    const lane = job.broadcast.channelId;
+    const jobId = this.open({ kind: 'job', jobId: ++this.jobIds, job });
     return {
-      render: (recipient) => {
-        const given = this.given.get(jobId);
-        if (given !== undefined) return Promise.reject(new Error(given));
-        return this.threads.request(lane, { kind: 'render', jobId, recipient }) as Promise<RenderedEmail>;
-      },
-      close: () => {
-        this.jobs.delete(jobId);
-        this.given.delete(jobId);
-        this.threads.forget(jobId, { kind: 'drop', jobId } satisfies RenderThreadRequest);
-      },
+      render: (recipient) => this.request(job.broadcast.channelId, { kind: 'render', jobId, recipient }),
+      close: () => this.end(jobId),
     };
+  }
+
+  /**
+   * A sequence step's emails for one turn of the runtime (docs/sequences.md, "Rendering"), on the
+   * same threads and in the same channel lanes as broadcasts; an email whose render stops a thread
+   * fails the step's remaining emails of the turn as a broadcast's recipients do.
+   */
+  forStep(job: SequenceStepJob): SequenceStepRenderer {
+    const jobId = this.open({ kind: 'sequence-job', jobId: ++this.jobIds, job });
+    return {
+      render: (email) => this.request(job.channelId, { kind: 'sequence', jobId, email }),
+      close: () => this.end(jobId),
+    };
+  }
+
+  private open(context: RenderJobContext): number {
+    this.jobs.set(context.jobId, context);
+    return context.jobId;
+  }
+
+  private request(lane: number, body: RenderRequest & { jobId: number }): Promise<RenderedEmail> {
+    const given = this.given.get(body.jobId);
+    if (given !== undefined) return Promise.reject(new Error(given));
+    return this.threads.request(lane, body) as Promise<RenderedEmail>;
+  }
+
+  private end(jobId: number): void {
+    this.jobs.delete(jobId);
+    this.given.delete(jobId);
+    this.threads.forget(jobId, { kind: 'drop', jobId } satisfies RenderThreadRequest);
   }
 
   close(): Promise<void> {

@@ -59,6 +59,7 @@ export {
 export { Mailer, MessageWithdrawn, PriorityMailer, SendEngine, type Clearance, type MailAddress, type MailOutcome, type OutgoingEmail } from './mail';
 export { HtmlReader, Templates, type HtmlDocument, type TemplatePart, type TemplateScope } from './templates';
 export { BroadcastRendering, type JobRenderer, type RecipientLinks, type RenderedEmail, type RenderingJob } from './broadcast-rendering';
+export { SequenceRendering, type SequenceEmailFor, type SequenceStepJob, type SequenceStepRenderer } from './sequence-rendering';
 export { RateLimitCounter } from './rate-limits';
 export { TurnstileVerifier } from './turnstile';
 export { OptInFormStatistics } from './opt-in-form-statistics';

@@ -7,6 +7,7 @@ import {
   Repositories,
   SegmentRepository,
   SendEngine,
+  SequenceRendering,
   SequenceRuntime,
   Templates,
   WebhookDestinations,
@@ -39,6 +40,7 @@ export class RunSequenceSteps {
     @inject(SegmentRepository) private readonly segments: SegmentRepository,
     @inject(Templates) private readonly templates: Templates,
     @inject(HtmlReader) private readonly reader: HtmlReader,
+    @inject(SequenceRendering) private readonly rendering: SequenceRendering,
     @inject(SendEngine) private readonly engine: SendEngine,
     @inject(WebhookSender) private readonly webhooks: WebhookSender,
     @inject(WebhookDestinations) private readonly destinations: WebhookDestinations,
@@ -81,6 +83,7 @@ export class RunSequenceSteps {
       segments: this.segments,
       templates: this.templates,
       reader: this.reader,
+      rendering: this.rendering,
       engine: this.engine,
       webhooks: this.webhooks,
       destinations: this.destinations,
@@ -127,6 +130,7 @@ export class RunSequenceSteps {
       }
     } finally {
       run.close();
+      await performer.close();
     }
   }
 }

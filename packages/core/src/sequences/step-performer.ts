@@ -21,7 +21,9 @@ import type {
   SegmentRepository,
   SendEngine,
   Sequence,
+  SequenceRendering,
   SequenceRuntime,
+  SequenceStepRenderer,
   StepRecord,
   Templates,
   WebhookDestinations,
@@ -30,7 +32,7 @@ import type {
 import { decideSettlement } from '../sending/outcome-settlement';
 import { trackableLinksOf } from '../sending/tracking-html';
 import { preferencesUrl } from '../topics/preferences';
-import { renderSequenceEmail, sequenceScope } from './sequence-email';
+import { sequenceScope } from './sequence-email';
 
 /** What the performer reads once per turn and shares between enrolments of one sequence. */
 interface Loaded {
@@ -40,8 +42,10 @@ interface Loaded {
   channel: Channel | null;
   excluded: SegmentDefinition[];
   secret: Uint8Array;
-  /** Per send_email step, its tracked links by URL (empty when the sequence does not track clicks). */
-  links: Map<number, Map<string, string>>;
+  /** Per send_email step, its tracked links (none when the sequence does not track clicks). */
+  links: Map<number, Array<{ url: string; identifier: string }>>;
+  /** Per send_email step, its renderer for this turn, made with its first email. */
+  renderers: Map<number, SequenceStepRenderer>;
 }
 
 export interface PerformerPorts {
@@ -50,6 +54,7 @@ export interface PerformerPorts {
   segments: SegmentRepository;
   templates: Templates;
   reader: HtmlReader;
+  rendering: SequenceRendering;
   engine: SendEngine;
   webhooks: WebhookSender;
   destinations: WebhookDestinations;
@@ -98,21 +103,50 @@ export class StepPerformer {
       channel: await p.repositories.channels.findById(sequence.channelId),
       excluded: excluded.map((s) => s.definition),
       secret: await p.runtime.unsubscribeSecret(sequence.id, p.random.bytes(32)),
+      renderers: new Map(),
     };
+  }
+
+  /** Ends the turn's step renderers (what a render thread keeps for them). */
+  async close(): Promise<void> {
+    for (const found of this.loaded.values()) {
+      const loaded = await found.catch(() => null);
+      for (const renderer of loaded?.renderers.values() ?? []) renderer.close();
+    }
+    this.loaded.clear();
+  }
+
+  /** The step's renderer for this turn: its content, links and secret go to a render thread once. */
+  private rendererOf(step: RuntimeStep, l: Loaded): SequenceStepRenderer {
+    let renderer = l.renderers.get(step.id);
+    if (renderer === undefined) {
+      const { sequence } = l;
+      renderer = this.p.rendering.forStep({
+        channelId: sequence.channelId,
+        sequence: { id: sequence.id, label: sequence.label, trackOpens: sequence.trackOpens },
+        stepId: step.id,
+        settings: step.settings,
+        links: l.links.get(step.id) ?? [],
+        secret: l.secret,
+        publicUrl: this.base,
+      });
+      l.renderers.set(step.id, renderer);
+    }
+    return renderer;
   }
 
   /**
    * The trackable links of the sequence's send_email steps, stored before any email that
    * carries them is sent (docs/sequences.md, "Tracking"): once per turn, kept ones stay.
    */
-  private async trackedLinks(sequence: Sequence, steps: readonly RuntimeStep[]): Promise<Map<number, Map<string, string>>> {
-    const byStep = new Map<number, Map<string, string>>();
+  private async trackedLinks(sequence: Sequence, steps: readonly RuntimeStep[]): Promise<Map<number, Array<{ url: string; identifier: string }>>> {
+    const byStep = new Map<number, Array<{ url: string; identifier: string }>>();
     if (!sequence.trackClicks) return byStep;
     const rows: Array<{ stepId: number; identifier: string; url: string }> = [];
     for (const step of steps) {
       if (step.action !== 'send_email') continue;
       const links = trackableLinksOf(step.settings.html_body || step.settings.body || '', this.p.reader);
-      byStep.set(step.id, new Map(links.map((l) => [l.url, l.identifier])));
+      byStep.set(step.id, links);
       rows.push(...links.map((l) => ({ stepId: step.id, ...l })));
     }
     if (rows.length > 0) await this.p.runtime.saveStepLinks(rows);
@@ -188,20 +222,15 @@ export class StepPerformer {
 
     // One Message-ID per (enrolment run, step): a resend after a crash keeps it.
     const messageId = `<seq.${e.id}.${step.id}.${e.startedAt.getTime()}@${this.host}>`;
-    const token = sequenceUnsubscribeToken(l.secret, e.id, step.id);
     const attempt = e.attempts + 1;
     let outcome;
     if (l.servers.length === 0) {
       outcome = { kind: 'unsendable' as const, message: 'No email server configured' };
     } else {
       try {
-        const email = await renderSequenceEmail(p.templates, p.reader, {
-          channelId: e.channelId,
-          settings: step.settings,
-          scope: sequenceScope(e.subscriber, l.sequence, preferencesUrl(this.base, token)),
-          unsubscribeUrl: `${this.base}/u/${token}`,
-          tracking: { base: this.base, token, opens: l.sequence.trackOpens, linkOf: (url) => l.links.get(step.id)?.get(url) },
-        });
+        // On a render thread (docs/sequences.md, "Rendering"): Liquid, the HTML read, the
+        // token and the tracking edits.
+        const email = await this.rendererOf(step, l).render({ enrolmentId: e.id, subscriber: e.subscriber });
         outcome = await p.engine.send(
           l.servers,
           (server) => ({
