@@ -65,6 +65,7 @@ export {
   type DkimAlgorithm,
   type DkimKeyPair,
   type ClickContext,
+  type ClickMark,
   type EmailEventKind,
   type EmailEventRecord,
   type EmailEvents,

@@ -3,6 +3,7 @@ import type {
   BroadcastLink,
   ClaimedRecipient,
   ClickContext,
+  ClickMark,
   ExcludedSegments,
   OutcomeGroup,
   RecipientSettlement,
@@ -398,14 +399,7 @@ export class PgRecipientStore extends PgRecipientQueueing implements RecipientSt
     return (result.rows as unknown[]).length > 0;
   }
 
-  async markClicked(click: {
-    recipientId: number;
-    broadcastId: number;
-    linkId: number;
-    at: Date;
-    windowStart: Date;
-    contextSince: Date;
-  }): Promise<ClickContext | null> {
+  async markClicked(click: ClickMark): Promise<ClickContext | null> {
     // The caller holds the row's lock (findTracked forUpdate), so this statement's snapshot has
     // every click committed before it. email_events_recipient (broadcast_id, type,
     // recipient_id) finds one recipient's clicks. No row: a repeat inside the window.

@@ -18,7 +18,7 @@ export type {
 export type { Suppression, SuppressionList } from './entities/suppression';
 export type { Template, TemplateFields, TemplatePurpose } from './entities/template';
 export type { NewTransactional, Transactional, TransactionalEvent, TransactionalFilter, TransactionalSummary } from './entities/transactional';
-export type { ClickContext, EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
+export type { ClickContext, ClickMark, EmailEventKind, EmailEventRecord, OutboxEvent, RecordedEvent } from './entities/events';
 export type { NewWebhookEndpoint, WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint, WebhookEndpointChanges } from './entities/webhook';
 
 export { Clock, RandomSource, Timers } from './system';

@@ -1,6 +1,6 @@
 import type { BroadcastStatus, SegmentDefinition } from '@mailcast/domain';
 import type { Broadcast } from './entities/broadcast';
-import type { ClickContext, EmailEventRecord, OutboxEvent } from './entities/events';
+import type { ClickContext, ClickMark, EmailEventRecord, OutboxEvent } from './entities/events';
 
 /**
  * The sending pipeline's persistence: set-based recipient materialisation, leased claims, per
@@ -234,14 +234,7 @@ export interface RecipientStore {
    * (docs/engagement.md): its broadcast's link count and the recipient's clicks at or after
    * `contextSince`. null when the click is a repeat inside the window.
    */
-  markClicked(click: {
-    recipientId: number;
-    broadcastId: number;
-    linkId: number;
-    at: Date;
-    windowStart: Date;
-    contextSince: Date;
-  }): Promise<ClickContext | null>;
+  markClicked(click: ClickMark): Promise<ClickContext | null>;
   /** null when the subscriber was already unsubscribed: the change happens once. */
   unsubscribeSubscriber(subscriberId: number, now: Date): Promise<SubscriberSnapshot | null>;
 }

@@ -39,6 +39,19 @@ export interface EmailEventRecord {
   machineReason?: MachineReason | null;
 }
 
+/**
+ * A click to mark on its recipient's row: the 60 s guard's window starts at `windowStart`, and
+ * the context is read from `contextSince` (docs/engagement.md).
+ */
+export interface ClickMark {
+  recipientId: number;
+  broadcastId: number;
+  linkId: number;
+  at: Date;
+  windowStart: Date;
+  contextSince: Date;
+}
+
 /** What the classification of a click needs to know of the email's earlier clicks. */
 export interface ClickContext {
   /** Tracked links of the broadcast. */

@@ -3,6 +3,7 @@ import type {
   BroadcastLink,
   ClaimedRecipient,
   ClickContext,
+  ClickMark,
   EmailEventRecord,
   OutcomeGroup,
   RecipientStore,
@@ -53,14 +54,7 @@ export class FakeRecipientStore implements RecipientStore {
     else r.clickedAt ??= at;
     return true;
   }
-  async markClicked(c: {
-    recipientId: number;
-    broadcastId: number;
-    linkId: number;
-    at: Date;
-    windowStart: Date;
-    contextSince: Date;
-  }): Promise<ClickContext | null> {
+  async markClicked(c: ClickMark): Promise<ClickContext | null> {
     if (!(await this.markEngaged(c.recipientId, 'clicked', c.at, c.windowStart, c.linkId))) return null;
     const earlierClicks = this.emailEvents.events
       .filter((e) => e.broadcastId === c.broadcastId && e.recipientId === c.recipientId && e.kind === 'clicked' && e.occurredAt >= c.contextSince)
