@@ -175,7 +175,15 @@ export async function openBenchPostgres(): Promise<BenchPostgres> {
   let adminUrl = process.env.DATABASE_URL;
   if (adminUrl === undefined || adminUrl === '') {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'mailcast-bench-pg-'));
-    cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, database: 'postgres' });
+    // BENCH_PG_SETTINGS adds server settings, "name=value,name=value" (e.g. to load
+    // pg_stat_statements, which the sequences bench then reads per side).
+    const settings = Object.fromEntries(
+      (process.env.BENCH_PG_SETTINGS ?? '')
+        .split(',')
+        .filter((pair) => pair.includes('='))
+        .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1).trim()]),
+    );
+    cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, database: 'postgres', settings });
     adminUrl = cluster.adminUrl;
   }
   /** Statements on the server's admin database, in order, on one connection of their own. */

@@ -1,4 +1,4 @@
-import { createBoss, createLogger, loadConfig, PgSegmentRepository, PgSequenceRuntime, secretBoxFor, SystemClock } from '@mailcast/adapters';
+import { createBoss, type Database, createLogger, loadConfig, PgSegmentRepository, PgSequenceRuntime, secretBoxFor, SystemClock } from '@mailcast/adapters';
 import { SyncSegmentEnrolments } from '@mailcast/core';
 import { parseSegmentDefinition } from '@mailcast/domain';
 import { Fixtures } from '../packages/testkit/src/fixtures';
@@ -41,6 +41,32 @@ const server = new SMTPServer({
 server.listen(0, '127.0.0.1', () => console.log(String(server.server.address().port)));
 process.on('SIGTERM', () => { process.stdout.write(JSON.stringify({ count, stamps }) + '\\n', () => process.exit(0)); });
 `;
+
+/**
+ * With pg_stat_statements loaded (BENCH_PG_SETTINGS=shared_preload_libraries=pg_stat_statements),
+ * the statements of each side by their total time, per email; without it, nothing.
+ */
+async function statementProfile(db: Database) {
+  const loaded = (await db.raw<{ rows: Array<{ s: string }> }>(`SELECT current_setting('shared_preload_libraries') AS s`)).rows[0]!.s.includes(
+    'pg_stat_statements',
+  );
+  if (loaded) await db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  return {
+    reset: async () => {
+      if (loaded) await db.raw('SELECT pg_stat_statements_reset()');
+    },
+    report: async (side: string, emails: number, log: (m: string) => void) => {
+      if (!loaded) return;
+      const { rows } = await db.raw<{ rows: Array<{ calls: string; rows: string; ms: number; query: string }> }>(
+        `SELECT calls, rows, total_exec_time AS ms, query FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12`,
+      );
+      for (const r of rows) {
+        const query = r.query.replace(/\s+/g, ' ').slice(0, 110);
+        log(`  ${side}: ${round((r.ms * 1000) / emails)} µs/email, ${Number(r.calls)} calls, ${Number(r.rows)} rows: ${query}`);
+      }
+    },
+  };
+}
 
 const timed = async (work: () => Promise<unknown>) => {
   const start = process.hrtime.bigint();
@@ -201,8 +227,18 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
   // dispatcher used no more CPU per email than the broadcast's yet sent more slowly.
   const postmaster = parentPid(Number((await db.raw<{ rows: Array<{ pid: number }> }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid));
   const broadcasterCpu = { seconds: cpuSeconds(broadcasterPid), threads: threadCpuSeconds(broadcasterPid), db: serverCpuSeconds(postmaster) };
+  // Done when the sequence has no enrolment left to run (active or busy), read through the
+  // partial index of due ones and the status index: a count of the step's runs read every run
+  // so far at each poll, PostgreSQL work the broadcast's poll of its one row does not do.
+  const finished = async (sequenceId: number) =>
+    (await db.raw<{ rows: unknown[] }>(`SELECT 1 FROM subscriber_sequences WHERE sequence_id = ? AND status IN ('active', 'busy') LIMIT 1`, [sequenceId])).rows
+      .length === 0
+      ? true
+      : undefined;
   const stepRuns = async (stepId: number) => Number((await db('sequence_step_runs').where({ step_id: stepId }).count({ n: '*' }).first())!.n);
 
+  const statements = await statementProfile(db);
+  await statements.reset();
   context.log(`broadcast to ${DUE}`);
   const broadcastMs = await timed(async () => {
     await boss.send('broadcasts.send', { broadcastId: broadcast.id }, { retryLimit: 0 });
@@ -212,6 +248,7 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
       30 * 60_000,
     );
   });
+  await statements.report('broadcast', DUE, context.log);
   const broadcastCpuMs = ((cpuSeconds(broadcasterPid) - broadcasterCpu.seconds) * 1000) / DUE;
   const broadcastDbMs = ((serverCpuSeconds(postmaster) - broadcasterCpu.db) * 1000) / DUE;
   const broadcastThreads = threadShares(broadcasterCpu.threads, threadCpuSeconds(broadcasterPid), broadcasterPid, DUE);
@@ -220,6 +257,7 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
   await dispatcher.firstLine;
   const dispatcherPid = dispatcher.child.pid!;
   const dispatcherCpu = { seconds: cpuSeconds(dispatcherPid), threads: threadCpuSeconds(dispatcherPid), db: serverCpuSeconds(postmaster) };
+  await statements.reset();
   context.log(`${DUE} enrolments due at once at a send_email step`);
   const sequenceMs = await timed(async () => {
     await db.raw(
@@ -227,8 +265,11 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
        SELECT ?, s.id, s.channel_id, 'active', now(), now(), ?, now(), now() FROM subscribers s WHERE s.channel_id = ?`,
       [due.sequence.id, due.steps[0]!, channel.id],
     );
-    await eventually(async () => ((await stepRuns(due.steps[0]!)) >= DUE ? true : undefined), 30 * 60_000);
+    await eventually(() => finished(due.sequence.id), 30 * 60_000);
   });
+  const ran = await stepRuns(due.steps[0]!);
+  if (ran !== DUE) throw new Error(`the due enrolments ran ${ran} steps, not ${DUE}`);
+  await statements.report('sequence steps', DUE, context.log);
   const sequenceCpuMs = ((cpuSeconds(dispatcherPid) - dispatcherCpu.seconds) * 1000) / DUE;
   const sequenceDbMs = ((serverCpuSeconds(postmaster) - dispatcherCpu.db) * 1000) / DUE;
   const sequenceThreads = threadShares(dispatcherCpu.threads, threadCpuSeconds(dispatcherPid), dispatcherPid, DUE);

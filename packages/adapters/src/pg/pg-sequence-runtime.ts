@@ -46,25 +46,32 @@ export class PgSequenceRuntime implements SequenceRuntime {
   ) {}
 
   async claim(worker: string, now: Date, leaseMs: number, limit: number): Promise<DueEnrolment[]> {
+    // The due rows come from mailcast_due_enrolments (migration 20261205000000_sequence_runtime_plans): in due order
+    // from the partial index of active enrolments, whatever the statistics say. The step's run
+    // and pause are read per claimed row through LIMIT 1 lateral probes of their
+    // keys: as correlated EXISTS, the planner may instead hash all of sequence_step_runs once per
+    // claim (it did, on statistics that had not caught up with a burst), which made every claim
+    // read every run so far: quadratic in the enrolments due together.
     const { rows } = await this.db.raw<{ rows: ClaimedRow[] }>(
-      `WITH due AS (
-         SELECT id FROM subscriber_sequences WHERE status = 'active' AND next_trigger_at <= :now
-          ORDER BY next_trigger_at LIMIT :limit FOR UPDATE SKIP LOCKED
-       ), lapsed AS (
-         SELECT id FROM subscriber_sequences WHERE status = 'busy' AND lease_until <= now()
+      `WITH due AS (SELECT * FROM mailcast_due_enrolments(:now, :limit)), lapsed AS (
+         SELECT id, subscriber_id, current_step_id FROM subscriber_sequences WHERE lease_until <= now() AND status = 'busy'
           LIMIT :limit FOR UPDATE SKIP LOCKED
-       ), picked AS (SELECT id FROM due UNION SELECT id FROM lapsed)
+       ), picked AS (SELECT * FROM due UNION SELECT * FROM lapsed)
        UPDATE subscriber_sequences e
           SET status = 'busy', claimed_by = :worker, lease_until = ${LEASE_UNTIL}
-         FROM picked p, subscribers s
-        WHERE e.id = p.id AND s.id = e.subscriber_id
+         FROM picked p
+              JOIN subscribers s ON s.id = p.subscriber_id
+              LEFT JOIN LATERAL (SELECT true AS ran FROM sequence_step_runs r
+                                  WHERE r.enrolment_id = p.id AND r.step_id = p.current_step_id LIMIT 1) run ON true
+              -- docs/reputation-guard.md, "Sequence email steps": read with every claim, so a
+              -- pause stops every dispatcher at its next claim.
+              LEFT JOIN LATERAL (SELECT true AS paused FROM sequence_steps st
+                                  WHERE st.id = p.current_step_id AND st.paused_at IS NOT NULL LIMIT 1) pause ON true
+        WHERE e.id = p.id
        RETURNING e.id, e.sequence_id, e.channel_id, e.current_step_id, e.next_trigger_at, e.attempts, e.started_at,
                  ${SUBSCRIBER_COLUMNS}, (${SENDABLE}) AS sendable, ${SUPPRESSED} AS suppressed,
                  ${RECEIVES_SEQUENCE_TOPIC} AS receives_topic,
-                 EXISTS (SELECT 1 FROM sequence_step_runs r WHERE r.enrolment_id = e.id AND r.step_id = e.current_step_id) AS ran,
-                 -- docs/reputation-guard.md, "Sequence email steps": read with every claim, so a
-                 -- pause stops every dispatcher at its next claim.
-                 EXISTS (SELECT 1 FROM sequence_steps st WHERE st.id = e.current_step_id AND st.paused_at IS NOT NULL) AS step_paused`,
+                 run.ran IS NOT NULL AS ran, pause.paused IS NOT NULL AS step_paused`,
       { now, limit, worker, leaseMs },
     );
     return rows
@@ -87,13 +94,21 @@ export class PgSequenceRuntime implements SequenceRuntime {
   }
 
   async extendLeases(worker: string, leaseMs: number): Promise<void> {
-    await this.db.raw(`UPDATE subscriber_sequences SET lease_until = ${LEASE_UNTIL} WHERE claimed_by = :worker AND status = 'busy'`, { worker, leaseMs });
+    // Through the index of leased rows (only busy rows have a lease), as release's.
+    await this.db.raw(
+      `UPDATE subscriber_sequences SET lease_until = ${LEASE_UNTIL} WHERE lease_until IS NOT NULL AND claimed_by = :worker AND status = 'busy'`,
+      {
+        worker,
+        leaseMs,
+      },
+    );
   }
 
   async release(worker: string): Promise<void> {
-    await this.db.raw(`UPDATE subscriber_sequences SET status = 'active', claimed_by = NULL, lease_until = NULL WHERE claimed_by = ? AND status = 'busy'`, [
-      worker,
-    ]);
+    await this.db.raw(
+      `UPDATE subscriber_sequences SET status = 'active', claimed_by = NULL, lease_until = NULL WHERE lease_until IS NOT NULL AND claimed_by = ? AND status = 'busy'`,
+      [worker],
+    );
   }
 
   async sequence(id: number): Promise<{ sequence: Sequence; steps: RuntimeStep[] } | null> {
@@ -156,10 +171,10 @@ export class PgSequenceRuntime implements SequenceRuntime {
     return new PgSequenceTracking(this.db).saveStepLinks(links);
   }
 
-  /** A group in one transaction: a handful of statements for many steps (docs/sequences.md, "Runtime"). */
+  /** A group in one statement, or a transaction when its steps have effects (docs/sequences.md, "Runtime"). */
   async record(worker: string, records: readonly StepRecord[]): Promise<number> {
     const ordered = [...records].sort((x, y) => x.enrolment.id - y.enrolment.id);
-    const committed = await this.db.transaction((trx) => commitStepRecords(trx, worker, ordered));
+    const committed = await commitStepRecords(this.db, worker, ordered);
     if (committed > 0) this.eventRecorded?.();
     return committed;
   }

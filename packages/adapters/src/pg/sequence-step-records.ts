@@ -4,16 +4,6 @@ import { prepared } from './database';
 import { AGGREGATE_SHARDS } from './pg-email-events';
 import { ENROLMENT_EVENT_DATA } from './sequence-enrolments';
 
-interface MovedRow {
-  id: number;
-  sequence_id: number;
-  channel_id: number;
-  status: string;
-  current_step_id: number | null;
-  subscriber_id: number;
-  email: string;
-}
-
 interface BouncedRow {
   id: number;
   email: string;
@@ -28,11 +18,23 @@ interface BouncedRow {
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
-/** A group's enrolment moves and step runs in one statement: only rows still busy under the worker's claim move. */
-const MOVE_STATEMENT = `
-WITH input AS (
-  SELECT * FROM jsonb_to_recordset(:records::jsonb) AS r(
-    id bigint, status text, park boolean, hold boolean, step_id bigint, due_at timestamptz, attempts int, error text, ended boolean, ran_step_id bigint, at timestamptz)
+/**
+ * A group's whole record in one statement (docs/sequences.md, "Runtime"): the enrolments move,
+ * each only while still busy under the worker's claim; for those that moved, the step runs, the
+ * emails' events and sharded counters, and the outbox events, the emails' (email.*) first and
+ * then the enrolments' (sequence.*), each in the group's order. Prepared over arrays, as a
+ * broadcast's outcomes are: its plan is made once per connection. The moving rows are reached
+ * by primary key from the input: "status = 'busy'" is asked as IS TRUE, which no index answers
+ * (after a burst, the statistics call busy rows rare, and an index scan for them read every
+ * dead entry the burst left); the input is materialized, so a plan that loops over it reads it
+ * once.
+ */
+const RECORD_STATEMENT = `
+WITH input AS MATERIALIZED (
+  SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:statuses AS text[]), CAST(:parks AS boolean[]), CAST(:holds AS boolean[]),
+                       CAST(:stepIds AS bigint[]), CAST(:dueAts AS timestamptz[]), CAST(:attempts AS integer[]), CAST(:errors AS text[]),
+                       CAST(:ranStepIds AS bigint[]), CAST(:ats AS timestamptz[]), CAST(:movedTo AS bigint[]))
+         WITH ORDINALITY AS r(id, status, park, hold, step_id, due_at, attempts, error, ran_step_id, at, moved_to, n)
 ), moved AS (
   UPDATE subscriber_sequences e
      -- Parked while the sequence is off, or held at its email step while that is still paused: a
@@ -42,187 +44,169 @@ WITH input AS (
                     SELECT 1 FROM sequence_steps st WHERE st.id = i.step_id AND st.paused_at IS NOT NULL))) THEN 'paused' ELSE i.status END,
          current_step_id = COALESCE(i.step_id, e.current_step_id),
          next_trigger_at = i.due_at, attempts = i.attempts, error = i.error,
-         completed_at = CASE WHEN i.ended THEN i.at END,
+         completed_at = CASE WHEN i.status <> 'active' THEN i.at END,
          claimed_by = NULL, lease_until = NULL, updated_at = i.at
     FROM input i, sequences q, subscribers s
-   WHERE e.id = i.id AND e.status = 'busy' AND e.claimed_by = :worker AND q.id = e.sequence_id AND s.id = e.subscriber_id
-  RETURNING e.id, e.sequence_id, e.channel_id, e.status, e.current_step_id, s.id AS subscriber_id, s.email, i.ran_step_id, i.at
+   WHERE e.id = i.id AND (e.status = 'busy') IS TRUE AND e.claimed_by = :worker
+     AND q.id = e.sequence_id AND s.id = e.subscriber_id
+  RETURNING e.id, e.sequence_id, e.channel_id, e.status, e.current_step_id, s.id AS subscriber_id, s.email,
+            i.ran_step_id, i.at, i.moved_to, i.error, i.n
 ), runs AS (
   INSERT INTO sequence_step_runs (enrolment_id, step_id, created_at)
   SELECT id, ran_step_id, at FROM moved WHERE ran_step_id IS NOT NULL
   ON CONFLICT DO NOTHING
+), emails AS (
+  SELECT m.* FROM unnest(CAST(:emailEnrolments AS bigint[]), CAST(:emailChannels AS bigint[]), CAST(:emailSubscribers AS bigint[]),
+                         CAST(:emailTypes AS text[]), CAST(:emailAts AS timestamptz[]), CAST(:emailDatas AS jsonb[]),
+                         CAST(:emailSequences AS bigint[]), CAST(:emailSteps AS bigint[]))
+                  AS m(enrolment_id, channel_id, subscriber_id, type, occurred_at, data, sequence_id, step_id)
+   WHERE m.enrolment_id IN (SELECT id FROM moved)
+), recorded AS (
+  INSERT INTO email_events (channel_id, subscriber_id, type, occurred_at, data, sequence_id, sequence_step_id)
+  SELECT channel_id, subscriber_id, type, occurred_at, data, sequence_id, step_id FROM emails
+), counted AS (
+  -- The whole group adds to one shard, as a broadcast's group does (a row per step and counter,
+  -- not up to eight), in key order, so concurrent groups lock the counters in one order.
+  INSERT INTO sequence_step_statistics AS t (step_id, counter, shard, recipients, events)
+  SELECT step_id, type, CAST(:shard AS smallint), count(*), count(*) FROM emails WHERE type <> 'failed'
+   GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (step_id, counter, shard) DO UPDATE SET recipients = t.recipients + excluded.recipients, events = t.events + excluded.events
+), outbox AS (
+  SELECT o.channel_id, o.type, o.data, o.created_at, 0 AS part, o.n
+    FROM unnest(CAST(:outboxEnrolments AS bigint[]), CAST(:outboxChannels AS bigint[]), CAST(:outboxTypes AS text[]),
+                CAST(:outboxDatas AS jsonb[]), CAST(:outboxAts AS timestamptz[]))
+         WITH ORDINALITY AS o(enrolment_id, channel_id, type, data, created_at, n)
+   WHERE o.enrolment_id IN (SELECT id FROM moved)
+  UNION ALL
+  SELECT m.channel_id, v.type,
+         jsonb_build_object('sequence_id', m.sequence_id, 'subscriber_sequence_id', m.id, 'status', m.status, 'step_id', m.current_step_id,
+                            'subscriber', jsonb_build_object('id', m.subscriber_id, 'email', m.email))
+           || CASE WHEN m.moved_to IS NOT NULL THEN jsonb_build_object('target_sequence_id', m.moved_to)
+                   WHEN m.status = 'error' THEN jsonb_build_object('error', m.error) ELSE '{}'::jsonb END,
+         m.at, 1, m.n
+    FROM moved m
+   CROSS JOIN LATERAL (SELECT CASE WHEN m.status = 'paused' THEN 'sequence.subscriber_paused'
+                                   WHEN m.moved_to IS NOT NULL THEN 'sequence.subscriber_moved'
+                                   WHEN m.status = 'completed' THEN 'sequence.subscriber_completed'
+                                   WHEN m.status = 'error' THEN 'sequence.subscriber_error' END AS type) v
+   WHERE v.type IS NOT NULL
+), announced AS (
+  INSERT INTO events (channel_id, type, data, created_at)
+  SELECT channel_id, type, data, created_at FROM outbox ORDER BY part, n
 )
-SELECT id, sequence_id, channel_id, status, current_step_id, subscriber_id, email FROM moved`;
+SELECT id FROM moved`;
 
 /**
- * Commits a group of step records in `trx` (docs/sequences.md, "Runtime"). The enrolments move
- * first, each only while still busy under `worker`'s claim: a record whose claim was lost (its
- * lease lapsed, another dispatcher took it, the subscriber left) changes nothing else. Then, for
- * those that moved, the emails' events and counters and the effects, in order, and last the
- * sequence.* events. Answers how many records committed.
+ * Commits a group of step records (docs/sequences.md, "Runtime"): the one statement above, alone
+ * when no record has effects, else in a transaction with the effects of the records that moved,
+ * after it. A record whose claim was lost (its lease lapsed, another dispatcher took it, the
+ * subscriber left) changes nothing. Answers how many records committed.
  */
-export async function commitStepRecords(trx: Knex.Transaction, worker: string, records: readonly StepRecord[]): Promise<number> {
+export async function commitStepRecords(db: Knex, worker: string, records: readonly StepRecord[]): Promise<number> {
   if (records.length === 0) return 0;
-  const input = records.map((r) => {
-    const next = r.next;
-    return {
-      id: r.enrolment.id,
-      status: next.status,
-      park: r.park === true,
-      hold: r.holdAtPausedStep === true,
-      step_id: next.status === 'active' ? next.stepId : r.ranStepId,
-      due_at: next.status === 'active' ? next.dueAt.toISOString() : null,
-      attempts: next.status === 'active' ? next.attempts : 0,
-      error: next.status === 'error' ? next.error : null,
-      ended: next.status !== 'active',
-      ran_step_id: r.ranStepId,
-      at: r.at.toISOString(),
-    };
+  const statement = (q: Knex | Knex.Transaction) =>
+    prepared('record_sequence_steps', q.raw<{ rows: Array<{ id: string }> }>(RECORD_STATEMENT, bindings(worker, records)));
+  if (records.every((r) => r.effects.length === 0)) return (await statement(db)).rows.length;
+  return db.transaction(async (trx) => {
+    const moved = new Set((await statement(trx)).rows.map((row) => Number(row.id)));
+    for (const r of records) {
+      if (!moved.has(r.enrolment.id)) continue;
+      for (const effect of r.effects) await applyEffect(trx, r, effect);
+    }
+    return moved.size;
   });
-  const { rows } = await trx.raw<{ rows: MovedRow[] }>(MOVE_STATEMENT, { records: JSON.stringify(input), worker });
-  const moved = new Map(rows.map((row) => [Number(row.id), row]));
-  const events: Array<Record<string, unknown>> = [];
-  const emails: EmailRows = { emailEvents: [], counters: new Map(), outbox: [] };
-  for (const r of records) if (r.email !== undefined && moved.has(r.enrolment.id)) emailRows(emails, r);
-  await writeEmailRows(trx, emails);
+}
+
+/** The statement's arrays: one entry per record, per email event row, and per email.* outbox event. */
+function bindings(worker: string, records: readonly StepRecord[]) {
+  const emails = {
+    enrolments: [] as number[],
+    channels: [] as number[],
+    subscribers: [] as number[],
+    types: [] as string[],
+    ats: [] as Date[],
+    datas: [] as string[],
+    sequences: [] as number[],
+    steps: [] as number[],
+  };
+  const outbox = { enrolments: [] as number[], channels: [] as number[], types: [] as string[], datas: [] as string[], ats: [] as Date[] };
   for (const r of records) {
-    const row = moved.get(r.enrolment.id);
-    if (row === undefined) continue;
-    for (const effect of r.effects) await applyEffect(trx, r, effect);
-    const type =
-      row.status === 'paused'
-        ? 'sequence.subscriber_paused'
-        : r.movedTo !== undefined
-          ? 'sequence.subscriber_moved'
-          : row.status === 'completed'
-            ? 'sequence.subscriber_completed'
-            : row.status === 'error'
-              ? 'sequence.subscriber_error'
-              : null;
-    if (type === null) continue;
-    const extra = r.movedTo !== undefined ? { target_sequence_id: r.movedTo } : r.next.status === 'error' ? { error: r.next.error } : {};
-    events.push({
-      channel_id: row.channel_id,
-      type,
-      data: JSON.stringify({
-        sequence_id: Number(row.sequence_id),
-        subscriber_sequence_id: Number(row.id),
-        status: row.status,
-        step_id: row.current_step_id === null ? null : Number(row.current_step_id),
-        subscriber: { id: Number(row.subscriber_id), email: row.email },
-        ...extra,
-      }),
-      created_at: r.at,
-    });
-  }
-  if (events.length > 0) await trx('events').insert(events);
-  return moved.size;
-}
-
-/** The rows a group's emails add: email_events, counter increments and email.* outbox events. */
-interface EmailRows {
-  emailEvents: Array<{
-    channel_id: number;
-    subscriber_id: number;
-    type: string;
-    occurred_at: Date;
-    data: string;
-    sequence_id: number;
-    sequence_step_id: number;
-  }>;
-  counters: Map<string, { step_id: number; counter: string; shard: number; n: number }>;
-  outbox: Array<{ channel_id: number; type: string; data: string; created_at: Date }>;
-}
-
-/** One email's rows in email_events, the step's counters (sharded as the broadcasts'), and email.* events. */
-function emailRows(rows: EmailRows, r: StepRecord): void {
-  const m = r.email!;
-  const e = r.enrolment;
-  const kinds = [...(m.handed ? ['processed'] : []), m.kind];
-  const data = (k: string) =>
-    k === 'processed' ? {} : k === 'delivered' ? { response: m.reason } : k === 'bounced' ? { code: m.code, reason: m.reason } : { reason: m.reason };
-  for (const k of kinds) {
-    rows.emailEvents.push({
-      channel_id: e.channelId,
-      subscriber_id: e.subscriber.id,
-      type: k,
-      occurred_at: r.at,
+    if (r.email === undefined) continue;
+    const m = r.email;
+    const e = r.enrolment;
+    const kinds = [...(m.handed ? ['processed'] : []), m.kind];
+    for (const k of kinds) {
+      const data =
+        k === 'processed' ? {} : k === 'delivered' ? { response: m.reason } : k === 'bounced' ? { code: m.code, reason: m.reason } : { reason: m.reason };
+      emails.enrolments.push(e.id);
+      emails.channels.push(e.channelId);
+      emails.subscribers.push(e.subscriber.id);
+      emails.types.push(k);
+      emails.ats.push(r.at);
       // The outcome's row keeps the Message-ID, for the subscriber's history (docs/subscribers.md, "History").
-      data: JSON.stringify(k === 'processed' ? data(k) : { ...data(k), message_id: m.messageId }),
-      sequence_id: e.sequenceId,
-      sequence_step_id: m.stepId,
+      emails.datas.push(JSON.stringify(k === 'processed' ? data : { ...data, message_id: m.messageId }));
+      emails.sequences.push(e.sequenceId);
+      emails.steps.push(m.stepId);
+    }
+    const base = sequenceEmailEventData({
+      enrolmentId: e.id,
+      sequenceId: e.sequenceId,
+      stepId: m.stepId,
+      email: e.subscriber.email,
+      messageId: m.messageId,
+      delivered: false,
+      bouncedReason: m.kind === 'bounced' ? m.reason : null,
     });
-    if (k === 'failed') continue;
-    const shard = e.id % AGGREGATE_SHARDS;
-    const key = `${m.stepId}:${k}:${shard}`;
-    const counter = rows.counters.get(key) ?? { step_id: m.stepId, counter: k, shard, n: 0 };
-    counter.n++;
-    rows.counters.set(key, counter);
+    const types = [...(m.handed ? ['email.sent'] : []), m.kind === 'delivered' ? 'email.delivered' : m.kind === 'bounced' ? 'email.bounced' : 'email.failed'];
+    for (const type of types) {
+      outbox.enrolments.push(e.id);
+      outbox.channels.push(e.channelId);
+      outbox.types.push(type);
+      outbox.datas.push(JSON.stringify({ ...base, delivered: type === 'email.delivered' }));
+      outbox.ats.push(r.at);
+    }
   }
-  const base = sequenceEmailEventData({
-    enrolmentId: e.id,
-    sequenceId: e.sequenceId,
-    stepId: m.stepId,
-    email: e.subscriber.email,
-    messageId: m.messageId,
-    delivered: false,
-    bouncedReason: m.kind === 'bounced' ? m.reason : null,
-  });
-  const types = [...(m.handed ? ['email.sent'] : []), m.kind === 'delivered' ? 'email.delivered' : m.kind === 'bounced' ? 'email.bounced' : 'email.failed'];
-  for (const type of types) {
-    rows.outbox.push({ channel_id: e.channelId, type, data: JSON.stringify({ ...base, delivered: type === 'email.delivered' }), created_at: r.at });
-  }
-}
-
-/**
- * A group's email rows in one prepared statement over arrays, as a broadcast's outcomes are
- * written (docs/sequences.md, "Rendering"): a multi-row INSERT built per group cost the event
- * loop its bindings and PostgreSQL a plan each time. Counters in key order, so concurrent groups
- * lock them in one order; outbox events in the group's order.
- */
-async function writeEmailRows(trx: Knex.Transaction, rows: EmailRows): Promise<void> {
-  if (rows.emailEvents.length === 0) return;
-  const counters = [...rows.counters.values()].sort((a, b) => a.step_id - b.step_id || a.counter.localeCompare(b.counter) || a.shard - b.shard);
-  const events = rows.emailEvents;
-  await prepared(
-    'record_sequence_emails',
-    trx.raw(
-      `WITH recorded AS (
-         INSERT INTO email_events (channel_id, subscriber_id, type, occurred_at, data, sequence_id, sequence_step_id)
-         SELECT * FROM unnest(CAST(:channels AS bigint[]), CAST(:subscribers AS bigint[]), CAST(:types AS text[]),
-                              CAST(:ats AS timestamptz[]), CAST(:datas AS jsonb[]), CAST(:sequences AS bigint[]), CAST(:steps AS bigint[]))
-       ), counted AS (
-         INSERT INTO sequence_step_statistics AS t (step_id, counter, shard, recipients, events)
-         SELECT c.step_id, c.counter, c.shard, c.n, c.n
-           FROM unnest(CAST(:counterSteps AS bigint[]), CAST(:counterNames AS text[]), CAST(:counterShards AS smallint[]), CAST(:counterNs AS bigint[]))
-                WITH ORDINALITY AS c(step_id, counter, shard, n, o)
-          ORDER BY c.o
-         ON CONFLICT (step_id, counter, shard) DO UPDATE SET recipients = t.recipients + excluded.recipients, events = t.events + excluded.events
-       )
-       INSERT INTO events (channel_id, type, data, created_at)
-       SELECT o.channel_id, o.type, o.data, o.created_at
-         FROM unnest(CAST(:outboxChannels AS bigint[]), CAST(:outboxTypes AS text[]), CAST(:outboxDatas AS jsonb[]), CAST(:outboxAts AS timestamptz[]))
-              WITH ORDINALITY AS o(channel_id, type, data, created_at, n)
-        ORDER BY o.n`,
-      {
-        channels: events.map((e) => e.channel_id),
-        subscribers: events.map((e) => e.subscriber_id),
-        types: events.map((e) => e.type),
-        ats: events.map((e) => e.occurred_at),
-        datas: events.map((e) => e.data),
-        sequences: events.map((e) => e.sequence_id),
-        steps: events.map((e) => e.sequence_step_id),
-        counterSteps: counters.map((c) => c.step_id),
-        counterNames: counters.map((c) => c.counter),
-        counterShards: counters.map((c) => c.shard),
-        counterNs: counters.map((c) => c.n),
-        outboxChannels: rows.outbox.map((o) => o.channel_id),
-        outboxTypes: rows.outbox.map((o) => o.type),
-        outboxDatas: rows.outbox.map((o) => o.data),
-        outboxAts: rows.outbox.map((o) => o.created_at),
-      },
-    ),
-  );
+  const next = (r: StepRecord) => r.next;
+  return {
+    worker,
+    ids: records.map((r) => r.enrolment.id),
+    shard: records[0]!.enrolment.id % AGGREGATE_SHARDS,
+    statuses: records.map((r) => next(r).status),
+    parks: records.map((r) => r.park === true),
+    holds: records.map((r) => r.holdAtPausedStep === true),
+    stepIds: records.map((r) => {
+      const n = next(r);
+      return n.status === 'active' ? n.stepId : r.ranStepId;
+    }),
+    dueAts: records.map((r) => {
+      const n = next(r);
+      return n.status === 'active' ? n.dueAt : null;
+    }),
+    attempts: records.map((r) => {
+      const n = next(r);
+      return n.status === 'active' ? n.attempts : 0;
+    }),
+    errors: records.map((r) => {
+      const n = next(r);
+      return n.status === 'error' ? n.error : null;
+    }),
+    ranStepIds: records.map((r) => r.ranStepId),
+    ats: records.map((r) => r.at),
+    movedTo: records.map((r) => r.movedTo ?? null),
+    emailEnrolments: emails.enrolments,
+    emailChannels: emails.channels,
+    emailSubscribers: emails.subscribers,
+    emailTypes: emails.types,
+    emailAts: emails.ats,
+    emailDatas: emails.datas,
+    emailSequences: emails.sequences,
+    emailSteps: emails.steps,
+    outboxEnrolments: outbox.enrolments,
+    outboxChannels: outbox.channels,
+    outboxTypes: outbox.types,
+    outboxDatas: outbox.datas,
+    outboxAts: outbox.ats,
+  };
 }
 
 /**
