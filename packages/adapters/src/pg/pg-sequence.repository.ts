@@ -202,8 +202,14 @@ export class PgSequenceRepository implements SequenceRepository {
     return toSequence(row as SequenceRow);
   }
 
+  /**
+   * The sequence, and with it its steps, enrolments and their step runs; then its email events,
+   * which have no key to it (migration 20261205100000_sequence_email_keys): a second statement,
+   * so it also sees a step record that committed while the first waited on its enrolment.
+   */
   async delete(channelId: number, id: number): Promise<void> {
-    await this.db('sequences').where({ channel_id: channelId, id }).delete();
+    const deleted = await this.db('sequences').where({ channel_id: channelId, id }).delete();
+    if (deleted > 0) await this.db('email_events').where({ sequence_id: id }).delete();
   }
 
   async movingInto(channelId: number, id: number): Promise<number[]> {
@@ -269,10 +275,18 @@ export class PgSequenceRepository implements SequenceRepository {
         { now, changes: JSON.stringify(changes.map((c) => ({ id: c.id, parent_id: c.parentId, position: c.position }))) },
       );
     }
-    if (removed.length > 0)
-      await this.db('sequence_steps')
-        .whereIn('id', [...removed])
-        .delete();
+    if (removed.length === 0) return;
+    await this.db('sequence_steps')
+      .whereIn('id', [...removed])
+      .delete();
+    // What the keys did (migration 20261205100000_sequence_email_keys): the steps' runs go, and
+    // their email events stay with the sequence but name no step.
+    await this.db('sequence_step_runs')
+      .whereIn('step_id', [...removed])
+      .delete();
+    await this.db('email_events')
+      .whereIn('sequence_step_id', [...removed])
+      .update({ sequence_step_id: null });
   }
 
   async stepStatistics(stepIds: readonly number[]): Promise<Map<number, StepStatistics>> {
