@@ -120,13 +120,10 @@ export function formSignUps<Row extends { channel_id: number; email: string }>(
   single: (item: CountedCreateItem) => Promise<Row | null>,
   eventRecorded?: () => void,
 ): TurnBatches<CountedCreateItem, Row | null> {
-  // The whole batch adds to one shard, its first sign-up's: with each sign-up's own, every batch
-  // locked every shard row of the day until its commit, so concurrent batches waited on each
-  // other's WAL flush (docs/opt-in-forms.md, "Counting").
-  return createBatches(db, 'form_submissions.insert_batch_counted', COUNTED_BATCH_STATEMENT, single, eventRecorded, (item, batch) => ({
+  return createBatches(db, 'form_submissions.insert_batch_counted', COUNTED_BATCH_STATEMENT, single, eventRecorded, (item) => ({
     form_id: item.count.formId,
     day: item.count.day,
-    shard: batch[0]!.count.shard,
+    shard: item.count.shard,
   }));
 }
 
@@ -136,14 +133,14 @@ function createBatches<Item extends CreateItem, Row extends { channel_id: number
   statement: string,
   single: (item: Item) => Promise<Row | null>,
   eventRecorded?: () => void,
-  extra: (item: Item, batch: readonly Item[]) => Record<string, unknown> = () => ({}),
+  extra: (item: Item) => Record<string, unknown> = () => ({}),
 ): TurnBatches<Item, Row | null> {
   const keyOf = (row: { channel_id: number; email: string }) => `${row.channel_id}\n${row.email}`;
   return new TurnBatches({
     key: (item) => keyOf(item.row),
     single,
     async batch(items) {
-      const input = JSON.stringify(items.map((item, n) => ({ n, ...item.row, events: item.events, ...extra(item, items) })));
+      const input = JSON.stringify(items.map((item, n) => ({ n, ...item.row, events: item.events, ...extra(item) })));
       const { rows } = (await prepared(name, db.raw(statement, [input]))) as { rows: Row[] };
       const written = new Map(rows.map((row) => [keyOf(row), row]));
       if (items.some((item) => item.events.length > 0 && written.has(keyOf(item.row)))) eventRecorded?.();
