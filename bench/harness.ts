@@ -181,7 +181,10 @@ export async function openBenchPostgres(): Promise<BenchPostgres> {
       (process.env.BENCH_PG_SETTINGS ?? '')
         .split(',')
         .filter((pair) => pair.includes('='))
-        .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1).trim()]),
+        .map((pair) => {
+          const [name, ...value] = pair.split('=');
+          return [name!.trim(), value.join('=').trim()];
+        }),
     );
     cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, database: 'postgres', settings });
     adminUrl = cluster.adminUrl;

@@ -235,11 +235,12 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
   // Done when the sequence has no enrolment left to run (active or busy), read through the
   // partial index of due ones and the status index: a count of the step's runs read every run
   // so far at each poll, PostgreSQL work the broadcast's poll of its one row does not do.
-  const finished = async (sequenceId: number) =>
-    (await db.raw<{ rows: unknown[] }>(`SELECT 1 FROM subscriber_sequences WHERE sequence_id = ? AND status IN ('active', 'busy') LIMIT 1`, [sequenceId])).rows
-      .length === 0
-      ? true
-      : undefined;
+  const finished = async (sequenceId: number) => {
+    const { rows } = await db.raw<{ rows: unknown[] }>(`SELECT 1 FROM subscriber_sequences WHERE sequence_id = ? AND status IN ('active', 'busy') LIMIT 1`, [
+      sequenceId,
+    ]);
+    return rows.length === 0 ? true : undefined;
+  };
   const stepRuns = async (stepId: number) => Number((await db('sequence_step_runs').where({ step_id: stepId }).count({ n: '*' }).first())!.n);
 
   const statements = await statementProfile(db);
@@ -312,7 +313,7 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
     SPREAD,
     late.id,
   ]);
-  await eventually(async () => ((await stepRuns(spread.steps[0]!)) >= SPREAD ? true : undefined), SPREAD_MS + 5 * 60_000);
+  await eventually(() => finished(spread.sequence.id), SPREAD_MS + 5 * 60_000);
   await stop(dispatcher);
   await boss.stop({ graceful: false, close: true, wait: true });
   const answer = new Promise<string>((resolve) => {

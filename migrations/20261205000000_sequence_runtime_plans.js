@@ -2,8 +2,8 @@
 /**
  * Plans for the sequence runtime that hold whatever the statistics say (docs/sequences.md,
  * "Runtime"). After a burst of enrolments (a segment sync, an import, a delay ending for many at
- * once) the statistics lag behind the table until autovacuum analyses it, and two statements
- * went quadratic in the burst on them (bench/NOTES.md, "Sequences"):
+ * once) the statistics lag behind the table until autovacuum analyses it, and three plans
+ * on them went quadratic in the burst (bench/NOTES.md, "Sequences"):
  *
  * - The pick of due enrolments became a bitmap scan of every due row and a sort of them all,
  *   once per claim. It is now a function that walks the partial index of active enrolments in
@@ -12,11 +12,12 @@
  *   declared size is a claim's, so the caller reaches each row's subscriber by key.
  * - A record's move found its rows through the partial index of busy enrolments (estimated
  *   small, in fact full of the burst's dead entries until a vacuum) and rescanned its input once
- *   per row. The lapsed-lease index now covers rows with a lease (which only busy rows have) and
- *   no longer answers "status = 'busy'", so the move reaches each row by its primary key.
+ *   per row. The lapsed-lease index now covers rows with a lease (which only busy rows have), so
+ *   the lapsed-lease scan and the heartbeat name `lease_until`; the move asks its status check as
+ *   IS TRUE, which no index answers (sequence-step-records.ts), so it reaches each row by its key.
  * - A claim's probe for its (enrolment, step) run went through the index of runs by step, which
  *   on those statistics looked as good as the primary key and read every run of the step, once
- *   per claimed row. That index (there for the cascade when a step is deleted) now holds the
+ *   per claimed row. That index (there to delete a deleted step's runs) now holds the
  *   enrolment after the step, so either index finds the one row.
  *
  * @param {import('knex').Knex} knex

@@ -41,6 +41,18 @@ describe('sequence runtime: send_email', () => {
     expect(sent[0]!.data).toMatchObject({ sequence_id: id, sequence_step_id: steps[0], receipted_type: 'SequenceStep', email: 'ana@example.com' });
     expect((await h.events('email.delivered'))[0]!.data).toMatchObject({ sequence_id: id, sequence_step_id: steps[0], delivered: true });
     expect((await h.events('sequence.subscriber_completed')).map((e) => e.data.subscriber.email)).toEqual(['ana@example.com']);
+    expect((await h.events('sequence.subscriber_completed')).map((e) => e.data)).toEqual([
+      {
+        sequence_id: id,
+        subscriber_sequence_id: enrolled.id,
+        status: 'completed',
+        step_id: steps[0],
+        subscriber: { id: expect.any(Number), email: 'ana@example.com' },
+      },
+    ]);
+    // docs/sequences.md, "Exactly once": a record's email.* events, then its sequence.* events.
+    const recorded = (await h.events()).map((e) => e.type).filter((type) => type.startsWith('email.') || type === 'sequence.subscriber_completed');
+    expect(recorded).toEqual(['email.sent', 'email.delivered', 'sequence.subscriber_completed']);
 
     // Nothing runs twice: another turn finds nothing due.
     expect(await h.runDue()).toBe(0);

@@ -132,6 +132,16 @@ describe('sequence runtime: steps', () => {
     expect((await h.enrolment(target.id, 'mover@example.com')).status).toBe('completed');
     const moved = (await h.events('sequence.subscriber_moved')).map((e) => e.data);
     expect(moved).toEqual([expect.objectContaining({ sequence_id: id, target_sequence_id: target.id, status: 'completed' })]);
+    // docs/sequences.md, "Exactly once": the move's own event, then the effect's (the target's enrolment).
+    const journey = (await h.events())
+      .filter((e) => e.type.startsWith('sequence.') && e.data.subscriber?.email === 'mover@example.com')
+      .map((e) => [e.type, e.data.sequence_id]);
+    expect(journey).toEqual([
+      ['sequence.subscriber_added', id],
+      ['sequence.subscriber_moved', id],
+      ['sequence.subscriber_added', target.id],
+      ['sequence.subscriber_completed', target.id],
+    ]);
     expect(h.received('mover@example.com').map((m) => /^Subject: (.*?)\r?$/m.exec(m.raw.toString())![1])).toEqual(['Target']);
 
     // Under way in the target: left as it is.

@@ -1,4 +1,4 @@
-import { sequenceEmailEventData, type StepEffect, type StepRecord } from '@mailcast/core';
+import { sequenceEmailEventData, type SequenceEmailOutcome, type StepEffect, type StepRecord } from '@mailcast/core';
 import type { Knex } from 'knex';
 import { prepared } from './database';
 import { AGGREGATE_SHARDS } from './pg-email-events';
@@ -117,95 +117,111 @@ export async function commitStepRecords(db: Knex, worker: string, records: reado
   });
 }
 
+/** An email's rows: email_events, and email.* outbox events. */
+interface EmailRow {
+  enrolment: number;
+  channel: number;
+  subscriber: number;
+  type: string;
+  at: Date;
+  data: string;
+  sequence: number;
+  step: number;
+}
+interface OutboxRow {
+  enrolment: number;
+  channel: number;
+  type: string;
+  data: string;
+  at: Date;
+}
+
+/** One email's email_events rows and email.* outbox events. */
+function emailRows(r: StepRecord, m: SequenceEmailOutcome): { events: EmailRow[]; outbox: OutboxRow[] } {
+  const e = r.enrolment;
+  const dataOf = (k: string) =>
+    k === 'processed' ? {} : k === 'delivered' ? { response: m.reason } : k === 'bounced' ? { code: m.code, reason: m.reason } : { reason: m.reason };
+  const events = [...(m.handed ? ['processed'] : []), m.kind].map((type) => ({
+    enrolment: e.id,
+    channel: e.channelId,
+    subscriber: e.subscriber.id,
+    type,
+    at: r.at,
+    // The outcome's row keeps the Message-ID, for the subscriber's history (docs/subscribers.md, "History").
+    data: JSON.stringify(type === 'processed' ? dataOf(type) : { ...dataOf(type), message_id: m.messageId }),
+    sequence: e.sequenceId,
+    step: m.stepId,
+  }));
+  const base = sequenceEmailEventData({
+    enrolmentId: e.id,
+    sequenceId: e.sequenceId,
+    stepId: m.stepId,
+    email: e.subscriber.email,
+    messageId: m.messageId,
+    delivered: false,
+    bouncedReason: m.kind === 'bounced' ? m.reason : null,
+  });
+  const outcome = m.kind === 'delivered' ? 'email.delivered' : m.kind === 'bounced' ? 'email.bounced' : 'email.failed';
+  const outbox = [...(m.handed ? ['email.sent'] : []), outcome].map((type) => ({
+    enrolment: e.id,
+    channel: e.channelId,
+    type,
+    data: JSON.stringify({ ...base, delivered: type === 'email.delivered' }),
+    at: r.at,
+  }));
+  return { events, outbox };
+}
+
 /** The statement's arrays: one entry per record, per email event row, and per email.* outbox event. */
 function bindings(worker: string, records: readonly StepRecord[]) {
-  const emails = {
-    enrolments: [] as number[],
-    channels: [] as number[],
-    subscribers: [] as number[],
-    types: [] as string[],
-    ats: [] as Date[],
-    datas: [] as string[],
-    sequences: [] as number[],
-    steps: [] as number[],
-  };
-  const outbox = { enrolments: [] as number[], channels: [] as number[], types: [] as string[], datas: [] as string[], ats: [] as Date[] };
-  for (const r of records) {
-    if (r.email === undefined) continue;
-    const m = r.email;
-    const e = r.enrolment;
-    const kinds = [...(m.handed ? ['processed'] : []), m.kind];
-    for (const k of kinds) {
-      const data =
-        k === 'processed' ? {} : k === 'delivered' ? { response: m.reason } : k === 'bounced' ? { code: m.code, reason: m.reason } : { reason: m.reason };
-      emails.enrolments.push(e.id);
-      emails.channels.push(e.channelId);
-      emails.subscribers.push(e.subscriber.id);
-      emails.types.push(k);
-      emails.ats.push(r.at);
-      // The outcome's row keeps the Message-ID, for the subscriber's history (docs/subscribers.md, "History").
-      emails.datas.push(JSON.stringify(k === 'processed' ? data : { ...data, message_id: m.messageId }));
-      emails.sequences.push(e.sequenceId);
-      emails.steps.push(m.stepId);
-    }
-    const base = sequenceEmailEventData({
-      enrolmentId: e.id,
-      sequenceId: e.sequenceId,
-      stepId: m.stepId,
-      email: e.subscriber.email,
-      messageId: m.messageId,
-      delivered: false,
-      bouncedReason: m.kind === 'bounced' ? m.reason : null,
-    });
-    const types = [...(m.handed ? ['email.sent'] : []), m.kind === 'delivered' ? 'email.delivered' : m.kind === 'bounced' ? 'email.bounced' : 'email.failed'];
-    for (const type of types) {
-      outbox.enrolments.push(e.id);
-      outbox.channels.push(e.channelId);
-      outbox.types.push(type);
-      outbox.datas.push(JSON.stringify({ ...base, delivered: type === 'email.delivered' }));
-      outbox.ats.push(r.at);
-    }
-  }
-  const next = (r: StepRecord) => r.next;
+  const moves = records.map((r) => {
+    const next = r.next;
+    const active = next.status === 'active';
+    return {
+      id: r.enrolment.id,
+      status: next.status,
+      park: r.park === true,
+      hold: r.holdAtPausedStep === true,
+      stepId: active ? next.stepId : r.ranStepId,
+      dueAt: active ? next.dueAt : null,
+      attempts: active ? next.attempts : 0,
+      error: next.status === 'error' ? next.error : null,
+      ranStepId: r.ranStepId,
+      at: r.at,
+      movedTo: r.movedTo ?? null,
+    };
+  });
+  const emails = records.flatMap((r) => (r.email === undefined ? [] : [emailRows(r, r.email)]));
+  const events = emails.flatMap((x) => x.events);
+  const outbox = emails.flatMap((x) => x.outbox);
+  const column = <T, K extends keyof T>(rows: readonly T[], key: K) => rows.map((row) => row[key]);
   return {
     worker,
-    ids: records.map((r) => r.enrolment.id),
     shard: records[0]!.enrolment.id % AGGREGATE_SHARDS,
-    statuses: records.map((r) => next(r).status),
-    parks: records.map((r) => r.park === true),
-    holds: records.map((r) => r.holdAtPausedStep === true),
-    stepIds: records.map((r) => {
-      const n = next(r);
-      return n.status === 'active' ? n.stepId : r.ranStepId;
-    }),
-    dueAts: records.map((r) => {
-      const n = next(r);
-      return n.status === 'active' ? n.dueAt : null;
-    }),
-    attempts: records.map((r) => {
-      const n = next(r);
-      return n.status === 'active' ? n.attempts : 0;
-    }),
-    errors: records.map((r) => {
-      const n = next(r);
-      return n.status === 'error' ? n.error : null;
-    }),
-    ranStepIds: records.map((r) => r.ranStepId),
-    ats: records.map((r) => r.at),
-    movedTo: records.map((r) => r.movedTo ?? null),
-    emailEnrolments: emails.enrolments,
-    emailChannels: emails.channels,
-    emailSubscribers: emails.subscribers,
-    emailTypes: emails.types,
-    emailAts: emails.ats,
-    emailDatas: emails.datas,
-    emailSequences: emails.sequences,
-    emailSteps: emails.steps,
-    outboxEnrolments: outbox.enrolments,
-    outboxChannels: outbox.channels,
-    outboxTypes: outbox.types,
-    outboxDatas: outbox.datas,
-    outboxAts: outbox.ats,
+    ids: column(moves, 'id'),
+    statuses: column(moves, 'status'),
+    parks: column(moves, 'park'),
+    holds: column(moves, 'hold'),
+    stepIds: column(moves, 'stepId'),
+    dueAts: column(moves, 'dueAt'),
+    attempts: column(moves, 'attempts'),
+    errors: column(moves, 'error'),
+    ranStepIds: column(moves, 'ranStepId'),
+    ats: column(moves, 'at'),
+    movedTo: column(moves, 'movedTo'),
+    emailEnrolments: column(events, 'enrolment'),
+    emailChannels: column(events, 'channel'),
+    emailSubscribers: column(events, 'subscriber'),
+    emailTypes: column(events, 'type'),
+    emailAts: column(events, 'at'),
+    emailDatas: column(events, 'data'),
+    emailSequences: column(events, 'sequence'),
+    emailSteps: column(events, 'step'),
+    outboxEnrolments: column(outbox, 'enrolment'),
+    outboxChannels: column(outbox, 'channel'),
+    outboxTypes: column(outbox, 'type'),
+    outboxDatas: column(outbox, 'data'),
+    outboxAts: column(outbox, 'at'),
   };
 }
 
