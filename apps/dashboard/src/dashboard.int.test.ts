@@ -270,6 +270,16 @@ describe('the dashboard in a browser', () => {
     expect(await page.$$eval('table.deliveries tr[data-status=successful]', (rows) => rows.length)).toBe(3);
     expect(stack.hooks.some((hook) => hook.body.includes('"test.webhook"'))).toBe(true);
     await screenshot(page, 'webhook');
+
+    // Its settings saved: the notice stays once the page has reloaded the endpoint.
+    await fill('description', 'Engagement feed (opens and clicks)');
+    await clickText(page, 'Save');
+    await waitForText(page, 'form [role=status]', 'Saved.');
+    await page.waitForNetworkIdle({ idleTime: 300 });
+    expect(await page.$eval('form [role=status]', (el) => el.textContent)).toBe('Saved.');
+    expect(await page.$eval('[name=description]', (el) => (el as HTMLInputElement).value)).toBe('Engagement feed (opens and clicks)');
+    const endpoints = await (await fetch(`${stack.url}/api/v1/webhook_endpoints`, { headers: { Authorization: `Bearer ${stack.token}` } })).json();
+    expect((endpoints as { data: Array<{ description: string }> }).data.map((e) => e.description)).toEqual(['Engagement feed (opens and clicks)']);
   });
 
   it("is usable at a phone's width and with the keyboard alone", async () => {

@@ -206,6 +206,10 @@ describe('the sequences page in a browser', () => {
     await page.click('input[name=track_clicks]');
     await clickText(page, 'Save settings');
     await waitForText(page, 'form.settings [role=status]', 'Saved.');
+    // The save reloads the sequence; the form (and its notice) stays.
+    await page.waitForNetworkIdle({ idleTime: 300 });
+    expect(await page.$eval('form.settings [role=status]', (el) => el.textContent)).toBe('Saved.');
+    expect(await page.$eval('[name=init_tag]', (el) => (el as HTMLInputElement).value)).toBe('welcome');
     const saved = await (await fetch(`${stack.url}/api/v1/sequences/${sequenceId}`, { headers: { Authorization: `Bearer ${stack.token}` } })).json();
     expect(saved).toMatchObject({ init_tag: 'welcome', track_clicks: false, track_opens: true, active: true });
 

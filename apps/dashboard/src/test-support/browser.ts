@@ -79,14 +79,31 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** Text of the first element matching `selector` once it contains `text`. */
+/**
+ * Waits until an element matching `selector` contains `text`. On a time-out the error says what
+ * the page showed instead (the matching elements' text and any alert), so a failure in CI can be
+ * read without rerunning it.
+ */
 export async function waitForText(page: Page, selector: string, text: string, timeout = 20_000): Promise<void> {
-  await page.waitForFunction(
-    (sel: string, want: string) => [...document.querySelectorAll(sel)].some((el) => (el.textContent ?? '').includes(want)),
-    { timeout },
-    selector,
-    text,
-  );
+  try {
+    await page.waitForFunction(
+      (sel: string, want: string) => [...document.querySelectorAll(sel)].some((el) => (el.textContent ?? '').includes(want)),
+      { timeout },
+      selector,
+      text,
+    );
+  } catch (e) {
+    const shown = await page
+      .evaluate(
+        (sel: string) => ({
+          matching: [...document.querySelectorAll(sel)].map((el) => (el.textContent ?? '').trim().slice(0, 300)),
+          alerts: [...document.querySelectorAll('[role=alert]')].map((el) => (el.textContent ?? '').trim().slice(0, 300)),
+        }),
+        selector,
+      )
+      .catch(() => undefined);
+    throw new Error(`no ${selector} showed “${text}” within ${timeout} ms; the page showed ${JSON.stringify(shown)} (${(e as Error).message})`);
+  }
 }
 
 /** Clicks the button or link whose text is `label` (exactly, trimmed). */

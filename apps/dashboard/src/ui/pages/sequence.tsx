@@ -94,7 +94,9 @@ export function SequencePage() {
 
       <h2>Settings</h2>
       {writable ? (
-        <SettingsForm key={s.updated_at} sequence={s} onSaved={sequence.reload} />
+        // Keyed by the sequence, not its updated_at: a save reloads the sequence, and a form
+        // remounted by that reload would lose its "Saved." notice (and any edit in progress).
+        <SettingsForm key={s.id} sequence={s} onSaved={sequence.reload} />
       ) : (
         <p>
           Opens {s.track_opens ? 'tracked' : 'not tracked'} · clicks {s.track_clicks ? 'tracked' : 'not tracked'} ·{' '}
@@ -326,7 +328,12 @@ function SettingsForm({ sequence, onSaved }: { sequence: Sequence; onSaved(): vo
       use_any_email_server: anyServer,
       ...(anyServer ? {} : { email_server_ids: serverIds }),
     };
-    if (await action.run(() => api('PATCH', `/sequences/${sequence.id}`, { body: { sequence: body } }), 'Saved.')) onSaved();
+    const save = async () => {
+      const saved = await api<Sequence>('PATCH', `/sequences/${sequence.id}`, { body: { sequence: body } });
+      setLabel(saved.label);
+      setInitTag(saved.init_tag ?? '');
+    };
+    if (await action.run(save, 'Saved.')) onSaved();
   }
   const serverList = servers.data?.data ?? [];
 

@@ -103,7 +103,7 @@ export function WebhookPage() {
       <h2>Settings</h2>
       {writable ? (
         <WebhookForm
-          key={e.updated_at}
+          key={e.id}
           initial={inputOf(e)}
           submitLabel="Save"
           onSubmit={async (input) => {
