@@ -153,6 +153,20 @@ export async function loadWithoutIndexes(client: pg.Client, table: string, load:
   await client.query(`VACUUM ANALYZE ${table}`);
 }
 
+/**
+ * Waits (up to `limitMs`) until no autovacuum worker runs anywhere in the cluster, so a timed
+ * statement does not share the disk and the second core with a vacuum another part's writes
+ * started. Returns the milliseconds waited.
+ */
+export async function autovacuumIdle(db: Database, limitMs = 120_000): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    const { rows } = await db.raw<{ rows: Array<{ n: number }> }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`);
+    if (rows[0]!.n === 0 || Date.now() - start > limitMs) return Date.now() - start;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /**

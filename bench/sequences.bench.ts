@@ -5,7 +5,7 @@ import { appendFileSync } from 'node:fs';
 import { Fixtures } from '../packages/testkit/src/fixtures';
 import { eventually } from '../packages/testkit/src/net';
 import type { Bench, BenchContext, BenchFigure } from './harness';
-import { cpuSeconds, parentPid, percentile, round, serverCpuSeconds } from './harness';
+import { autovacuumIdle, cpuSeconds, parentPid, percentile, round, serverCpuSeconds } from './harness';
 import { memoryKb, nodeProcess, threadCpuSeconds, threadShares } from './processes';
 
 const SUBSCRIBERS = Number(process.env.SEQUENCES_BENCH_SUBSCRIBERS ?? 1_000_000);
@@ -135,28 +135,45 @@ async function atAMillion(context: BenchContext): Promise<{ figures: BenchFigure
   // a million rows more in the table's indexes made the second writer's statement about 1.4x
   // slower by themselves.
   const bare = await fixtures.aSequence(channel.id, [{ action: 'delay', settings: { delay: 30 * 86_400 } }], { label: 'bare', active: false });
-  await db.raw('CHECKPOINT');
-  context.log('bare INSERT … SELECT of the members');
-  const bareMs = await timed(() =>
-    db.raw(
-      `INSERT INTO subscriber_sequences (sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
-       SELECT ?, s.id, s.channel_id, 'active', now(), now(), ?, now(), now() FROM subscribers s
-        WHERE s.channel_id = ? AND s.tags @> ARRAY['member'] AND s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`,
-      [bare.sequence.id, bare.entry, channel.id],
-    ),
-  );
-
-  await db.raw('DELETE FROM subscriber_sequences WHERE sequence_id = ?', [bare.sequence.id]);
-  await db.raw('VACUUM ANALYZE subscriber_sequences');
-
   const synced = await fixtures.aSequence(channel.id, [{ action: 'delay', settings: { delay: 30 * 86_400 } }], { label: 'synced', initSegmentId: segment.id });
-  await db.raw('CHECKPOINT');
   const secrets = secretBoxFor(loadConfig(process.env), createLogger({ level: 'warn', production: false, service: 'bench' }));
   const sync = new SyncSegmentEnrolments(new PgSequenceRuntime(db, secrets), segments, new SystemClock());
-  context.log('segment sync');
+  /** Each timed statement writes into an emptied, vacuumed table after a checkpoint, once no autovacuum worker runs. */
+  const waits: number[] = [];
+  const emptied = async () => {
+    await db.raw('DELETE FROM subscriber_sequences');
+    await db.raw('DELETE FROM events');
+    await db.raw('VACUUM ANALYZE subscriber_sequences');
+    await db.raw('VACUUM ANALYZE events');
+    await db.raw('CHECKPOINT');
+    waits.push(await autovacuumIdle(db));
+  };
+  // Two alternating pairs, bare then sync: one statement's time moves by a quarter from run to
+  // run on this machine's disk, so a single pair's ratio says little.
+  const bareRuns: number[] = [];
+  const syncRuns: number[] = [];
   let enrolled = 0;
-  const syncMs = await timed(async () => (enrolled = await sync.execute()));
-  context.log(`sync enrolled ${enrolled} in ${round(syncMs)} ms (bare ${round(bareMs)} ms)`);
+  for (let pair = 1; pair <= 2; pair++) {
+    await emptied();
+    context.log(`bare INSERT … SELECT of the members (${pair} of 2)`);
+    bareRuns.push(
+      await timed(() =>
+        db.raw(
+          `INSERT INTO subscriber_sequences (sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
+           SELECT ?, s.id, s.channel_id, 'active', now(), now(), ?, now(), now() FROM subscribers s
+            WHERE s.channel_id = ? AND s.tags @> ARRAY['member'] AND s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`,
+          [bare.sequence.id, bare.entry, channel.id],
+        ),
+      ),
+    );
+    await emptied();
+    context.log(`segment sync (${pair} of 2)`);
+    syncRuns.push(await timed(async () => (enrolled = await sync.execute())));
+    context.log(`sync enrolled ${enrolled} in ${round(syncRuns.at(-1)!)} ms (bare ${round(bareRuns.at(-1)!)} ms)`);
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const bareMs = mean(bareRuns);
+  const syncMs = mean(syncRuns);
 
   // A million waiting at their delay, nothing else to do: the synced enrolments wait 30 days, and
   // the sync's million sequence.subscriber_added events count as relayed, so the dispatcher's only
@@ -176,12 +193,18 @@ async function atAMillion(context: BenchContext): Promise<{ figures: BenchFigure
   return {
     figures: [
       {
-        metric: `enrol ${enrolled} through the init_segment_id sync`,
+        metric: `enrol ${enrolled} through the init_segment_id sync (mean of two)`,
         value: syncMs / 1000,
         unit: 's',
         ceiling: bareMs / 1000,
         target: '< 60 s and <= 1.5x bare INSERT … SELECT',
         met: enrolled === SUBSCRIBERS && syncMs < 60_000 && syncMs <= 1.5 * bareMs,
+      },
+      {
+        metric: 'the same, slower of the two syncs against the slower of the two bare statements',
+        value: Math.max(...syncRuns) / 1000,
+        unit: 's',
+        ceiling: Math.max(...bareRuns) / 1000,
       },
       {
         metric: `dispatcher peak memory, ${enrolled} enrolments waiting`,
@@ -193,7 +216,7 @@ async function atAMillion(context: BenchContext): Promise<{ figures: BenchFigure
       },
     ],
     notes: [
-      `Segment sync: ${SUBSCRIBERS} subscribers tagged "member", a segment of that one rule, an active sequence starting from it; SyncSegmentEnrolments runs its statement (the enrolments and their sequence.subscriber_added outbox events) against a bare INSERT … SELECT of the same members into the same table, the bare statement first and its rows deleted and vacuumed before the sync, a CHECKPOINT before each.`,
+      `Segment sync: ${SUBSCRIBERS} subscribers tagged "member", a segment of that one rule, an active sequence starting from it; SyncSegmentEnrolments runs its statement (the enrolments and their sequence.subscriber_added outbox events) against a bare INSERT … SELECT of the same members into the same table, in two alternating pairs (bare then sync; the figure is each side's mean), each statement into an emptied, vacuumed table after a CHECKPOINT, once no autovacuum worker ran in the cluster (waited ${waits.map((w) => `${round(w / 1000, 1)} s`).join(', ')}; the sending parts' database is vacuumed at their end). Bare ${bareRuns.map((x) => `${round(x / 1000, 1)} s`).join(' and ')}; sync ${syncRuns.map((x) => `${round(x / 1000, 1)} s`).join(' and ')}.`,
       `Memory: the built dispatcher (apps/dispatcher/dist/main.js) spawned on the same database, idle ${IDLE_MS / 1000} s (its runtime polls about every second and runs its segment sync at start), its VmHWM read before it stops: first with no enrolment, then with the ${enrolled} synced enrolments waiting 30 days at a delay.`,
     ],
   };
@@ -334,6 +357,9 @@ async function sendingSteps(context: BenchContext): Promise<{ figures: BenchFigu
   const p50 = percentile(lateness, 50);
   const p99 = percentile(lateness, 99);
   context.log(`lateness p50 ${round(p50)} s, p99 ${round(p99)} s, max ${round(Math.max(...lateness))} s`);
+  // This part's sends, updates and deletes vacuumed now, not by an autovacuum worker in the
+  // middle of the next part's timed statements.
+  await db.raw('VACUUM ANALYZE');
 
   return {
     figures: [

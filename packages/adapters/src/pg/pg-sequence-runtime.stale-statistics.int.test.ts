@@ -128,8 +128,8 @@ describe('PgSequenceRuntime on stale statistics', () => {
     const before = await pagesRead();
     expect(await new PgSequenceRuntime(single, throwawaySecretBox()).enrolSegment(sequence, parsed.definition, new Date())).toBe(MEMBERS);
     const read = (await pagesRead()) - before;
-    // About six page visits per member (the insert, its conflict check, the events' read of the
-    // rows); the rescanning plan made about 150,000 at 4,000 members, growing with their square.
+    // A few page visits per member (its row, its index entries, its event); the rescanning plan
+    // made about 150,000 at 4,000 members, growing with their square.
     expect(read).toBeLessThan(10 * MEMBERS);
     expect(Number((await db('events').where({ type: 'sequence.subscriber_added' }).count({ n: '*' }).first())!.n)).toBe(MEMBERS);
   });

@@ -3,13 +3,18 @@ import type { EngagementFacts, RuntimeStep, SegmentDefinition } from '@mailcast/
 import type { Knex } from 'knex';
 import type { SecretBox } from '../secrets/secret-box';
 import { LEASE_UNTIL, SENDABLE, SUBSCRIBER_COLUMNS, SUPPRESSED, toSubscriber, type SubscriberRow } from './recipient-sql';
-import { audiencePredicate } from './segment-sql';
+import { audiencePredicate, type SqlFragment } from './segment-sql';
 import { RECEIVES_TOPIC } from './audience-sql';
 import { toSequence, toStep, type SequenceRow, type StepRow } from './pg-sequence.repository';
 import { commitStepRecords } from './sequence-step-records';
 import { PgSequenceTracking } from './sequence-tracking';
 
 const SECRET = 'sequences.unsubscribe_secret';
+
+/** The segment sync's range of subscriber ids per transaction (docs/sequences.md, "init_segment_id"). */
+const SYNC_SPAN = 100_000;
+/** Ranges rolled back by another path's enrolment of a member, before the sync gives up this round. */
+const SYNC_CONFLICT_RETRIES = 5;
 
 // Whether the enrolment's subscriber receives its sequence's topic (true without one): the
 // topic row through the sequence's primary key, judged by receives_topic (docs/sequences.md,
@@ -186,40 +191,73 @@ export class PgSequenceRuntime implements SequenceRuntime {
 
   async enrolSegment(sequence: Sequence, definition: SegmentDefinition, now: Date): Promise<number> {
     const audience = audiencePredicate([definition], sequence.channelId, now);
-    // docs/sequences.md, "init_segment_id": one dispatcher at a time syncs a sequence (the
-    // others skip it this round), so the rows need no order of their own; the event data is
-    // built from the sequence's constants and the member's row, read once. No nested loop: the
-    // anti-join against the sequence's enrolments must not rescan the table per member (into a
-    // table its statistics call empty, each rescan read every page written so far: quadratic).
-    const { rows } = await this.db.transaction(async (trx) => {
+    const { rows: bounds } = await this.db.raw<{ rows: Array<{ first: string | null; last: string | null }> }>(
+      'SELECT min(id) AS first, max(id) AS last FROM subscribers WHERE channel_id = ?',
+      [sequence.channelId],
+    );
+    if (bounds[0]!.first === null) return 0;
+    const last = Number(bounds[0]!.last);
+    let enrolled = 0;
+    let conflicts = 0;
+    for (let after = Number(bounds[0]!.first) - 1; after < last;) {
+      const upto = Math.min(after + SYNC_SPAN, last);
+      let batch: { count: number } | null;
+      try {
+        batch = await this.enrolRange(sequence, audience, after, upto, now);
+      } catch (error) {
+        // Another path enrolled one of this range's members since its snapshot: the range is
+        // rolled back whole and read again, without that member (docs/sequences.md, "init_segment_id").
+        if ((error as { code?: string }).code !== '23505' || ++conflicts > SYNC_CONFLICT_RETRIES) throw error;
+        continue;
+      }
+      // Inactive now, or another dispatcher syncs it: that one goes on.
+      if (batch === null) return enrolled;
+      if (batch.count > 0) this.eventRecorded?.();
+      enrolled += batch.count;
+      after = upto;
+    }
+    return enrolled;
+  }
+
+  /**
+   * One range of the segment sync, in a transaction of its own: the members whose subscriber id
+   * is in (after, upto] and who are not enrolled yet get their enrolment ids up front, so the
+   * enrolments and their sequence.subscriber_added outbox events are both written from the
+   * range's own rows, with no ON CONFLICT (a unique violation rolls the range back: the caller
+   * reads it again) and no join back to the members for the events. No nested loop: the
+   * anti-join against the sequence's enrolments must not rescan the table per member (into a
+   * table its statistics call empty, each rescan read every page written so far: quadratic).
+   * Null when the sequence is inactive or another dispatcher holds its sync.
+   */
+  private async enrolRange(sequence: Sequence, audience: SqlFragment, after: number, upto: number, now: Date): Promise<{ count: number } | null> {
+    return this.db.transaction(async (trx) => {
       await trx.raw('SET LOCAL enable_nestloop = off');
-      return trx.raw<{ rows: Array<{ count: number }> }>(
-        `WITH entry AS (
+      const { rows } = await trx.raw<{ rows: Array<{ synced: boolean; count: number }> }>(
+        `WITH entry AS MATERIALIZED (
          SELECT q.id AS sequence_id, q.channel_id, t.id AS step_id FROM sequences q
            JOIN sequence_steps t ON t.sequence_id = q.id AND t.action = 'entry_point'
           WHERE q.id = :sequenceId AND q.active AND pg_try_advisory_xact_lock(hashtext('mailcast.sequence_segment_sync'), (q.id % 2147483647)::int)
+       ), members AS MATERIALIZED (
+         SELECT nextval('subscriber_sequences_id_seq') AS enrolment_id, s.id, s.email FROM subscribers s
+          WHERE s.channel_id = :channelId AND s.id > :after AND s.id <= :upto AND EXISTS (SELECT 1 FROM entry)
+            AND ${SENDABLE} AND (:audience)
+            AND NOT EXISTS (SELECT 1 FROM subscriber_sequences x
+                             WHERE x.sequence_id = :sequenceId AND x.subscriber_id = s.id AND x.subscriber_id > :after AND x.subscriber_id <= :upto)
        ), joined AS (
-         INSERT INTO subscriber_sequences (sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
-         SELECT entry.sequence_id, s.id, entry.channel_id, 'active', :now, :now, entry.step_id, :now, :now
-           FROM entry JOIN subscribers s ON s.channel_id = entry.channel_id
-          WHERE ${SENDABLE} AND (:audience)
-            AND NOT EXISTS (SELECT 1 FROM subscriber_sequences x WHERE x.sequence_id = entry.sequence_id AND x.subscriber_id = s.id)
-         ON CONFLICT (sequence_id, subscriber_id) DO NOTHING
-         RETURNING id, subscriber_id, current_step_id
+         INSERT INTO subscriber_sequences (id, sequence_id, subscriber_id, channel_id, status, started_at, next_trigger_at, current_step_id, created_at, updated_at)
+         SELECT m.enrolment_id, entry.sequence_id, m.id, entry.channel_id, 'active', :now, :now, entry.step_id, :now, :now
+           FROM entry, members m
        ), recorded AS (
          INSERT INTO events (channel_id, type, data, created_at)
-         SELECT s.channel_id, 'sequence.subscriber_added',
-                jsonb_build_object('sequence_id', :sequenceId::bigint, 'subscriber_sequence_id', e.id, 'status', 'active',
-                  'step_id', e.current_step_id, 'subscriber', jsonb_build_object('id', s.id, 'email', s.email)), :now
-           FROM joined e JOIN subscribers s ON s.id = e.subscriber_id
-         RETURNING 1
+         SELECT entry.channel_id, 'sequence.subscriber_added',
+                jsonb_build_object('sequence_id', entry.sequence_id, 'subscriber_sequence_id', m.enrolment_id, 'status', 'active',
+                  'step_id', entry.step_id, 'subscriber', jsonb_build_object('id', m.id, 'email', m.email)), :now
+           FROM entry, members m
        )
-       SELECT count(*)::int AS count FROM recorded`,
-        { sequenceId: sequence.id, now, audience: trx.raw(audience.sql, audience.bindings) },
+       SELECT EXISTS (SELECT 1 FROM entry) AS synced, (SELECT count(*)::int FROM members) AS count`,
+        { sequenceId: sequence.id, channelId: sequence.channelId, after, upto, now, audience: trx.raw(audience.sql, audience.bindings) },
       );
+      return rows[0]!.synced ? { count: rows[0]!.count } : null;
     });
-    const count = rows[0]!.count;
-    if (count > 0) this.eventRecorded?.();
-    return count;
   }
 }

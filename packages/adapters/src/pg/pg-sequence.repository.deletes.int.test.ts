@@ -4,7 +4,8 @@ import { PgSequenceRepository } from './pg-sequence.repository';
 
 /**
  * A sequence email's rows have no keys to its sequence and step (migration
- * 20261205100000_sequence_email_keys), so the deletes do what the keys did.
+ * 20261205100000_sequence_email_keys), nor an enrolment to its step and channel (migration
+ * 20261205200000_enrolment_keys), so the deletes do what the keys did.
  */
 describe('PgSequenceRepository deletes', () => {
   let database: TestDatabase;
@@ -65,6 +66,38 @@ describe('PgSequenceRepository deletes', () => {
       null,
       null,
     ]);
+  });
+
+  it('deleting steps clears them from the enrolments that ended on them; the others keep theirs', async () => {
+    const { sequence, steps, enrolment } = await sent();
+    const db = database.db;
+    const other = await db('subscribers').insert({ channel_id: sequence.channelId, email: 'other@example.test' }).returning('id');
+    const now = new Date();
+    const [kept] = await db('subscriber_sequences')
+      .insert({
+        sequence_id: sequence.id,
+        subscriber_id: other[0].id,
+        channel_id: sequence.channelId,
+        status: 'removed',
+        current_step_id: steps[0],
+        started_at: now,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id');
+    await db('subscriber_sequences').where({ id: enrolment }).update({ status: 'error', current_step_id: steps[1] });
+    await new PgSequenceRepository(db).reshape([], [steps[1]!], now);
+
+    const stepOf = async (id: number) => (await db('subscriber_sequences').where({ id }).first('current_step_id')).current_step_id;
+    expect(await stepOf(enrolment)).toBeNull();
+    expect(Number(await stepOf(Number(kept.id)))).toBe(steps[0]);
+  });
+
+  it("deleting a channel deletes its sequences' enrolments through the sequences", async () => {
+    const { sequence, enrolment } = await sent();
+    await database.db('channels').where({ id: sequence.channelId }).delete();
+
+    expect(await database.db('subscriber_sequences').where({ id: enrolment })).toEqual([]);
   });
 
   it("deleting a sequence deletes its email events, and its enrolments' runs with them", async () => {

@@ -279,8 +279,12 @@ export class PgSequenceRepository implements SequenceRepository {
     await this.db('sequence_steps')
       .whereIn('id', [...removed])
       .delete();
-    // What the keys did (migration 20261205100000_sequence_email_keys): the steps' runs go, and
-    // their email events stay with the sequence but name no step.
+    // What the keys did (migrations 20261205100000_sequence_email_keys and
+    // 20261205200000_enrolment_keys): the steps' runs go, the enrolments that ended on them name
+    // no step, and their email events stay with the sequence but name no step.
+    await this.db('subscriber_sequences')
+      .whereIn('current_step_id', [...removed])
+      .update({ current_step_id: null });
     await this.db('sequence_step_runs')
       .whereIn('step_id', [...removed])
       .delete();
