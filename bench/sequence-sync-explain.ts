@@ -2,9 +2,12 @@
  * Where the segment sync's time goes (docs/sequences.md, "init_segment_id"), by EXPLAIN
  * (ANALYZE, BUFFERS) in one run: the bare INSERT … SELECT of the members, the sync's statement
  * with the outbox's old channel foreign key put back, and the sync's statement as migrated (no
- * key), alternately, each into an emptied and vacuumed table. Run:
+ * key), alternately, each into an emptied and vacuumed table. The sync runs in ranges of
+ * subscriber ids; explained, its first range's statement stands for it (an explained range
+ * reports nothing synced, so the sync stops there): keep SYNC_EXPLAIN_MEMBERS within one range
+ * (100,000) to compare like with like. Run:
  * `npx ts-node --transpile-only -P bench/tsconfig.json bench/sequence-sync-explain.ts`
- * (SYNC_EXPLAIN_MEMBERS, default 200,000; SYNC_EXPLAIN_ROUNDS, default 2).
+ * (SYNC_EXPLAIN_MEMBERS, default 100,000; SYNC_EXPLAIN_ROUNDS, default 2).
  */
 import { createBoss, createLogger, loadConfig, PgSegmentRepository, PgSequenceRuntime, secretBoxFor } from '@mailcast/adapters';
 import { parseSegmentDefinition } from '@mailcast/domain';
@@ -12,7 +15,7 @@ import type { Knex } from 'knex';
 import { Fixtures } from '../packages/testkit/src/fixtures';
 import { openBenchPostgres } from './harness';
 
-const MEMBERS = Number(process.env.SYNC_EXPLAIN_MEMBERS ?? 200_000);
+const MEMBERS = Number(process.env.SYNC_EXPLAIN_MEMBERS ?? 100_000);
 const ROUNDS = Number(process.env.SYNC_EXPLAIN_ROUNDS ?? 2);
 const SENDABLE = `s.is_active AND (NOT s.requires_confirmation OR s.confirmed_at IS NOT NULL) AND s.redacted_at IS NULL`;
 
