@@ -8,8 +8,8 @@
  *   enrolment to its next step (a KEY SHARE lock on the step's row per row, shared by every
  *   dispatcher recording the same step). Deleting steps now clears them from the enrolments
  *   that still name them (the waiting ones were moved on before: DeleteSequenceStep), what the
- *   key's ON DELETE SET NULL did. A step record that commits while its next step is deleted keeps
- *   that step's id; the runtime ends such a path at its next claim, as for any step it cannot find.
+ *   key's ON DELETE SET NULL did. A step record whose next step was deleted meanwhile leaves the
+ *   enrolment at the step that ran, due at once, to advance again on the tree as it is then.
  * The sequence and subscriber keys stay: their cascades delete the enrolments with either.
  *
  * @param {import('knex').Knex} knex

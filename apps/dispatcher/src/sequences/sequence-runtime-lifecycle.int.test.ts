@@ -116,6 +116,22 @@ describe('sequence runtime: lifecycle', () => {
     expect(subjects(h.received('moved@example.com'))).toEqual(['B', 'A']);
   });
 
+  it('a step deleted while the runtime runs the one before it: the subscriber goes on at its replacement', async () => {
+    const { id, steps } = await h.sequence([
+      { action: 'make_http_request', url: h.receiver.url('/delete-next') },
+      { action: 'delay', delay: 600 },
+      { action: 'send_email', subject: 'After the deleted delay' },
+    ]);
+    // The delay is deleted while the request step runs, after the runtime read the tree.
+    h.receiver.before.set('/delete-next', async () => {
+      expect((await h.request('DELETE', `/api/v1/sequences/${id}/steps/${steps[1]}`)).status).toBe(200);
+    });
+    await h.enrol(id, 'raced@example.com');
+    await h.runDue();
+    expect(subjects(h.received('raced@example.com'))).toEqual(['After the deleted delay']);
+    expect(await h.enrolment(id, 'raced@example.com')).toMatchObject({ status: 'completed' });
+  });
+
   it('switched off, enrolments pause; switched on, overdue steps run at once', async () => {
     const { id } = await h.sequence([
       { action: 'delay', delay: 60 },

@@ -50,8 +50,11 @@ export interface SequenceHarness {
   /** Outbox events of the channel, oldest first, optionally of one type. */
   events(type?: string): Promise<Array<{ type: string; data: any }>>;
   received(address: string): CapturedMessage[];
-  /** The HTTP receiver: its URL for `path`, what it got, and the status it answers per path (200 unless set). */
-  receiver: { url(path: string): string; hits: Hit[]; status: Map<string, number> };
+  /**
+   * The HTTP receiver: its URL for `path`, what it got, the status it answers per path (200
+   * unless set), and work to finish per path before it answers.
+   */
+  receiver: { url(path: string): string; hits: Hit[]; status: Map<string, number>; before: Map<string, () => Promise<unknown>> };
   close(): Promise<void>;
 }
 
@@ -84,13 +87,14 @@ export async function startSequenceHarness(extraEnv: Record<string, string> = {}
   const smtp = await startSmtpCapture({ verdictFor: (to) => (to.startsWith('bounce-') ? { code: 550, message: 'No such user' } : undefined) });
   const hits: Hit[] = [];
   const status = new Map<string, number>();
+  const before = new Map<string, () => Promise<unknown>>();
   const receiver = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       const path = req.url ?? '/';
       hits.push({ method: req.method ?? '', path, body, headers: req.headers });
-      res.writeHead(status.get(path) ?? 200, { 'Content-Type': 'text/plain' }).end('ok');
+      void (before.get(path)?.() ?? Promise.resolve()).finally(() => res.writeHead(status.get(path) ?? 200, { 'Content-Type': 'text/plain' }).end('ok'));
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -167,7 +171,7 @@ export async function startSequenceHarness(extraEnv: Record<string, string> = {}
       return rows;
     },
     received: (address) => smtp.messages.filter((m) => m.to.includes(address)),
-    receiver: { url: (path) => `http://127.0.0.1:${receiverPort}${path}`, hits, status },
+    receiver: { url: (path) => `http://127.0.0.1:${receiverPort}${path}`, hits, status, before },
     async close() {
       await boss.stop({ graceful: false, close: true, wait: true });
       for (const c of containers) {

@@ -79,7 +79,9 @@ export class StepPerformer {
     this.host = new URL(p.publicUrl).hostname;
   }
 
-  private load(sequenceId: number): Promise<Loaded | null> {
+  /** The sequence and its tree, read once per turn; `fresh` reads it again. */
+  private load(sequenceId: number, fresh = false): Promise<Loaded | null> {
+    if (fresh) this.loaded.delete(sequenceId);
     let found = this.loaded.get(sequenceId);
     if (found === undefined) {
       found = this.read(sequenceId);
@@ -161,7 +163,9 @@ export class StepPerformer {
 
   async perform(e: DueEnrolment, signal: AbortSignal, at: Date): Promise<StepRecord> {
     const base = { enrolment: e, effects: [], at };
-    const loaded = await this.load(e.sequenceId);
+    // A step that ran without its enrolment moving on: its next step was deleted after this
+    // turn read the tree (or the record was lost), so the tree is read again before advancing.
+    const loaded = await this.load(e.sequenceId, e.currentStepRan);
     // Deleted meanwhile: its enrolments went with it, so this record finds nothing to move.
     if (loaded === null) return { ...base, ranStepId: null, next: { status: 'completed' } };
     if (!loaded.sequence.active) {
