@@ -130,6 +130,15 @@ describe('sequence runtime: lifecycle', () => {
     await h.runDue();
     expect(subjects(h.received('raced@example.com'))).toEqual(['After the deleted delay']);
     expect(await h.enrolment(id, 'raced@example.com')).toMatchObject({ status: 'completed' });
+
+    // The last step deleted while it runs: the path ends there, completed and due at no time.
+    const last = await h.sequence([{ action: 'make_http_request', url: h.receiver.url('/delete-self') }]);
+    h.receiver.before.set('/delete-self', async () => {
+      expect((await h.request('DELETE', `/api/v1/sequences/${last.id}/steps/${last.steps[0]}`)).status).toBe(200);
+    });
+    await h.enrol(last.id, 'ended@example.com');
+    await h.runDue();
+    expect(await h.enrolment(last.id, 'ended@example.com')).toMatchObject({ status: 'completed', next_trigger_at: null });
   });
 
   it('switched off, enrolments pause; switched on, overdue steps run at once', async () => {

@@ -1,5 +1,5 @@
 import { parseSegmentDefinition } from '@mailcast/domain';
-import { createTestDatabase, Fixtures, throwawaySecretBox, type TestDatabase } from '@mailcast/testkit';
+import { createTestDatabase, eventually, Fixtures, throwawaySecretBox, type TestDatabase } from '@mailcast/testkit';
 import { createBoss } from '../queue/boss';
 import { PgSegmentRepository } from './pg-segment.repository';
 import { PgSequenceRuntime } from './pg-sequence-runtime';
@@ -94,12 +94,16 @@ describe('PgSequenceRuntime.enrolSegment', () => {
     const syncing = runtime().enrolSegment(sequence, definition, now);
     // The sync's insert waits on the uncommitted row of the same (sequence, subscriber)
     // (pg_stat_activity keeps the statement's first kilobyte)...
-    await waitFor(async () => {
-      const { rows } = await db.raw(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH entry AS MATERIALIZED%'`,
-      );
-      return rows[0].n > 0;
-    });
+    await eventually(
+      async () => {
+        const { rows } = await db.raw(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH entry AS MATERIALIZED%'`,
+        );
+        return rows[0].n > 0 ? true : undefined;
+      },
+      10_000,
+      20,
+    );
     // ...then fails on it once it commits, and the range is read again without it.
     await other.commit();
     expect(await syncing).toBe(members.length - 1);
@@ -116,11 +120,3 @@ describe('PgSequenceRuntime.enrolSegment', () => {
     expect(await enrolments(sequence.id)).toEqual([]);
   });
 });
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - start > timeoutMs) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -42,11 +42,11 @@ WITH input AS MATERIALIZED (
      -- (docs/reputation-guard.md, "Sequence email steps").
      SET status = CASE WHEN i.status = 'active' AND (i.park OR NOT q.active OR (i.hold AND EXISTS (
                     SELECT 1 FROM sequence_steps st WHERE st.id = i.step_id AND st.paused_at IS NOT NULL))) THEN 'paused' ELSE i.status END,
-         -- A next step deleted since the runtime read the tree (docs/sequences.md, "Runtime"): the
-         -- enrolment stays at the step that ran, due at once, and its next claim advances again
-         -- on the tree as it is now.
-         current_step_id = CASE WHEN i.step_id IS NOT NULL AND nx.id IS NULL THEN e.current_step_id ELSE COALESCE(i.step_id, e.current_step_id) END,
-         next_trigger_at = CASE WHEN i.step_id IS NOT NULL AND nx.id IS NULL THEN i.at ELSE i.due_at END,
+         -- The step only if it still exists: a next step deleted since the runtime read the tree
+         -- (docs/sequences.md, "The step tree") leaves the enrolment at the step that ran, due at
+         -- once, and its next claim advances again on the tree as it is now.
+         current_step_id = COALESCE(nx.id, e.current_step_id),
+         next_trigger_at = CASE WHEN i.status = 'active' AND nx.id IS NULL THEN i.at ELSE i.due_at END,
          attempts = i.attempts, error = i.error,
          completed_at = CASE WHEN i.status <> 'active' THEN i.at END,
          claimed_by = NULL, lease_until = NULL, updated_at = i.at
