@@ -40,6 +40,7 @@ import { unsubscribeRoutes } from '../public/unsubscribe.routes';
 import { archiveRoutes } from '../public/archive.routes';
 import { preferencesRoutes } from '../public/preferences.routes';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes';
+import { trustProxySetting } from './trusted-proxies';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -56,7 +57,7 @@ export function createApp(container: DependencyContainer): Express {
   // X-Forwarded-For names the client only when the peer is a proxy the operator listed: from
   // anyone else it is whatever the caller wrote, and would split the per-address limits
   // (docs/security.md, "Per-address limits").
-  app.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
+  app.set('trust proxy', trustProxySetting(config.trustedProxies));
   // Clients send tags[]=a&tags[]=b and custom_data[key]=value (docs/api-decisions.md): nested parsing.
   app.set('query parser', 'extended');
 
@@ -101,6 +102,10 @@ export function createApp(container: DependencyContainer): Express {
   api.use(auditLogRoutes(container));
   api.use(usersRoutes(container));
   app.use('/api/v1', api);
+  // Opt-in forms' hosted pages, embed script, views and submissions, with their own per-address
+  // limits. Mounted at /f right after the API, so a sign-up does not walk the routers of the
+  // pages below (docs/write-path.md, "Per-request CPU").
+  app.use('/f', formsRoutes(container));
   // The dashboard's sign-in, sessions and password reset (docs/teams.md, Signing in).
   app.use('/auth', authRoutes(container));
   // The export (docs/export.md): the same authentication, limits and broadcast_channel_id as /api/v1.
@@ -124,8 +129,6 @@ export function createApp(container: DependencyContainer): Express {
 
   // Public pages for recipients (no token): double opt-in confirmation.
   app.use(confirmationRoutes(container));
-  // Opt-in forms' hosted pages, embed script, views and submissions: their own per-address limits.
-  app.use(formsRoutes(container));
   // The public archive and the recipients' web views (docs/archive.md).
   app.use(['/archive', '/w'], publicLimit());
   app.use(archiveRoutes(container));

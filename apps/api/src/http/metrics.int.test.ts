@@ -27,11 +27,15 @@ describe('observability', () => {
     for (const id of [11, 12, 13]) await request(api.app).get(`/api/v1/broadcasts/${id}`).auth(token, { type: 'bearer' });
     await request(api.app).get('/api/v1/broadcasts').auth(token, { type: 'bearer' });
     await request(api.app).get('/no/such/page');
+    // A router mounted at a path (the forms' /f) keeps its prefix in the template.
+    await request(api.app).post('/f/no-such-form/submit').send({ email: 'a@example.com' });
     const text = await scrape();
     expect(valueOf(text, 'mailcast_http_requests_total{method="GET",route="/api/v1/broadcasts/:id",status="404",service="api"}')).toBe(3);
     expect(valueOf(text, 'mailcast_http_requests_total{method="GET",route="/api/v1/broadcasts",status="200",service="api"}')).toBe(1);
     expect(valueOf(text, 'mailcast_http_requests_total{method="GET",route="unmatched",status="404",service="api"}')).toBe(1);
+    expect(valueOf(text, 'mailcast_http_requests_total{method="POST",route="/f/:identifier/submit",status="404",service="api"}')).toBe(1);
     expect(text).not.toContain('/api/v1/broadcasts/11');
+    expect(text).not.toContain('no-such-form');
     expect(valueOf(text, 'mailcast_http_request_duration_seconds_count{service="api",method="GET",route="/api/v1/broadcasts/:id",status="404"}')).toBe(3);
     expect(text).toContain('mailcast_process_resident_memory_bytes');
   });

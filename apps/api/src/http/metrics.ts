@@ -13,6 +13,9 @@ import { Counter, Histogram } from 'prom-client';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DependencyContainer } from 'tsyringe';
 
+/** Routers mounted at a path (apps/api/src/http/app.ts): Express's route template leaves the path out. */
+const MOUNTED_ROUTERS = ['/api/v1', '/f'];
+
 /**
  * The route a request matched, as a template (`/api/v1/broadcasts/:id`), so the label set stays
  * bounded however many ids there are. Express leaves the matched route on the request; an
@@ -21,7 +24,8 @@ import type { DependencyContainer } from 'tsyringe';
 function routeOf(req: Request): string {
   const route = (req as Request & { route?: { path?: unknown } }).route;
   if (typeof route?.path !== 'string') return 'unmatched';
-  return req.originalUrl.startsWith('/api/v1/') || req.originalUrl === '/api/v1' ? `/api/v1${route.path}` : route.path;
+  const mount = MOUNTED_ROUTERS.find((prefix) => req.originalUrl === prefix || req.originalUrl.startsWith(`${prefix}/`));
+  return mount === undefined ? route.path : `${mount}${route.path}`;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

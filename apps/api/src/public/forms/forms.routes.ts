@@ -63,7 +63,7 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
   };
   // The preflight of each cross-origin call the embed script makes.
   for (const action of ['form.json', 'view', 'submit']) {
-    router.options(`/f/:identifier/${action}`, cors, (_req, res) => {
+    router.options(`/:identifier/${action}`, cors, (_req, res) => {
       res.set({
         'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
         'Access-Control-Allow-Headers': 'Content-Type, Accept',
@@ -91,7 +91,7 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
   }
 
   let script: { body: Buffer; etag: string } | undefined;
-  router.get('/f/:identifier/embed.js', cors, (req, res) => {
+  router.get('/:identifier/embed.js', cors, (req, res) => {
     // One script for every form (it reads the form from its own address), cached briefly.
     script ??= (() => {
       const body = readFileSync(path.join(EMBED_DIR, 'embed.js'));
@@ -110,13 +110,13 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
     res.send(script.body);
   });
 
-  router.get('/f/:identifier/form.json', cors, async (req, res) => {
+  router.get('/:identifier/form.json', cors, async (req, res) => {
     const visitor = typeof req.query.visitor === 'string' && VISITOR.test(req.query.visitor) ? req.query.visitor : newVisitor();
     const form = await variantFor(await usableForm(req), visitor);
     res.set('Cache-Control', 'no-store').json(renderModel(form, config.publicUrl, turnstile().enabled, now()));
   });
 
-  router.get('/f/:identifier', async (req, res) => {
+  router.get('/:identifier', async (req, res) => {
     const main = await forms().findByIdentifier(String(req.params.identifier));
     if (!main || !main.enabled) {
       sendPage(res, 404, 'Form not found', '<p>This form does not exist or is no longer available.</p>');
@@ -141,11 +141,11 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
       .send(hostedPage(model, nonce, visitor, `/f/${form.identifier}/embed.js`));
   });
 
-  router.post('/f/:identifier/view', cors, (req, _res, next) => {
+  router.post('/:identifier/view', cors, (req, _res, next) => {
     const retryAfter = limits.refuseView(req.ip ?? 'unknown');
     next(retryAfter === null ? undefined : new RateLimitedError(retryAfter));
   });
-  router.post('/f/:identifier/view', ...parsers, async (req: Request, res: Response) => {
+  router.post('/:identifier/view', ...parsers, async (req: Request, res: Response) => {
     const visitor = (req.body as Record<string, unknown> | undefined)?.visitor_id;
     if (typeof visitor !== 'string' || !VISITOR.test(visitor)) throw new ValidationError('visitor_id must be 8 to 64 letters, digits, - or _');
     const form = await usableForm(req);
@@ -154,11 +154,11 @@ export function formsRoutes(container: DependencyContainer, limits = new FormSub
   });
 
   // The flood guard runs first, before the body is read and before any query.
-  router.post('/f/:identifier/submit', cors, (req, _res, next) => {
+  router.post('/:identifier/submit', cors, (req, _res, next) => {
     const retryAfter = limits.refuseSubmissionEarly(req.ip ?? 'unknown', String(req.params.identifier));
     next(retryAfter === null ? undefined : new RateLimitedError(retryAfter));
   });
-  router.post('/f/:identifier/submit', ...parsers, async (req: Request, res: Response) => {
+  router.post('/:identifier/submit', ...parsers, async (req: Request, res: Response) => {
     // A form posted by the hosted page without script asks for a page back; everything else gets JSON.
     const wantsPage = req.accepts(['json', 'html']) === 'html' && req.is('urlencoded') !== false;
     if (!wantsPage) {
