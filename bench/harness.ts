@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createDatabase, migrate, type Database } from '@mailcast/adapters';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '@mailcast/devkit';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -200,7 +200,11 @@ export async function openBenchPostgres(): Promise<BenchPostgres> {
           return [name!.trim(), value.join('=').trim()];
         }),
     );
-    cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, database: 'postgres', settings });
+    // BENCH_PG_LOG names a file for the server's log lines (with BENCH_PG_SETTINGS such as
+    // log_min_duration_statement=25 or log_lock_waits=on, to see which statements were slow).
+    const logFile = process.env.BENCH_PG_LOG;
+    const onLog = logFile ? (line: string) => appendFileSync(logFile, `${line}\n`) : undefined;
+    cluster = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, database: 'postgres', settings, onLog });
     adminUrl = cluster.adminUrl;
   }
   /** Statements on the server's admin database, in order, on one connection of their own. */
