@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import pg from 'pg';
 import { startProcess, stop } from './api-load.bench';
-import { freePort, percentile, round, timeEach, type Bench, type BenchFigure } from './harness';
+import { cpuSeconds, freePort, parentPid, percentile, round, serverCpuSeconds, timeEach, type Bench, type BenchFigure } from './harness';
 import { startQueryCounter } from './pg-query-counter';
 
 const CONNECTIONS = 50;
@@ -147,9 +147,28 @@ export const formsBench: Bench = {
           },
         ],
       });
+      // CPU per submission from /proc, for the side measured, PostgreSQL (postmaster and every
+      // backend, reaped ones included) and this process (autocannon): the machine's speed
+      // drifts between runs, the work a submission costs does not.
+      const postmaster = parentPid(Number((await db.raw<{ rows: Array<{ pid: number }> }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid));
       const run = async (port: number, tag: string, seconds = SECONDS) => {
+        const side = port === apiPort ? api : bare;
+        const before = { server: cpuSeconds(side.pid!), pg: serverCpuSeconds(postmaster), client: process.cpuUsage() };
         const result = await autocannon({ ...submissions(port, tag), duration: seconds });
-        return { rps: result.requests.average, p99: result.latency.p99, p50: result.latency.p50, errors: result.errors + result.timeouts + result.non2xx };
+        const requests = Math.max(1, result.requests.total);
+        const usPer = (cpu: number) => (cpu * 1e6) / requests;
+        const client = process.cpuUsage(before.client);
+        return {
+          rps: result.requests.average,
+          p99: result.latency.p99,
+          p50: result.latency.p50,
+          errors: result.errors + result.timeouts + result.non2xx,
+          cpu: {
+            server: usPer(cpuSeconds(side.pid!) - before.server),
+            pg: usPer(serverCpuSeconds(postmaster) - before.pg),
+            client: usPer((client.user + client.system) / 1e6),
+          },
+        };
       };
       context.log('warming both sides (3 s each)');
       await run(barePort, 'warm-bare', 3);
@@ -166,6 +185,7 @@ export const formsBench: Bench = {
         loads.push(os.loadavg()[0]!);
       }
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const cpuOf = (x: (typeof apiRuns)[number]) => `${Math.round(x.cpu.server)} / ${Math.round(x.cpu.pg)} / ${Math.round(x.cpu.client)}`;
       const apiRps = mean(apiRuns.map((x) => x.rps));
       const bareRps = mean(bareRuns.map((x) => x.rps));
       const apiP99 = Math.max(...apiRuns.map((x) => x.p99));
@@ -194,9 +214,22 @@ export const formsBench: Bench = {
           ceiling: mean(bareRuns.map((x) => x.p50)),
         },
         { metric: 'submissions: errors and non-2xx answers', value: errors, unit: '', target: '0', met: errors === 0 },
+        {
+          metric: `submissions, ${CONNECTIONS} connections: server CPU per submission (api / bare handler)`,
+          value: mean(apiRuns.map((x) => x.cpu.server)),
+          unit: 'us',
+          ceiling: mean(bareRuns.map((x) => x.cpu.server)),
+        },
+        {
+          metric: `submissions, ${CONNECTIONS} connections: PostgreSQL CPU per submission (api / bare handler)`,
+          value: mean(apiRuns.map((x) => x.cpu.pg)),
+          unit: 'us',
+          ceiling: mean(bareRuns.map((x) => x.cpu.pg)),
+        },
       );
       notes.push(
-        `Rounds at ${CONNECTIONS} connections (api / bare req/s): ${apiRuns.map((a, i) => `${round(a.rps)} / ${round(bareRuns[i]!.rps)}`).join('; ')}; p99 ${apiRuns.map((a, i) => `${a.p99} / ${bareRuns[i]!.p99} ms`).join('; ')}.`,
+        `Rounds at ${CONNECTIONS} connections (api / bare req/s): ${apiRuns.map((a, i) => `${round(a.rps)} / ${round(bareRuns[i]!.rps)}`).join('; ')}; p99 ${apiRuns.map((a, i) => `${a.p99} / ${bareRuns[i]!.p99} ms`).join('; ')}; ` +
+          `CPU per submission in microseconds, server / PostgreSQL / load generator: ${apiRuns.map((a, i) => `api ${cpuOf(a)}, bare ${cpuOf(bareRuns[i]!)}`).join('; ')}.`,
       );
 
       // One visitor at a time: the latency of a submission without queueing behind 49 others.
@@ -339,7 +372,7 @@ export const formsBench: Bench = {
         `POST /f/:identifier/submit (JSON: email, first_name, custom_data, honeypot empty, rendered_at 10 s before) to the built api as its own process (NODE_ENV=production, log level error, TRUSTED_PROXIES=127.0.0.1), ` +
         `each request a new address from its own X-Forwarded-For address, on a form with the default protections and one tag, without double opt-in; ` +
         `beside a bare node:http + pg handler (bench/bare-form-submit.mjs) making the same reads (the form and its blocks) and writes (subscriber, its event, the sharded counter) in one transaction. ` +
-        `autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per side after 3 s of warm-up each; then ${SEQUENTIAL} submissions one at a time per side. ` +
+        `autocannon, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per side after 3 s of warm-up each, with the CPU per submission of the side measured, of PostgreSQL (postmaster and backends) and of the load generator, from /proc; then ${SEQUENTIAL} submissions one at a time per side. ` +
         `Flood: ${FLOOD.toLocaleString('en-US')} submissions from one X-Forwarded-For address at ${CONNECTIONS} connections to a second api process whose PostgreSQL connections go through a statement-counting proxy. ` +
         `Embed script: GET /f/:identifier/embed.js, gzipped at level 9, searched for URLs. Sizes: FORMS_BENCH_SECONDS, FORMS_BENCH_ROUNDS, FORMS_BENCH_SEQUENTIAL, FORMS_BENCH_FLOOD.`,
       figures,
