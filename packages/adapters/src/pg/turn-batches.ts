@@ -11,6 +11,23 @@ export interface TurnBatchesOf<In, Out> {
 /** Items a batch statement takes at most: its JSON input stays near 100 KB. */
 const MAX_BATCH = 100;
 
+/**
+ * Statements one batcher has in flight at once. While one runs, new items wait, and go together
+ * in the next as soon as it ends: under load the batches grow instead of the statements
+ * multiplying, so PostgreSQL runs fewer, larger statements (its per-statement work, triggers
+ * included, is shared by more rows) and they do not queue for the same cores and rows.
+ */
+const IN_FLIGHT = 1;
+
+/**
+ * A statement running longer than this stops holding the next one back: one that waits on a row
+ * lock (an address another transaction holds) must not stop every other write of the process.
+ */
+const STALLED_MS = 100;
+
+/** Statements in flight at most, stalled ones included: the pool keeps connections for the rest. */
+const MAX_IN_FLIGHT = 4;
+
 interface Pending<In, Out> {
   item: In;
   resolve(out: Out): void;
@@ -22,7 +39,8 @@ interface Pending<In, Out> {
  * statement (docs/write-path.md, "Writes in batches"): under load many requests finish parsing
  * in one turn, and one statement for all of them costs PostgreSQL and the api far less than one
  * each. Nothing waits for a batch to fill: the turn's items go as soon as it ends, so a lone item
- * goes at once, through `single`.
+ * goes at once, through `single`. One statement is in flight at a time; what arrives meanwhile
+ * goes in the next, when it ends, or once the running one has taken STALLED_MS.
  *
  * A batch whose statement fails is retried one item at a time, so one item's error (a unique
  * address taken, a deadlock) is its own and the others still get their answers.
@@ -30,8 +48,14 @@ interface Pending<In, Out> {
 export class TurnBatches<In, Out> {
   private pending: Pending<In, Out>[] = [];
   private scheduled = false;
+  /** Statements in flight, and those of them not yet stalled. */
+  private running = 0;
+  private fresh = 0;
 
-  constructor(private readonly of: TurnBatchesOf<In, Out>) {}
+  constructor(
+    private readonly of: TurnBatchesOf<In, Out>,
+    private readonly stalledMs = STALLED_MS,
+  ) {}
 
   submit(item: In): Promise<Out> {
     return new Promise((resolve, reject) => {
@@ -40,14 +64,19 @@ export class TurnBatches<In, Out> {
     });
   }
 
+  private mayStart(): boolean {
+    return this.fresh < IN_FLIGHT && this.running < MAX_IN_FLIGHT;
+  }
+
   private schedule(): void {
-    if (this.scheduled) return;
+    if (this.scheduled || !this.mayStart() || this.pending.length === 0) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
   }
 
   private flush(): void {
     this.scheduled = false;
+    if (!this.mayStart()) return;
     const batch: Pending<In, Out>[] = [];
     const later: Pending<In, Out>[] = [];
     const keys = new Set<string>();
@@ -61,8 +90,22 @@ export class TurnBatches<In, Out> {
       }
     }
     this.pending = later;
-    if (later.length > 0) this.schedule();
-    void (batch.length === 1 ? this.runOne(batch[0]!) : this.runBatch(batch));
+    if (batch.length === 0) return;
+    this.running++;
+    this.fresh++;
+    let stalled = false;
+    const stall = setTimeout(() => {
+      stalled = true;
+      this.fresh--;
+      this.schedule();
+    }, this.stalledMs);
+    // Neither run rejects: each answers its items, errors included.
+    void (batch.length === 1 ? this.runOne(batch[0]!) : this.runBatch(batch)).finally(() => {
+      clearTimeout(stall);
+      this.running--;
+      if (!stalled) this.fresh--;
+      this.schedule();
+    });
   }
 
   private async runOne(pending: Pending<In, Out>): Promise<void> {
