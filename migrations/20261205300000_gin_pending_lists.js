@@ -3,8 +3,8 @@
  * The subscribers' GIN indexes keep a short pending list (docs/write-path.md, "GIN pending
  * lists"). A GIN index takes new entries into a pending list and merges the list into the index
  * when it outgrows `gin_pending_list_limit` (4 MB by default), inside the insert that crossed
- * it: that one statement then takes 100 ms or more, and every sign-up or create batched into it
- * waits. At 256 kB the merges are sixteen times as frequent and each a sixteenth of the work, so
+ * it: that one statement is then many times slower than the others, and every sign-up or create
+ * batched into it waits. At 256 kB the merges are sixteen times as frequent and each a sixteenth of the work, so
  * no insert pays for a long one; the index stays batched (fastupdate stays on: without it every
  * insert updates each index at once, and inserts were slower overall).
  */

@@ -3,7 +3,7 @@
  * The tag trigger on inserts runs once per statement over the rows it inserted, not once per
  * row (docs/sequences.md, "Triggers and leaving"). A batch of sign-ups or an import batch is one
  * INSERT of many rows: the row trigger ran its plpgsql and its two statements for every tagged
- * row, about a quarter of PostgreSQL's CPU per form sign-up with a tag. The rules are the row
+ * row. The rules are the row
  * trigger's: an active, unredacted subscriber, confirmed if double opt-in asks for it, is
  * enrolled in each active sequence of its channel whose `init_tag` it carries, once per sequence;
  * the enrolments go in row order, then the sequence's order, and each has its

@@ -7,8 +7,7 @@ const REMEMBERED = 1024;
  * Express's `trust proxy` setting for TRUSTED_PROXIES (docs/security.md, "Per-address limits"):
  * false for none, else proxy-addr's check of the list with its answer remembered per address.
  * Express asks it on every read of `req.ip` (the per-address limits read it several times a
- * request), and the check parses the address each time: a tenth of the api's CPU on a flood of
- * form sign-ups. The addresses it is asked about are the peers and the proxies in front of them,
+ * request), and the check parses the address each time. The addresses it is asked about are the peers and the proxies in front of them,
  * a handful; a caller writing addresses into X-Forwarded-For reaches the check only behind a
  * trusted proxy, and then at most fills the bounded memory, which starts over.
  */

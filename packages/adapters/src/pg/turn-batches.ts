@@ -90,7 +90,6 @@ export class TurnBatches<In, Out> {
       }
     }
     this.pending = later;
-    if (batch.length === 0) return;
     this.running++;
     this.fresh++;
     let stalled = false;
